@@ -1,0 +1,58 @@
+// Package filter implements the Bloom-Cuckoo filter: a cuckoo filter whose
+// buckets each carry one (or two) extra Bloom bits, so that a burst of
+// insertions at high occupancy finishes after a bounded number of bucket
+// accesses instead of a long cuckoo kick chain.
+//
+// The package knows nothing about packets or OpenFlow. Its keys are 64-bit
+// hashes that the caller computes once; the filter splits each hash into a
+// bucket index (low bits) and a fingerprint (high bits).
+//
+// # Layout
+//
+// A filter has m buckets, m a power of two. A bucket is one uint64 word that
+// holds four fingerprints of f bits each (f = 4..15, 0 marks an empty slot)
+// in bits [0, 4f), and the Bloom bit in bit 63 (the two-bit variant uses bits
+// 62 and 63). An element with fingerprint fp lives in bucket i1 = h mod m or
+// in its partner i2 = i1 XOR (hash(fp) mod m) (partial-key cuckoo hashing). A
+// lookup is two loads and a word-parallel compare of all four lanes.
+//
+// # Insertion
+//
+// Insert follows Algorithm 2 of the Bloom-Cuckoo paper. If either bucket has
+// a free slot the element goes there (one iteration). Otherwise a random walk
+// kicks fingerprints out of full buckets, as a plain cuckoo filter does; once
+// the walk has made BloomAfter (the paper's t) kicks, the element it carries
+// may instead set the Bloom bits of its two buckets, provided both are clear.
+// An element therefore owns the Bloom bits it sets, and deleting it
+// (Algorithm 1) clears them without touching anyone else. The Bloom part
+// records each of its elements (bucket pair and fingerprint) so that
+// Rebalance can move them back into cuckoo slots while the writer is idle.
+// With BloomAfter < 0 the Bloom part is never used and the same code is a
+// plain cuckoo filter, which keeps comparisons between the two fair.
+//
+// An insertion never evicts an element it cannot place: the walk is first
+// simulated without writing anything, and only a walk that succeeds is
+// carried out. A key whose walk fails goes to a small stash that lookups also
+// check; when the stash is full Insert reports Full and the caller rebuilds a
+// larger filter from its authoritative table.
+//
+// # Concurrency
+//
+// One goroutine at a time may call the writer methods (Insert, Delete,
+// Rebalance, SetBloomAfter, Stats). Any number of goroutines may call
+// Contains, ContainsBatch, Len and Occupancy at the same time; they never
+// lock, never write shared memory and never report a false negative for a key
+// that was inserted and not deleted, also while a kick walk or a Rebalance is
+// moving fingerprints. The writer carries out a walk from its end, so each
+// store copies a fingerprint to its new slot before the next store overwrites
+// its old one, and it bumps a version counter (striped by bucket) before every
+// store. A reader that finds nothing re-reads the versions of its two
+// buckets and retries only if a store hit them while it was reading, as in
+// MemC3's optimistic cuckoo hashing.
+//
+// # Performance
+//
+// Contains, ContainsBatch, Insert and Delete allocate nothing. ContainsBatch
+// issues the loads of a whole batch before it inspects any of them, so the
+// cache misses of a batch overlap.
+package filter

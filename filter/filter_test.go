@@ -1,0 +1,533 @@
+package filter
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// mix is a 64-bit finalizer (splitmix64) used to turn counters into
+// well-mixed hashes in tests and benchmarks.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// scale returns n, or n/div under the race detector.
+func scale(n, div int) int {
+	if raceEnabled {
+		return max(n/div, 1)
+	}
+	return n
+}
+
+func mustNew(t testing.TB, c Config) *Filter {
+	t.Helper()
+	f, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestNewConfig(t *testing.T) {
+	for _, tt := range []struct {
+		c     Config
+		field string
+	}{
+		{Config{Buckets: 3}, "Buckets"},
+		{Config{Buckets: -4}, "Buckets"},
+		{Config{Buckets: 1 << 31}, "Buckets"},
+		{Config{FingerprintBits: 3}, "FingerprintBits"},
+		{Config{FingerprintBits: 16}, "FingerprintBits"},
+		{Config{MaxIterations: -1}, "MaxIterations"},
+		{Config{BloomBits: 3}, "BloomBits"},
+	} {
+		_, err := New(tt.c)
+		var ce *ConfigError
+		if !errors.Is(err, ErrConfig) || !errors.As(err, &ce) || ce.Field != tt.field {
+			t.Errorf("New(%+v) = %v, want a ConfigError naming %s", tt.c, err, tt.field)
+		}
+	}
+	f := mustNew(t, Config{})
+	if f.Buckets() != DefaultBuckets || f.fbits != DefaultFingerprintBits || f.maxIter != DefaultMaxIterations || f.BloomAfter() != 0 {
+		t.Errorf("zero Config gave m=%d f=%d maxIter=%d t=%d", f.Buckets(), f.fbits, f.maxIter, f.BloomAfter())
+	}
+}
+
+// TestLanes checks the word-parallel compare against a loop over slots.
+func TestLanes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, fb := range []int{4, 7, 8, 12, 15} {
+		f := mustNew(t, Config{Buckets: 16, FingerprintBits: fb})
+		for range 20000 {
+			var w uint64
+			for s := range SlotsPerBucket {
+				v := r.Uint64() & f.fpMask
+				if r.IntN(3) == 0 {
+					v = 0
+				}
+				w = f.set(w, s, v)
+			}
+			w |= r.Uint64() & (3 << 62) // Bloom bits must not disturb lanes
+			fp := r.Uint64() & f.fpMask
+			if r.IntN(2) == 0 {
+				fp = f.get(w, r.IntN(SlotsPerBucket))
+			}
+			want := -1
+			for s := range SlotsPerBucket {
+				if f.get(w, s) == fp {
+					want = s
+					break
+				}
+			}
+			if got := f.slotOf(w, fp); got != want {
+				t.Fatalf("f=%d slotOf(%#x, %#x) = %d, want %d", fb, w, fp, got, want)
+			}
+		}
+	}
+}
+
+// checker compares a filter with a multiset of hashes.
+type checker struct {
+	t     testing.TB
+	f     *Filter
+	count map[uint64]int
+	live  []uint64 // keys with count > 0, possibly repeated
+	n     int
+}
+
+func newChecker(t testing.TB, f *Filter) *checker {
+	return &checker{t: t, f: f, count: map[uint64]int{}}
+}
+
+func (c *checker) insert(h uint64) InsertResult {
+	r := c.f.Insert(h)
+	if r.Placement != Full {
+		c.count[h]++
+		c.live = append(c.live, h)
+		c.n++
+	}
+	if r.Iterations < 1 || r.Iterations > c.f.maxIter {
+		c.t.Fatalf("Insert(%#x) iterations = %d, want 1..%d", h, r.Iterations, c.f.maxIter)
+	}
+	return r
+}
+
+func (c *checker) delete(i int) {
+	h := c.live[i]
+	c.live[i] = c.live[len(c.live)-1]
+	c.live = c.live[:len(c.live)-1]
+	c.count[h]-- // first: a test hook may look while Delete runs
+	c.n--
+	if !c.f.Delete(h) {
+		c.t.Fatalf("Delete(%#x) of an inserted key = false", h)
+	}
+}
+
+func (c *checker) verify() {
+	c.t.Helper()
+	if got := c.f.Len(); got != c.n {
+		c.t.Fatalf("Len = %d, want %d", got, c.n)
+	}
+	for h, n := range c.count {
+		if n > 0 && !c.f.Contains(h) {
+			c.t.Fatalf("false negative: Contains(%#x) = false with %d copies inserted", h, n)
+		}
+	}
+	s := c.f.Stats()
+	if s.CuckooLen+s.BloomLen+s.StashLen != c.n || s.BloomLen != len(c.f.bloom) {
+		c.t.Fatalf("Stats parts %d+%d+%d (bloom table %d) do not add up to %d", s.CuckooLen, s.BloomLen, s.StashLen, len(c.f.bloom), c.n)
+	}
+}
+
+// run applies n random operations; keys come from a small pool so that
+// duplicates and fingerprint collisions happen.
+func (c *checker) run(r *rand.Rand, ops int, pool uint64) {
+	for i := range ops {
+		switch op := r.IntN(10); {
+		case op < 6 || len(c.live) == 0:
+			c.insert(mix(r.Uint64N(pool)))
+		case op < 9:
+			c.delete(r.IntN(len(c.live)))
+		default:
+			c.f.Rebalance(r.IntN(8))
+		}
+		if i%251 == 0 {
+			c.verify()
+		}
+	}
+	c.verify()
+}
+
+func TestOracle(t *testing.T) {
+	for _, cfg := range []Config{
+		{Buckets: 64, FingerprintBits: 4, BloomAfter: -1},
+		{Buckets: 64, FingerprintBits: 4, BloomAfter: 0},
+		{Buckets: 128, FingerprintBits: 8, BloomAfter: 2, MaxIterations: 30},
+		{Buckets: 256, FingerprintBits: 12, BloomAfter: 5, BloomBits: 2},
+		{Buckets: 32, FingerprintBits: 15, BloomAfter: 1, MaxIterations: 8},
+		{Buckets: 1, FingerprintBits: 6, BloomAfter: 0},
+	} {
+		t.Run(fmt.Sprintf("m=%d,f=%d,t=%d,bits=%d", cfg.Buckets, cfg.FingerprintBits, cfg.BloomAfter, cfg.BloomBits), func(t *testing.T) {
+			cfg.Seed = 7
+			c := newChecker(t, mustNew(t, cfg))
+			r := rand.New(rand.NewPCG(3, uint64(cfg.Buckets)))
+			// Enough keys to overfill: walks, Bloom, stash and Full all happen.
+			c.run(r, scale(8000, 4), uint64(cfg.Buckets*5))
+		})
+	}
+}
+
+// view is what a reader could load for one key at one instant.
+type view struct{ w1, w2, v1, v2 uint64 }
+
+func (f *Filter) viewOf(h uint64) (v view, fp uint64) {
+	i1, fp := f.split(h)
+	i2 := f.alt(i1, fp)
+	return view{
+		w1: f.buckets[i1].Load(), w2: f.buckets[i2].Load(),
+		v1: uint64(f.ver[i1&f.verMask].Load()), v2: uint64(f.ver[i2&f.verMask].Load()),
+	}, fp
+}
+
+// TestEveryInstant checks, after every single store the writer makes, that
+// every live key is visible (the ordering of a walk's stores alone keeps
+// every element visible), and that a reader whose two bucket loads straddle
+// a store either still finds the key or sees a version change and retries.
+func TestEveryInstant(t *testing.T) {
+	for _, cfg := range []Config{
+		{Buckets: 64, FingerprintBits: 8, BloomAfter: -1},
+		{Buckets: 64, FingerprintBits: 8, BloomAfter: 3},
+		{Buckets: 64, FingerprintBits: 5, BloomAfter: 0, BloomBits: 2},
+	} {
+		f := mustNew(t, cfg)
+		c := newChecker(t, f)
+		stores, straddles := 0, 0
+		prev := map[uint64]view{}
+		f.afterStore = func() {
+			stores++
+			for h, n := range c.count {
+				if n <= 0 {
+					continue
+				}
+				if !f.Contains(h) {
+					t.Fatalf("after store %d: live key %#x invisible", stores, h)
+				}
+				now, fp := f.viewOf(h)
+				if p, ok := prev[h]; ok && f.stashLen() == 0 {
+					bm := f.bloomBit(fp)
+					// Load bucket 1 before the store and bucket 2
+					// after it, then the other way round.
+					for _, r := range [2]view{{p.w1, now.w2, p.v1, p.v2}, {now.w1, p.w2, p.v1, p.v2}} {
+						found := f.has(r.w1, fp) || f.has(r.w2, fp) || r.w1&r.w2&bm != 0
+						if !found && r.v1 == now.v1 && r.v2 == now.v2 {
+							t.Fatalf("after store %d: a reader straddling it misses %#x without noticing", stores, h)
+						}
+						if !found {
+							straddles++
+						}
+					}
+				}
+				prev[h] = now
+			}
+		}
+		c.run(rand.New(rand.NewPCG(5, 6)), scale(3000, 2), 600)
+		if st := f.Stats(); stores < scale(3000, 2)/2 || st.Kicks == 0 || straddles == 0 {
+			t.Fatalf("only %d stores, %d kicks and %d caught straddles observed", stores, st.Kicks, straddles)
+		}
+	}
+}
+
+func TestFullKeepsEverything(t *testing.T) {
+	f := mustNew(t, Config{Buckets: 4, FingerprintBits: 12, BloomAfter: -1, MaxIterations: 50})
+	c := newChecker(t, f)
+	full := 0
+	for i := range uint64(200) {
+		if c.insert(mix(i)).Placement == Full {
+			full++
+		}
+	}
+	c.verify()
+	if full == 0 || f.Stats().StashLen != StashSize {
+		t.Fatalf("Full %d times, stash %d: want Full reported once the stash (%d) is full", full, f.Stats().StashLen, StashSize)
+	}
+	if want := 4*SlotsPerBucket + StashSize; f.Len() != want {
+		t.Fatalf("Len = %d, want %d (all slots and the stash)", f.Len(), want)
+	}
+	// Deleting frees room, and Rebalance drains the stash into it.
+	for len(c.live) > 2*SlotsPerBucket {
+		c.delete(0)
+	}
+	f.Rebalance(StashSize)
+	c.verify()
+	if f.Stats().StashLen != 0 {
+		t.Errorf("stash holds %d after Rebalance into a half-empty filter", f.Stats().StashLen)
+	}
+}
+
+// fill inserts distinct keys from base upward until occupancy o.
+func fill(f *Filter, base uint64, o float64) uint64 {
+	n := uint64(o * float64(f.Capacity()))
+	k := base
+	for uint64(f.Len()) < n {
+		f.Insert(mix(k))
+		k++
+	}
+	return k
+}
+
+func measuredFPR(f *Filter, from uint64, n int) float64 {
+	fp := 0
+	for i := range n {
+		if f.Contains(mix(from + uint64(i))) {
+			fp++
+		}
+	}
+	return float64(fp) / float64(n)
+}
+
+// TestFPR measures the false-positive rate against the analysis, for the
+// cuckoo part alone and with a populated Bloom part.
+func TestFPR(t *testing.T) {
+	queries := scale(1<<20, 4)
+	for _, fb := range []int{8, 12, 15} {
+		for _, bits := range []int{1, 2} {
+			t.Run(fmt.Sprintf("f=%d,bloombits=%d", fb, bits), func(t *testing.T) {
+				f := mustNew(t, Config{Buckets: 1 << 14, FingerprintBits: fb, BloomAfter: -1, BloomBits: bits, Seed: 1})
+				next := fill(f, 0, 0.95)
+				check := func(phase string) {
+					got, want := measuredFPR(f, 1<<40, queries), f.TheoreticalFPR()
+					if got > 1.5*want || got < want/1.5 {
+						t.Errorf("%s: measured FPR %.3g, theory %.3g: not within 1.5x", phase, got, want)
+					}
+				}
+				check("cuckoo only")
+				f.SetBloomAfter(0)
+				for f.BloomLen() < 1024 {
+					f.Insert(mix(next))
+					next++
+				}
+				check(fmt.Sprintf("bloom part %d", f.BloomLen()))
+			})
+		}
+	}
+}
+
+func TestBloomBurstAndRebalance(t *testing.T) {
+	f := mustNew(t, Config{Buckets: 1 << 12, BloomAfter: -1, Seed: 3})
+	c := newChecker(t, f)
+	for f.Occupancy() < 0.96 {
+		c.insert(mix(uint64(len(c.live))))
+	}
+	f.SetBloomAfter(10)
+	f.ResetStats()
+	for i := range 256 {
+		r := c.insert(mix(1<<32 + uint64(i)))
+		if r.Iterations > 20 {
+			t.Errorf("burst insert %d took %d iterations with t=10", i, r.Iterations)
+		}
+	}
+	c.verify()
+	if f.BloomLen() == 0 {
+		t.Fatal("a burst at 96% with t=10 put nothing in the Bloom part")
+	}
+	// Make room, then move the Bloom part back.
+	for range 512 {
+		c.delete(0)
+	}
+	before := f.BloomLen()
+	moved := f.Rebalance(before)
+	c.verify()
+	if moved != before || f.BloomLen() != 0 {
+		t.Fatalf("Rebalance moved %d of %d, %d left", moved, before, f.BloomLen())
+	}
+	for i := range f.buckets {
+		if f.buckets[i].Load()>>62 != 0 {
+			t.Fatalf("bucket %d still has a Bloom bit after Rebalance", i)
+		}
+	}
+}
+
+func TestContainsBatch(t *testing.T) {
+	f := mustNew(t, Config{Buckets: 1 << 10, BloomAfter: 0})
+	next := fill(f, 0, 0.97)
+	hs := make([]uint64, 1000)
+	for i := range hs {
+		hs[i] = mix(uint64(i) * (next / 500)) // half inserted, half not
+	}
+	out := make([]bool, len(hs))
+	f.ContainsBatch(hs, out)
+	for i, h := range hs {
+		if out[i] != f.Contains(h) {
+			t.Fatalf("ContainsBatch[%d] = %v, Contains = %v", i, out[i], !out[i])
+		}
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	f := mustNew(t, Config{Buckets: 1 << 12, BloomAfter: 5})
+	next := fill(f, 0, 0.97)
+	hs := make([]uint64, 64)
+	out := make([]bool, 64)
+	for i := range hs {
+		hs[i] = mix(uint64(i))
+	}
+	k := next
+	for name, fn := range map[string]func(){
+		"Contains":      func() { f.Contains(mix(k)); k++ },
+		"ContainsBatch": func() { f.ContainsBatch(hs, out) },
+		"InsertDelete":  func() { f.Insert(mix(k)); f.Delete(mix(k)); k++ },
+	} {
+		if a := testing.AllocsPerRun(1000, fn); a != 0 {
+			t.Errorf("%s: %v allocs/op, want 0", name, a)
+		}
+	}
+}
+
+// TestConcurrent runs one writer doing bursts of 1024 deletes and 1024
+// inserts at 97% occupancy (with Rebalance between bursts) against two
+// readers that check every live key continuously. A key's state word holds
+// a generation and a live bit; a reader that sees the same live state before
+// and after a negative lookup has found a false negative.
+func TestConcurrent(t *testing.T) {
+	for _, cfg := range []Config{
+		{Buckets: 1 << 12, BloomAfter: 10, Seed: 11},
+		{Buckets: 1 << 12, BloomAfter: -1, Seed: 12},
+	} {
+		t.Run(fmt.Sprintf("t=%d", cfg.BloomAfter), func(t *testing.T) {
+			f := mustNew(t, cfg)
+			universe := 2 * f.Capacity()
+			state := make([]atomic.Uint64, universe) // gen<<1 | live
+			key := func(i int) uint64 { return mix(uint64(i) + 1<<50) }
+			r := rand.New(rand.NewPCG(9, 9))
+			var live []int
+			dead := r.Perm(universe)
+			setLive := func(i int, on bool) {
+				s := state[i].Load()
+				n := (s>>1 + 1) << 1
+				if on {
+					n |= 1
+				}
+				state[i].Store(n)
+			}
+			insert := func() {
+				i := dead[len(dead)-1]
+				dead = dead[:len(dead)-1]
+				if f.Insert(key(i)).Placement == Full {
+					dead = append(dead, i)
+					return
+				}
+				setLive(i, true)
+				live = append(live, i)
+			}
+			for f.Occupancy() < 0.97 {
+				insert()
+			}
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var misses, checks atomic.Int64
+			for reader := range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for j := reader; ; j = (j + 7) % universe {
+						if j%1024 == 0 {
+							select {
+							case <-stop:
+								return
+							default:
+							}
+						}
+						s1 := state[j].Load()
+						if s1&1 == 0 {
+							continue
+						}
+						ok := f.Contains(key(j))
+						checks.Add(1)
+						if !ok && state[j].Load() == s1 {
+							misses.Add(1)
+						}
+					}
+				}()
+			}
+			deadline := time.Now().Add(2 * time.Second)
+			bursts := 0
+			for ; bursts < 40 && time.Now().Before(deadline); bursts++ {
+				for range 1024 {
+					k := r.IntN(len(live))
+					i := live[k]
+					live[k] = live[len(live)-1]
+					live = live[:len(live)-1]
+					setLive(i, false)
+					if !f.Delete(key(i)) {
+						t.Errorf("Delete of live key %d failed", i)
+					}
+					dead = append(dead, i)
+				}
+				r.Shuffle(len(dead), func(a, b int) { dead[a], dead[b] = dead[b], dead[a] })
+				for range 1024 {
+					insert()
+				}
+				f.Rebalance(1024)
+			}
+			close(stop)
+			wg.Wait()
+			if m := misses.Load(); m != 0 {
+				t.Fatalf("%d false negatives in %d checks over %d bursts", m, checks.Load(), bursts)
+			}
+			if checks.Load() == 0 || bursts == 0 {
+				t.Fatalf("stress test did nothing: %d checks, %d bursts", checks.Load(), bursts)
+			}
+			t.Logf("%d bursts, %d concurrent checks, stash %d, bloom %d", bursts, checks.Load(), f.Stats().StashLen, f.BloomLen())
+			if f.Len() != len(live) {
+				t.Fatalf("Len = %d, want %d", f.Len(), len(live))
+			}
+		})
+	}
+}
+
+func FuzzFilter(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(4), int8(0))
+	f.Add([]byte("insert delete lookup at high occupancy"), uint8(8), int8(-1))
+	f.Add([]byte{255, 0, 255, 0, 17, 34, 51}, uint8(12), int8(3))
+	f.Fuzz(func(t *testing.T, ops []byte, fbits uint8, bloomAfter int8) {
+		fb := 4 + int(fbits)%12
+		flt := mustNew(t, Config{Buckets: 8, FingerprintBits: fb, BloomAfter: int(bloomAfter), MaxIterations: 20, BloomBits: 1 + int(fbits)/128})
+		c := newChecker(t, flt)
+		for i, op := range ops {
+			switch {
+			case op < 150 || len(c.live) == 0:
+				c.insert(mix(uint64(op) % 61))
+			case op < 250:
+				c.delete(i % len(c.live))
+			default:
+				flt.Rebalance(int(op & 3))
+			}
+		}
+		c.verify()
+	})
+}
+
+func TestTheoreticalFPRFormula(t *testing.T) {
+	f := mustNew(t, Config{Buckets: 1 << 10, FingerprintBits: 12, BloomAfter: -1})
+	if got := f.TheoreticalFPR(); got != 0 {
+		t.Fatalf("empty filter FPR = %v", got)
+	}
+	fill(f, 0, 0.5)
+	want := 8 * 0.5 / 4096
+	if got := f.TheoreticalFPR(); math.Abs(got-want) > 1e-4 {
+		t.Fatalf("FPR at o=0.5 = %v, want %v", got, want)
+	}
+}
+
+// stashLen returns the stash size; straddle checks skip instants with
+// a stash, whose own version guards it.
+func (f *Filter) stashLen() int { return int(f.stashN.Load()) }
