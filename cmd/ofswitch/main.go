@@ -23,8 +23,9 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(
 	// Subcommands, one constructor per file.
+	root.AddCommand(
+		newBenchCmd(),
 	)
 	return root
 }

@@ -1,0 +1,115 @@
+package paper
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func smallConfig() Config {
+	if raceEnabled {
+		return Config{Buckets: 4096, Trials: 2, Queries: 1 << 12, Replacements: 512, MaxIterations: 300, Seed: 5}
+	}
+	return Config{Buckets: 8192, Trials: 2, Queries: 1 << 14, Replacements: 4096, Seed: 5}
+}
+
+func TestRun(t *testing.T) {
+	res, err := Run(context.Background(), smallConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != len(Cases()) || len(res.Rows) != 4*(len(PlainOccupancies)+len(Bursts)) {
+		t.Fatalf("%d rows for %d cases", len(res.Rows), len(Cases()))
+	}
+	var plain Row
+	for _, r := range res.Rows {
+		if r.Trials != 2 || r.MaxIterations < 1 || r.MeanIterations < 1 || r.MeanIterations > float64(r.MaxIterations) {
+			t.Errorf("%+v: implausible iteration figures", r.Case)
+		}
+		if expect := r.FPRTheory * float64(res.Config.Queries*r.Trials); expect >= 50 && (r.FPR > 2*r.FPRTheory || r.FPR < r.FPRTheory/2) {
+			t.Errorf("%+v: FPR %.4g far from theory %.4g", r.Case, r.FPR, r.FPRTheory)
+		}
+		if n := len(r.IterationCDF); n != r.MaxIterations || r.IterationCDF[n-1] != 1 {
+			t.Errorf("%+v: iteration CDF of %d points ending at %v", r.Case, n, r.IterationCDF[n-1])
+		}
+		if r.T < 0 {
+			plain = r
+			if r.BloomElements != 0 {
+				t.Errorf("plain cuckoo row has %.1f Bloom elements", r.BloomElements)
+			}
+			continue
+		}
+		if r.BloomElements == 0 {
+			t.Errorf("%+v: Bloom-Cuckoo burst left the Bloom part empty", r.Case)
+		}
+		// The point of the filter: with t kicks allowed before the Bloom
+		// part, no insertion needs many more than t+1 iterations, while
+		// plain cuckoo at the same bits per element walks far longer.
+		if r.T == 0 && r.MeanIterations >= plain.MeanIterations {
+			t.Errorf("%+v: mean iterations %.3f not below plain cuckoo's %.3f", r.Case, r.MeanIterations, plain.MeanIterations)
+		}
+		if r.Experiment == 1 && r.MaxIterations > 3*(r.T+1)+10 {
+			t.Errorf("%+v: max iterations %d for t=%d", r.Case, r.MaxIterations, r.T)
+		}
+	}
+
+	var text bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(text.String(), "bloom-cuckoo"); got != 3*len(Cases())/4 {
+		t.Errorf("text report has %d bloom-cuckoo rows, want %d:\n%s", got, 3*len(Cases())/4, text.String())
+	}
+	if _, err := json.Marshal(res); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	files, err := res.Plot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 6 {
+		t.Fatalf("wrote %d plots, want 6 (figures 3 to 8)", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("bloom-cuckoo t=10")) {
+			t.Errorf("%s: not an SVG with the t=10 series", filepath.Base(f))
+		}
+	}
+}
+
+func TestRunDeterministic(t *testing.T) {
+	c := smallConfig()
+	c.Trials, c.Workers = 2, 2
+	a, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Workers = 1
+	b, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Fatal("same seed, different results with 2 workers and with 1")
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, smallConfig()); err == nil {
+		t.Fatal("Run with a cancelled context returned no error")
+	}
+}
