@@ -325,13 +325,7 @@ func (f *Filter) store(i, w uint64) {
 // for a hash that was inserted and not deleted.
 func (f *Filter) Contains(h uint64) bool {
 	i1, fp := f.split(h)
-	i2 := f.alt(i1, fp)
-	bm := f.bloomMask(fp)
-	w1, w2 := f.buckets[i1].Load(), f.buckets[i2].Load()
-	if f.has(w1, fp) || f.has(w2, fp) || w1&w2&bm != 0 {
-		return true
-	}
-	return f.containsSlow(i1, i2, fp)
+	return f.probe(i1, f.alt(i1, fp), fp)
 }
 
 // stashKey names the class of keys that a cuckoo filter cannot tell apart:
@@ -340,26 +334,41 @@ func (f *Filter) Contains(h uint64) bool {
 // wherever the filter keeps it.
 func stashKey(i1, i2, fp uint64) uint64 { return min(i1, i2)<<16 | fp }
 
-// containsSlow confirms a negative: it reads both buckets and the stash
-// between two reads of their versions and retries if a store intervened.
-func (f *Filter) containsSlow(i1, i2, fp uint64) bool {
+// probe looks fp up in buckets i1 and i2, the Bloom bits and the stash. A
+// positive answer needs no validation: a fingerprint seen anywhere belongs
+// to a live element (a walk copies before it overwrites). A negative answer
+// is confirmed by re-reading the version stripes of both buckets; if a store
+// hit either while the buckets were being read, the probe runs again.
+func (f *Filter) probe(i1, i2, fp uint64) bool {
 	v1p, v2p := &f.ver[i1&f.verMask], &f.ver[i2&f.verMask]
 	for {
-		v1, v2, sv := v1p.Load(), v2p.Load(), f.stashV.Load()
-		bm := f.bloomMask(fp)
+		v1, v2 := v1p.Load(), v2p.Load()
 		w1, w2 := f.buckets[i1].Load(), f.buckets[i2].Load()
-		if f.has(w1, fp) || f.has(w2, fp) || w1&w2&bm != 0 {
+		if f.has(w1, fp) || f.has(w2, fp) || w1&w2&f.bloomMask(fp) != 0 {
 			return true
 		}
-		if n := int(f.stashN.Load()); n > 0 {
-			sk := stashKey(i1, i2, fp)
-			for i := range n {
-				if f.stash[i].Load() == sk {
-					return true
-				}
+		if f.stashN.Load() != 0 && f.inStash(i1, i2, fp) {
+			return true
+		}
+		if v1p.Load() == v1 && v2p.Load() == v2 {
+			return false
+		}
+	}
+}
+
+// inStash reports whether the stash holds fp's class, reading it between
+// two reads of its version.
+func (f *Filter) inStash(i1, i2, fp uint64) bool {
+	sk := stashKey(i1, i2, fp)
+	for {
+		sv := f.stashV.Load()
+		n := int(f.stashN.Load())
+		for i := range n {
+			if f.stash[i].Load() == sk {
+				return true
 			}
 		}
-		if v1p.Load() == v1 && v2p.Load() == v2 && f.stashV.Load() == sv {
+		if f.stashV.Load() == sv {
 			return false
 		}
 	}
@@ -394,7 +403,7 @@ func (f *Filter) ContainsBatch(hs []uint64, out []bool) {
 				out[j] = true
 				continue
 			}
-			out[j] = f.containsSlow(i1s[j], i2s[j], fp)
+			out[j] = f.probe(i1s[j], i2s[j], fp)
 		}
 		hs, out = hs[n:], out[n:]
 	}

@@ -1,0 +1,150 @@
+package filter
+
+import (
+	"fmt"
+	"testing"
+)
+
+var sinkBool bool
+
+// benchSizes are a cache-resident filter (2^14 buckets, 128 KiB) and one far
+// larger than the last-level cache (2^22 buckets, 32 MiB), plus the 2^20 of
+// the lookup target.
+var benchSizes = []int{1 << 14, 1 << 20, 1 << 22}
+
+// benchFilter returns a filter filled to 95% with keys mix(0..n-1), and n,
+// with t set for what follows.
+func benchFilter(b *testing.B, m, t int) (*Filter, uint64) {
+	b.Helper()
+	f := mustNew(b, Config{Buckets: m, BloomAfter: -1, Seed: 1})
+	n := fill(f, 0, 0.95) // as the paper fills: plain cuckoo insertion
+	f.SetBloomAfter(t)
+	return f, n
+}
+
+func reportFilter(b *testing.B, f *Filter, ops int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/key")
+	b.ReportMetric(float64(ops)/b.Elapsed().Seconds()/1e6, "Mkeys/s")
+	bitsPerItem := float64(64*f.Buckets()) / float64(f.Len())
+	b.ReportMetric(bitsPerItem, "bits/item")
+}
+
+func BenchmarkContains(b *testing.B) {
+	for _, m := range benchSizes {
+		for _, kind := range []string{"positive", "negative"} {
+			b.Run(fmt.Sprintf("buckets=%d/%s", m, kind), func(b *testing.B) {
+				f, n := benchFilter(b, m, 10)
+				base := uint64(0)
+				if kind == "negative" {
+					base = 1 << 40
+				}
+				b.ReportAllocs()
+				i, hits := uint64(0), 0
+				for b.Loop() {
+					// A multiplicative stride walks the keys in an
+					// order the prefetcher cannot follow.
+					if f.Contains(mix(base + (i*0x9e3779b1)%n)) {
+						hits++
+					}
+					i++
+				}
+				reportFilter(b, f, int(i))
+				if kind == "negative" {
+					b.ReportMetric(float64(hits)/float64(i), "fpr")
+				} else if hits != int(i) {
+					b.Fatalf("%d false negatives", int(i)-hits)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkContainsBatch(b *testing.B) {
+	const batch = 32
+	for _, m := range benchSizes {
+		b.Run(fmt.Sprintf("buckets=%d", m), func(b *testing.B) {
+			f, n := benchFilter(b, m, 10)
+			hs := make([]uint64, batch)
+			out := make([]bool, batch)
+			b.ReportAllocs()
+			i := uint64(0)
+			for b.Loop() {
+				for j := range hs {
+					hs[j] = mix((i * 0x9e3779b1) % (2 * n)) // half present
+					i++
+				}
+				f.ContainsBatch(hs, out)
+			}
+			sinkBool = out[0]
+			reportFilter(b, f, int(i))
+		})
+	}
+}
+
+// BenchmarkInsert measures insertion across the whole fill from empty to
+// 95%, then at the top of the fill (the last 5%), where walks are long.
+func BenchmarkInsert(b *testing.B) {
+	for _, m := range []int{1 << 14, 1 << 22} {
+		for _, t := range []int{-1, 10} {
+			name := "cuckoo"
+			if t >= 0 {
+				name = fmt.Sprintf("bcf-t=%d", t)
+			}
+			b.Run(fmt.Sprintf("buckets=%d/%s/fill-0-95", m, name), func(b *testing.B) {
+				b.ReportAllocs()
+				var ops, iters int
+				var f *Filter
+				for b.Loop() {
+					b.StopTimer()
+					f = mustNew(b, Config{Buckets: m, BloomAfter: t, Seed: 2})
+					n := int(0.95 * float64(f.Capacity()))
+					b.StartTimer()
+					for k := range n {
+						iters += f.Insert(mix(uint64(k))).Iterations
+					}
+					ops += n
+				}
+				reportFilter(b, f, ops)
+				b.ReportMetric(float64(iters)/float64(ops), "iter/insert")
+			})
+			b.Run(fmt.Sprintf("buckets=%d/%s/fill-90-95", m, name), func(b *testing.B) {
+				// Replace: delete one key of the 90% fill, insert a
+				// new one at 95%, so occupancy stays at the top.
+				f := mustNew(b, Config{Buckets: m, BloomAfter: -1, Seed: 3})
+				n := fill(f, 0, 0.95)
+				f.SetBloomAfter(t)
+				b.ReportAllocs()
+				old, next, iters, ops := uint64(0), n, 0, 0
+				for b.Loop() {
+					f.Delete(mix(old))
+					old++
+					iters += f.Insert(mix(next)).Iterations
+					next++
+					ops++
+					if ops%1024 == 0 {
+						f.Rebalance(1024)
+					}
+				}
+				reportFilter(b, f, ops)
+				b.ReportMetric(float64(iters)/float64(ops), "iter/insert")
+			})
+		}
+	}
+}
+
+func BenchmarkDelete(b *testing.B) {
+	for _, m := range []int{1 << 14, 1 << 22} {
+		b.Run(fmt.Sprintf("buckets=%d", m), func(b *testing.B) {
+			f, n := benchFilter(b, m, 10)
+			b.ReportAllocs()
+			i := uint64(0)
+			for b.Loop() {
+				k := mix(i % n)
+				f.Delete(k)
+				f.Insert(k)
+				i++
+			}
+			reportFilter(b, f, int(i))
+		})
+	}
+}
