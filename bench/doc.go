@@ -1,0 +1,7 @@
+// Package bench measures ofswitch's filter against a baseline, in the same
+// run on the same keys: github.com/seiflotfy/cuckoofilter (8-bit
+// fingerprints, four per bucket). It is a module of its own so that the
+// main module's dependencies stay lean; run it with
+//
+//	cd bench && go test -bench . -count 10 | tee new.txt
+package bench
