@@ -79,11 +79,12 @@ var (
 
 // Case is one configuration of the experiments.
 type Case struct {
-	Experiment int     `json:"experiment"` // 1: burst 256 across occupancy; 2: bursts 128..1024
+	Experiment int     `json:"experiment"` // 1: burst 256 across occupancy; 2: bursts 128..1024; 3: two Bloom bits
 	Filter     string  `json:"filter"`     // "cuckoo" or "bloom-cuckoo"
 	T          int     `json:"t"`          // -1 for the plain cuckoo filter
 	Occupancy  float64 `json:"occupancy"`  // before the burst
 	Burst      int     `json:"burst"`
+	BloomBits  int     `json:"bloom_bits"` // 1, or 2 for the future-work variant
 }
 
 // Row is the outcome of one Case over all trials.
@@ -115,15 +116,18 @@ type Result struct {
 	Rows []Row `json:"rows"`
 }
 
-// Cases lists both experiments: (1) a burst of 256 at every occupancy pair,
+// Cases lists the experiments: (1) a burst of 256 at every occupancy pair,
 // plain cuckoo against Bloom-Cuckoo with t = 0, 5, 10; (2) bursts of 128 to
-// 1024 at the highest occupancy pair, plain cuckoo against t = 0, 5, 10.
+// 1024 at the highest occupancy pair, plain cuckoo against t = 0, 5, 10;
+// (3) the paper's future-work variant with two Bloom bits per bucket, at the
+// same occupancy as (2)'s Bloom-Cuckoo rows and a burst of 1024, to set its
+// false-positive rate beside the one-bit filter's.
 func Cases() []Case {
 	var cs []Case
 	add := func(exp, burst int, plain, bcf float64) {
-		cs = append(cs, Case{exp, "cuckoo", -1, plain, burst})
+		cs = append(cs, Case{exp, "cuckoo", -1, plain, burst, 1})
 		for _, t := range Ts {
-			cs = append(cs, Case{exp, "bloom-cuckoo", t, bcf, burst})
+			cs = append(cs, Case{exp, "bloom-cuckoo", t, bcf, burst, 1})
 		}
 	}
 	for i := range PlainOccupancies {
@@ -132,6 +136,9 @@ func Cases() []Case {
 	last := len(PlainOccupancies) - 1
 	for _, n := range Bursts {
 		add(2, n, PlainOccupancies[last], BCFOccupancies[last])
+	}
+	for _, t := range Ts {
+		cs = append(cs, Case{3, "bloom-cuckoo-2bit", t, BCFOccupancies[last], Bursts[len(Bursts)-1], 2})
 	}
 	return cs
 }
@@ -261,7 +268,7 @@ func runTrial(c *Config, cs Case, id uint64) (trial, error) {
 	seed := mix(c.Seed ^ mix(id))
 	f, err := filter.New(filter.Config{
 		Buckets: c.Buckets, FingerprintBits: c.FingerprintBits,
-		MaxIterations: c.MaxIterations, BloomAfter: -1, Seed: seed,
+		MaxIterations: c.MaxIterations, BloomAfter: -1, Seed: seed, BloomBits: cs.BloomBits,
 	})
 	if err != nil {
 		return trial{}, fmt.Errorf("trial %#x: %w", id, err)

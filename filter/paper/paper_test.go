@@ -22,11 +22,18 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rows) != len(Cases()) || len(res.Rows) != 4*(len(PlainOccupancies)+len(Bursts)) {
+	if len(res.Rows) != len(Cases()) || len(res.Rows) != 4*(len(PlainOccupancies)+len(Bursts))+len(Ts) {
 		t.Fatalf("%d rows for %d cases", len(res.Rows), len(Cases()))
 	}
 	var plain Row
+	bloom1 := map[int]float64{} // t -> Bloom-part FPR share, one bit, burst 1024
 	for _, r := range res.Rows {
+		if r.Experiment == 2 && r.Burst == 1024 && r.T >= 0 {
+			bloom1[r.T] = r.FPR - plain.FPR
+		}
+		if r.Experiment == 3 && r.FPR-plain.FPR >= bloom1[r.T] && bloom1[r.T] > 0.0005 {
+			t.Errorf("t=%d: two Bloom bits add FPR %.4g over cuckoo, one bit adds %.4g", r.T, r.FPR-plain.FPR, bloom1[r.T])
+		}
 		if r.Trials != 2 || r.MaxIterations < 1 || r.MeanIterations < 1 || r.MeanIterations > float64(r.MaxIterations) {
 			t.Errorf("%+v: implausible iteration figures", r.Case)
 		}
@@ -61,8 +68,8 @@ func TestRun(t *testing.T) {
 	if err := res.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(text.String(), "bloom-cuckoo"); got != 3*len(Cases())/4 {
-		t.Errorf("text report has %d bloom-cuckoo rows, want %d:\n%s", got, 3*len(Cases())/4, text.String())
+	if got, want := strings.Count(text.String(), "bloom-cuckoo"), len(Cases())-len(PlainOccupancies)-len(Bursts); got != want {
+		t.Errorf("text report has %d bloom-cuckoo rows, want %d:\n%s", got, want, text.String())
 	}
 	if _, err := json.Marshal(res); err != nil {
 		t.Fatal(err)
