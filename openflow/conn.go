@@ -1,0 +1,155 @@
+package openflow
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+)
+
+// Message is implemented by a pointer to every message value in this
+// package. Dispatch on MsgHeader().Type, or use a type switch.
+type Message interface {
+	MsgHeader() *Header
+	AppendBinary(dst []byte) ([]byte, error)
+	UnmarshalBinary(b []byte) error
+}
+
+// DefaultMaxLen is the Reader's maximum message length when none is given:
+// the largest length an ofp_header can express.
+const DefaultMaxLen = MaxMessageLen
+
+// Reader frames OpenFlow messages from a byte stream (OpenFlow 1.3.5 §7.1:
+// every message starts with ofp_header, whose length covers the whole
+// message). It reads into one buffer that it reuses for every message, so
+// reading allocates nothing in steady state.
+//
+// A Reader is not safe for concurrent use.
+type Reader struct {
+	r      io.Reader
+	buf    []byte
+	start  int // first unread byte
+	end    int // end of buffered data
+	maxLen int
+	off    int64 // stream offset of buf[start]
+	last   int64 // stream offset of the message Next returned last
+}
+
+// NewReader returns a Reader that rejects messages longer than maxLen bytes
+// (0 means DefaultMaxLen; values below HeaderLen are raised to it).
+func NewReader(r io.Reader, maxLen int) *Reader {
+	if maxLen <= 0 || maxLen > MaxMessageLen {
+		maxLen = DefaultMaxLen
+	}
+	maxLen = max(maxLen, HeaderLen)
+	size := max(2*maxLen, 4096)
+	return &Reader{r: r, buf: make([]byte, size), maxLen: maxLen}
+}
+
+// Offset returns the stream offset at which the message most recently
+// returned by Next started; after an error, where the failing message
+// starts.
+func (r *Reader) Offset() int64 { return r.last }
+
+// Next returns the next whole message. The returned slice aliases the
+// Reader's buffer and is valid only until the next call to Next.
+//
+// At a clean end of stream Next returns io.EOF; a stream that ends inside a
+// message gives io.ErrUnexpectedEOF. A header whose length is below
+// HeaderLen or above the maximum gives a *DecodeError (ErrBadLength,
+// ErrTooLong) after which the stream cannot be resynchronised.
+func (r *Reader) Next() ([]byte, error) {
+	need := HeaderLen
+	r.last = r.off
+	for {
+		avail := r.end - r.start
+		if avail >= HeaderLen {
+			n := int(binary.BigEndian.Uint16(r.buf[r.start+2:]))
+			t := Type(r.buf[r.start+1])
+			if n < HeaderLen {
+				return nil, &DecodeError{Type: t, Field: "header.length", Offset: 2, Err: ErrBadLength}
+			}
+			if n > r.maxLen {
+				return nil, &DecodeError{Type: t, Field: "header.length", Offset: 2, Err: ErrTooLong}
+			}
+			need = n
+			if avail >= n {
+				msg := r.buf[r.start : r.start+n : r.start+n]
+				r.start += n
+				r.off += int64(n)
+				return msg, nil
+			}
+		}
+		if err := r.fill(need); err != nil {
+			if errors.Is(err, io.EOF) {
+				if r.end == r.start {
+					return nil, io.EOF
+				}
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+}
+
+// fill reads at least once, first making room for need bytes.
+func (r *Reader) fill(need int) error {
+	if r.start+need > len(r.buf) || r.start == r.end {
+		copy(r.buf, r.buf[r.start:r.end])
+		r.end -= r.start
+		r.start = 0
+	}
+	for i := 0; ; i++ {
+		n, err := r.r.Read(r.buf[r.end:])
+		r.end += n
+		if n > 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if i > 100 {
+			return io.ErrNoProgress
+		}
+	}
+}
+
+// Writer encodes messages into one reused buffer and writes them to an
+// io.Writer. Buffered messages go out on Flush; WriteMessage is Append
+// followed by Flush.
+//
+// A Writer is not safe for concurrent use.
+type Writer struct {
+	w   io.Writer
+	buf []byte
+}
+
+// NewWriter returns a Writer for w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w, buf: make([]byte, 0, 4096)} }
+
+// Append encodes m into the buffer without writing it.
+func (w *Writer) Append(m Message) error {
+	b, err := m.AppendBinary(w.buf)
+	w.buf = b
+	return err
+}
+
+// Buffered returns the number of bytes waiting for Flush.
+func (w *Writer) Buffered() int { return len(w.buf) }
+
+// Flush writes the buffered messages.
+func (w *Writer) Flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := w.w.Write(w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
+
+// WriteMessage encodes m and writes it at once.
+func (w *Writer) WriteMessage(m Message) error {
+	if err := w.Append(m); err != nil {
+		return err
+	}
+	return w.Flush()
+}
