@@ -1,0 +1,359 @@
+package openflow
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// FlowModCommand is ofp_flow_mod.command (OpenFlow 1.3.5 §7.3.4.1, enum
+// ofp_flow_mod_command).
+type FlowModCommand uint8
+
+// Flow mod commands.
+const (
+	FlowAdd          FlowModCommand = 0 // OFPFC_ADD
+	FlowModify       FlowModCommand = 1 // OFPFC_MODIFY
+	FlowModifyStrict FlowModCommand = 2 // OFPFC_MODIFY_STRICT
+	FlowDelete       FlowModCommand = 3 // OFPFC_DELETE
+	FlowDeleteStrict FlowModCommand = 4 // OFPFC_DELETE_STRICT
+)
+
+// String returns the spec name, e.g. "OFPFC_ADD".
+func (c FlowModCommand) String() string {
+	return enumName([]string{"OFPFC_ADD", "OFPFC_MODIFY", "OFPFC_MODIFY_STRICT",
+		"OFPFC_DELETE", "OFPFC_DELETE_STRICT"}, int(c), "OFPFC_")
+}
+
+// Flow mod flags (OpenFlow 1.3.5 §7.3.4.1, enum ofp_flow_mod_flags).
+const (
+	FlowSendFlowRem  uint16 = 1 << 0 // OFPFF_SEND_FLOW_REM
+	FlowCheckOverlap uint16 = 1 << 1 // OFPFF_CHECK_OVERLAP
+	FlowResetCounts  uint16 = 1 << 2 // OFPFF_RESET_COUNTS
+	FlowNoPktCounts  uint16 = 1 << 3 // OFPFF_NO_PKT_COUNTS
+	FlowNoBytCounts  uint16 = 1 << 4 // OFPFF_NO_BYT_COUNTS
+)
+
+// Special table and buffer ids.
+const (
+	TableMax uint8  = 0xfe       // OFPTT_MAX
+	TableAll uint8  = 0xff       // OFPTT_ALL
+	NoBuffer uint32 = 0xffffffff // OFP_NO_BUFFER
+)
+
+// flowModFixedLen is the size of ofp_flow_mod up to its match.
+const flowModFixedLen = 48
+
+// FlowMod is an OFPT_FLOW_MOD message (OpenFlow 1.3.5 §7.3.4.1, "Modify
+// Flow Entry Message"): it adds, modifies or deletes flow entries in one
+// table.
+//
+// The zero FlowMod adds a priority-0 drop-all entry to table 0. Its
+// BufferID is 0, not NoBuffer: set BufferID unless answering a PACKET_IN.
+// Importance is the OpenFlow 1.4 field that replaced the 2 pad bytes; it is
+// encoded only when Version >= Version14.
+type FlowMod struct {
+	Header
+	Cookie       uint64
+	CookieMask   uint64
+	TableID      uint8
+	Command      FlowModCommand
+	IdleTimeout  uint16
+	HardTimeout  uint16
+	Priority     uint16
+	BufferID     uint32
+	OutPort      uint32
+	OutGroup     uint32
+	Flags        uint16
+	Importance   uint16 // OpenFlow 1.4 only
+	Match        Match
+	Instructions []Instruction
+}
+
+// AppendBinary appends the wire form of m to dst. It allocates only if dst
+// lacks room.
+func (m *FlowMod) AppendBinary(dst []byte) ([]byte, error) {
+	start := len(dst)
+	dst = appendHeader(dst, &m.Header, TypeFlowMod)
+	dst = binary.BigEndian.AppendUint64(dst, m.Cookie)
+	dst = binary.BigEndian.AppendUint64(dst, m.CookieMask)
+	dst = append(dst, m.TableID, uint8(m.Command))
+	dst = binary.BigEndian.AppendUint16(dst, m.IdleTimeout)
+	dst = binary.BigEndian.AppendUint16(dst, m.HardTimeout)
+	dst = binary.BigEndian.AppendUint16(dst, m.Priority)
+	dst = binary.BigEndian.AppendUint32(dst, m.BufferID)
+	dst = binary.BigEndian.AppendUint32(dst, m.OutPort)
+	dst = binary.BigEndian.AppendUint32(dst, m.OutGroup)
+	dst = binary.BigEndian.AppendUint16(dst, m.Flags)
+	imp := m.Importance
+	if m.Version != 0 && m.Version < Version14 {
+		imp = 0
+	}
+	dst = binary.BigEndian.AppendUint16(dst, imp)
+	var err error
+	if dst, err = m.Match.AppendBinary(dst); err != nil {
+		return dst[:start], encodeCtx(err, TypeFlowMod)
+	}
+	if dst, err = appendInstructions(dst, m.Instructions); err != nil {
+		return dst[:start], encodeCtx(err, TypeFlowMod)
+	}
+	return finish(dst, start, TypeFlowMod)
+}
+
+// MarshalBinary returns the wire form of m.
+func (m *FlowMod) MarshalBinary() ([]byte, error) { return m.AppendBinary(nil) }
+
+// UnmarshalBinary decodes one FLOW_MOD, reusing m's slices. It checks
+// lengths, types and the command, not prerequisites: call m.Match.Validate
+// before installing the entry.
+func (m *FlowMod) UnmarshalBinary(b []byte) error {
+	if err := decodeHeader(&m.Header, b, TypeFlowMod, flowModFixedLen+8); err != nil {
+		return err
+	}
+	m.Cookie = binary.BigEndian.Uint64(b[8:])
+	m.CookieMask = binary.BigEndian.Uint64(b[16:])
+	m.TableID = b[24]
+	m.Command = FlowModCommand(b[25])
+	if m.Command > FlowDeleteStrict {
+		return &DecodeError{Type: TypeFlowMod, Field: "command", Offset: 25, Err: ErrBadFlowCommand}
+	}
+	m.IdleTimeout = binary.BigEndian.Uint16(b[26:])
+	m.HardTimeout = binary.BigEndian.Uint16(b[28:])
+	m.Priority = binary.BigEndian.Uint16(b[30:])
+	m.BufferID = binary.BigEndian.Uint32(b[32:])
+	m.OutPort = binary.BigEndian.Uint32(b[36:])
+	m.OutGroup = binary.BigEndian.Uint32(b[40:])
+	m.Flags = binary.BigEndian.Uint16(b[44:])
+	m.Importance = 0
+	if m.Version >= Version14 {
+		m.Importance = binary.BigEndian.Uint16(b[46:])
+	}
+	n, err := m.Match.decode(b[flowModFixedLen:])
+	if err != nil {
+		return decodeCtx(err, TypeFlowMod, flowModFixedLen)
+	}
+	if err := decodeInstructions(&m.Instructions, b[flowModFixedLen+n:], flowModFixedLen+n); err != nil {
+		return decodeCtx(err, TypeFlowMod, 0)
+	}
+	return nil
+}
+
+// decodeCtx stamps the message type on a *DecodeError from a nested decoder
+// and shifts its offset by base.
+func decodeCtx(err error, t Type, base int) error {
+	if de, ok := err.(*DecodeError); ok {
+		de.Type = t
+		de.Offset += base
+	}
+	return err
+}
+
+func encodeCtx(err error, t Type) error {
+	if ee, ok := err.(*EncodeError); ok {
+		ee.Type = t
+	}
+	return err
+}
+
+// String formats m in ovs-ofctl style.
+func (m *FlowMod) String() string {
+	s := fmt.Sprintf("%v table:%d priority=%d", m.Command, m.TableID, m.Priority)
+	if m.Cookie != 0 {
+		s += fmt.Sprintf(" cookie:0x%x", m.Cookie)
+	}
+	if m.IdleTimeout != 0 {
+		s += fmt.Sprintf(" idle:%d", m.IdleTimeout)
+	}
+	if m.HardTimeout != 0 {
+		s += fmt.Sprintf(" hard:%d", m.HardTimeout)
+	}
+	if len(m.Match.Fields) > 0 {
+		s += "," + m.Match.String()
+	}
+	return s + " actions=" + instructionsString(m.Instructions)
+}
+
+func instructionsString(is []Instruction) string {
+	if len(is) == 0 {
+		return "drop"
+	}
+	s := ""
+	for i := range is {
+		if i > 0 {
+			s += ","
+		}
+		s += is[i].String()
+	}
+	return s
+}
+
+// FlowModView is a FLOW_MOD in wire form, read in place: after Check has
+// validated every length once, the accessors index the bytes directly and
+// allocate nothing. A view aliases the buffer it was made from (e.g. the
+// Reader's), so it is valid only as long as those bytes are.
+type FlowModView []byte
+
+// Check validates the whole message: header, command, match and
+// instruction/action lengths and types, exactly as FlowMod.UnmarshalBinary
+// does, without allocating or copying. Accessors may be used only after
+// Check returned nil.
+func (v FlowModView) Check() error {
+	var h Header
+	if err := decodeHeader(&h, v, TypeFlowMod, flowModFixedLen+8); err != nil {
+		return err
+	}
+	if v[25] > uint8(FlowDeleteStrict) {
+		return &DecodeError{Type: TypeFlowMod, Field: "command", Offset: 25, Err: ErrBadFlowCommand}
+	}
+	m := v[flowModFixedLen:]
+	if binary.BigEndian.Uint16(m) != MatchTypeOXM {
+		return &DecodeError{Type: TypeFlowMod, Field: "match.type", Offset: flowModFixedLen, Err: ErrBadMatchType}
+	}
+	ml := int(binary.BigEndian.Uint16(m[2:]))
+	if ml < 4 || (ml+7)&^7 > len(m) {
+		return &DecodeError{Type: TypeFlowMod, Field: "match.length", Offset: flowModFixedLen + 2, Err: ErrBadMatchLength}
+	}
+	for off, i := 4, 0; off < ml; i++ {
+		k, err := checkOXM(m[off:ml])
+		if err != nil {
+			err.Field = fmt.Sprintf("match.oxm[%d].%s", i, err.Field)
+			return decodeCtx(err, TypeFlowMod, flowModFixedLen+off)
+		}
+		off += k
+	}
+	ins := flowModFixedLen + (ml+7)&^7
+	for off := ins; off < len(v); {
+		if len(v)-off < 8 {
+			return &DecodeError{Type: TypeFlowMod, Field: "instructions.len", Offset: off, Err: ErrBadInstructionLength}
+		}
+		n := int(binary.BigEndian.Uint16(v[off+2:]))
+		if n < 8 || n%8 != 0 || off+n > len(v) {
+			return &DecodeError{Type: TypeFlowMod, Field: "instructions.len", Offset: off + 2, Err: ErrBadInstructionLength}
+		}
+		if err := checkInstruction(v[off:off+n], off); err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
+}
+
+func checkInstruction(b []byte, at int) error {
+	n := len(b)
+	switch InstructionType(binary.BigEndian.Uint16(b)) {
+	case InstructionGotoTable, InstructionClearActions, InstructionMeter:
+		if n != 8 {
+			return &DecodeError{Type: TypeFlowMod, Field: "instructions.len", Offset: at + 2, Err: ErrBadInstructionLength}
+		}
+	case InstructionWriteMetadata:
+		if n != 24 {
+			return &DecodeError{Type: TypeFlowMod, Field: "instructions.len", Offset: at + 2, Err: ErrBadInstructionLength}
+		}
+	case InstructionWriteActions, InstructionApplyActions:
+		for off := 8; off < n; {
+			k, err := checkAction(b[off:])
+			if err != nil {
+				err.Field = "instructions.actions." + err.Field
+				return decodeCtx(err, TypeFlowMod, at+off)
+			}
+			off += k
+		}
+	case InstructionExperimenter:
+	default:
+		return &DecodeError{Type: TypeFlowMod, Field: "instructions.type", Offset: at, Err: ErrUnknownInstruction}
+	}
+	return nil
+}
+
+// Header returns the message header.
+func (v FlowModView) Header() Header {
+	return Header{Version: v[0], Type: Type(v[1]), Length: binary.BigEndian.Uint16(v[2:]), XID: binary.BigEndian.Uint32(v[4:])}
+}
+
+// XID returns the transaction id.
+func (v FlowModView) XID() uint32 { return binary.BigEndian.Uint32(v[4:]) }
+
+// Cookie returns the cookie.
+func (v FlowModView) Cookie() uint64 { return binary.BigEndian.Uint64(v[8:]) }
+
+// CookieMask returns the cookie mask.
+func (v FlowModView) CookieMask() uint64 { return binary.BigEndian.Uint64(v[16:]) }
+
+// TableID returns the table id.
+func (v FlowModView) TableID() uint8 { return v[24] }
+
+// Command returns the command.
+func (v FlowModView) Command() FlowModCommand { return FlowModCommand(v[25]) }
+
+// IdleTimeout returns the idle timeout in seconds.
+func (v FlowModView) IdleTimeout() uint16 { return binary.BigEndian.Uint16(v[26:]) }
+
+// HardTimeout returns the hard timeout in seconds.
+func (v FlowModView) HardTimeout() uint16 { return binary.BigEndian.Uint16(v[28:]) }
+
+// Priority returns the priority.
+func (v FlowModView) Priority() uint16 { return binary.BigEndian.Uint16(v[30:]) }
+
+// BufferID returns the buffer id.
+func (v FlowModView) BufferID() uint32 { return binary.BigEndian.Uint32(v[32:]) }
+
+// OutPort returns the out_port filter of delete commands.
+func (v FlowModView) OutPort() uint32 { return binary.BigEndian.Uint32(v[36:]) }
+
+// OutGroup returns the out_group filter of delete commands.
+func (v FlowModView) OutGroup() uint32 { return binary.BigEndian.Uint32(v[40:]) }
+
+// Flags returns the OFPFF_* flags.
+func (v FlowModView) Flags() uint16 { return binary.BigEndian.Uint16(v[44:]) }
+
+// MatchBytes returns the OXM TLVs of the match, without the ofp_match
+// header and padding.
+func (v FlowModView) MatchBytes() []byte {
+	n := int(binary.BigEndian.Uint16(v[flowModFixedLen+2:]))
+	return v[flowModFixedLen+4 : flowModFixedLen+n]
+}
+
+// InstructionBytes returns the instruction list.
+func (v FlowModView) InstructionBytes() []byte {
+	n := int(binary.BigEndian.Uint16(v[flowModFixedLen+2:]))
+	return v[flowModFixedLen+(n+7)&^7:]
+}
+
+// OXMs iterates over the match: each call to next returns the next OXM
+// TLV's header and payload (value then mask) until ok is false.
+func (v FlowModView) OXMs() OXMIter { return OXMIter(v.MatchBytes()) }
+
+// OXMIter walks OXM TLVs in place. It is a value; Next advances it.
+type OXMIter []byte
+
+// Next returns the next OXM's 32-bit header and payload.
+func (it *OXMIter) Next() (header uint32, payload []byte, ok bool) {
+	b := *it
+	if len(b) < 4 {
+		return 0, nil, false
+	}
+	h := binary.BigEndian.Uint32(b)
+	n := 4 + int(h&0xff)
+	if n > len(b) {
+		return 0, nil, false
+	}
+	*it = b[n:]
+	return h, b[4:n], true
+}
+
+// Lookup returns the payload of the first basic-class OXM with field f in
+// the match (value, then mask if masked), or nil.
+func (v FlowModView) Lookup(f OXMField) (payload []byte, masked bool) {
+	it := v.OXMs()
+	for {
+		h, p, ok := it.Next()
+		if !ok {
+			return nil, false
+		}
+		if h>>16 == uint32(OXMClassOpenFlow) && OXMField(h>>9&0x7f) == f {
+			return p, h&(1<<8) != 0
+		}
+	}
+}
+
+// Decode fills m from the view (m's slices are reused).
+func (v FlowModView) Decode(m *FlowMod) error { return m.UnmarshalBinary(v) }
