@@ -85,7 +85,7 @@ func (m *FlowMod) AppendBinary(dst []byte) ([]byte, error) {
 	dst = binary.BigEndian.AppendUint32(dst, m.OutGroup)
 	dst = binary.BigEndian.AppendUint16(dst, m.Flags)
 	imp := m.Importance
-	if m.Version != 0 && m.Version < Version14 {
+	if m.Version < Version14 {
 		imp = 0
 	}
 	dst = binary.BigEndian.AppendUint16(dst, imp)

@@ -795,22 +795,22 @@ type TableFeaturePropType uint16
 
 // Table feature property types.
 const (
-	TFPInstructions       TableFeaturePropType = 0      // OFPTFPT_INSTRUCTIONS
-	TFPInstructionsMiss   TableFeaturePropType = 1      // OFPTFPT_INSTRUCTIONS_MISS
-	TFPNextTables         TableFeaturePropType = 2      // OFPTFPT_NEXT_TABLES
-	TFPNextTablesMiss     TableFeaturePropType = 3      // OFPTFPT_NEXT_TABLES_MISS
-	TFPWriteActions       TableFeaturePropType = 4      // OFPTFPT_WRITE_ACTIONS
-	TFPWriteActionsMiss   TableFeaturePropType = 5      // OFPTFPT_WRITE_ACTIONS_MISS
-	TFPApplyActions       TableFeaturePropType = 6      // OFPTFPT_APPLY_ACTIONS
-	TFPApplyActionsMiss   TableFeaturePropType = 7      // OFPTFPT_APPLY_ACTIONS_MISS
-	TFPMatch              TableFeaturePropType = 8      // OFPTFPT_MATCH
-	TFPWildcards          TableFeaturePropType = 10     // OFPTFPT_WILDCARDS
-	TFPWriteSetField      TableFeaturePropType = 12     // OFPTFPT_WRITE_SETFIELD
-	TFPWriteSetFieldMiss  TableFeaturePropType = 13     // OFPTFPT_WRITE_SETFIELD_MISS
-	TFPApplySetField      TableFeaturePropType = 14     // OFPTFPT_APPLY_SETFIELD
-	TFPApplySetFieldMiss  TableFeaturePropType = 15     // OFPTFPT_APPLY_SETFIELD_MISS
-	TFPExperimenter       TableFeaturePropType = 0xfffe // OFPTFPT_EXPERIMENTER
-	TFPExperimenterMiss   TableFeaturePropType = 0xffff // OFPTFPT_EXPERIMENTER_MISS
+	TFPInstructions      TableFeaturePropType = 0      // OFPTFPT_INSTRUCTIONS
+	TFPInstructionsMiss  TableFeaturePropType = 1      // OFPTFPT_INSTRUCTIONS_MISS
+	TFPNextTables        TableFeaturePropType = 2      // OFPTFPT_NEXT_TABLES
+	TFPNextTablesMiss    TableFeaturePropType = 3      // OFPTFPT_NEXT_TABLES_MISS
+	TFPWriteActions      TableFeaturePropType = 4      // OFPTFPT_WRITE_ACTIONS
+	TFPWriteActionsMiss  TableFeaturePropType = 5      // OFPTFPT_WRITE_ACTIONS_MISS
+	TFPApplyActions      TableFeaturePropType = 6      // OFPTFPT_APPLY_ACTIONS
+	TFPApplyActionsMiss  TableFeaturePropType = 7      // OFPTFPT_APPLY_ACTIONS_MISS
+	TFPMatch             TableFeaturePropType = 8      // OFPTFPT_MATCH
+	TFPWildcards         TableFeaturePropType = 10     // OFPTFPT_WILDCARDS
+	TFPWriteSetField     TableFeaturePropType = 12     // OFPTFPT_WRITE_SETFIELD
+	TFPWriteSetFieldMiss TableFeaturePropType = 13     // OFPTFPT_WRITE_SETFIELD_MISS
+	TFPApplySetField     TableFeaturePropType = 14     // OFPTFPT_APPLY_SETFIELD
+	TFPApplySetFieldMiss TableFeaturePropType = 15     // OFPTFPT_APPLY_SETFIELD_MISS
+	TFPExperimenter      TableFeaturePropType = 0xfffe // OFPTFPT_EXPERIMENTER
+	TFPExperimenterMiss  TableFeaturePropType = 0xffff // OFPTFPT_EXPERIMENTER_MISS
 )
 
 // String returns the spec name.
