@@ -119,17 +119,13 @@ func (a *Action) Len() int {
 // AppendBinary appends the action.
 func (a *Action) AppendBinary(dst []byte) ([]byte, error) {
 	start := len(dst)
-	n := a.Len()
-	if n > 0xffff || n%8 != 0 {
-		return dst, &EncodeError{Field: "action.len", Err: ErrBadActionLength}
+	if a.Type == ActionOutput {
+		p, l := a.Port, a.MaxLen
+		return append(dst, 0, 0, 0, 16, byte(p>>24), byte(p>>16), byte(p>>8), byte(p), byte(l>>8), byte(l), 0, 0, 0, 0, 0, 0), nil
 	}
 	dst = binary.BigEndian.AppendUint16(dst, uint16(a.Type))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(n))
+	dst = append(dst, 0, 0)
 	switch a.Type {
-	case ActionOutput:
-		dst = binary.BigEndian.AppendUint32(dst, a.Port)
-		dst = binary.BigEndian.AppendUint16(dst, a.MaxLen)
-		dst = append(dst, 0, 0, 0, 0, 0, 0)
 	case ActionCopyTTLOut, ActionCopyTTLIn, ActionDecMPLSTTL, ActionPopVLAN, ActionDecNWTTL, ActionPopPBB:
 		dst = append(dst, 0, 0, 0, 0)
 	case ActionSetMPLSTTL, ActionSetNWTTL:
@@ -153,6 +149,11 @@ func (a *Action) AppendBinary(dst []byte) ([]byte, error) {
 	default:
 		return dst[:start], &EncodeError{Field: "action.type", Err: ErrBadActionType}
 	}
+	n := len(dst) - start
+	if n > 0xffff || n%8 != 0 {
+		return dst[:start], &EncodeError{Field: "action.len", Err: ErrBadActionLength}
+	}
+	binary.BigEndian.PutUint16(dst[start+2:], uint16(n))
 	return dst, nil
 }
 
@@ -391,12 +392,8 @@ func (in *Instruction) Len() int {
 // AppendBinary appends the instruction.
 func (in *Instruction) AppendBinary(dst []byte) ([]byte, error) {
 	start := len(dst)
-	n := in.Len()
-	if n > 0xffff {
-		return dst, &EncodeError{Field: "instruction.len", Err: ErrBadInstructionLength}
-	}
 	dst = binary.BigEndian.AppendUint16(dst, uint16(in.Type))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(n))
+	dst = append(dst, 0, 0)
 	switch in.Type {
 	case InstructionGotoTable:
 		dst = append(dst, in.TableID, 0, 0, 0)
@@ -420,6 +417,11 @@ func (in *Instruction) AppendBinary(dst []byte) ([]byte, error) {
 	default:
 		return dst[:start], &EncodeError{Field: "instruction.type", Err: ErrUnknownInstruction}
 	}
+	n := len(dst) - start
+	if n > 0xffff {
+		return dst[:start], &EncodeError{Field: "instruction.len", Err: ErrBadInstructionLength}
+	}
+	binary.BigEndian.PutUint16(dst[start+2:], uint16(n))
 	return dst, nil
 }
 

@@ -347,27 +347,27 @@ func (o *OXM) Addr() netip.Addr {
 
 // AppendBinary appends the OXM TLV.
 func (o *OXM) AppendBinary(dst []byte) ([]byte, error) {
-	if o.Class == OXMClassOpenFlow && o.Field.Size() == 0 {
-		return dst, &EncodeError{Field: "oxm.field", Err: ErrBadField}
+	if o.Class == OXMClassOpenFlow {
+		if int(o.Field) >= numFields {
+			return dst, &EncodeError{Field: "oxm.field", Err: ErrBadField}
+		}
+		n := int(fields[o.Field].size)
+		if o.HasMask {
+			dst = append(dst, 0x80, 0, byte(o.Field)<<1|1, byte(2*n))
+			dst = append(dst, o.Value[:n]...)
+			return append(dst, o.Mask[:n]...), nil
+		}
+		dst = append(dst, 0x80, 0, byte(o.Field)<<1, byte(n))
+		return append(dst, o.Value[:n]...), nil
 	}
 	if o.payloadLen() > 0xff {
 		return dst, &EncodeError{Field: "oxm.length", Err: ErrBadMatchLength}
 	}
 	dst = binary.BigEndian.AppendUint32(dst, o.Header())
-	switch o.Class {
-	case OXMClassOpenFlow:
-		n := o.Field.Size()
-		dst = append(dst, o.Value[:n]...)
-		if o.HasMask {
-			dst = append(dst, o.Mask[:n]...)
-		}
-	case OXMClassExperimenter:
+	if o.Class == OXMClassExperimenter {
 		dst = binary.BigEndian.AppendUint32(dst, o.Experimenter)
-		dst = append(dst, o.Data...)
-	default:
-		dst = append(dst, o.Data...)
 	}
-	return dst, nil
+	return append(dst, o.Data...), nil
 }
 
 // checkOXM validates the OXM TLV at the start of b and returns its length.
@@ -485,17 +485,18 @@ func (m *Match) unpaddedLen() int {
 // AppendBinary appends ofp_match with its padding.
 func (m *Match) AppendBinary(dst []byte) ([]byte, error) {
 	start := len(dst)
-	n := m.unpaddedLen()
-	if n > 0xffff {
-		return dst, &EncodeError{Field: "match.length", Err: ErrBadMatchLength}
-	}
-	dst = append(dst, 0, byte(MatchTypeOXM), byte(n>>8), byte(n))
+	dst = append(dst, 0, byte(MatchTypeOXM), 0, 0)
 	var err error
 	for i := range m.Fields {
 		if dst, err = m.Fields[i].AppendBinary(dst); err != nil {
 			return dst[:start], err
 		}
 	}
+	n := len(dst) - start
+	if n > 0xffff {
+		return dst[:start], &EncodeError{Field: "match.length", Err: ErrBadMatchLength}
+	}
+	dst[start+2], dst[start+3] = byte(n>>8), byte(n)
 	return wire.PadTo8(dst, start), nil
 }
 

@@ -6,14 +6,14 @@ package wire
 // AppendZeros appends n zero bytes to dst and returns the extended slice.
 // It does not allocate when dst has room for them.
 func AppendZeros(dst []byte, n int) []byte {
-	for ; n >= 8; n -= 8 {
-		dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+	for ; n >= len(zeros); n -= len(zeros) {
+		dst = append(dst, zeros[:]...)
 	}
-	for ; n > 0; n-- {
-		dst = append(dst, 0)
-	}
-	return dst
+	return append(dst, zeros[:n]...)
 }
+
+// zeros is read-only.
+var zeros [64]byte
 
 // Align8 rounds n up to the next multiple of 8 (OpenFlow pads most
 // variable-length structures to 64-bit boundaries).
