@@ -1,0 +1,414 @@
+package dataplane
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// errMalformed is what every decoding layer returns on bad input; the
+// reason is kept in state.reason so that no error is built per packet.
+var errMalformed = errors.New("dataplane: malformed packet")
+
+// state is shared by the decoding layers of one Parser: the Headers being
+// filled, the offset of the layer being decoded and the reason of a failure.
+type state struct {
+	h         *Headers
+	off       int // offset from the start of the frame of the current layer
+	reason    Reason
+	truncated bool // IP length beyond the captured bytes
+}
+
+func (s *state) fail(r Reason) error {
+	s.reason = r
+	return errMalformed
+}
+
+// etherType records t as the frame's EtherType and returns the layer that
+// decodes what follows. A layer we decode with nothing after it is a
+// truncated frame.
+func (s *state) etherType(t uint16, payload []byte) (gopacket.LayerType, error) {
+	if t < 0x0600 { // 802.3 length field
+		s.h.EthType = EtherTypeNone
+		return gopacket.LayerTypePayload, nil
+	}
+	s.h.EthType = t
+	var next gopacket.LayerType
+	var r Reason
+	switch t {
+	case EtherTypeVLAN, EtherTypeQinQ, EtherTypeQinQOld:
+		next, r = layers.LayerTypeDot1Q, ReasonVLAN
+	case EtherTypeARP:
+		next, r = layers.LayerTypeARP, ReasonARP
+	case EtherTypeIPv4:
+		next, r = layers.LayerTypeIPv4, ReasonIPv4Header
+	case EtherTypeIPv6:
+		next, r = layers.LayerTypeIPv6, ReasonIPv6Header
+	default:
+		return gopacket.LayerTypePayload, nil
+	}
+	if len(payload) == 0 {
+		return next, s.fail(r)
+	}
+	return next, nil
+}
+
+// ipProto returns the layer that decodes IP protocol p; a decoded
+// protocol with no bytes after the IP header is a truncated packet.
+func (s *state) ipProto(p uint8, payload []byte) (gopacket.LayerType, error) {
+	var next gopacket.LayerType
+	var r Reason
+	switch p {
+	case ProtoTCP:
+		next, r = layers.LayerTypeTCP, ReasonTCP
+	case ProtoUDP:
+		next, r = layers.LayerTypeUDP, ReasonUDP
+	case ProtoSCTP:
+		next, r = layers.LayerTypeSCTP, ReasonSCTP
+	case ProtoICMPv4:
+		next, r = layers.LayerTypeICMPv4, ReasonICMPv4
+	case ProtoICMPv6:
+		next, r = layers.LayerTypeICMPv6, ReasonICMPv6
+	default:
+		return gopacket.LayerTypePayload, nil
+	}
+	if len(payload) == 0 {
+		return next, s.fail(r)
+	}
+	return next, nil
+}
+
+// base holds what every decoding layer returns to the DecodingLayerParser.
+type base struct {
+	s       *state
+	next    gopacket.LayerType
+	payload []byte
+}
+
+func (b *base) NextLayerType() gopacket.LayerType { return b.next }
+func (b *base) LayerPayload() []byte              { return b.payload }
+
+// done ends the chain after a header whose payload is not decoded.
+func (b *base) done() {
+	b.next = gopacket.LayerTypeZero
+	b.payload = nil
+}
+
+type ethLayer struct{ base }
+
+func (*ethLayer) CanDecode() gopacket.LayerClass { return layers.LayerTypeEthernet }
+
+func (l *ethLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	if len(data) < 14 {
+		return s.fail(ReasonEthernet)
+	}
+	h := s.h
+	copy(h.EthDst[:], data[0:6])
+	copy(h.EthSrc[:], data[6:12])
+	l.payload = data[14:]
+	s.off += 14
+	var err error
+	l.next, err = s.etherType(binary.BigEndian.Uint16(data[12:14]), l.payload)
+	return err
+}
+
+// loopLayer decodes the 4-byte address-family header of BSD loopback
+// (DLT_NULL, host byte order) and OpenBSD loop (DLT_LOOP, network order).
+type loopLayer struct {
+	base
+	network bool // DLT_LOOP: big endian
+}
+
+func (*loopLayer) CanDecode() gopacket.LayerClass { return layers.LayerTypeLoopback }
+
+func (l *loopLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	if len(data) < 4 {
+		return s.fail(ReasonLoopback)
+	}
+	af := binary.BigEndian.Uint32(data)
+	if !l.network && af > 0xff { // DLT_NULL is in the capturing host's order
+		af = binary.LittleEndian.Uint32(data)
+	}
+	l.payload = data[4:]
+	s.off += 4
+	var t uint16
+	switch af {
+	case 2: // AF_INET
+		t = EtherTypeIPv4
+	case 10, 24, 28, 30: // AF_INET6: Linux, NetBSD/OpenBSD, FreeBSD, Darwin
+		t = EtherTypeIPv6
+	default:
+		l.done()
+		return nil
+	}
+	var err error
+	l.next, err = s.etherType(t, l.payload)
+	return err
+}
+
+type vlanLayer struct{ base }
+
+func (*vlanLayer) CanDecode() gopacket.LayerClass { return layers.LayerTypeDot1Q }
+
+func (l *vlanLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	h := s.h
+	if len(data) < 4 {
+		return s.fail(ReasonVLAN)
+	}
+	d := h.VLANs
+	if d >= MaxVLANs {
+		return s.fail(ReasonVLANDepth)
+	}
+	if d < 2 {
+		tci := binary.BigEndian.Uint16(data[0:2])
+		h.VLANTPID[d] = h.EthType
+		h.VLANVID[d] = tci & 0x0fff
+		h.VLANPCP[d] = uint8(tci >> 13)
+	}
+	h.VLANs = d + 1
+	l.payload = data[4:]
+	s.off += 4
+	var err error
+	l.next, err = s.etherType(binary.BigEndian.Uint16(data[2:4]), l.payload)
+	return err
+}
+
+type arpLayer struct{ base }
+
+func (*arpLayer) CanDecode() gopacket.LayerClass { return layers.LayerTypeARP }
+
+func (l *arpLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	if len(data) < 8 {
+		return s.fail(ReasonARP)
+	}
+	hlen, plen := int(data[4]), int(data[5])
+	if len(data) < 8+2*hlen+2*plen {
+		return s.fail(ReasonARP)
+	}
+	h := s.h
+	h.L3Off = uint16(s.off)
+	// Like Open vSwitch, take the fields only from Ethernet/IPv4 ARP.
+	if binary.BigEndian.Uint16(data[0:2]) == 1 && binary.BigEndian.Uint16(data[2:4]) == EtherTypeIPv4 &&
+		hlen == 6 && plen == 4 {
+		h.ARPOp = binary.BigEndian.Uint16(data[6:8])
+		copy(h.ARPSha[:], data[8:14])
+		copy(h.ARPSpa[:], data[14:18])
+		copy(h.ARPTha[:], data[18:24])
+		copy(h.ARPTpa[:], data[24:28])
+	}
+	l.done()
+	return nil
+}
+
+type ipv4Layer struct{ base }
+
+func (*ipv4Layer) CanDecode() gopacket.LayerClass { return layers.LayerTypeIPv4 }
+
+func (l *ipv4Layer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	if len(data) < 20 {
+		return s.fail(ReasonIPv4Header)
+	}
+	if data[0]>>4 != 4 {
+		return s.fail(ReasonIPv4Version)
+	}
+	ihl := int(data[0]&0x0f) * 4
+	if ihl < 20 || len(data) < ihl {
+		return s.fail(ReasonIPv4Header)
+	}
+	end := int(binary.BigEndian.Uint16(data[2:4]))
+	if end < ihl {
+		return s.fail(ReasonIPv4Length)
+	}
+	if end > len(data) {
+		s.truncated = true
+		end = len(data)
+	}
+	h := s.h
+	h.L3Off = uint16(s.off)
+	h.IPDSCP = data[1] >> 2
+	h.IPECN = data[1] & 3
+	h.IPTTL = data[8]
+	h.IPProto = data[9]
+	copy(h.IPv4Src[:], data[12:16])
+	copy(h.IPv4Dst[:], data[16:20])
+	s.off += ihl
+	l.payload = data[ihl:end]
+	frag := binary.BigEndian.Uint16(data[6:8])
+	if frag&0x1fff != 0 {
+		h.Frag = FragAny | FragLater
+		l.done() // only the first fragment carries the L4 header
+		return nil
+	}
+	if frag&0x2000 != 0 {
+		h.Frag = FragAny
+	}
+	var err error
+	l.next, err = s.ipProto(h.IPProto, l.payload)
+	return err
+}
+
+type ipv6Layer struct{ base }
+
+func (*ipv6Layer) CanDecode() gopacket.LayerClass { return layers.LayerTypeIPv6 }
+
+// DecodeFromBytes decodes the fixed IPv6 header and walks the extension
+// headers (hop-by-hop, routing, fragment, destination options, AH) up to
+// the upper-layer header.
+func (l *ipv6Layer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	if len(data) < 40 {
+		return s.fail(ReasonIPv6Header)
+	}
+	w := binary.BigEndian.Uint32(data[0:4])
+	if w>>28 != 6 {
+		return s.fail(ReasonIPv6Version)
+	}
+	end := 40 + int(binary.BigEndian.Uint16(data[4:6]))
+	if end == 40 { // jumbogram or empty: take what was captured
+		end = len(data)
+	}
+	if end > len(data) {
+		s.truncated = true
+		end = len(data)
+	}
+	h := s.h
+	h.L3Off = uint16(s.off)
+	tc := uint8(w >> 20)
+	h.IPDSCP = tc >> 2
+	h.IPECN = tc & 3
+	h.IPv6Label = w & 0xfffff
+	h.IPTTL = data[7]
+	copy(h.IPv6Src[:], data[8:24])
+	copy(h.IPv6Dst[:], data[24:40])
+	next := data[6]
+	p := data[40:end]
+	off := s.off + 40
+	for n := 0; ; n++ {
+		var hl int
+		switch next {
+		case 0, 43, 60: // hop-by-hop, routing, destination options
+			if len(p) < 8 {
+				return s.fail(ReasonIPv6Ext)
+			}
+			hl = (int(p[1]) + 1) * 8
+		case 51: // authentication header
+			if len(p) < 8 {
+				return s.fail(ReasonIPv6Ext)
+			}
+			hl = (int(p[1]) + 2) * 4
+		case 44: // fragment
+			if len(p) < 8 {
+				return s.fail(ReasonIPv6Ext)
+			}
+			hl = 8
+			h.Frag = FragAny
+			if binary.BigEndian.Uint16(p[2:4])&0xfff8 != 0 {
+				h.Frag = FragAny | FragLater
+				h.IPProto = p[0]
+				s.off = off + hl
+				l.done()
+				return nil
+			}
+		default:
+			h.IPProto = next
+			s.off = off
+			l.payload = p
+			var err error
+			l.next, err = s.ipProto(next, p)
+			return err
+		}
+		if n >= MaxIPv6Ext {
+			return s.fail(ReasonIPv6ExtDepth)
+		}
+		if len(p) < hl {
+			return s.fail(ReasonIPv6Ext)
+		}
+		next = p[0]
+		p = p[hl:]
+		off += hl
+	}
+}
+
+type tcpLayer struct{ base }
+
+func (*tcpLayer) CanDecode() gopacket.LayerClass { return layers.LayerTypeTCP }
+
+func (l *tcpLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	if len(data) < 20 {
+		return s.fail(ReasonTCP)
+	}
+	if doff := int(data[12]>>4) * 4; doff < 20 || doff > len(data) {
+		return s.fail(ReasonTCP)
+	}
+	h := s.h
+	h.L4Off = uint16(s.off)
+	h.L4Src = binary.BigEndian.Uint16(data[0:2])
+	h.L4Dst = binary.BigEndian.Uint16(data[2:4])
+	h.TCPFlags = binary.BigEndian.Uint16(data[12:14]) & 0x0fff
+	l.done()
+	return nil
+}
+
+type udpLayer struct{ base }
+
+func (*udpLayer) CanDecode() gopacket.LayerClass { return layers.LayerTypeUDP }
+
+func (l *udpLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	if len(data) < 8 {
+		return s.fail(ReasonUDP)
+	}
+	h := s.h
+	h.L4Off = uint16(s.off)
+	h.L4Src = binary.BigEndian.Uint16(data[0:2])
+	h.L4Dst = binary.BigEndian.Uint16(data[2:4])
+	l.done()
+	return nil
+}
+
+type sctpLayer struct{ base }
+
+func (*sctpLayer) CanDecode() gopacket.LayerClass { return layers.LayerTypeSCTP }
+
+func (l *sctpLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	if len(data) < 12 {
+		return s.fail(ReasonSCTP)
+	}
+	h := s.h
+	h.L4Off = uint16(s.off)
+	h.L4Src = binary.BigEndian.Uint16(data[0:2])
+	h.L4Dst = binary.BigEndian.Uint16(data[2:4])
+	l.done()
+	return nil
+}
+
+// icmpLayer decodes the type and code of ICMPv4 or ICMPv6.
+type icmpLayer struct {
+	base
+	typ    gopacket.LayerType
+	reason Reason
+}
+
+func (l *icmpLayer) CanDecode() gopacket.LayerClass { return l.typ }
+
+func (l *icmpLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
+	s := l.s
+	if len(data) < 4 {
+		return s.fail(l.reason)
+	}
+	h := s.h
+	h.L4Off = uint16(s.off)
+	h.ICMPType = data[0]
+	h.ICMPCode = data[1]
+	l.done()
+	return nil
+}
