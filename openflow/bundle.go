@@ -37,10 +37,12 @@ const (
 const onfHeaderLen = 16
 
 // BundleControl is a bundle control message (OpenFlow 1.4.1 §7.3.9.1,
-// ofp_bundle_ctrl_msg). With Header.Version >= Version14 it is
-// OFPT_BUNDLE_CONTROL; otherwise (OpenFlow 1.3, the zero Version) it
-// travels as the ONF EXT-230 experimenter message ONFT_BUNDLE_CONTROL with
-// the same body. Properties are kept opaque.
+// ofp_bundle_ctrl_msg). Header.Type chooses the form: TypeBundleControl
+// is the OpenFlow 1.4 message, TypeExperimenter the ONF EXT-230
+// experimenter message ONFT_BUNDLE_CONTROL with the same body. With any
+// other Type (e.g. zero) the version decides: OpenFlow 1.4 and later use the
+// standard form, OpenFlow 1.3 (and the zero Version) the ONF one. Decoding
+// sets Type to the form found. Properties are kept opaque.
 type BundleControl struct {
 	Header
 	BundleID   uint32
@@ -50,7 +52,8 @@ type BundleControl struct {
 }
 
 // BundleAddMessage adds one message to a bundle (OpenFlow 1.4.1 §7.3.9.6,
-// ofp_bundle_add_msg); the version rule of BundleControl applies.
+// ofp_bundle_add_msg); Header.Type and Version choose the form as for
+// BundleControl (TypeBundleAddMessage or TypeExperimenter).
 // Message holds the complete inner message, header included.
 type BundleAddMessage struct {
 	Header
@@ -61,7 +64,14 @@ type BundleAddMessage struct {
 }
 
 func bundleStart(dst []byte, h *Header, exp uint32) ([]byte, Type) {
-	if h.Version >= Version14 {
+	standard := h.Version >= Version14
+	switch h.Type {
+	case TypeExperimenter:
+		standard = false
+	case TypeBundleControl, TypeBundleAddMessage:
+		standard = true
+	}
+	if standard {
 		t := TypeBundleControl
 		if exp == ONFTypeBundleAddMessage {
 			t = TypeBundleAddMessage

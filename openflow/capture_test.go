@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/ofswitch/ofswitch/internal/testutil"
@@ -19,9 +20,24 @@ type captureMessage struct {
 	data   []byte
 }
 
+var captureCache struct {
+	sync.Mutex
+	msgs []captureMessage
+}
+
 // captureMessages returns every OpenFlow message in the TCP streams of the
-// shared Open vSwitch captures.
+// shared Open vSwitch captures, read once per test binary.
 func captureMessages(t testing.TB) []captureMessage {
+	t.Helper()
+	captureCache.Lock()
+	defer captureCache.Unlock()
+	if captureCache.msgs == nil {
+		captureCache.msgs = readCaptureMessages(t)
+	}
+	return captureCache.msgs
+}
+
+func readCaptureMessages(t testing.TB) []captureMessage {
 	t.Helper()
 	dir := testutil.SharedData(t, "openflow-captures")
 	files, err := filepath.Glob(filepath.Join(dir, "*.pcap"))

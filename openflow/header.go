@@ -157,6 +157,9 @@ func decodeHeader(h *Header, b []byte, t Type, min int) error {
 	if h.Type != t {
 		return &DecodeError{Type: t, Field: "header.type", Offset: 1, Err: ErrBadType}
 	}
+	if h.Version == 0 {
+		return &DecodeError{Type: t, Field: "header.version", Offset: 0, Err: ErrUnsupportedVersion}
+	}
 	if int(h.Length) != len(b) {
 		return &DecodeError{Type: t, Field: "header.length", Offset: 2, Err: ErrBadLength}
 	}
