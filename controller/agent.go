@@ -1,0 +1,215 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/ofswitch/ofswitch/openflow"
+)
+
+// Config sets up an Agent. The zero value of every field means its default.
+type Config struct {
+	// DatapathID is reported in FEATURES_REPLY.
+	DatapathID uint64
+	// Tables is n_tables in FEATURES_REPLY; default 1.
+	Tables uint8
+	// EchoInterval is the inactivity probe: after this long without a
+	// message the switch sends ECHO_REQUEST, and closes the connection
+	// after as long again. Default 5 s.
+	EchoInterval time.Duration
+	// MaxBackoff bounds the reconnection delay of outgoing connections;
+	// default 8 s (the delay starts at 100 ms and doubles).
+	MaxBackoff time.Duration
+	// Logger receives connection events; default slog.Default().
+	Logger *slog.Logger
+}
+
+func (c *Config) withDefaults() Config {
+	out := Config{}
+	if c != nil {
+		out = *c
+	}
+	if out.Tables == 0 {
+		out.Tables = 1
+	}
+	if out.EchoInterval == 0 {
+		out.EchoInterval = 5 * time.Second
+	}
+	if out.MaxBackoff == 0 {
+		out.MaxBackoff = 8 * time.Second
+	}
+	if out.Logger == nil {
+		out.Logger = slog.Default()
+	}
+	return out
+}
+
+// versions are what the agent offers in its HELLO: OpenFlow 1.3, and 1.4
+// for bundles.
+var versions = []uint8{openflow.Version13, openflow.Version14}
+
+// Agent is the switch side of the OpenFlow channel.
+//
+// # Concurrency
+//
+// An Agent serves any number of connections at once, each on its own
+// goroutine; its methods are safe for concurrent use.
+type Agent struct {
+	cfg Config
+
+	// mu guards the fields below.
+	mu          sync.Mutex
+	conns       map[*conn]struct{}
+	generation  uint64 // last generation_id seen in a master/slave request
+	genDefined  bool
+	missSendLen uint16
+	configFlags uint16
+}
+
+// New returns an Agent; cfg may be nil for defaults.
+func New(cfg *Config) *Agent {
+	return &Agent{
+		cfg:         cfg.withDefaults(),
+		conns:       map[*conn]struct{}{},
+		missSendLen: 128, // OFP_DEFAULT_MISS_SEND_LEN
+	}
+}
+
+// Conns returns the number of connections that completed the handshake.
+func (a *Agent) Conns() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.conns)
+}
+
+// Run serves every target until ctx is done: it listens on the passive ones
+// and keeps a connection to each active one, reconnecting with backoff. It
+// returns the first listen error, or nil after ctx is done and every
+// connection has closed.
+func (a *Agent) Run(ctx context.Context, targets []Target) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errc := make(chan error, len(targets))
+	for _, t := range targets {
+		if t.Passive {
+			l, err := net.Listen("tcp", t.Addr())
+			if err != nil {
+				cancel()
+				wg.Wait()
+				return fmt.Errorf("listen %v: %w", t, err)
+			}
+			a.cfg.Logger.Info("listening", "target", t.String(), "addr", l.Addr().String())
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := a.Serve(ctx, l); err != nil {
+					errc <- err
+				}
+			}()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.dialLoop(ctx, t)
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-errc:
+		return err
+	default:
+		return nil
+	}
+}
+
+// Serve accepts connections on l until ctx is done, serving each on its own
+// goroutine; it closes l and waits for the connections before it returns.
+func (a *Agent) Serve(ctx context.Context, l net.Listener) error {
+	var wg sync.WaitGroup
+	stop := context.AfterFunc(ctx, func() { l.Close() })
+	defer stop()
+	defer wg.Wait()
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("accept on %v: %w", l.Addr(), err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.serveLogged(ctx, nc)
+		}()
+	}
+}
+
+func (a *Agent) serveLogged(ctx context.Context, nc net.Conn) {
+	peer := nc.RemoteAddr().String()
+	err := a.ServeConn(ctx, nc)
+	if err != nil && ctx.Err() == nil {
+		a.cfg.Logger.Info("connection closed", "peer", peer, "err", err)
+	}
+}
+
+// dialLoop keeps one connection to t until ctx is done.
+func (a *Agent) dialLoop(ctx context.Context, t Target) {
+	backoff := 100 * time.Millisecond
+	var d net.Dialer
+	for ctx.Err() == nil {
+		nc, err := d.DialContext(ctx, "tcp", t.Addr())
+		if err == nil {
+			start := time.Now()
+			a.serveLogged(ctx, nc)
+			if time.Since(start) > a.cfg.MaxBackoff {
+				backoff = 100 * time.Millisecond // it was up for a while
+			}
+		} else if ctx.Err() == nil {
+			a.cfg.Logger.Debug("connect failed", "target", t.String(), "err", err, "retry_in", backoff)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, a.cfg.MaxBackoff)
+	}
+}
+
+// ServeConn runs the OpenFlow channel on nc until the peer closes it, a
+// framing error or a dead peer ends it, or ctx is done. It closes nc.
+func (a *Agent) ServeConn(ctx context.Context, nc net.Conn) error {
+	c := newConn(a, nc)
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	defer stop()
+	defer nc.Close()
+	defer a.forget(c)
+	err := c.serve()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+func (a *Agent) register(c *conn) {
+	a.mu.Lock()
+	a.conns[c] = struct{}{}
+	a.mu.Unlock()
+}
+
+func (a *Agent) forget(c *conn) {
+	a.mu.Lock()
+	delete(a.conns, c)
+	a.mu.Unlock()
+}

@@ -1,0 +1,383 @@
+package controller
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/ofswitch/ofswitch/openflow"
+)
+
+// errDeadPeer ends a connection whose peer did not answer an echo request.
+var errDeadPeer = errors.New("controller: peer did not answer echo request")
+
+// conn is one OpenFlow connection. Its serve goroutine owns everything but
+// the writer, which asynchronous messages (PACKET_IN, PORT_STATUS) share.
+type conn struct {
+	a       *Agent
+	nc      net.Conn
+	r       *openflow.Reader
+	version uint8
+	async   openflow.AsyncConfig
+	echoOut bool   // an echo request of ours is unanswered
+	role    uint32 // guarded by a.mu: other connections demote a master
+
+	// wmu guards the fields below.
+	wmu sync.Mutex
+	w   *openflow.Writer
+	xid uint32 // last xid of a switch-originated message
+}
+
+// handler handles one message of a type; a returned error is answered with
+// the OFPT_ERROR that openflow.ErrorFor derives from it.
+type handler func(c *conn, msg []byte) error
+
+// handlers is the dispatch table, indexed by message type. Types without a
+// handler are answered with OFPBRC_BAD_TYPE.
+var handlers = [256]handler{
+	openflow.TypeHello:            func(*conn, []byte) error { return nil }, // a late HELLO changes nothing
+	openflow.TypeError:            (*conn).onError,
+	openflow.TypeEchoRequest:      (*conn).onEchoRequest,
+	openflow.TypeEchoReply:        func(*conn, []byte) error { return nil },
+	openflow.TypeExperimenter:     (*conn).onExperimenter,
+	openflow.TypeFeaturesRequest:  (*conn).onFeaturesRequest,
+	openflow.TypeGetConfigRequest: (*conn).onGetConfigRequest,
+	openflow.TypeSetConfig:        (*conn).onSetConfig,
+	openflow.TypeBarrierRequest:   (*conn).onBarrierRequest,
+	openflow.TypeRoleRequest:      (*conn).onRoleRequest,
+	openflow.TypeGetAsyncRequest:  (*conn).onGetAsyncRequest,
+	openflow.TypeSetAsync:         (*conn).onSetAsync,
+}
+
+// stateChanging lists the types a slave may not send (OpenFlow 1.3.5
+// §6.3.5): they are refused with OFPBRC_IS_SLAVE.
+var stateChanging = [256]bool{
+	openflow.TypePacketOut: true, openflow.TypeFlowMod: true, openflow.TypeGroupMod: true,
+	openflow.TypePortMod: true, openflow.TypeTableMod: true, openflow.TypeMeterMod: true,
+	openflow.TypeBundleControl: true, openflow.TypeBundleAddMessage: true,
+}
+
+func newConn(a *Agent, nc net.Conn) *conn {
+	c := &conn{
+		a:    a,
+		nc:   nc,
+		r:    openflow.NewReader(nc, 0),
+		w:    openflow.NewWriter(nc),
+		role: openflow.RoleEqual,
+	}
+	// Default asynchronous configuration (OpenFlow 1.3.5 §7.3.10): for
+	// master and equal, packet-in on no-match and action, every port
+	// status and flow-removed reason; for a slave only port status.
+	c.async.PacketInMask = [2]uint32{0b11, 0}
+	c.async.PortStatusMask = [2]uint32{0b111, 0b111}
+	c.async.FlowRemovedMask = [2]uint32{0b1111, 0}
+	return c
+}
+
+// send writes one message now.
+func (c *conn) send(m openflow.Message) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.w.WriteMessage(m); err != nil {
+		return fmt.Errorf("send %v: %w", m.MsgHeader().Type, err)
+	}
+	return nil
+}
+
+// nextXID returns an xid for a message the switch starts.
+func (c *conn) nextXID() uint32 {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.xid++
+	return c.xid
+}
+
+// reply stamps m with the version and xid of the request it answers.
+func (c *conn) reply(req []byte, m openflow.Message, t openflow.Type) error {
+	h := m.MsgHeader()
+	h.Version, h.Type, h.XID = c.version, t, binary.BigEndian.Uint32(req[4:])
+	return c.send(m)
+}
+
+// sendError answers req with the OFPT_ERROR for err.
+func (c *conn) sendError(req []byte, err error) error {
+	em := openflow.ErrorFor(err, req)
+	if c.version != 0 {
+		em.Version = c.version
+	}
+	return c.send(&em)
+}
+
+// serve runs the handshake and then the message loop.
+func (c *conn) serve() error {
+	hello := openflow.NewHello(c.nextXID(), versions...)
+	if err := c.send(&hello); err != nil {
+		return err
+	}
+	c.nc.SetReadDeadline(time.Now().Add(2 * c.a.cfg.EchoInterval))
+	msg, err := c.r.Next()
+	if err != nil {
+		return fmt.Errorf("read hello: %w", err)
+	}
+	if err := c.handshake(msg); err != nil {
+		return err
+	}
+	c.a.register(c)
+	for {
+		c.nc.SetReadDeadline(time.Now().Add(c.a.cfg.EchoInterval))
+		msg, err := c.r.Next()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				if c.echoOut {
+					return errDeadPeer
+				}
+				c.echoOut = true
+				echo := openflow.EchoRequest{Header: openflow.Header{Version: c.version, XID: c.nextXID()}}
+				if err := c.send(&echo); err != nil {
+					return err
+				}
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			var de *openflow.DecodeError
+			if errors.As(err, &de) {
+				// The length field cannot be trusted: answer, then
+				// close, since the stream cannot be resynchronised.
+				c.sendError(nil, err)
+				return fmt.Errorf("at stream offset %d: %w", c.r.Offset(), err)
+			}
+			return err
+		}
+		c.echoOut = false
+		if err := c.handle(msg); err != nil {
+			return err
+		}
+	}
+}
+
+// handshake checks the peer's HELLO and settles the version.
+func (c *conn) handshake(msg []byte) error {
+	var peer openflow.Hello
+	if openflow.Type(msg[1]) != openflow.TypeHello {
+		err := openflow.ErrorMsg{Type: openflow.ErrTypeHelloFailed, Code: uint16(openflow.HelloFailedEPerm)}
+		c.version = min(msg[0], versions[len(versions)-1])
+		c.sendError(msg, err)
+		return fmt.Errorf("handshake: first message is %v, not OFPT_HELLO", openflow.Type(msg[1]))
+	}
+	if err := peer.UnmarshalBinary(msg); err != nil {
+		c.version = versions[0]
+		c.sendError(msg, err)
+		return fmt.Errorf("handshake: %w", err)
+	}
+	var ours uint64
+	for _, v := range versions {
+		ours |= openflow.VersionBit(v)
+	}
+	v, err := openflow.Negotiate(ours, &peer)
+	if err != nil {
+		c.version = versions[0]
+		em := openflow.ErrorFor(err, msg)
+		em.Version = versions[0]
+		em.Data = fmt.Appendf(nil, "no common version: we speak 0x%02x..0x%02x, peer offers bitmap %#x",
+			versions[0], versions[len(versions)-1], peer.Versions())
+		c.send(&em)
+		return fmt.Errorf("handshake: %w", err)
+	}
+	c.version = v
+	return nil
+}
+
+// handle dispatches one message; it returns an error only when the
+// connection cannot go on (a write failed).
+func (c *conn) handle(msg []byte) error {
+	t := openflow.Type(msg[1])
+	var err error
+	switch h := handlers[t]; {
+	case msg[0] != c.version && t != openflow.TypeHello && t != openflow.TypeError:
+		err = openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadVersion)}
+	case stateChanging[t] && c.isSlave():
+		err = openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestIsSlave)}
+	case h == nil:
+		err = openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadType)}
+	default:
+		err = h(c, msg)
+	}
+	if err == nil {
+		return nil
+	}
+	var sendErr *sendError
+	if errors.As(err, &sendErr) {
+		return sendErr.err
+	}
+	c.a.cfg.Logger.Debug("request refused", "peer", c.nc.RemoteAddr().String(), "type", t,
+		"xid", binary.BigEndian.Uint32(msg[4:]), "err", err)
+	return c.sendError(msg, err)
+}
+
+// isSlave reports whether the connection has the slave role; other
+// connections change it when they become master.
+func (c *conn) isSlave() bool {
+	c.a.mu.Lock()
+	defer c.a.mu.Unlock()
+	return c.role == openflow.RoleSlave
+}
+
+// sendError marks a failure to write, which ends the connection, as
+// opposed to a refused request, which is answered.
+type sendError struct{ err error }
+
+func (e *sendError) Error() string { return e.err.Error() }
+
+// out wraps the result of a send so that handle can tell it apart.
+func out(err error) error {
+	if err != nil {
+		return &sendError{err}
+	}
+	return nil
+}
+
+// headerOnly checks a request that is an ofp_header and nothing more.
+func headerOnly(msg []byte) error {
+	var req openflow.Empty
+	if err := req.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	if len(msg) != openflow.HeaderLen {
+		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadLen)}
+	}
+	return nil
+}
+
+func (c *conn) onError(msg []byte) error {
+	var em openflow.ErrorMsg
+	if err := em.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	c.a.cfg.Logger.Info("peer sent error", "peer", c.nc.RemoteAddr().String(), "xid", em.XID, "error", em.Error())
+	return nil
+}
+
+func (c *conn) onEchoRequest(msg []byte) error {
+	var req openflow.EchoRequest
+	if err := req.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	rep := openflow.EchoReply{Data: req.Data}
+	return out(c.reply(msg, &rep, openflow.TypeEchoReply))
+}
+
+func (c *conn) onExperimenter(msg []byte) error {
+	var m openflow.Experimenter
+	if err := m.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadExperimenter)}
+}
+
+func (c *conn) onFeaturesRequest(msg []byte) error {
+	if err := headerOnly(msg); err != nil {
+		return err
+	}
+	rep := openflow.FeaturesReply{
+		DatapathID:   c.a.cfg.DatapathID,
+		NTables:      c.a.cfg.Tables,
+		Capabilities: openflow.CapFlowStats | openflow.CapTableStats | openflow.CapPortStats,
+	}
+	return out(c.reply(msg, &rep, openflow.TypeFeaturesReply))
+}
+
+func (c *conn) onGetConfigRequest(msg []byte) error {
+	if err := headerOnly(msg); err != nil {
+		return err
+	}
+	c.a.mu.Lock()
+	rep := openflow.SwitchConfig{Flags: c.a.configFlags, MissSendLen: c.a.missSendLen}
+	c.a.mu.Unlock()
+	return out(c.reply(msg, &rep, openflow.TypeGetConfigReply))
+}
+
+func (c *conn) onSetConfig(msg []byte) error {
+	var m openflow.SwitchConfig
+	if err := m.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	if m.Flags&^openflow.ConfigFragMask != 0 || m.Flags&openflow.ConfigFragMask == openflow.ConfigFragReasm {
+		// Unknown bits, or reassembly, which the switch does not do.
+		return openflow.ErrorMsg{Type: openflow.ErrTypeSwitchConfigFailed, Code: uint16(openflow.SwitchConfigFailedBadFlags)}
+	}
+	c.a.mu.Lock()
+	c.a.configFlags, c.a.missSendLen = m.Flags, m.MissSendLen
+	c.a.mu.Unlock()
+	return nil
+}
+
+func (c *conn) onBarrierRequest(msg []byte) error {
+	if err := headerOnly(msg); err != nil {
+		return err
+	}
+	// Every earlier message of this connection has been handled by now:
+	// the loop handles them in order and each takes effect before the
+	// next is read.
+	rep := openflow.Empty{}
+	return out(c.reply(msg, &rep, openflow.TypeBarrierReply))
+}
+
+func (c *conn) onRoleRequest(msg []byte) error {
+	var req openflow.Role
+	if err := req.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	a := c.a
+	a.mu.Lock()
+	switch req.Role {
+	case openflow.RoleNoChange, openflow.RoleEqual:
+	case openflow.RoleMaster, openflow.RoleSlave:
+		// Generation ids compare with wraparound (OpenFlow 1.3.5 §6.3.5).
+		if a.genDefined && int64(req.GenerationID-a.generation) < 0 {
+			a.mu.Unlock()
+			return openflow.ErrorMsg{Type: openflow.ErrTypeRoleRequestFailed, Code: uint16(openflow.RoleRequestFailedStale)}
+		}
+		a.generation, a.genDefined = req.GenerationID, true
+	default:
+		a.mu.Unlock()
+		return openflow.ErrorMsg{Type: openflow.ErrTypeRoleRequestFailed, Code: uint16(openflow.RoleRequestFailedBadRole)}
+	}
+	if req.Role != openflow.RoleNoChange {
+		if req.Role == openflow.RoleMaster {
+			// There is one master: the others become slaves.
+			for o := range a.conns {
+				if o != c && o.role == openflow.RoleMaster {
+					o.role = openflow.RoleSlave
+				}
+			}
+		}
+		c.role = req.Role
+	}
+	rep := openflow.Role{Role: c.role, GenerationID: a.generation}
+	a.mu.Unlock()
+	return out(c.reply(msg, &rep, openflow.TypeRoleReply))
+}
+
+func (c *conn) onGetAsyncRequest(msg []byte) error {
+	if err := headerOnly(msg); err != nil {
+		return err
+	}
+	rep := c.async
+	return out(c.reply(msg, &rep, openflow.TypeGetAsyncReply))
+}
+
+func (c *conn) onSetAsync(msg []byte) error {
+	var m openflow.AsyncConfig
+	if err := m.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	c.async.PacketInMask, c.async.PortStatusMask, c.async.FlowRemovedMask = m.PacketInMask, m.PortStatusMask, m.FlowRemovedMask
+	return nil
+}
