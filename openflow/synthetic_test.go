@@ -24,10 +24,10 @@ func syntheticMessages() []Message {
 	var tfName [32]byte
 	copy(tfName[:], "classifier")
 	hello := NewHello(1, Version13)
-	frame := append([]byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00}, make([]byte, 46)...)
+	frame := append([]byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0xb5}, make([]byte, 46)...)
 	return []Message{
 		&hello,
-		&ErrorMsg{Header: Header{XID: 2}, Type: ErrTypeBadMatch, Code: uint16(BadMatchBadPrereq), Data: fmBytes[:64]},
+		&ErrorMsg{Header: Header{XID: 2}, Type: ErrTypeBadMatch, Code: uint16(BadMatchBadPrereq), Data: fmBytes},
 		&EchoRequest{Header: Header{XID: 3}, Data: []byte("ping")},
 		&EchoReply{Header: Header{XID: 3}, Data: []byte("ping")},
 		&Experimenter{Header: Header{XID: 4}, Experimenter: 0x00002320, ExpType: 10, Data: []byte{1, 2, 3, 4, 5, 6, 7, 8}},

@@ -5,25 +5,15 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"testing"
-
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
 )
 
-// tcpFrame builds an Ethernet/IPv4/TCP frame.
 func tcpFrame(t *testing.T, src, dst netip.AddrPort, seq uint32, syn bool, payload []byte) []byte {
 	t.Helper()
-	eth := &layers.Ethernet{SrcMAC: []byte{2, 0, 0, 0, 0, 1}, DstMAC: []byte{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
-	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src.Addr().AsSlice(), DstIP: dst.Addr().AsSlice()}
-	tcp := &layers.TCP{SrcPort: layers.TCPPort(src.Port()), DstPort: layers.TCPPort(dst.Port()), Seq: seq, SYN: syn, ACK: !syn, Window: 1000}
-	if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
+	f, err := TCPFrame(src, dst, seq, syn, payload)
+	if err != nil {
 		t.Fatal(err)
 	}
-	buf := gopacket.NewSerializeBuffer()
-	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, tcp, gopacket.Payload(payload)); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return f
 }
 
 func TestReadTCPStreamsReordersAndDeduplicates(t *testing.T) {
