@@ -72,8 +72,12 @@ func syntheticMessages() []Message {
 			Properties: []TableFeatureProp{
 				{Type: TFPInstructions, IDs: []FeatureID{{Type: uint16(InstructionApplyActions)}, {Type: uint16(InstructionGotoTable)}}},
 				{Type: TFPNextTables, TableIDs: []uint8{1, 2, 3}},
+				{Type: TFPWriteActions, IDs: []FeatureID{{Type: uint16(ActionOutput)}}},
 				{Type: TFPApplyActions, IDs: []FeatureID{{Type: uint16(ActionOutput)}, {Type: uint16(ActionSetField)}}},
 				{Type: TFPMatch, OXMIDs: []uint64{OXMID(0x80000004), OXMID(0x80000a02)}},
+				{Type: TFPWildcards, OXMIDs: []uint64{OXMID(0x80000004)}},
+				{Type: TFPWriteSetField, OXMIDs: []uint64{OXMID(0x80000606)}},
+				{Type: TFPApplySetField, OXMIDs: []uint64{OXMID(0x80000606)}},
 			}}}},
 		&MultipartReply{Header: Header{XID: 24}, Part: MultipartGroup, Groups: []GroupStats{{GroupID: 1, RefCount: 2,
 			PacketCount: 3, ByteCount: 4, BucketStats: []Counter{{1, 2}}}}},
