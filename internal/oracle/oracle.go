@@ -1,0 +1,253 @@
+// Package oracle holds naive reference classifiers for tests and fuzzers:
+// a linear scan over flow entries with OpenFlow FLOW_MOD semantics, and a
+// range-aware first-match scan over ClassBench rules. They favour being
+// obviously right over being fast.
+package oracle
+
+import (
+	"time"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// Entry is one flow entry of the oracle.
+type Entry struct {
+	Table        uint8
+	Match        rules.Match
+	Priority     uint16
+	Seq          uint64 // insertion order: among equal priorities the lower wins
+	ID           int
+	Cookie       uint64
+	IdleTimeout  uint16
+	HardTimeout  uint16
+	Flags        rules.FlowFlags
+	Instructions []rules.Instruction
+
+	Packets     uint64
+	Created     time.Time
+	lastPackets uint64
+	lastActive  time.Time
+}
+
+// Flows is a linear-scan flow table set with FLOW_MOD semantics.
+type Flows struct {
+	Tables      int
+	StrictPorts bool
+	entries     [][]*Entry // per table, unordered
+	seq         uint64
+}
+
+// NewFlows returns an empty oracle with n tables.
+func NewFlows(n int) *Flows {
+	return &Flows{Tables: n, entries: make([][]*Entry, n)}
+}
+
+// Entries returns table t's entries in priority order (then insertion order).
+func (f *Flows) Entries(t uint8) []*Entry {
+	out := append([]*Entry(nil), f.entries[t]...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && better(out[j], out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func better(a, b *Entry) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	return a.Seq < b.Seq
+}
+
+// Lookup returns the first match of k in table t by a scan of every entry.
+func (f *Flows) Lookup(t uint8, k *rules.Key) *Entry {
+	var best *Entry
+	for _, e := range f.entries[t] {
+		if e.Match.Matches(k) && (best == nil || better(e, best)) {
+			best = e
+		}
+	}
+	return best
+}
+
+// Removed is a flow-removed record of the oracle.
+type Removed struct {
+	Entry  *Entry
+	Reason rules.RemovedReason
+}
+
+// Apply applies one FLOW_MOD at time now and returns its error (nil, or one
+// matching the rules sentinels under errors.Is) and any flow-removed records.
+func (f *Flows) Apply(u *rules.Update, now time.Time) ([]Removed, error) {
+	switch u.Command {
+	case rules.CmdAdd, rules.CmdModify, rules.CmdModifyStrict:
+		if int(u.Table) >= f.Tables {
+			return nil, rules.ErrBadTableID
+		}
+		var err error
+		if f.StrictPorts {
+			err = u.Match.ValidateStrict()
+		} else {
+			err = u.Match.Validate()
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, in := range u.Instructions {
+			if in.Kind == rules.InstGotoTable && (in.Table <= u.Table || int(in.Table) >= f.Tables) {
+				return nil, rules.ErrBadGotoTable
+			}
+			for _, a := range in.Actions {
+				if a.Kind == rules.ActionOutput && (a.Port == 0 || a.Port == rules.PortAny || a.Port > rules.PortMax && a.Port < rules.PortInPort) {
+					return nil, rules.ErrBadOutPort
+				}
+			}
+		}
+	}
+	cookieOK := func(e *Entry) bool { return e.Cookie&u.CookieMask == u.Cookie&u.CookieMask }
+	strictSame := func(e *Entry) bool { return e.Match == u.Match && e.Priority == u.Priority }
+	switch u.Command {
+	case rules.CmdAdd:
+		es := f.entries[u.Table]
+		if u.Flags&rules.FlagCheckOverlap != 0 {
+			for _, e := range es {
+				if e.Priority == u.Priority && e.Match.Overlaps(&u.Match) {
+					return nil, rules.ErrOverlap
+				}
+			}
+		}
+		n := &Entry{Table: u.Table, Match: u.Match, Priority: u.Priority, ID: u.ID, Cookie: u.Cookie,
+			IdleTimeout: u.IdleTimeout, HardTimeout: u.HardTimeout,
+			Flags: u.Flags &^ (rules.FlagCheckOverlap | rules.FlagResetCounts), Instructions: u.Instructions,
+			Created: now, lastActive: now}
+		for i, e := range es {
+			if strictSame(e) {
+				n.Seq = e.Seq
+				if u.Flags&rules.FlagResetCounts == 0 {
+					n.Packets, n.lastPackets = e.Packets, e.Packets
+				}
+				es[i] = n
+				return nil, nil
+			}
+		}
+		n.Seq = f.seq
+		f.seq++
+		f.entries[u.Table] = append(es, n)
+	case rules.CmdModify, rules.CmdModifyStrict:
+		for i, e := range f.entries[u.Table] {
+			sel := u.Match.Covers(&e.Match)
+			if u.Command == rules.CmdModifyStrict {
+				sel = strictSame(e)
+			}
+			if sel && cookieOK(e) {
+				c := *e
+				c.Instructions = u.Instructions
+				if u.Flags&rules.FlagResetCounts != 0 {
+					c.Packets, c.lastPackets = 0, 0
+				}
+				f.entries[u.Table][i] = &c
+			}
+		}
+	case rules.CmdDelete, rules.CmdDeleteStrict:
+		var tables []uint8
+		if u.Table == rules.TableAll {
+			for t := range f.Tables {
+				tables = append(tables, uint8(t))
+			}
+		} else if int(u.Table) < f.Tables {
+			tables = []uint8{u.Table}
+		} else {
+			return nil, rules.ErrBadTableID
+		}
+		var rem []Removed
+		for _, t := range tables {
+			kept := f.entries[t][:0:0]
+			for _, e := range f.entries[t] {
+				sel := u.Match.Covers(&e.Match)
+				if u.Command == rules.CmdDeleteStrict {
+					sel = strictSame(e)
+				}
+				r := rules.Rule{Instructions: e.Instructions}
+				if sel && cookieOK(e) && (u.OutPort == 0 || r.OutputsTo(u.OutPort)) && (u.OutGroup == 0 || r.UsesGroup(u.OutGroup)) {
+					if e.Flags&rules.FlagSendFlowRem != 0 {
+						rem = append(rem, Removed{Entry: e, Reason: rules.RemovedDelete})
+					}
+					continue
+				}
+				kept = append(kept, e)
+			}
+			f.entries[t] = kept
+		}
+		return rem, nil
+	default:
+		return nil, rules.ErrBadCommand
+	}
+	return nil, nil
+}
+
+// Hit counts a packet against e.
+func (f *Flows) Hit(e *Entry) { e.Packets++ }
+
+// Expire removes the entries whose timeouts have passed at now, with the
+// same idle rule as rules.Pipeline.Expire: idle time counts from the last
+// Expire that saw the packet counter change.
+func (f *Flows) Expire(now time.Time) []Removed {
+	var rem []Removed
+	for t := range f.entries {
+		kept := f.entries[t][:0:0]
+		for _, e := range f.entries[t] {
+			if e.Packets != e.lastPackets {
+				e.lastPackets, e.lastActive = e.Packets, now
+			}
+			reason := rules.RemovedReason(255)
+			switch {
+			case e.HardTimeout != 0 && now.Sub(e.Created) >= time.Duration(e.HardTimeout)*time.Second:
+				reason = rules.RemovedHardTimeout
+			case e.IdleTimeout != 0 && now.Sub(e.lastActive) >= time.Duration(e.IdleTimeout)*time.Second:
+				reason = rules.RemovedIdleTimeout
+			}
+			if reason == 255 {
+				kept = append(kept, e)
+				continue
+			}
+			if e.Flags&rules.FlagSendFlowRem != 0 {
+				rem = append(rem, Removed{Entry: e, Reason: reason})
+			}
+		}
+		f.entries[t] = kept
+	}
+	return rem
+}
+
+// ClassBench is the range-aware first-match oracle over ClassBench rules as
+// written (port ranges, not their prefix expansion).
+type ClassBench struct {
+	Rules []rules.ClassBenchRule
+}
+
+// Matches reports whether rule r matches header h: prefixes, inclusive port
+// ranges, protocol under its mask; the flags column plays no part.
+func Matches(r *rules.ClassBenchRule, h *rules.ClassBenchHeader) bool {
+	pm := func(a, p uint32, l int) bool {
+		if l == 0 {
+			return true
+		}
+		return a>>(32-l) == p>>(32-l)
+	}
+	return pm(h.Src, r.Src, r.SrcLen) && pm(h.Dst, r.Dst, r.DstLen) &&
+		r.SportLo <= h.Sport && h.Sport <= r.SportHi &&
+		r.DportLo <= h.Dport && h.Dport <= r.DportHi &&
+		h.Proto&r.ProtoMask == r.Proto
+}
+
+// First returns the index of the first rule in file order that matches h,
+// or -1.
+func (c *ClassBench) First(h *rules.ClassBenchHeader) int {
+	for i := range c.Rules {
+		if Matches(&c.Rules[i], h) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,54 @@
+// Package rules holds flow entries with OpenFlow 1.3 semantics and the
+// classifier that decides which entry every packet matches.
+//
+// # Keys and matches
+//
+// A Key is a fixed-size array of words holding every field the data plane
+// extracts; a Match is a value and a mask over a Key. Match.Validate applies
+// OpenFlow 1.3.5's prerequisites and mask rules and returns errors that carry
+// the OpenFlow (type, code) pair (OFPBMC_BAD_PREREQ and friends) as plain
+// numbers, so this package imports nothing from the wire codec.
+//
+// # Subtables
+//
+// A Table is a tuple-space classifier: rules are grouped by mask into
+// subtables; a subtable maps a masked key to its rules in decreasing
+// priority. One filter (package filter: Bloom-Cuckoo, plain cuckoo, or none)
+// sits in front of all subtables of a table, keyed by hash(subtable, masked
+// key); each distinct (subtable, masked key) is one element of the filter,
+// however many rules share it. A filter negative skips the subtable's hash
+// probe; a false positive costs one probe and is counted.
+//
+// # Priority order
+//
+// A lookup visits subtables in decreasing order of the best rule they hold
+// and stops as soon as no remaining subtable can beat the best match found.
+// Rules of equal priority that match the same packet are ordered by
+// insertion (the earlier wins), so ClassBench's "first rule in file order"
+// is reproduced exactly even when priorities run out.
+//
+// # Versions
+//
+// Every rule carries the version at which it was added and the one at which
+// it was removed; it is visible to lookups at versions in [added, removed),
+// as in Open vSwitch's classifier. The writer stamps a burst of updates with
+// the next version and publishes it with one atomic store, so publishing
+// costs the size of the burst, not of the table. Index nodes are immutable
+// and replaced by copy-on-write, so a lookup walking an old node sees a
+// consistent old list. Removed rules are unlinked after publication; a
+// lookup that overlaps such a cleanup notices the generation change and
+// starts over at the newer version, so it never blocks and never returns an
+// answer that no single version would give.
+//
+// # Lock-free lookups
+//
+// Lookup and LookupBatch load the version, the subtable order, the filter
+// and the index with atomic reads, write no shared memory and allocate
+// nothing. When the filter fills, the writer builds a larger one from the
+// index and swaps it in; lookups use the old one until then.
+//
+// # Text formats
+//
+// ParseClassBench and ParseClassBenchTrace read ClassBench filter and trace
+// files; ExpandClassBench turns their port ranges into masked ports.
+package rules

@@ -1,0 +1,192 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+// KeyWords is the number of 64-bit words in a Key.
+const KeyWords = 13
+
+// Key is the flow key the data plane extracts from a packet: every field a
+// Match can test, packed into a fixed-size comparable value. A masked match
+// against a Key is a handful of AND and compare operations.
+//
+// The zero Key has every field zero (no VLAN tag, in_port 0).
+//
+// Layout (word: fields, high bits first):
+//
+//	0: metadata
+//	1: in_port(32) eth_type(16) vlan_vid(16, OFPVID_PRESENT included)
+//	2: eth_src(48) vlan_pcp(8) ip_dscp(6) ip_ecn(2)
+//	3: eth_dst(48) unused(8) ip_proto(8)
+//	4: ipv4_src(32) ipv4_dst(32)
+//	5-6: ipv6_src
+//	7-8: ipv6_dst
+//	9: l4_src(16) l4_dst(16) icmp_type(8) icmp_code(8) arp_op(16)
+//	10: arp_spa(32) arp_tpa(32)
+//	11: unused(16) arp_sha(48)
+//	12: unused(16) arp_tha(48)
+type Key [KeyWords]uint64
+
+// Field names one match field of a Key.
+type Field uint8
+
+// Fields, with the OXM field each corresponds to. L4Src and L4Dst hold the
+// TCP, UDP or SCTP port (which one follows from ip_proto); ICMPType and
+// ICMPCode hold ICMPv4 or ICMPv6 values (following ip_proto 1 or 58).
+const (
+	FieldInPort   Field = iota // OXM_OF_IN_PORT
+	FieldMetadata              // OXM_OF_METADATA
+	FieldEthDst                // OXM_OF_ETH_DST
+	FieldEthSrc                // OXM_OF_ETH_SRC
+	FieldEthType               // OXM_OF_ETH_TYPE
+	FieldVLANVID               // OXM_OF_VLAN_VID (with OFPVID_PRESENT 0x1000)
+	FieldVLANPCP               // OXM_OF_VLAN_PCP
+	FieldIPDSCP                // OXM_OF_IP_DSCP
+	FieldIPECN                 // OXM_OF_IP_ECN
+	FieldIPProto               // OXM_OF_IP_PROTO
+	FieldIPv4Src               // OXM_OF_IPV4_SRC
+	FieldIPv4Dst               // OXM_OF_IPV4_DST
+	FieldIPv6Src               // OXM_OF_IPV6_SRC (128 bits)
+	FieldIPv6Dst               // OXM_OF_IPV6_DST (128 bits)
+	FieldL4Src                 // OXM_OF_TCP_SRC, UDP_SRC, SCTP_SRC
+	FieldL4Dst                 // OXM_OF_TCP_DST, UDP_DST, SCTP_DST
+	FieldICMPType              // OXM_OF_ICMPV4_TYPE, ICMPV6_TYPE
+	FieldICMPCode              // OXM_OF_ICMPV4_CODE, ICMPV6_CODE
+	FieldARPOp                 // OXM_OF_ARP_OP
+	FieldARPSPA                // OXM_OF_ARP_SPA
+	FieldARPTPA                // OXM_OF_ARP_TPA
+	FieldARPSHA                // OXM_OF_ARP_SHA
+	FieldARPTHA                // OXM_OF_ARP_THA
+	numFields
+)
+
+// NumFields is the number of Fields.
+const NumFields = int(numFields)
+
+type fieldInfo struct {
+	name     string
+	word     uint8 // first word; 128-bit fields use word and word+1
+	shift    uint8
+	bits     uint8 // 1..64, or 128
+	maskable bool  // OpenFlow 1.3 allows a mask (L4 ports: as an OVS extension)
+}
+
+var fields = [numFields]fieldInfo{
+	FieldInPort:   {"in_port", 1, 32, 32, false},
+	FieldMetadata: {"metadata", 0, 0, 64, true},
+	FieldEthDst:   {"eth_dst", 3, 16, 48, true},
+	FieldEthSrc:   {"eth_src", 2, 16, 48, true},
+	FieldEthType:  {"eth_type", 1, 16, 16, false},
+	FieldVLANVID:  {"vlan_vid", 1, 0, 13, true},
+	FieldVLANPCP:  {"vlan_pcp", 2, 8, 3, false},
+	FieldIPDSCP:   {"ip_dscp", 2, 2, 6, false},
+	FieldIPECN:    {"ip_ecn", 2, 0, 2, false},
+	FieldIPProto:  {"ip_proto", 3, 0, 8, false},
+	FieldIPv4Src:  {"ipv4_src", 4, 32, 32, true},
+	FieldIPv4Dst:  {"ipv4_dst", 4, 0, 32, true},
+	FieldIPv6Src:  {"ipv6_src", 5, 0, 128, true},
+	FieldIPv6Dst:  {"ipv6_dst", 7, 0, 128, true},
+	FieldL4Src:    {"l4_src", 9, 48, 16, true},
+	FieldL4Dst:    {"l4_dst", 9, 32, 16, true},
+	FieldICMPType: {"icmp_type", 9, 24, 8, false},
+	FieldICMPCode: {"icmp_code", 9, 16, 8, false},
+	FieldARPOp:    {"arp_op", 9, 0, 16, false},
+	FieldARPSPA:   {"arp_spa", 10, 32, 32, true},
+	FieldARPTPA:   {"arp_tpa", 10, 0, 32, true},
+	FieldARPSHA:   {"arp_sha", 11, 0, 48, true},
+	FieldARPTHA:   {"arp_tha", 12, 0, 48, true},
+}
+
+// String returns the field's OXM-style name, e.g. "ipv4_src".
+func (f Field) String() string {
+	if f < numFields {
+		return fields[f].name
+	}
+	return fmt.Sprintf("field(%d)", uint8(f))
+}
+
+// Bits returns the width of the field: 1 to 64, or 128 for IPv6 addresses.
+func (f Field) Bits() int { return int(fields[f].bits) }
+
+// Maskable reports whether the field accepts an arbitrary bit mask. OpenFlow
+// 1.3 forbids masks on TCP/UDP/SCTP ports; like Open vSwitch, this package
+// accepts them, and ValidateStrict rejects them.
+func (f Field) Maskable() bool { return fields[f].maskable }
+
+// FullMask returns the all-ones mask of a field of at most 64 bits.
+func (f Field) FullMask() uint64 {
+	b := fields[f].bits
+	if b >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<b - 1
+}
+
+// Get returns the value of a field of at most 64 bits. For IPv6 addresses
+// use Get128.
+func (k *Key) Get(f Field) uint64 {
+	fi := &fields[f]
+	if fi.bits > 64 {
+		panic("rules: Get on 128-bit field " + fi.name)
+	}
+	return k[fi.word] >> fi.shift & f.FullMask()
+}
+
+// Set stores v into a field of at most 64 bits; bits of v beyond the field's
+// width are dropped.
+func (k *Key) Set(f Field, v uint64) {
+	fi := &fields[f]
+	if fi.bits > 64 {
+		panic("rules: Set on 128-bit field " + fi.name)
+	}
+	m := f.FullMask()
+	k[fi.word] = k[fi.word]&^(m<<fi.shift) | (v&m)<<fi.shift
+}
+
+// Get128 returns a 128-bit field (an IPv6 address) as its high and low
+// 64-bit halves.
+func (k *Key) Get128(f Field) (hi, lo uint64) {
+	fi := &fields[f]
+	if fi.bits != 128 {
+		panic("rules: Get128 on field " + fi.name)
+	}
+	return k[fi.word], k[fi.word+1]
+}
+
+// Set128 stores a 128-bit field (an IPv6 address) from its two halves.
+func (k *Key) Set128(f Field, hi, lo uint64) {
+	fi := &fields[f]
+	if fi.bits != 128 {
+		panic("rules: Set128 on field " + fi.name)
+	}
+	k[fi.word], k[fi.word+1] = hi, lo
+}
+
+// And returns k with every bit not in m cleared.
+func (k *Key) And(m *Key) Key {
+	var r Key
+	for i := range r {
+		r[i] = k[i] & m[i]
+	}
+	return r
+}
+
+// String lists the non-zero fields of k as name=hex pairs.
+func (k Key) String() string {
+	var b strings.Builder
+	for f := Field(0); f < numFields; f++ {
+		if f.Bits() == 128 {
+			hi, lo := k.Get128(f)
+			if hi|lo != 0 {
+				fmt.Fprintf(&b, "%s=%016x%016x,", f, hi, lo)
+			}
+			continue
+		}
+		if v := k.Get(f); v != 0 {
+			fmt.Fprintf(&b, "%s=%#x,", f, v)
+		}
+	}
+	return strings.TrimSuffix(b.String(), ",")
+}

@@ -1,0 +1,302 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+// EtherTypes and IP protocol numbers the prerequisites refer to.
+const (
+	EthTypeIPv4 = 0x0800
+	EthTypeARP  = 0x0806
+	EthTypeVLAN = 0x8100
+	EthTypeIPv6 = 0x86dd
+
+	IPProtoICMP   = 1
+	IPProtoTCP    = 6
+	IPProtoUDP    = 17
+	IPProtoICMPv6 = 58
+	IPProtoSCTP   = 132
+
+	// VIDPresent is OFPVID_PRESENT: set in vlan_vid when a tag is present.
+	VIDPresent = 0x1000
+)
+
+// Match is a value and a mask over a Key: a packet key k matches when
+// k AND Mask equals Key for every word. A zero mask word wildcards all its
+// fields; the zero Match matches every packet.
+//
+// Setters keep Key within Mask, so two Matches that test the same packets
+// compare equal with ==.
+type Match struct {
+	Key  Key // value; bits outside Mask are zero
+	Mask Key
+}
+
+// Set makes f match v under mask (for fields of at most 64 bits). A zero mask
+// wildcards the field.
+func (m *Match) Set(f Field, v, mask uint64) {
+	mask &= f.FullMask()
+	m.Mask.Set(f, mask)
+	m.Key.Set(f, v&mask)
+}
+
+// SetExact makes f match exactly v.
+func (m *Match) SetExact(f Field, v uint64) { m.Set(f, v, f.FullMask()) }
+
+// SetPrefix makes an address field (IPv4, ARP SPA/TPA) match the first bits
+// bits of v. bits = 0 wildcards it.
+func (m *Match) SetPrefix(f Field, v uint64, bits int) {
+	m.Set(f, v, prefixMask(f.Bits(), bits))
+}
+
+// Set128 makes a 128-bit field (IPv6 address) match value under mask.
+func (m *Match) Set128(f Field, vhi, vlo, mhi, mlo uint64) {
+	m.Mask.Set128(f, mhi, mlo)
+	m.Key.Set128(f, vhi&mhi, vlo&mlo)
+}
+
+// SetPrefix128 makes an IPv6 field match the first bits bits of (hi, lo).
+func (m *Match) SetPrefix128(f Field, hi, lo uint64, bits int) {
+	var mhi, mlo uint64
+	switch {
+	case bits >= 128:
+		mhi, mlo = ^uint64(0), ^uint64(0)
+	case bits > 64:
+		mhi, mlo = ^uint64(0), ^uint64(0)<<(128-bits)
+	case bits > 0:
+		mhi = ^uint64(0) << (64 - bits)
+	}
+	m.Set128(f, hi, lo, mhi, mlo)
+}
+
+// Clear wildcards f.
+func (m *Match) Clear(f Field) {
+	if f.Bits() == 128 {
+		m.Set128(f, 0, 0, 0, 0)
+		return
+	}
+	m.Set(f, 0, 0)
+}
+
+// Get returns the value and mask of a field of at most 64 bits.
+func (m *Match) Get(f Field) (v, mask uint64) { return m.Key.Get(f), m.Mask.Get(f) }
+
+// Has reports whether f is tested (its mask is not all zero).
+func (m *Match) Has(f Field) bool {
+	if f.Bits() == 128 {
+		hi, lo := m.Mask.Get128(f)
+		return hi|lo != 0
+	}
+	return m.Mask.Get(f) != 0
+}
+
+// Exact reports whether f is tested on all of its bits with value v.
+func (m *Match) Exact(f Field, v uint64) bool {
+	return m.Mask.Get(f) == f.FullMask() && m.Key.Get(f) == v
+}
+
+// Matches reports whether the packet key k matches.
+func (m *Match) Matches(k *Key) bool {
+	for i := range k {
+		if k[i]&m.Mask[i] != m.Key[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Covers reports whether every packet that matches o also matches m: m's
+// mask is a subset of o's and they agree on it. This is the non-strict
+// selection rule of FLOW_MOD MODIFY and DELETE.
+func (m *Match) Covers(o *Match) bool {
+	for i := range m.Key {
+		if m.Mask[i]&^o.Mask[i] != 0 || o.Key[i]&m.Mask[i] != m.Key[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Overlaps reports whether some packet matches both m and o.
+func (m *Match) Overlaps(o *Match) bool {
+	for i := range m.Key {
+		if (m.Key[i]^o.Key[i])&m.Mask[i]&o.Mask[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Normalize clears value bits outside the mask.
+func (m *Match) Normalize() {
+	for i := range m.Key {
+		m.Key[i] &= m.Mask[i]
+	}
+}
+
+func prefixMask(width, bits int) uint64 {
+	if bits <= 0 {
+		return 0
+	}
+	if bits >= width {
+		bits = width
+	}
+	full := uint64(1)<<width - 1
+	if width == 64 {
+		full = ^uint64(0)
+	}
+	return full &^ (full >> bits)
+}
+
+// Validate checks m the way an Open vSwitch OpenFlow 1.3 switch does: value
+// bits outside the mask (OFPBMC_BAD_WILDCARDS), masks on fields that take none
+// (OFPBMC_BAD_MASK; masked L4 ports are accepted as OVS accepts them) and the
+// prerequisites of OpenFlow 1.3.5 table 12 (OFPBMC_BAD_PREREQ). The error is
+// an *Error that errors.Is matches against ErrBadWildcards, ErrBadMask or
+// ErrBadPrereq.
+func (m *Match) Validate() error { return m.validate(false) }
+
+// ValidateStrict is Validate, but also rejects masked TCP/UDP/SCTP ports with
+// OFPBMC_BAD_MASK as a strict OpenFlow 1.3 switch must.
+func (m *Match) ValidateStrict() error { return m.validate(true) }
+
+func (m *Match) validate(strict bool) error {
+	for i := range m.Key {
+		if m.Key[i]&^m.Mask[i] != 0 {
+			return &Error{Type: ErrTypeBadMatch, Code: BadMatchBadWildcards, Field: wordFields(i, m.Key[i]&^m.Mask[i]),
+				Why: "value has bits set outside the mask"}
+		}
+	}
+	for f := Field(0); f < numFields; f++ {
+		if f.Bits() == 128 || !m.Has(f) {
+			continue
+		}
+		_, mask := m.Get(f)
+		maskable := f.Maskable()
+		if strict && (f == FieldL4Src || f == FieldL4Dst) {
+			maskable = false
+		}
+		if !maskable && mask != f.FullMask() {
+			return &Error{Type: ErrTypeBadMatch, Code: BadMatchBadMask, Field: f.String(),
+				Why: fmt.Sprintf("mask %#x on a field that takes no mask", mask)}
+		}
+	}
+	return m.checkPrereqs()
+}
+
+func wordFields(w int, bits uint64) string {
+	var names []string
+	for f := Field(0); f < numFields; f++ {
+		fi := &fields[f]
+		if int(fi.word) == w || (fi.bits == 128 && int(fi.word)+1 == w) {
+			if fi.bits == 128 {
+				names = append(names, fi.name)
+				continue
+			}
+			if bits&(f.FullMask()<<fi.shift) != 0 {
+				names = append(names, fi.name)
+			}
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+func prereq(f Field, why string) error {
+	return &Error{Type: ErrTypeBadMatch, Code: BadMatchBadPrereq, Field: f.String(), Why: why}
+}
+
+// checkPrereqs applies OpenFlow 1.3.5 table 12.
+func (m *Match) checkPrereqs() error {
+	ethIs := func(t uint64) bool { return m.Exact(FieldEthType, t) }
+	isIP := ethIs(EthTypeIPv4) || ethIs(EthTypeIPv6)
+	if m.Has(FieldVLANPCP) {
+		v, mask := m.Get(FieldVLANVID)
+		if mask&VIDPresent == 0 || v&VIDPresent == 0 {
+			return prereq(FieldVLANPCP, "needs vlan_vid with OFPVID_PRESENT")
+		}
+	}
+	for _, f := range []Field{FieldIPDSCP, FieldIPECN, FieldIPProto} {
+		if m.Has(f) && !isIP {
+			return prereq(f, "needs eth_type=0x0800 or 0x86dd")
+		}
+	}
+	for _, f := range []Field{FieldIPv4Src, FieldIPv4Dst} {
+		if m.Has(f) && !ethIs(EthTypeIPv4) {
+			return prereq(f, "needs eth_type=0x0800")
+		}
+	}
+	for _, f := range []Field{FieldIPv6Src, FieldIPv6Dst} {
+		if m.Has(f) && !ethIs(EthTypeIPv6) {
+			return prereq(f, "needs eth_type=0x86dd")
+		}
+	}
+	for _, f := range []Field{FieldARPOp, FieldARPSPA, FieldARPTPA, FieldARPSHA, FieldARPTHA} {
+		if m.Has(f) && !ethIs(EthTypeARP) {
+			return prereq(f, "needs eth_type=0x0806")
+		}
+	}
+	for _, f := range []Field{FieldL4Src, FieldL4Dst} {
+		if m.Has(f) && !(m.Exact(FieldIPProto, IPProtoTCP) || m.Exact(FieldIPProto, IPProtoUDP) || m.Exact(FieldIPProto, IPProtoSCTP)) {
+			return prereq(f, "needs ip_proto=6, 17 or 132")
+		}
+	}
+	for _, f := range []Field{FieldICMPType, FieldICMPCode} {
+		if m.Has(f) && !(m.Exact(FieldIPProto, IPProtoICMP) && ethIs(EthTypeIPv4) ||
+			m.Exact(FieldIPProto, IPProtoICMPv6) && ethIs(EthTypeIPv6)) {
+			return prereq(f, "needs ip_proto=1 with eth_type=0x0800 or ip_proto=58 with eth_type=0x86dd")
+		}
+	}
+	return nil
+}
+
+// FixPrereqs returns the matches that m becomes once its missing
+// prerequisites are added, the way a lenient loader repairs rule sets such as
+// ClassBench's OpenFlow sets: IPv4 fields (or an IP protocol or DSCP without
+// any address family) add eth_type=0x0800, IPv6 fields 0x86dd, ARP fields
+// 0x0806, ICMP type/code ip_proto 1 (58 under IPv6), and L4 ports without a
+// protocol become two matches, one for TCP and one for UDP. A match that
+// needs nothing comes back unchanged; a contradiction (IPv4 and IPv6 fields
+// together, say) is reported with the Validate error.
+func (m Match) FixPrereqs() ([]Match, error) {
+	if m.checkPrereqs() == nil {
+		return []Match{m}, nil
+	}
+	if m.Has(FieldVLANPCP) && !m.Has(FieldVLANVID) {
+		m.Set(FieldVLANVID, VIDPresent, VIDPresent)
+	}
+	if !m.Has(FieldEthType) {
+		v4 := m.Has(FieldIPv4Src) || m.Has(FieldIPv4Dst)
+		v6 := m.Has(FieldIPv6Src) || m.Has(FieldIPv6Dst)
+		arp := m.Has(FieldARPOp) || m.Has(FieldARPSPA) || m.Has(FieldARPTPA) || m.Has(FieldARPSHA) || m.Has(FieldARPTHA)
+		l3 := m.Has(FieldIPProto) || m.Has(FieldIPDSCP) || m.Has(FieldIPECN) || m.Has(FieldL4Src) || m.Has(FieldL4Dst) || m.Has(FieldICMPType) || m.Has(FieldICMPCode)
+		switch {
+		case v6 && !v4 && !arp:
+			m.SetExact(FieldEthType, EthTypeIPv6)
+		case arp && !v4 && !v6 && !l3:
+			m.SetExact(FieldEthType, EthTypeARP)
+		case (v4 || l3) && !v6 && !arp:
+			m.SetExact(FieldEthType, EthTypeIPv4)
+		}
+	}
+	if !m.Has(FieldIPProto) && (m.Has(FieldICMPType) || m.Has(FieldICMPCode)) {
+		if m.Exact(FieldEthType, EthTypeIPv6) {
+			m.SetExact(FieldIPProto, IPProtoICMPv6)
+		} else {
+			m.SetExact(FieldIPProto, IPProtoICMP)
+		}
+	}
+	out := []Match{m}
+	if !m.Has(FieldIPProto) && (m.Has(FieldL4Src) || m.Has(FieldL4Dst)) {
+		tcp, udp := m, m
+		tcp.SetExact(FieldIPProto, IPProtoTCP)
+		udp.SetExact(FieldIPProto, IPProtoUDP)
+		out = []Match{tcp, udp}
+	}
+	for i := range out {
+		if err := out[i].checkPrereqs(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,517 @@
+package rules
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// Config sets up a Pipeline. The zero value is usable: one table, a
+// Bloom-Cuckoo filter with t = 0, the real clock.
+type Config struct {
+	// Tables is the number of flow tables, 1 to 255. Zero means 1.
+	Tables int
+	// Filter selects the filter in front of each table's subtables.
+	Filter FilterKind
+	// BloomAfter is the Bloom-Cuckoo filter's t (ignored by other kinds).
+	BloomAfter int
+	// FilterBuckets is the initial number of filter buckets (a power of
+	// two); zero means 256. The filter is rebuilt larger when it fills.
+	FilterBuckets int
+	// FingerprintBits is the filter's f; zero means the filter's default.
+	FingerprintBits int
+	// Seed seeds the filters' kick walks.
+	Seed uint64
+	// Now is the clock for timeouts and durations; nil means time.Now.
+	// Tests pass a fake clock.
+	Now func() time.Time
+	// MaxOccupancy is the filter occupancy above which a table's filter is
+	// rebuilt twice as large at the end of a burst. Zero means 0.9; the
+	// filter is also rebuilt whenever an insertion finds it full.
+	MaxOccupancy float64
+	// StrictPorts rejects masked TCP/UDP/SCTP ports with OFPBMC_BAD_MASK,
+	// as a strict OpenFlow 1.3 switch must. By default they are accepted,
+	// as Open vSwitch accepts them.
+	StrictPorts bool
+}
+
+// Command is a FLOW_MOD command (enum ofp_flow_mod_command).
+type Command uint8
+
+// Commands.
+const (
+	CmdAdd          Command = 0 // OFPFC_ADD
+	CmdModify       Command = 1 // OFPFC_MODIFY
+	CmdModifyStrict Command = 2 // OFPFC_MODIFY_STRICT
+	CmdDelete       Command = 3 // OFPFC_DELETE
+	CmdDeleteStrict Command = 4 // OFPFC_DELETE_STRICT
+)
+
+// String returns the OpenFlow name's suffix, e.g. "add".
+func (c Command) String() string {
+	switch c {
+	case CmdAdd:
+		return "add"
+	case CmdModify:
+		return "modify"
+	case CmdModifyStrict:
+		return "modify_strict"
+	case CmdDelete:
+		return "delete"
+	case CmdDeleteStrict:
+		return "delete_strict"
+	}
+	return fmt.Sprintf("command(%d)", uint8(c))
+}
+
+// Update is one FLOW_MOD, already translated from the wire.
+//
+// The zero Update adds a priority-0 match-all rule with no instructions (a
+// drop-all table-miss entry) to table 0.
+type Update struct {
+	Command      Command
+	Table        uint8 // TableAll (0xff) selects all tables for DELETE
+	Match        Match
+	Priority     uint16
+	Cookie       uint64
+	CookieMask   uint64 // MODIFY/DELETE: only rules with cookie&mask == Cookie&mask
+	IdleTimeout  uint16
+	HardTimeout  uint16
+	Flags        FlowFlags
+	OutPort      uint32 // DELETE: only rules that output to it; 0 or PortAny means no filter
+	OutGroup     uint32 // DELETE: only rules that use it; 0 or GroupAny means no filter
+	Instructions []Instruction
+	ID           int // copied into Rule.ID by ADD
+}
+
+// RemovedReason says why a rule left its table (enum ofp_flow_removed_reason).
+type RemovedReason uint8
+
+// Reasons.
+const (
+	RemovedIdleTimeout RemovedReason = 0 // OFPRR_IDLE_TIMEOUT
+	RemovedHardTimeout RemovedReason = 1 // OFPRR_HARD_TIMEOUT
+	RemovedDelete      RemovedReason = 2 // OFPRR_DELETE
+)
+
+// FlowRemoved is the record of a rule that left its table with
+// OFPFF_SEND_FLOW_REM set: what the controller gets as OFPT_FLOW_REMOVED.
+type FlowRemoved struct {
+	Rule     *Rule
+	Reason   RemovedReason
+	Duration time.Duration
+	Packets  uint64
+	Bytes    uint64
+}
+
+// BatchResult is what ApplyBatch did.
+type BatchResult struct {
+	Errs    []error // one per update; nil where it succeeded
+	Removed []FlowRemoved
+	Version uint64 // the published version after the batch
+}
+
+// Pipeline is a set of flow tables that share one version clock, so that a
+// burst of updates touching several tables is published at once.
+//
+// # Concurrency
+//
+// Lookups on its tables run on any number of goroutines and never block.
+// ApplyBatch, Expire, Rebalance and Rules are writer methods: one goroutine
+// at a time.
+type Pipeline struct {
+	cfg     Config
+	tables  []*Table
+	version atomic.Uint64 // published
+	gen     atomic.Uint64 // bumped at the start of every cleanup
+
+	// writer only
+	next  uint64
+	seq   uint64
+	timed map[*Rule]struct{}
+	dead  []*Rule
+}
+
+// New returns an empty pipeline.
+func New(cfg *Config) (*Pipeline, error) {
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	if c.Tables == 0 {
+		c.Tables = 1
+	}
+	if c.Tables < 1 || c.Tables > 255 {
+		return nil, fmt.Errorf("rules: %d tables: want 1 to 255", c.Tables)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.MaxOccupancy == 0 {
+		c.MaxOccupancy = 0.9
+	}
+	p := &Pipeline{cfg: c, timed: map[*Rule]struct{}{}}
+	p.version.Store(1)
+	p.next = 2
+	for i := range c.Tables {
+		t, err := newTable(p, uint8(i))
+		if err != nil {
+			return nil, err
+		}
+		p.tables = append(p.tables, t)
+	}
+	return p, nil
+}
+
+// Table returns table i, or nil if there is none.
+func (p *Pipeline) Table(i uint8) *Table {
+	if int(i) >= len(p.tables) {
+		return nil
+	}
+	return p.tables[i]
+}
+
+// NumTables returns the number of tables.
+func (p *Pipeline) NumTables() int { return len(p.tables) }
+
+// Version returns the published version.
+func (p *Pipeline) Version() uint64 { return p.version.Load() }
+
+// ApplyBatch applies ups in order with FLOW_MOD semantics and returns an
+// error per update (an *Error carrying the OpenFlow type and code). With
+// atomic set, the whole burst becomes visible to lookups at once, by one
+// atomic store; otherwise each update is published as soon as it is applied.
+// Either way no lookup ever sees part of one update.
+func (p *Pipeline) ApplyBatch(ups []Update, atomic bool) BatchResult {
+	res := BatchResult{Errs: make([]error, len(ups))}
+	now := p.cfg.Now()
+	for i := range ups {
+		res.Errs[i] = p.apply(&ups[i], now, &res.Removed)
+		if !atomic {
+			p.publish()
+		}
+	}
+	if atomic {
+		p.publish()
+	}
+	p.cleanup()
+	for _, t := range p.tables {
+		if err := t.maybeGrow(p.cfg.MaxOccupancy); err != nil {
+			for i := range res.Errs {
+				if res.Errs[i] == nil {
+					res.Errs[i] = err
+				}
+			}
+		}
+	}
+	res.Version = p.version.Load()
+	return res
+}
+
+// Expire removes the rules whose idle or hard timeout has passed on the
+// pipeline's clock, as one burst, and returns the flow-removed records of
+// those that asked for them. A rule counts as idle from the last Expire that
+// saw its packet counter unchanged.
+func (p *Pipeline) Expire() []FlowRemoved {
+	now := p.cfg.Now()
+	var out []FlowRemoved
+	for r := range p.timed {
+		st := r.stats
+		if pk := st.packets.Load(); pk != st.lastPackets {
+			st.lastPackets, st.lastActive = pk, now
+		}
+		reason := RemovedReason(255)
+		switch {
+		case r.HardTimeout != 0 && now.Sub(st.created) >= time.Duration(r.HardTimeout)*time.Second:
+			reason = RemovedHardTimeout
+		case r.IdleTimeout != 0 && now.Sub(st.lastActive) >= time.Duration(r.IdleTimeout)*time.Second:
+			reason = RemovedIdleTimeout
+		}
+		if reason != 255 {
+			p.remove(r, reason, now, &out)
+		}
+	}
+	if len(out) > 0 || len(p.dead) > 0 {
+		p.publish()
+		p.cleanup()
+	}
+	return out
+}
+
+// Rebalance lets each table's filter move up to budget elements from its
+// Bloom part back to cuckoo slots; call it when the writer is idle. It
+// returns the number moved.
+func (p *Pipeline) Rebalance(budget int) int {
+	n := 0
+	for _, t := range p.tables {
+		if f := t.state.Load().filter; f != nil {
+			n += f.Rebalance(budget)
+		}
+	}
+	return n
+}
+
+// Rules returns the rules of table id visible at the published version, in
+// lookup order (priority descending, then insertion order). Writer only.
+func (p *Pipeline) Rules(id uint8) []*Rule {
+	t := p.Table(id)
+	if t == nil {
+		return nil
+	}
+	v := p.version.Load()
+	var out []*Rule
+	for _, st := range t.subs {
+		for _, es := range st.keys {
+			for _, r := range es {
+				if r.Visible(v) {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	sortRules(out)
+	return out
+}
+
+// Reserve grows the filter of table id ahead of a bulk load of n distinct
+// keys so that its occupancy stays near target (0 < target ≤ 1).
+func (p *Pipeline) Reserve(id uint8, n int, target float64) error {
+	t := p.Table(id)
+	if t == nil {
+		return ErrBadTableID
+	}
+	return t.ensureFilterCapacity(n, target)
+}
+
+func (p *Pipeline) publish() {
+	for _, t := range p.tables {
+		t.publishOrder()
+	}
+	p.version.Store(p.next)
+	p.next++
+}
+
+// cleanup unlinks the rules removed at published versions. Lookups that
+// overlap it see the generation change and start over at the new version.
+func (p *Pipeline) cleanup() {
+	if len(p.dead) == 0 {
+		return
+	}
+	p.gen.Add(1)
+	for _, r := range p.dead {
+		p.tables[r.table].unlink(r)
+	}
+	clear(p.dead)
+	p.dead = p.dead[:0]
+	for _, t := range p.tables {
+		t.publishOrder()
+	}
+}
+
+func (p *Pipeline) live(r *Rule) bool { return r.removed.Load() == never }
+
+func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]FlowRemoved) {
+	r.removed.Store(p.next)
+	p.dead = append(p.dead, r)
+	delete(p.timed, r)
+	if out != nil && r.Flags&FlagSendFlowRem != 0 {
+		*out = append(*out, FlowRemoved{Rule: r, Reason: reason, Duration: now.Sub(r.stats.created),
+			Packets: r.Packets(), Bytes: r.Bytes()})
+	}
+}
+
+func (p *Pipeline) insert(t *Table, r *Rule) error {
+	r.table = t.id
+	r.added = p.next
+	r.removed.Store(never)
+	r.rank = makeRank(r.Priority, r.seq)
+	if r.IdleTimeout != 0 || r.HardTimeout != 0 {
+		p.timed[r] = struct{}{}
+	}
+	return t.link(r)
+}
+
+func (p *Pipeline) apply(u *Update, now time.Time, removed *[]FlowRemoved) error {
+	switch u.Command {
+	case CmdAdd:
+		return p.add(u, now)
+	case CmdModify, CmdModifyStrict:
+		return p.modify(u, now)
+	case CmdDelete, CmdDeleteStrict:
+		return p.delete(u, now, removed)
+	}
+	return &Error{Type: ErrTypeFlowModFailed, Code: FlowModBadCommand, Why: fmt.Sprintf("command %d", u.Command)}
+}
+
+func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
+	t := p.Table(u.Table)
+	if t == nil {
+		return nil, &Error{Type: ErrTypeFlowModFailed, Code: FlowModBadTableID, Why: fmt.Sprintf("table %d of %d", u.Table, len(p.tables))}
+	}
+	var err error
+	if p.cfg.StrictPorts {
+		err = u.Match.ValidateStrict()
+	} else {
+		err = u.Match.Validate()
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range u.Instructions {
+		in := &u.Instructions[i]
+		if in.Kind == InstGotoTable && (in.Table <= u.Table || int(in.Table) >= len(p.tables)) {
+			return nil, &Error{Type: ErrTypeBadInstruction, Code: BadInstBadTableID, Field: "goto_table",
+				Why: fmt.Sprintf("goto_table:%d from table %d of %d", in.Table, u.Table, len(p.tables))}
+		}
+		for _, a := range in.Actions {
+			if a.Kind == ActionOutput && (a.Port == 0 || a.Port == PortAny || (a.Port > PortMax && a.Port < PortInPort)) {
+				return nil, &Error{Type: ErrTypeBadAction, Code: BadActionBadOutPort, Field: "output",
+					Why: fmt.Sprintf("port %#x", a.Port)}
+			}
+		}
+	}
+	return t, nil
+}
+
+func (p *Pipeline) add(u *Update, now time.Time) error {
+	t, err := p.checkUpdate(u)
+	if err != nil {
+		return err
+	}
+	if u.Flags&FlagCheckOverlap != 0 {
+		var clash *Rule
+		t.each(func(r *Rule) bool {
+			if p.live(r) && r.Priority == u.Priority && r.Match.Overlaps(&u.Match) {
+				clash = r
+				return false
+			}
+			return true
+		})
+		if clash != nil {
+			return &Error{Type: ErrTypeFlowModFailed, Code: FlowModOverlap,
+				Why: fmt.Sprintf("overlaps a priority-%d rule", clash.Priority)}
+		}
+	}
+	r := &Rule{Match: u.Match, Priority: u.Priority, Cookie: u.Cookie, IdleTimeout: u.IdleTimeout,
+		HardTimeout: u.HardTimeout, Flags: u.Flags &^ (FlagCheckOverlap | FlagResetCounts),
+		Instructions: u.Instructions, ID: u.ID}
+	r.stats = &ruleStats{created: now, lastActive: now}
+	if old := t.identical(&u.Match, u.Priority, p); old != nil {
+		r.seq = old.seq
+		if u.Flags&FlagResetCounts == 0 {
+			pk, by := old.Packets(), old.Bytes()
+			r.stats.packets.Store(pk)
+			r.stats.bytes.Store(by)
+			r.stats.lastPackets = pk
+		}
+		p.remove(old, RemovedDelete, now, nil)
+	} else {
+		r.seq = p.seq
+		p.seq++
+	}
+	return p.insert(t, r)
+}
+
+func cookieOK(u *Update, r *Rule) bool {
+	return r.Cookie&u.CookieMask == u.Cookie&u.CookieMask
+}
+
+func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
+	var out []*Rule
+	if strict {
+		if r := t.identical(&u.Match, u.Priority, p); r != nil && cookieOK(u, r) {
+			out = append(out, r)
+		}
+	} else {
+		t.each(func(r *Rule) bool {
+			if p.live(r) && u.Match.Covers(&r.Match) && cookieOK(u, r) {
+				out = append(out, r)
+			}
+			return true
+		})
+	}
+	if u.Command == CmdDelete || u.Command == CmdDeleteStrict {
+		n := 0
+		for _, r := range out {
+			if (u.OutPort == 0 || r.OutputsTo(u.OutPort)) && (u.OutGroup == 0 || r.UsesGroup(u.OutGroup)) {
+				out[n] = r
+				n++
+			}
+		}
+		out = out[:n]
+	}
+	sortRules(out)
+	return out
+}
+
+func (p *Pipeline) modify(u *Update, now time.Time) error {
+	t, err := p.checkUpdate(u)
+	if err != nil {
+		return err
+	}
+	for _, old := range p.selected(t, u, u.Command == CmdModifyStrict) {
+		r := &Rule{Match: old.Match, Priority: old.Priority, Cookie: old.Cookie, IdleTimeout: old.IdleTimeout,
+			HardTimeout: old.HardTimeout, Flags: old.Flags, Instructions: u.Instructions, ID: old.ID, seq: old.seq}
+		r.stats = old.stats
+		if u.Flags&FlagResetCounts != 0 {
+			r.stats = &ruleStats{created: old.stats.created, lastActive: old.stats.lastActive}
+		}
+		p.remove(old, RemovedDelete, now, nil)
+		if err := p.insert(t, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) error {
+	var tables []*Table
+	if u.Table == TableAll {
+		tables = p.tables
+	} else {
+		t := p.Table(u.Table)
+		if t == nil {
+			return &Error{Type: ErrTypeFlowModFailed, Code: FlowModBadTableID, Why: fmt.Sprintf("table %d of %d", u.Table, len(p.tables))}
+		}
+		tables = []*Table{t}
+	}
+	for _, t := range tables {
+		for _, r := range p.selected(t, u, u.Command == CmdDeleteStrict) {
+			p.remove(r, RemovedDelete, now, removed)
+		}
+	}
+	return nil
+}
+
+// identical returns the live rule with exactly this match and priority.
+func (t *Table) identical(m *Match, pri uint16, p *Pipeline) *Rule {
+	st := t.subs[m.Mask]
+	if st == nil {
+		return nil
+	}
+	for _, r := range st.keys[m.Key] {
+		if r.Priority == pri && p.live(r) {
+			return r
+		}
+	}
+	return nil
+}
+
+// each calls fn for every physically present rule until fn returns false.
+func (t *Table) each(fn func(*Rule) bool) {
+	for _, st := range t.subs {
+		for _, es := range st.keys {
+			for _, r := range es {
+				if !fn(r) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func sortRules(rs []*Rule) {
+	slices.SortFunc(rs, func(a, b *Rule) int { return cmp.Compare(b.rank, a.rank) })
+}

@@ -1,0 +1,208 @@
+package rules
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Reserved port numbers (enum ofp_port_no).
+const (
+	PortMax        = 0xffffff00 // OFPP_MAX
+	PortInPort     = 0xfffffff8 // OFPP_IN_PORT
+	PortTable      = 0xfffffff9 // OFPP_TABLE
+	PortNormal     = 0xfffffffa // OFPP_NORMAL
+	PortFlood      = 0xfffffffb // OFPP_FLOOD
+	PortAll        = 0xfffffffc // OFPP_ALL
+	PortController = 0xfffffffd // OFPP_CONTROLLER
+	PortLocal      = 0xfffffffe // OFPP_LOCAL
+	PortAny        = 0xffffffff // OFPP_ANY
+
+	GroupAny = 0xffffffff // OFPG_ANY
+	TableAll = 0xff       // OFPTT_ALL
+
+	// ControllerMaxLenNoBuffer is OFPCML_NO_BUFFER.
+	ControllerMaxLenNoBuffer = 0xffff
+)
+
+// ActionKind is the type of an Action (enum ofp_action_type).
+type ActionKind uint8
+
+// Action kinds.
+const (
+	ActionOutput   ActionKind = iota // OFPAT_OUTPUT: Port, MaxLen
+	ActionGroup                      // OFPAT_GROUP: Group
+	ActionSetQueue                   // OFPAT_SET_QUEUE: Queue
+	ActionSetField                   // OFPAT_SET_FIELD: Field, Value
+	ActionPushVLAN                   // OFPAT_PUSH_VLAN: EthType
+	ActionPopVLAN                    // OFPAT_POP_VLAN
+	ActionDecNwTTL                   // OFPAT_DEC_NW_TTL
+)
+
+// Action is one action of an action list or set, as a tagged struct: Kind
+// says which of the other fields mean something.
+type Action struct {
+	Kind    ActionKind
+	Port    uint32    // ActionOutput
+	MaxLen  uint16    // ActionOutput to PortController
+	Group   uint32    // ActionGroup
+	Queue   uint32    // ActionSetQueue
+	Field   Field     // ActionSetField
+	Value   [2]uint64 // ActionSetField: Value[1] for fields up to 64 bits; Value[0], Value[1] = high, low for IPv6
+	EthType uint16    // ActionPushVLAN
+}
+
+// InstructionKind is the type of an Instruction (enum ofp_instruction_type).
+type InstructionKind uint8
+
+// Instruction kinds.
+const (
+	InstGotoTable     InstructionKind = 1 // OFPIT_GOTO_TABLE: Table
+	InstWriteMetadata InstructionKind = 2 // OFPIT_WRITE_METADATA: Metadata, MetadataMask
+	InstWriteActions  InstructionKind = 3 // OFPIT_WRITE_ACTIONS: Actions
+	InstApplyActions  InstructionKind = 4 // OFPIT_APPLY_ACTIONS: Actions
+	InstClearActions  InstructionKind = 5 // OFPIT_CLEAR_ACTIONS
+	InstMeter         InstructionKind = 6 // OFPIT_METER: Meter
+)
+
+// Instruction is one instruction of a flow entry, as a tagged struct.
+type Instruction struct {
+	Kind         InstructionKind
+	Table        uint8    // InstGotoTable
+	Metadata     uint64   // InstWriteMetadata
+	MetadataMask uint64   // InstWriteMetadata
+	Actions      []Action // InstWriteActions, InstApplyActions
+	Meter        uint32   // InstMeter
+}
+
+// FlowFlags are the flags of a flow entry (enum ofp_flow_mod_flags).
+type FlowFlags uint16
+
+// Flow flags.
+const (
+	FlagSendFlowRem  FlowFlags = 1 << 0 // OFPFF_SEND_FLOW_REM
+	FlagCheckOverlap FlowFlags = 1 << 1 // OFPFF_CHECK_OVERLAP
+	FlagResetCounts  FlowFlags = 1 << 2 // OFPFF_RESET_COUNTS
+	FlagNoPktCounts  FlowFlags = 1 << 3 // OFPFF_NO_PKT_COUNTS
+	FlagNoBytCounts  FlowFlags = 1 << 4 // OFPFF_NO_BYT_COUNTS
+)
+
+// Rule is a flow entry. Its exported fields are the entry as the controller
+// set it and do not change once the rule is in a table: a MODIFY replaces
+// the rule by a new one that shares its counters.
+type Rule struct {
+	Match        Match
+	Priority     uint16
+	Cookie       uint64
+	IdleTimeout  uint16 // seconds, 0 = none
+	HardTimeout  uint16 // seconds, 0 = none
+	Flags        FlowFlags
+	Instructions []Instruction
+
+	// ID is a caller's tag carried along unchanged (ClassBench loads store
+	// the rule's line index here).
+	ID int
+
+	table   uint8
+	seq     uint64 // insertion order; ties between equal priorities go to the lower seq
+	rank    uint64 // priority and seq in one number: higher wins
+	added   uint64 // first version at which the rule is visible
+	removed atomic.Uint64
+	st      *subtable
+	stats   *ruleStats
+}
+
+type ruleStats struct {
+	packets atomic.Uint64
+	bytes   atomic.Uint64
+	created time.Time
+	// the writer's view for idle timeouts
+	lastPackets uint64
+	lastActive  time.Time
+}
+
+const never = ^uint64(0)
+
+// Table returns the number of the flow table holding r.
+func (r *Rule) Table() uint8 { return r.table }
+
+// Seq returns r's insertion sequence number: among rules of equal priority
+// that match a packet, the one with the lowest Seq wins.
+func (r *Rule) Seq() uint64 { return r.seq }
+
+// Visible reports whether r is part of the table at version v.
+func (r *Rule) Visible(v uint64) bool { return r.added <= v && v < r.removed.Load() }
+
+// Versions returns the versions at which r was added and removed (removed is
+// the maximum uint64 while r is in the table).
+func (r *Rule) Versions() (added, removed uint64) { return r.added, r.removed.Load() }
+
+// Hit counts one packet of n bytes against r. Safe from any goroutine.
+func (r *Rule) Hit(n int) {
+	if r.stats == nil {
+		return
+	}
+	r.stats.packets.Add(1)
+	r.stats.bytes.Add(uint64(n))
+}
+
+// Packets returns the packet counter.
+func (r *Rule) Packets() uint64 {
+	if r.stats == nil {
+		return 0
+	}
+	return r.stats.packets.Load()
+}
+
+// Bytes returns the byte counter.
+func (r *Rule) Bytes() uint64 {
+	if r.stats == nil {
+		return 0
+	}
+	return r.stats.bytes.Load()
+}
+
+// Created returns when the rule (or the entry it replaced without resetting)
+// was installed, on the table's clock.
+func (r *Rule) Created() time.Time {
+	if r.stats == nil {
+		return time.Time{}
+	}
+	return r.stats.created
+}
+
+// OutputsTo reports whether r's instructions output to port (in an apply or
+// write action list), the out_port filter of FLOW_MOD DELETE. PortAny
+// matches every rule.
+func (r *Rule) OutputsTo(port uint32) bool {
+	if port == PortAny {
+		return true
+	}
+	for i := range r.Instructions {
+		for _, a := range r.Instructions[i].Actions {
+			if a.Kind == ActionOutput && a.Port == port {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// UsesGroup reports whether r's instructions send to group g (OFPG_ANY
+// matches every rule).
+func (r *Rule) UsesGroup(g uint32) bool {
+	if g == GroupAny {
+		return true
+	}
+	for i := range r.Instructions {
+		for _, a := range r.Instructions[i].Actions {
+			if a.Kind == ActionGroup && a.Group == g {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func makeRank(pri uint16, seq uint64) uint64 {
+	return uint64(pri)<<47 | (1<<47 - 1 - seq&(1<<47-1))
+}
