@@ -344,7 +344,7 @@ func (f *Filter) probe(i1, i2, fp uint64) bool {
 	for {
 		v1, v2 := v1p.Load(), v2p.Load()
 		w1, w2 := f.buckets[i1].Load(), f.buckets[i2].Load()
-		if f.has(w1, fp) || f.has(w2, fp) || w1&w2&f.bloomMask(fp) != 0 {
+		if f.lanes(w1, fp)|f.lanes(w2, fp)|w1&w2&f.bloomMask(fp) != 0 { // one predictable branch
 			return true
 		}
 		if f.stashN.Load() != 0 && f.inStash(i1, i2, fp) {
@@ -399,7 +399,7 @@ func (f *Filter) ContainsBatch(hs []uint64, out []bool) {
 		}
 		for j := 0; j < n; j++ {
 			fp := fps[j]
-			if f.has(w1s[j], fp) || f.has(w2s[j], fp) || w1s[j]&w2s[j]&f.bloomMask(fp) != 0 {
+			if f.lanes(w1s[j], fp)|f.lanes(w2s[j], fp)|w1s[j]&w2s[j]&f.bloomMask(fp) != 0 {
 				out[j] = true
 				continue
 			}
