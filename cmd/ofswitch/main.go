@@ -26,6 +26,7 @@ func newRootCmd() *cobra.Command {
 	// Subcommands, one constructor per file.
 	root.AddCommand(
 		newBenchCmd(),
+		newDecodeCmd(),
 	)
 	return root
 }
