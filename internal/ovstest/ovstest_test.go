@@ -1,0 +1,37 @@
+package ovstest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/openflow"
+)
+
+func TestStartAndTalk(t *testing.T) {
+	s := Start(t)
+	if _, err := s.Ofctl("", "add-flow", "priority=10,ip,nw_src=10.0.0.0/8,actions=output:2"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Ofctl("", "dump-flows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "priority=10,ip,nw_src=10.0.0.0/8 actions=output:2") {
+		t.Fatalf("dump-flows does not show the flow:\n%s", out)
+	}
+	// The test process reaches the bridge through the namespace.
+	c, err := s.Dial("127.0.0.1:16653")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := openflow.NewHello(1, openflow.Version13)
+	b, _ := h.AppendBinary(nil)
+	c.Write(b)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	msg, err := openflow.NewReader(c, 0).Next()
+	if err != nil || openflow.Type(msg[1]) != openflow.TypeHello {
+		t.Fatalf("no HELLO from Open vSwitch: %x, %v", msg, err)
+	}
+}
