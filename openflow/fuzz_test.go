@@ -7,8 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// addSeeds adds every capture message whose type is in types (all if
-// empty) and the synthetic messages of the unit tests as seeds.
+// addSeeds adds the synthetic messages of the unit tests, the golden
+// vectors and the capture messages whose type is in types (all if empty)
+// as seeds.
 func addSeeds(f *testing.F, types ...Type) {
 	want := func(b []byte) bool {
 		if len(types) == 0 {
@@ -37,6 +38,10 @@ func addSeeds(f *testing.F, types ...Type) {
 		if err != nil {
 			f.Fatal(err)
 		}
+		add(b)
+	}
+	for _, g := range goldens() {
+		_, b := readGolden(f, g.file)
 		add(b)
 	}
 	for _, cm := range captureMessages(f) {
