@@ -1,0 +1,399 @@
+package rules_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/internal/oracle"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// source is where the random driver gets its choices: a PRNG or fuzz bytes.
+type source interface{ IntN(n int) int }
+
+type byteSource struct {
+	b []byte
+	i int
+}
+
+func (s *byteSource) IntN(n int) int {
+	if s.i >= len(s.b) {
+		return 0
+	}
+	v := int(s.b[s.i])
+	s.i++
+	return v % n
+}
+
+func (s *byteSource) done() bool { return s.i >= len(s.b) }
+
+// randMatch draws from a small pool of values so that rules overlap, share
+// masks and collide on identical matches.
+func randMatch(r source) rules.Match {
+	var m rules.Match
+	switch r.IntN(4) {
+	case 0: // L2 only
+		if r.IntN(2) == 0 {
+			m.SetExact(rules.FieldInPort, uint64(1+r.IntN(3)))
+		}
+		if r.IntN(2) == 0 {
+			m.SetExact(rules.FieldEthDst, uint64(0x020000000000+r.IntN(3)))
+		}
+	default:
+		m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+		if r.IntN(2) == 0 {
+			m.SetPrefix(rules.FieldIPv4Src, uint64(10<<24|r.IntN(4)<<8), []int{8, 16, 24, 32}[r.IntN(4)])
+		}
+		if r.IntN(2) == 0 {
+			m.SetPrefix(rules.FieldIPv4Dst, uint64(10<<24|r.IntN(4)), []int{24, 30, 32}[r.IntN(3)])
+		}
+		if r.IntN(3) > 0 {
+			m.SetExact(rules.FieldIPProto, []uint64{6, 17}[r.IntN(2)])
+			if r.IntN(2) == 0 {
+				m.Set(rules.FieldL4Dst, uint64(80+r.IntN(4)), []uint64{0xffff, 0xfffc, 0xff00}[r.IntN(3)])
+			}
+		}
+		if r.IntN(4) == 0 {
+			m.SetExact(rules.FieldInPort, uint64(1+r.IntN(3)))
+		}
+	}
+	return m
+}
+
+func randKey(r source) rules.Key {
+	var k rules.Key
+	k.Set(rules.FieldInPort, uint64(1+r.IntN(3)))
+	k.Set(rules.FieldEthDst, uint64(0x020000000000+r.IntN(3)))
+	if r.IntN(5) > 0 {
+		k.Set(rules.FieldEthType, rules.EthTypeIPv4)
+		k.Set(rules.FieldIPv4Src, uint64(10<<24|r.IntN(4)<<8|r.IntN(2)))
+		k.Set(rules.FieldIPv4Dst, uint64(10<<24|r.IntN(5)))
+		p := []uint64{6, 17, 1}[r.IntN(3)]
+		k.Set(rules.FieldIPProto, p)
+		if p != 1 {
+			k.Set(rules.FieldL4Dst, uint64(78+r.IntN(8)))
+		}
+	}
+	return k
+}
+
+func randUpdate(r source, tables int) rules.Update {
+	u := rules.Update{
+		Command:  rules.Command(r.IntN(5)),
+		Table:    uint8(r.IntN(tables)),
+		Match:    randMatch(r),
+		Priority: uint16(r.IntN(4) * 100),
+		Cookie:   uint64(r.IntN(4)),
+	}
+	if r.IntN(3) == 0 {
+		u.CookieMask = 3
+	}
+	if u.Command == rules.CmdDelete && r.IntN(4) == 0 {
+		u.Table = rules.TableAll
+	}
+	if r.IntN(3) == 0 {
+		u.IdleTimeout = uint16(1 + r.IntN(5))
+	}
+	if r.IntN(3) == 0 {
+		u.HardTimeout = uint16(1 + r.IntN(8))
+	}
+	for _, f := range []rules.FlowFlags{rules.FlagSendFlowRem, rules.FlagCheckOverlap, rules.FlagResetCounts} {
+		if r.IntN(3) == 0 {
+			u.Flags |= f
+		}
+	}
+	port := uint32(1 + r.IntN(3))
+	if r.IntN(10) == 0 {
+		port = 0 // invalid: OFPBAC_BAD_OUT_PORT
+	}
+	u.Instructions = []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: port}}}}
+	if r.IntN(4) == 0 {
+		u.Instructions = append(u.Instructions, rules.Instruction{Kind: rules.InstGotoTable, Table: uint8(r.IntN(tables + 1))})
+	}
+	if u.Command == rules.CmdDelete || u.Command == rules.CmdDeleteStrict {
+		if r.IntN(3) == 0 {
+			u.OutPort = uint32(1 + r.IntN(3))
+		}
+		if r.IntN(3) == 0 {
+			// Delete often goes for everything, so tables drain and refill.
+			u.Match = rules.Match{}
+		}
+	}
+	if r.IntN(20) == 0 {
+		// A match that breaks a prerequisite.
+		u.Match.Clear(rules.FieldEthType)
+		u.Match.SetExact(rules.FieldIPProto, 6)
+	}
+	return u
+}
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func sameErr(a, b error) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var ea, eb *rules.Error
+	return errors.As(a, &ea) && errors.As(b, &eb) && ea.Type == eb.Type && ea.Code == eb.Code
+}
+
+type remKey struct {
+	m      rules.Match
+	pri    uint16
+	reason rules.RemovedReason
+	pk     uint64
+}
+
+// runRandom drives a Pipeline and the oracle with the same operations and
+// fails on the first disagreement.
+func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, more func() bool) {
+	const tables = 3
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	p, err := rules.New(&rules.Config{Tables: tables, Filter: kind, FilterBuckets: 4, Now: clk.now, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := oracle.NewFlows(tables)
+	var hits, misses, oks, fails, removed int
+	defer func() {
+		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d", oks, fails, hits, misses, removed)
+	}()
+	for step := 0; step < steps && more(); step++ {
+		switch op := r.IntN(10); {
+		case op < 5: // a burst of updates
+			n := 1 + r.IntN(6)
+			ups := make([]rules.Update, n)
+			for i := range ups {
+				ups[i] = randUpdate(r, tables)
+			}
+			res := p.ApplyBatch(ups, r.IntN(2) == 0)
+			var orem []remKey
+			for i := range ups {
+				rem, oerr := o.Apply(&ups[i], clk.t)
+				if !sameErr(res.Errs[i], oerr) {
+					t.Fatalf("step %d update %d (%v table %d %v pri %d): err %v, oracle %v", step, i, ups[i].Command, ups[i].Table, ups[i].Match.Key, ups[i].Priority, res.Errs[i], oerr)
+				}
+				if oerr == nil {
+					oks++
+				} else {
+					fails++
+				}
+				for _, e := range rem {
+					orem = append(orem, remKey{e.Entry.Match, e.Entry.Priority, e.Reason, e.Entry.Packets})
+				}
+			}
+			var got []remKey
+			for _, fr := range res.Removed {
+				got = append(got, remKey{fr.Rule.Match, fr.Rule.Priority, fr.Reason, fr.Packets})
+			}
+			removed += compareRemoved(t, step, got, orem)
+		case op < 9: // lookups, counted as hits
+			for range 4 {
+				k := randKey(r)
+				tb := uint8(r.IntN(tables))
+				got := p.Table(tb).Lookup(&k)
+				want := o.Lookup(tb, &k)
+				if (got == nil) != (want == nil) || got != nil && (got.Match != want.Match || got.Priority != want.Priority || got.Seq() != want.Seq || got.Cookie != want.Cookie || got.Instructions[0].Actions[0].Port != want.Instructions[0].Actions[0].Port) {
+					t.Fatalf("step %d: table %d key %v: got %+v, oracle %+v", step, tb, k, got, want)
+				}
+				if got == nil {
+					misses++
+				} else {
+					hits++
+					got.Hit(64)
+					o.Hit(want)
+					if got.Packets() != want.Packets {
+						t.Fatalf("step %d: packets %d, oracle %d", step, got.Packets(), want.Packets)
+					}
+				}
+			}
+		default: // time passes; timeouts fire
+			clk.t = clk.t.Add(time.Duration(1+r.IntN(3)) * time.Second)
+			var got, want []remKey
+			for _, fr := range p.Expire() {
+				got = append(got, remKey{fr.Rule.Match, fr.Rule.Priority, fr.Reason, fr.Packets})
+			}
+			for _, e := range o.Expire(clk.t) {
+				want = append(want, remKey{e.Entry.Match, e.Entry.Priority, e.Reason, e.Entry.Packets})
+			}
+			removed += compareRemoved(t, step, got, want)
+		}
+		for tb := range uint8(tables) {
+			got, want := p.Rules(tb), o.Entries(tb)
+			if len(got) != len(want) {
+				t.Fatalf("step %d table %d: %d rules, oracle %d", step, tb, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].Match != want[i].Match || got[i].Priority != want[i].Priority || got[i].Seq() != want[i].Seq {
+					t.Fatalf("step %d table %d rule %d differs", step, tb, i)
+				}
+			}
+		}
+	}
+}
+
+func compareRemoved(t testing.TB, step int, got, want []remKey) int {
+	t.Helper()
+	key := func(k remKey) string { return fmt.Sprintf("%v/%d/%d/%d", k.m, k.pri, k.reason, k.pk) }
+	var g, w []string
+	for _, k := range got {
+		g = append(g, key(k))
+	}
+	for _, k := range want {
+		w = append(w, key(k))
+	}
+	slices.Sort(g)
+	slices.Sort(w)
+	if !slices.Equal(g, w) {
+		t.Fatalf("step %d: flow-removed records\n got %v\nwant %v", step, g, w)
+	}
+	return len(want)
+}
+
+func TestRandomAgainstOracle(t *testing.T) {
+	steps := 3000
+	if raceEnabled || testing.Short() {
+		steps = 600
+	}
+	for _, kind := range []rules.FilterKind{rules.FilterBloomCuckoo, rules.FilterCuckoo, rules.FilterNone} {
+		for seed := range uint64(3) {
+			t.Run(fmt.Sprintf("%s/seed=%d", kind, seed), func(t *testing.T) {
+				runRandom(t, rand.New(rand.NewPCG(seed, 99)), steps, kind, func() bool { return true })
+			})
+		}
+	}
+}
+
+func FuzzPipeline(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte("add modify delete lookup expire add add add lookup lookup delete strict"))
+	seed := make([]byte, 512)
+	for i := range seed {
+		seed[i] = byte(i * 131)
+	}
+	f.Add(seed)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := &byteSource{b: data}
+		runRandom(t, s, 200, rules.FilterBloomCuckoo, func() bool { return !s.done() })
+	})
+}
+
+// TestConcurrentBursts runs lookups on two goroutines while bursts apply;
+// every answer must be the oracle's answer at the version the lookup read.
+func TestConcurrentBursts(t *testing.T) {
+	rounds := 300
+	if raceEnabled {
+		rounds = 80
+	}
+	p, err := rules.New(&rules.Config{FilterBuckets: 4, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	// snapshots[v] is the oracle's rule list at version v.
+	var mu sync.Mutex
+	snaps := map[uint64][]*oracle.Entry{}
+	o := oracle.NewFlows(1)
+	record := func(v uint64) {
+		mu.Lock()
+		snaps[v] = o.Entries(0)
+		mu.Unlock()
+	}
+	record(p.Version())
+	keys := make([]rules.Key, 64)
+	for i := range keys {
+		keys[i] = randKey(rng)
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var checked atomic.Int64
+	errc := make(chan error, 2)
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var c rules.Counters
+			out := make([]*rules.Rule, 8)
+			for i := 0; !stop.Load(); i++ {
+				var got []*rules.Rule
+				var v uint64
+				ks := keys[(i*8+g)%56:][:8]
+				if i%2 == 0 {
+					var r *rules.Rule
+					r, v = p.Table(0).LookupVersion(&ks[0], &c)
+					got, ks = []*rules.Rule{r}, ks[:1]
+				} else {
+					v = p.Table(0).LookupBatchCount(ks, out, &c)
+					got = out
+				}
+				mu.Lock()
+				snap, ok := snaps[v]
+				mu.Unlock()
+				if !ok {
+					// The version was published before it was recorded:
+					// the writer records right after publishing.
+					continue
+				}
+				for j := range ks {
+					var want *oracle.Entry
+					for _, e := range snap {
+						if e.Match.Matches(&ks[j]) {
+							want = e
+							break
+						}
+					}
+					if (got[j] == nil) != (want == nil) || got[j] != nil && (got[j].Seq() != want.Seq || got[j].Match != want.Match || got[j].Priority != want.Priority) {
+						errc <- fmt.Errorf("version %d key %v: got %+v, oracle %+v", v, ks[j], got[j], want)
+						return
+					}
+					checked.Add(1)
+				}
+			}
+		}()
+	}
+	for range rounds {
+		ups := make([]rules.Update, 1+rng.IntN(16))
+		for i := range ups {
+			u := randUpdate(rng, 1)
+			u.Flags &^= rules.FlagCheckOverlap
+			u.IdleTimeout, u.HardTimeout = 0, 0
+			if u.Command == rules.CmdModify || u.Command == rules.CmdModifyStrict {
+				u.Command = rules.CmdAdd
+			}
+			ups[i] = u
+		}
+		atomicBurst := rng.IntN(2) == 0
+		if !atomicBurst {
+			// Version by version: record each intermediate state.
+			for i := range ups {
+				p.ApplyBatch(ups[i:i+1], true)
+				o.Apply(&ups[i], time.Time{})
+				record(p.Version())
+			}
+			continue
+		}
+		p.ApplyBatch(ups, true)
+		for i := range ups {
+			o.Apply(&ups[i], time.Time{})
+		}
+		record(p.Version())
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	if checked.Load() == 0 {
+		t.Fatal("no lookup was checked")
+	}
+	t.Logf("%d lookups checked against %d versions", checked.Load(), len(snaps))
+}
