@@ -208,34 +208,42 @@ func TestAgainstTshark(t *testing.T) {
 		"zeek__ipv6-fragmented-dns.pcap", "tcpdump__of13_ericsson.pcapng"}
 	dir := testutil.SharedData(t, "pcaps")
 	for _, name := range files {
-		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(dir, name)
-			c, err := LoadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			hs, _ := parseAll(t, c)
-			ts := runTshark(t, path)
-			if len(ts) != len(hs) {
-				t.Fatalf("tshark sees %d frames, we read %d", len(ts), len(hs))
-			}
-			checked, fields := 0, 0
-			for i, h := range hs {
-				if h == nil {
-					continue // malformed for us; tshark may still show a partial dissection
-				}
-				errs := compareFrame(h, &ts[i], &fields)
-				for _, e := range errs {
-					t.Errorf("frame %d (%s): %s", i+1, strings.Join(ts[i].protos, ":"), e)
-				}
-				checked++
-			}
-			if checked == 0 || fields == 0 {
-				t.Fatalf("nothing compared (%d frames, %d fields)", checked, fields)
-			}
-			t.Logf("%d frames, %d fields agree with tshark", checked, fields)
-		})
+		t.Run(name, func(t *testing.T) { compareWithTshark(t, filepath.Join(dir, name)) })
 	}
+}
+
+// TestGeneratedAgainstTshark does the same for the captures in testdata/pcaps.
+func TestGeneratedAgainstTshark(t *testing.T) {
+	dir := filepath.Join(testutil.RepoRoot(t), "testdata", "pcaps")
+	for _, name := range []string{"mix.pcap", "vlan-2if.pcapng", "malformed.pcap"} {
+		t.Run(name, func(t *testing.T) { compareWithTshark(t, filepath.Join(dir, name)) })
+	}
+}
+
+func compareWithTshark(t *testing.T, path string) {
+	c, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := parseAll(t, c)
+	ts := runTshark(t, path)
+	if len(ts) != len(hs) {
+		t.Fatalf("tshark sees %d frames, we read %d", len(ts), len(hs))
+	}
+	checked, fields := 0, 0
+	for i, h := range hs {
+		if h == nil {
+			continue // malformed for us; tshark may still show a partial dissection
+		}
+		for _, e := range compareFrame(h, &ts[i], &fields) {
+			t.Errorf("frame %d (%s): %s", i+1, strings.Join(ts[i].protos, ":"), e)
+		}
+		checked++
+	}
+	if checked == 0 || fields == 0 {
+		t.Fatalf("nothing compared (%d frames, %d fields)", checked, fields)
+	}
+	t.Logf("%d frames, %d fields agree with tshark", checked, fields)
 }
 
 func compareFrame(h *Headers, f *tsharkFrame, n *int) []string {
