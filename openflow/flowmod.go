@@ -357,3 +357,37 @@ func (v FlowModView) Lookup(f OXMField) (payload []byte, masked bool) {
 
 // Decode fills m from the view (m's slices are reused).
 func (v FlowModView) Decode(m *FlowMod) error { return m.UnmarshalBinary(v) }
+
+// Instructions iterates over the instruction list in place. For
+// APPLY_ACTIONS and WRITE_ACTIONS, Actions(tlv) iterates over the actions
+// of the instruction tlv that Next returned.
+func (v FlowModView) Instructions() TLVIter { return TLVIter(v.InstructionBytes()) }
+
+// Actions returns an iterator over the actions of an APPLY_ACTIONS or
+// WRITE_ACTIONS instruction as returned by TLVIter.Next (OpenFlow 1.3.5
+// §7.2.4: the action list starts 8 bytes into the instruction).
+func Actions(instruction []byte) TLVIter {
+	if len(instruction) < 8 {
+		return nil
+	}
+	return TLVIter(instruction[8:])
+}
+
+// TLVIter walks, in place, a list of structures that each start with a
+// 16-bit type and a 16-bit length covering the whole structure:
+// instructions and actions. Use it only on bytes a Check has validated.
+type TLVIter []byte
+
+// Next returns the next structure's type and bytes (header included).
+func (it *TLVIter) Next() (typ uint16, tlv []byte, ok bool) {
+	b := *it
+	if len(b) < 4 {
+		return 0, nil, false
+	}
+	n := int(binary.BigEndian.Uint16(b[2:]))
+	if n < 4 || n > len(b) {
+		return 0, nil, false
+	}
+	*it = b[n:]
+	return binary.BigEndian.Uint16(b), b[:n], true
+}

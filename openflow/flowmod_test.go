@@ -77,6 +77,25 @@ func TestFlowModRoundTripAndView(t *testing.T) {
 	if len(v.InstructionBytes()) != fm.Instructions[0].Len() {
 		t.Fatalf("InstructionBytes = %d bytes", len(v.InstructionBytes()))
 	}
+	var kinds []uint16
+	walk := func() {
+		kinds = kinds[:0]
+		ins := v.Instructions()
+		for typ, tlv, ok := ins.Next(); ok; typ, tlv, ok = ins.Next() {
+			kinds = append(kinds, typ)
+			acts := Actions(tlv)
+			for at, _, ok := acts.Next(); ok; at, _, ok = acts.Next() {
+				kinds = append(kinds, at)
+			}
+		}
+	}
+	walk()
+	if diff := cmp.Diff([]uint16{uint16(InstructionApplyActions), uint16(ActionSetField), uint16(ActionOutput)}, kinds); diff != "" {
+		t.Fatalf("instruction walk (-want +got):\n%s", diff)
+	}
+	if allocs := testing.AllocsPerRun(100, walk); allocs != 0 {
+		t.Errorf("instruction walk: %v allocs", allocs)
+	}
 	var reuse FlowMod
 	buf := make([]byte, 0, 256)
 	if allocs := testing.AllocsPerRun(200, func() {

@@ -107,9 +107,12 @@ func (m *Hello) UnmarshalBinary(b []byte) error {
 			e.Data = append(e.Data[:0], body...)
 			e.Bitmaps = nil
 		}
-		off += n
-		pad := min(wire.Align8(n)-n, len(b)-off)
-		off += pad
+		off += wire.Align8(n)
+		if off > len(b) {
+			// §7.5.1: each element is followed by zero bytes up to a
+			// multiple of 8; a message that cuts them short is malformed.
+			return &DecodeError{Type: TypeHello, Field: "elements.padding", Offset: len(b), Err: ErrBadHelloElement}
+		}
 	}
 	return nil
 }
