@@ -27,6 +27,8 @@ type Config struct {
 	MaxBackoff time.Duration
 	// Logger receives connection events; default slog.Default().
 	Logger *slog.Logger
+	// Ports are the switch's ports; nil for a switch without ports.
+	Ports Ports
 }
 
 func (c *Config) withDefaults() Config {

@@ -51,6 +51,7 @@ var handlers = [256]handler{
 	openflow.TypeRoleRequest:      (*conn).onRoleRequest,
 	openflow.TypeGetAsyncRequest:  (*conn).onGetAsyncRequest,
 	openflow.TypeSetAsync:         (*conn).onSetAsync,
+	openflow.TypeMultipartRequest: (*conn).onMultipartRequest,
 }
 
 // stateChanging lists the types a slave may not send (OpenFlow 1.3.5

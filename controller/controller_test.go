@@ -313,7 +313,7 @@ func TestFramingErrorCloses(t *testing.T) {
 }
 
 func TestDeadPeerClosed(t *testing.T) {
-	_, addr := startAgent(t, &Config{EchoInterval: 50 * time.Millisecond})
+	_, addr := startAgent(t, &Config{EchoInterval: 250 * time.Millisecond})
 	c := dial(t, addr)
 	c.handshake(openflow.Version13)
 	c.recv(openflow.TypeEchoRequest) // idle: the switch probes
@@ -519,5 +519,68 @@ func TestOvsOfctl(t *testing.T) {
 	run("set-frags", "drop")
 	if out := run("get-frags"); !strings.Contains(out, "drop") {
 		t.Errorf("get-frags after set-frags drop = %q", out)
+	}
+}
+
+func TestMultipart(t *testing.T) {
+	_, addr := startAgent(t, &Config{DatapathID: 7, Tables: 120})
+	c := dial(t, addr)
+	c.handshake(openflow.Version13)
+	req := func(part openflow.MultipartType, xid uint32) {
+		c.send(&openflow.MultipartRequest{Header: hdr(openflow.TypeMultipartRequest, xid), Part: part, PortNo: openflow.PortAny})
+	}
+	var rep openflow.MultipartReply
+	req(openflow.MultipartDesc, 1)
+	if err := rep.UnmarshalBinary(c.recv(openflow.TypeMultipartReply)); err != nil || rep.XID != 1 ||
+		openflow.CString(rep.Desc.HWDesc[:]) != hwDesc || openflow.CString(rep.Desc.DPDesc[:]) != "datapath 0000000000000007" {
+		t.Fatalf("DESC reply %+v, %v", rep.Desc, err)
+	}
+	// 120 tables of features exceed one message: the reply comes in
+	// parts, all but the last flagged REPLY_MORE, covering every table.
+	req(openflow.MultipartTableFeatures, 2)
+	var tables []uint8
+	parts := 0
+	for {
+		var r openflow.MultipartReply
+		if err := r.UnmarshalBinary(c.recv(openflow.TypeMultipartReply)); err != nil {
+			t.Fatal(err)
+		}
+		parts++
+		for _, tf := range r.TableFeatures {
+			tables = append(tables, tf.TableID)
+		}
+		if r.Flags&openflow.MultipartReplyMore == 0 {
+			break
+		}
+	}
+	if parts < 2 || len(tables) != 120 || tables[119] != 119 {
+		t.Fatalf("TABLE_FEATURES in %d parts for tables %v", parts, tables)
+	}
+	req(openflow.MultipartPortDesc, 3)
+	if err := rep.UnmarshalBinary(c.recv(openflow.TypeMultipartReply)); err != nil || len(rep.PortDescs) != 0 {
+		t.Fatalf("PORT_DESC of a switch without ports: %+v, %v", rep.PortDescs, err)
+	}
+	c.send(&openflow.MultipartRequest{Header: hdr(openflow.TypeMultipartRequest, 4), Part: openflow.MultipartPortStats, PortNo: 5})
+	c.expectError(4, openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadPort))
+	req(openflow.MultipartType(200), 5)
+	c.expectError(5, openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadMultipart))
+}
+
+// TestOvsOfctlShow: ovs-ofctl's show, dump-desc, dump-ports and
+// dump-table-features accept the switch's replies.
+func TestOvsOfctlShow(t *testing.T) {
+	ofctl := requireTool(t, "ovs-ofctl")
+	_, addr := startAgent(t, &Config{DatapathID: 0x1234, Tables: 2})
+	_, port, _ := net.SplitHostPort(addr)
+	for _, tt := range []struct{ cmd, want string }{
+		{"show", "dpid:0000000000001234"},
+		{"dump-desc", hwDesc},
+		{"dump-ports", "OFPST_PORT reply"},
+		{"dump-table-features", "table1"},
+	} {
+		out, err := exec.Command(ofctl, "-O", "OpenFlow13", tt.cmd, "tcp:127.0.0.1:"+port).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), tt.want) {
+			t.Errorf("ovs-ofctl %s: %v, output lacks %q:\n%s", tt.cmd, err, tt.want, out)
+		}
 	}
 }

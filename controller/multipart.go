@@ -1,0 +1,191 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ofswitch/ofswitch/openflow"
+)
+
+// Ports is what the agent needs of the data plane's ports. The data plane
+// implements it; a switch without ports passes nil.
+type Ports interface {
+	// Descs appends the OpenFlow description of every port to dst.
+	Descs(dst []openflow.Port) []openflow.Port
+	// Stats appends the counters of port (or of every port, for
+	// openflow.PortAny) to dst, and reports whether the port exists.
+	Stats(dst []openflow.PortStats, port uint32) ([]openflow.PortStats, bool)
+}
+
+// Description strings of OFPMP_DESC.
+const (
+	mfrDesc = "ofswitch developers"
+	hwDesc  = "ofswitch software switch"
+	swDesc  = "ofswitch (Bloom-Cuckoo fronted flow table)"
+	serial  = "None"
+)
+
+func padded(dst []byte, s string) { copy(dst[:len(dst)-1], s) }
+
+func (c *conn) onMultipartRequest(msg []byte) error {
+	var req openflow.MultipartRequest
+	if err := req.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	if req.Flags&openflow.MultipartRequestMore != 0 {
+		// No request this switch answers needs more than one part.
+		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestMultipartBufferOverflow)}
+	}
+	rep := &openflow.MultipartReply{Part: req.Part}
+	switch req.Part {
+	case openflow.MultipartDesc:
+		padded(rep.Desc.MfrDesc[:], mfrDesc)
+		padded(rep.Desc.HWDesc[:], hwDesc)
+		padded(rep.Desc.SWDesc[:], swDesc)
+		padded(rep.Desc.SerialNum[:], serial)
+		padded(rep.Desc.DPDesc[:], fmt.Sprintf("datapath %016x", c.a.cfg.DatapathID))
+	case openflow.MultipartPortDesc:
+		if p := c.a.cfg.Ports; p != nil {
+			rep.PortDescs = p.Descs(nil)
+		}
+		return c.sendParts(msg, rep, len(rep.PortDescs), func(r *openflow.MultipartReply, lo, hi int) {
+			r.PortDescs = rep.PortDescs[lo:hi]
+		})
+	case openflow.MultipartPortStats:
+		if req.PortNo > openflow.PortMax && req.PortNo != openflow.PortAny {
+			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
+		}
+		if p := c.a.cfg.Ports; p != nil {
+			var ok bool
+			if rep.Ports, ok = p.Stats(nil, req.PortNo); !ok {
+				return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
+			}
+		} else if req.PortNo != openflow.PortAny {
+			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
+		}
+		return c.sendParts(msg, rep, len(rep.Ports), func(r *openflow.MultipartReply, lo, hi int) {
+			r.Ports = rep.Ports[lo:hi]
+		})
+	case openflow.MultipartTableFeatures:
+		if len(req.TableFeatures) != 0 {
+			// Setting table features is optional; this switch's
+			// tables are fixed (OpenFlow 1.3.5 §7.3.5.5).
+			return openflow.ErrorMsg{Type: openflow.ErrTypeTableFeaturesFailed, Code: uint16(openflow.TableFeaturesFailedEPerm)}
+		}
+		rep.TableFeatures = c.a.tableFeatures()
+		return c.sendParts(msg, rep, len(rep.TableFeatures), func(r *openflow.MultipartReply, lo, hi int) {
+			r.TableFeatures = rep.TableFeatures[lo:hi]
+		})
+	case openflow.MultipartGroupDesc, openflow.MultipartGroup, openflow.MultipartMeter, openflow.MultipartMeterConfig:
+		// No groups or meters: an empty list.
+	case openflow.MultipartGroupFeatures, openflow.MultipartMeterFeatures:
+		// All zero: no group types, no meters.
+	default:
+		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadMultipart)}
+	}
+	return out(c.reply(msg, rep, openflow.TypeMultipartReply))
+}
+
+// sendParts sends a reply whose list body has n items, split into as many
+// messages as it takes to keep each within the 64 KiB an ofp_header can
+// state; set(r, lo, hi) puts items [lo, hi) into r. Every part but the last
+// carries OFPMPF_REPLY_MORE (OpenFlow 1.3.5 §7.3.5).
+func (c *conn) sendParts(req []byte, r *openflow.MultipartReply, n int, set func(r *openflow.MultipartReply, lo, hi int)) error {
+	var parts [][2]int
+	var split func(lo, hi int) error
+	split = func(lo, hi int) error {
+		set(r, lo, hi)
+		if _, err := r.AppendBinary(nil); err == nil {
+			parts = append(parts, [2]int{lo, hi})
+			return nil
+		} else if !errors.Is(err, openflow.ErrTooLong) || hi-lo <= 1 {
+			return err
+		}
+		mid := lo + (hi-lo)/2
+		if err := split(lo, mid); err != nil {
+			return err
+		}
+		return split(mid, hi)
+	}
+	if err := split(0, n); err != nil {
+		return fmt.Errorf("encode %v reply: %w", r.Part, err)
+	}
+	for i, p := range parts {
+		set(r, p[0], p[1])
+		r.Flags = 0
+		if i < len(parts)-1 {
+			r.Flags = openflow.MultipartReplyMore
+		}
+		if err := c.reply(req, r, openflow.TypeMultipartReply); err != nil {
+			return &sendError{err}
+		}
+	}
+	return nil
+}
+
+// matchFields are the OXM fields the classifier matches on.
+var matchFields = []openflow.OXMField{
+	openflow.FieldInPort, openflow.FieldMetadata, openflow.FieldEthDst, openflow.FieldEthSrc,
+	openflow.FieldEthType, openflow.FieldVLANVID, openflow.FieldVLANPCP, openflow.FieldIPDSCP,
+	openflow.FieldIPECN, openflow.FieldIPProto, openflow.FieldIPv4Src, openflow.FieldIPv4Dst,
+	openflow.FieldTCPSrc, openflow.FieldTCPDst, openflow.FieldUDPSrc, openflow.FieldUDPDst,
+	openflow.FieldSCTPSrc, openflow.FieldSCTPDst, openflow.FieldICMPv4Type, openflow.FieldICMPv4Code,
+	openflow.FieldARPOp, openflow.FieldARPSPA, openflow.FieldARPTPA, openflow.FieldARPSHA,
+	openflow.FieldARPTHA, openflow.FieldIPv6Src, openflow.FieldIPv6Dst, openflow.FieldICMPv6Type,
+	openflow.FieldICMPv6Code,
+}
+
+// oxmID is the 32-bit OXM header of an OpenFlow-basic field without mask,
+// as table features list it.
+func oxmID(f openflow.OXMField) uint64 {
+	return openflow.OXMID(uint32(openflow.OXMClassOpenFlow)<<16 | uint32(f)<<9 | uint32(f.Size()))
+}
+
+// tableFeatures describes every table (OpenFlow 1.3.5 §7.3.5.5): what it
+// matches, and the instructions and actions its entries may use.
+func (a *Agent) tableFeatures() []openflow.TableFeatures {
+	instr := []openflow.FeatureID{
+		{Type: uint16(openflow.InstructionGotoTable)}, {Type: uint16(openflow.InstructionWriteMetadata)},
+		{Type: uint16(openflow.InstructionWriteActions)}, {Type: uint16(openflow.InstructionApplyActions)},
+		{Type: uint16(openflow.InstructionClearActions)},
+	}
+	actions := []openflow.FeatureID{
+		{Type: uint16(openflow.ActionOutput)}, {Type: uint16(openflow.ActionPushVLAN)},
+		{Type: uint16(openflow.ActionPopVLAN)}, {Type: uint16(openflow.ActionDecNWTTL)},
+		{Type: uint16(openflow.ActionSetField)}, {Type: uint16(openflow.ActionGroup)},
+	}
+	var oxms []uint64
+	for _, f := range matchFields {
+		oxms = append(oxms, oxmID(f))
+	}
+	n := int(a.cfg.Tables)
+	out := make([]openflow.TableFeatures, n)
+	for id := range n {
+		var next []uint8
+		for j := id + 1; j < n; j++ {
+			next = append(next, uint8(j))
+		}
+		tf := &out[id]
+		tf.TableID = uint8(id)
+		copy(tf.Name[:31], fmt.Sprintf("table%d", id))
+		tf.MetadataMatch, tf.MetadataWrite = ^uint64(0), ^uint64(0)
+		tf.MaxEntries = 1 << 24
+		tf.Properties = []openflow.TableFeatureProp{
+			{Type: openflow.TFPInstructions, IDs: instr},
+			{Type: openflow.TFPInstructionsMiss, IDs: instr},
+			{Type: openflow.TFPNextTables, TableIDs: next},
+			{Type: openflow.TFPNextTablesMiss, TableIDs: next},
+			{Type: openflow.TFPWriteActions, IDs: actions},
+			{Type: openflow.TFPWriteActionsMiss, IDs: actions},
+			{Type: openflow.TFPApplyActions, IDs: actions},
+			{Type: openflow.TFPApplyActionsMiss, IDs: actions},
+			{Type: openflow.TFPMatch, OXMIDs: oxms},
+			{Type: openflow.TFPWildcards, OXMIDs: oxms},
+			{Type: openflow.TFPWriteSetField, OXMIDs: oxms},
+			{Type: openflow.TFPWriteSetFieldMiss, OXMIDs: oxms},
+			{Type: openflow.TFPApplySetField, OXMIDs: oxms},
+			{Type: openflow.TFPApplySetFieldMiss, OXMIDs: oxms},
+		}
+	}
+	return out
+}
