@@ -31,6 +31,9 @@ type Config struct {
 	// rebuilt twice as large at the end of a burst. Zero means 0.9; the
 	// filter is also rebuilt whenever an insertion finds it full.
 	MaxOccupancy float64
+	// NoMerge gives every mask a subtable of its own (plain tuple space
+	// search); by default similar masks share one, as in TupleMerge.
+	NoMerge bool
 	// StrictPorts rejects masked TCP/UDP/SCTP ports with OFPBMC_BAD_MASK,
 	// as a strict OpenFlow 1.3 switch must. By default they are accepted,
 	// as Open vSwitch accepts them.
@@ -487,11 +490,7 @@ func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) erro
 
 // identical returns the live rule with exactly this match and priority.
 func (t *Table) identical(m *Match, pri uint16, p *Pipeline) *Rule {
-	st := t.subs[m.Mask]
-	if st == nil {
-		return nil
-	}
-	for _, r := range st.keys[m.Key] {
+	for _, r := range t.byMatch[*m] {
 		if r.Priority == pri && p.live(r) {
 			return r
 		}

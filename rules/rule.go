@@ -108,6 +108,7 @@ type Rule struct {
 	added   uint64 // first version at which the rule is visible
 	removed atomic.Uint64
 	st      *subtable
+	exact   bool // r's mask is its subtable's: no full-match check needed
 	stats   *ruleStats
 }
 

@@ -158,6 +158,8 @@ type Table struct {
 
 	// writer only
 	subs       map[Key]*subtable
+	byMatch    map[Match][]*Rule // rules physically present, by exact match
+	probed     []*subtable       // subtables created during one link
 	nextSubID  uint64
 	nodes      int
 	rules      int // physically present
@@ -168,7 +170,7 @@ type Table struct {
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
-	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, kind: p.cfg.Filter}
+	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, byMatch: map[Match][]*Rule{}, kind: p.cfg.Filter}
 	nb := 64
 	s := &tableState{buckets: make([]atomic.Pointer[inode], nb), bmask: uint64(nb - 1)}
 	if t.kind != FilterNone {
@@ -293,7 +295,7 @@ func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 			if best != nil && r.rank <= bestRank {
 				break
 			}
-			if r.Visible(v) {
+			if r.Visible(v) && (r.exact || r.Match.Matches(k)) {
 				best, bestRank = r, r.rank
 				break
 			}
@@ -362,7 +364,7 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 				if out[a] != nil && r.rank <= rank[a] {
 					break
 				}
-				if r.Visible(v) {
+				if r.Visible(v) && (r.exact || r.Match.Matches(&keys[a])) {
 					out[a], rank[a] = r, r.rank
 					break
 				}
@@ -387,16 +389,57 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 		}
 	}
 	t.subs[*mask] = st
+	t.probed = append(t.probed, st)
 	t.orderDirty = true
 	return st
+}
+
+// mergeLimit is the most rules one node of a merged subtable takes before a
+// rule goes to the subtable of its own mask instead (TupleMerge's collision
+// limit).
+const mergeLimit = 40
+
+// coarseMask relaxes a mask the way TupleMerge does, so that rules of
+// similar masks share a subtable: the prefix length of every IPv4, ARP
+// address and L4 port mask is rounded down to a multiple of 8. Lookups then
+// check each candidate's full match.
+func coarseMask(m *Key) Key {
+	c := *m
+	for _, f := range [...]Field{FieldIPv4Src, FieldIPv4Dst, FieldL4Src, FieldL4Dst, FieldARPSPA, FieldARPTPA} {
+		v := m.Get(f)
+		full := f.FullMask()
+		if v == 0 || v == full {
+			continue
+		}
+		w := f.Bits()
+		p := bits.LeadingZeros64(^(v << (64 - w)))
+		if prefixMask(w, p) != v {
+			continue // not a prefix: keep it
+		}
+		c.Set(f, prefixMask(w, p&^7))
+	}
+	return c
 }
 
 // link makes r physically present (not yet visible unless its added version
 // is published).
 func (t *Table) link(r *Rule) error {
 	st := t.subtableFor(&r.Match.Mask)
-	r.st = st
 	key := r.Match.Key
+	if !t.p.cfg.NoMerge {
+		cm := coarseMask(&r.Match.Mask)
+		if cm != r.Match.Mask {
+			cst := t.subtableFor(&cm)
+			ck := r.Match.Key.And(&cm)
+			if len(cst.keys[ck]) < mergeLimit {
+				st, key = cst, ck
+			}
+		}
+		t.dropIfEmpty(st)
+	}
+	r.st = st
+	r.exact = st.mask == r.Match.Mask
+	t.byMatch[r.Match] = append(t.byMatch[r.Match], r)
 	old := st.keys[key]
 	ents := make([]*Rule, 0, len(old)+1)
 	i := 0
@@ -421,10 +464,30 @@ func (t *Table) link(r *Rule) error {
 	return nil
 }
 
+// dropIfEmpty forgets subtables created by link's probing that got no rule.
+func (t *Table) dropIfEmpty(keep *subtable) {
+	for _, st := range t.probed {
+		if st != keep && st.n == 0 {
+			delete(t.subs, st.mask)
+		}
+	}
+	t.probed = t.probed[:0]
+}
+
 // unlink removes r physically. Called only inside a cleanup window.
 func (t *Table) unlink(r *Rule) {
 	st := r.st
-	key := r.Match.Key
+	key := r.Match.Key.And(&st.mask)
+	if bm := t.byMatch[r.Match]; len(bm) > 0 {
+		if i := slices.Index(bm, r); i >= 0 {
+			bm = slices.Delete(bm, i, i+1)
+			if len(bm) == 0 {
+				delete(t.byMatch, r.Match)
+			} else {
+				t.byMatch[r.Match] = bm
+			}
+		}
+	}
 	old := st.keys[key]
 	i := slices.Index(old, r)
 	if i < 0 {

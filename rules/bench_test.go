@@ -1,0 +1,332 @@
+package rules_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/internal/oracle"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+var sinkRule *rules.Rule
+
+type benchSet struct{ name, rules, trace string }
+
+var benchSets = []benchSet{
+	{"acl1_1k", "lyxocs-ruleSet/acl1_1k", "lyxocs-ruleSet/acl1_1k_trace"},
+	{"fw1_1k", "lyxocs-ruleSet/fw1_1k", "lyxocs-ruleSet/fw1_1k_trace"},
+	{"ipc1_1k", "lyxocs-ruleSet/ipc1_1k", "lyxocs-ruleSet/ipc1_1k_trace"},
+	{"acl1_10k", "lyxocs-ruleSet/acl1_10k", ""},
+	{"fw1_10k", "lyxocs-ruleSet/fw1_10k", "lyxocs-ruleSet/fw1_10k_trace"},
+	{"ipc1_10k", "lyxocs-ruleSet/ipc1_10k", "lyxocs-ruleSet/ipc1_10k_trace"},
+}
+
+// benchKeys returns a power-of-two number of keys from the set's trace (or
+// rule corners), shuffled.
+func benchKeys(b *testing.B, rs []rules.ClassBenchRule, trace string) []rules.Key {
+	var hs []rules.ClassBenchHeader
+	if trace != "" {
+		var err error
+		if hs, err = rules.ParseClassBenchTrace(trace, readCB(b, trace)); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		hs = cornerHeaders(rs)
+	}
+	n := 1
+	for n*2 <= len(hs) {
+		n *= 2
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
+	keys := make([]rules.Key, n)
+	for i := range keys {
+		keys[i] = hs[i].Key()
+	}
+	return keys
+}
+
+// linear is the baseline: the expanded entries in priority order, first
+// match wins.
+type linear struct {
+	ms  []rules.Match
+	ids []int
+}
+
+func (l *linear) lookup(k *rules.Key) int {
+	for i := range l.ms {
+		if l.ms[i].Matches(k) {
+			return l.ids[i]
+		}
+	}
+	return -1
+}
+
+var sinkInt int
+
+// BenchmarkClassBench measures lookups on ClassBench sets with their traces:
+// a linear scan, tuple space without filter (plain tuples and merged), and
+// merged tuple space behind the plain cuckoo and Bloom-Cuckoo filters.
+func BenchmarkClassBench(b *testing.B) {
+	for _, set := range benchSets {
+		rs, err := rules.ParseClassBench(set.rules, readCB(b, set.rules))
+		if err != nil {
+			b.Fatal(err)
+		}
+		keys := benchKeys(b, rs, set.trace)
+		b.Run(set.name+"/linear", func(b *testing.B) {
+			ups, _ := rules.ClassBenchUpdates(rs, 0, nil)
+			l := &linear{}
+			for _, u := range ups {
+				l.ms = append(l.ms, u.Match)
+				l.ids = append(l.ids, u.ID)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				sinkInt = l.lookup(&keys[i&(len(keys)-1)])
+				i++
+			}
+			b.ReportMetric(float64(i)/b.Elapsed().Seconds()/1e6, "Mlookups/s")
+		})
+		for _, v := range []struct {
+			name string
+			cfg  rules.Config
+		}{
+			{"tuple-nofilter", rules.Config{Filter: rules.FilterNone, NoMerge: true}},
+			{"tuple-cf", rules.Config{Filter: rules.FilterCuckoo, NoMerge: true}},
+			{"merged-nofilter", rules.Config{Filter: rules.FilterNone}},
+			{"merged-cf", rules.Config{Filter: rules.FilterCuckoo}},
+			{"merged-bcf", rules.Config{Filter: rules.FilterBloomCuckoo}},
+		} {
+			b.Run(set.name+"/"+v.name, func(b *testing.B) {
+				cfg := v.cfg
+				_, p, _ := loadCB(b, set.rules, &cfg)
+				benchLookups(b, p.Table(0), keys)
+			})
+			b.Run(set.name+"/"+v.name+"-batch", func(b *testing.B) {
+				cfg := v.cfg
+				_, p, _ := loadCB(b, set.rules, &cfg)
+				benchBatch(b, p.Table(0), keys)
+			})
+		}
+	}
+}
+
+func benchLookups(b *testing.B, tbl *rules.Table, keys []rules.Key) {
+	var c rules.Counters
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		sinkRule = tbl.LookupCount(&keys[i&(len(keys)-1)], &c)
+		i++
+	}
+	reportLookups(b, i, &c)
+}
+
+func benchBatch(b *testing.B, tbl *rules.Table, keys []rules.Key) {
+	var c rules.Counters
+	out := make([]*rules.Rule, 32)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		j := (i * 32) & (len(keys) - 1)
+		if j+32 > len(keys) {
+			j = 0
+		}
+		tbl.LookupBatchCount(keys[j:j+32], out, &c)
+		i++
+	}
+	reportLookups(b, i*32, &c)
+}
+
+func reportLookups(b *testing.B, n int, c *rules.Counters) {
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds()/1e6, "Mlookups/s")
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(n), "ns/lookup")
+	if c.Lookups > 0 {
+		b.ReportMetric(float64(c.Visited)/float64(c.Lookups), "subtables/lookup")
+		b.ReportMetric(float64(c.Probes)/float64(c.Lookups), "probes/lookup")
+		b.ReportMetric(float64(c.FalsePositives)/float64(c.Lookups), "fp/lookup")
+	}
+}
+
+// exactSet builds n exact 5-tuple entries plus 10 wildcard entries.
+func exactSet(n int) ([]rules.Update, []rules.Key) {
+	var ups []rules.Update
+	keys := make([]rules.Key, 0, n)
+	for i := range n {
+		var m rules.Match
+		m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+		m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
+		m.SetExact(rules.FieldIPv4Src, uint64(10<<24|i))
+		m.SetExact(rules.FieldIPv4Dst, uint64(172<<24|i*7))
+		m.SetExact(rules.FieldL4Src, uint64(1024+i%60000))
+		m.SetExact(rules.FieldL4Dst, 80)
+		ups = append(ups, rules.Update{Match: m, Priority: 100, ID: i})
+		keys = append(keys, m.Key)
+	}
+	for i := range 10 {
+		var m rules.Match
+		m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+		m.SetPrefix(rules.FieldIPv4Dst, uint64(192<<24|i<<16), 16)
+		ups = append(ups, rules.Update{Match: m, Priority: uint16(10 + i), ID: n + i})
+	}
+	return ups, keys
+}
+
+// BenchmarkExact100K is the SDN-style table: 100K exact 5-tuples and 10
+// wildcard entries; every lookup hits an exact entry.
+func BenchmarkExact100K(b *testing.B) {
+	ups, keys := exactSet(100_000)
+	keys = keys[:65536]
+	rng := rand.New(rand.NewPCG(3, 4))
+	rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	b.Run("linear", func(b *testing.B) {
+		l := &linear{}
+		// Priority order: exact entries (100) before wildcards.
+		for _, u := range ups {
+			l.ms = append(l.ms, u.Match)
+			l.ids = append(l.ids, u.ID)
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			sinkInt = l.lookup(&keys[i&(len(keys)-1)])
+			i++
+		}
+		b.ReportMetric(float64(i)/b.Elapsed().Seconds()/1e6, "Mlookups/s")
+	})
+	for _, kind := range []rules.FilterKind{rules.FilterNone, rules.FilterCuckoo, rules.FilterBloomCuckoo} {
+		p, err := rules.New(&rules.Config{Filter: kind})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, err := range p.ApplyBatch(ups, true).Errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(kind.String(), func(b *testing.B) { benchLookups(b, p.Table(0), keys) })
+		b.Run(kind.String()+"-batch", func(b *testing.B) { benchBatch(b, p.Table(0), keys) })
+	}
+}
+
+// BenchmarkUpdate measures update throughput: bursts of 1024 adds followed
+// by bursts of 1024 deletes of the same rules, on a 100K-entry table.
+func BenchmarkUpdate(b *testing.B) {
+	base, _ := exactSet(100_000)
+	for _, kind := range []rules.FilterKind{rules.FilterNone, rules.FilterCuckoo, rules.FilterBloomCuckoo} {
+		b.Run(kind.String(), func(b *testing.B) {
+			p, _ := rules.New(&rules.Config{Filter: kind})
+			p.ApplyBatch(base, true)
+			adds, dels := churn(1024, 0)
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				p.ApplyBatch(adds, true)
+				p.ApplyBatch(dels, true)
+				n += 2 * len(adds)
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds()/1e6, "Mupdates/s")
+		})
+	}
+}
+
+func churn(n, off int) (adds, dels []rules.Update) {
+	for i := range n {
+		var m rules.Match
+		m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+		m.SetExact(rules.FieldIPProto, rules.IPProtoUDP)
+		m.SetExact(rules.FieldIPv4Src, uint64(20<<24|(off+i)))
+		m.SetExact(rules.FieldL4Dst, 53)
+		adds = append(adds, rules.Update{Match: m, Priority: 200})
+		dels = append(dels, rules.Update{Command: rules.CmdDeleteStrict, Match: m, Priority: 200})
+	}
+	return adds, dels
+}
+
+// BenchmarkBurst1024 applies a 1024-rule burst to a table whose filter is
+// at 95% occupancy and reports the burst latency and the largest number of
+// filter iterations any insertion of the burst took.
+func BenchmarkBurst1024(b *testing.B) {
+	const buckets = 1 << 15
+	fill := 4*buckets*95/100 - 1024
+	base, _ := exactSet(fill)
+	base = base[:fill]
+	for _, v := range []struct {
+		name string
+		kind rules.FilterKind
+		t    int
+	}{{"cf", rules.FilterCuckoo, 0}, {"bcf-t0", rules.FilterBloomCuckoo, 0}, {"bcf-t5", rules.FilterBloomCuckoo, 5}, {"bcf-t10", rules.FilterBloomCuckoo, 10}} {
+		b.Run(v.name, func(b *testing.B) {
+			p, _ := rules.New(&rules.Config{Filter: v.kind, BloomAfter: v.t, FilterBuckets: buckets, MaxOccupancy: 0.999, Seed: 9})
+			p.ApplyBatch(base, true)
+			adds, dels := churn(1024, 0)
+			maxIter := 0
+			rebuilds := 0
+			for b.Loop() {
+				before := p.Table(0).Stats()
+				p.ApplyBatch(adds, true)
+				after := p.Table(0).Stats()
+				b.StopTimer()
+				if after.Rebuilds != before.Rebuilds {
+					rebuilds++
+				} else if after.FilterStats != nil {
+					maxIter = max(maxIter, after.FilterStats.MaxIterationsSeen)
+				}
+				p.ApplyBatch(dels, true)
+				p.Rebalance(1 << 20)
+				b.StartTimer()
+			}
+			st := p.Table(0).Stats()
+			b.ReportMetric(float64(maxIter), "max-iterations")
+			b.ReportMetric(float64(rebuilds), "rebuilds")
+			b.ReportMetric(st.Occupancy, "occupancy")
+		})
+	}
+}
+
+// Make sure the oracle and the benchmark baselines agree once, so the
+// benchmark numbers compare like with like.
+func TestLinearBaselineAgrees(t *testing.T) {
+	rs, p, _ := loadCB(t, "lyxocs-ruleSet/fw1_1k", nil)
+	ups, _ := rules.ClassBenchUpdates(rs, 0, nil)
+	l := &linear{}
+	for _, u := range ups {
+		l.ms = append(l.ms, u.Match)
+		l.ids = append(l.ids, u.ID)
+	}
+	orc := &oracle.ClassBench{Rules: rs}
+	for _, h := range cornerHeaders(rs) {
+		k := h.Key()
+		want := orc.First(&h)
+		got := -1
+		if r := p.Table(0).Lookup(&k); r != nil {
+			got = r.ID
+		}
+		if l.lookup(&k) != want || got != want {
+			t.Fatalf("header %+v: linear %d, table %d, oracle %d", h, l.lookup(&k), got, want)
+		}
+	}
+}
+
+func TestLookupAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	_, p, _ := loadCB(t, "lyxocs-ruleSet/acl1_1k", nil)
+	tbl := p.Table(0)
+	var k rules.Key
+	k.Set(rules.FieldEthType, rules.EthTypeIPv4)
+	keys := make([]rules.Key, 32)
+	out := make([]*rules.Rule, 32)
+	var c rules.Counters
+	if n := testing.AllocsPerRun(100, func() { sinkRule = tbl.Lookup(&k) }); n != 0 {
+		t.Errorf("Lookup: %v allocs", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { tbl.LookupBatchCount(keys, out, &c) }); n != 0 {
+		t.Errorf("LookupBatch: %v allocs", n)
+	}
+	_ = fmt.Sprint
+}
