@@ -76,12 +76,19 @@ func (m *Empty) AppendBinary(dst []byte) ([]byte, error) {
 // MarshalBinary returns the wire form of m.
 func (m *Empty) MarshalBinary() ([]byte, error) { return m.AppendBinary(nil) }
 
-// UnmarshalBinary decodes a header-only message of any type.
+// UnmarshalBinary decodes a header-only message of any type; a body is an
+// error (BAD_REQUEST/BAD_LEN).
 func (m *Empty) UnmarshalBinary(b []byte) error {
-	if len(b) >= 2 {
-		return decodeHeader(&m.Header, b, Type(b[1]), HeaderLen)
+	if len(b) < 2 {
+		return m.Header.UnmarshalBinary(b)
 	}
-	return m.Header.UnmarshalBinary(b)
+	if err := decodeHeader(&m.Header, b, Type(b[1]), HeaderLen); err != nil {
+		return err
+	}
+	if len(b) != HeaderLen {
+		return &DecodeError{Type: m.Type, Field: "header.length", Offset: 2, Err: ErrBadLength}
+	}
+	return nil
 }
 
 // NewBarrierRequest returns an OFPT_BARRIER_REQUEST.
