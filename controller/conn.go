@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -208,7 +209,7 @@ func (c *conn) handle(msg []byte) error {
 	case h == nil:
 		err = openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadType)}
 	default:
-		err = h(c, msg)
+		err = c.call(h, msg)
 	}
 	if err == nil {
 		return nil
@@ -220,6 +221,18 @@ func (c *conn) handle(msg []byte) error {
 	c.a.cfg.Logger.Debug("request refused", "peer", c.nc.RemoteAddr().String(), "type", t,
 		"xid", binary.BigEndian.Uint32(msg[4:]), "err", err)
 	return c.sendError(msg, err)
+}
+
+// call runs a handler; a panic in it is a bug, which is logged and
+// answered as OFPBRC_EPERM so that one message cannot take the switch down.
+func (c *conn) call(h handler, msg []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.a.cfg.Logger.Error("handler panic", "type", openflow.Type(msg[1]), "panic", p, "stack", string(debug.Stack()))
+			err = openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestEPerm)}
+		}
+	}()
+	return h(c, msg)
 }
 
 // isSlave reports whether the connection has the slave role; other

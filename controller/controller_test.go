@@ -562,7 +562,7 @@ func TestMultipart(t *testing.T) {
 	}
 	c.send(&openflow.MultipartRequest{Header: hdr(openflow.TypeMultipartRequest, 4), Part: openflow.MultipartPortStats, PortNo: 5})
 	c.expectError(4, openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadPort))
-	req(openflow.MultipartType(200), 5)
+	c.sendRaw([]byte{4, byte(openflow.TypeMultipartRequest), 0, 16, 0, 0, 0, 5, 0, 200, 0, 0, 0, 0, 0, 0})
 	c.expectError(5, openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadMultipart))
 }
 

@@ -45,26 +45,28 @@ func (c *conn) onMultipartRequest(msg []byte) error {
 		padded(rep.Desc.SerialNum[:], serial)
 		padded(rep.Desc.DPDesc[:], fmt.Sprintf("datapath %016x", c.a.cfg.DatapathID))
 	case openflow.MultipartPortDesc:
+		var all []openflow.Port
 		if p := c.a.cfg.Ports; p != nil {
-			rep.PortDescs = p.Descs(nil)
+			all = p.Descs(nil)
 		}
-		return c.sendParts(msg, rep, len(rep.PortDescs), func(r *openflow.MultipartReply, lo, hi int) {
-			r.PortDescs = rep.PortDescs[lo:hi]
+		return c.sendParts(msg, rep, len(all), func(r *openflow.MultipartReply, lo, hi int) {
+			r.PortDescs = all[lo:hi]
 		})
 	case openflow.MultipartPortStats:
 		if req.PortNo > openflow.PortMax && req.PortNo != openflow.PortAny {
 			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
 		}
+		var all []openflow.PortStats
 		if p := c.a.cfg.Ports; p != nil {
 			var ok bool
-			if rep.Ports, ok = p.Stats(nil, req.PortNo); !ok {
+			if all, ok = p.Stats(nil, req.PortNo); !ok {
 				return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
 			}
 		} else if req.PortNo != openflow.PortAny {
 			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
 		}
-		return c.sendParts(msg, rep, len(rep.Ports), func(r *openflow.MultipartReply, lo, hi int) {
-			r.Ports = rep.Ports[lo:hi]
+		return c.sendParts(msg, rep, len(all), func(r *openflow.MultipartReply, lo, hi int) {
+			r.Ports = all[lo:hi]
 		})
 	case openflow.MultipartTableFeatures:
 		if len(req.TableFeatures) != 0 {
@@ -72,9 +74,9 @@ func (c *conn) onMultipartRequest(msg []byte) error {
 			// tables are fixed (OpenFlow 1.3.5 §7.3.5.5).
 			return openflow.ErrorMsg{Type: openflow.ErrTypeTableFeaturesFailed, Code: uint16(openflow.TableFeaturesFailedEPerm)}
 		}
-		rep.TableFeatures = c.a.tableFeatures()
-		return c.sendParts(msg, rep, len(rep.TableFeatures), func(r *openflow.MultipartReply, lo, hi int) {
-			r.TableFeatures = rep.TableFeatures[lo:hi]
+		all := c.a.tableFeatures()
+		return c.sendParts(msg, rep, len(all), func(r *openflow.MultipartReply, lo, hi int) {
+			r.TableFeatures = all[lo:hi]
 		})
 	case openflow.MultipartGroupDesc, openflow.MultipartGroup, openflow.MultipartMeter, openflow.MultipartMeterConfig:
 		// No groups or meters: an empty list.
