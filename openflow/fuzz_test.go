@@ -78,9 +78,12 @@ func fuzzRoundTrip[T any, P interface {
 	})
 }
 
-func FuzzHello(f *testing.F)         { fuzzRoundTrip[Hello](f, TypeHello) }
-func FuzzErrorMsg(f *testing.F)      { fuzzRoundTrip[ErrorMsg](f, TypeError) }
-func FuzzEchoRequest(f *testing.F)   { fuzzRoundTrip[EchoRequest](f, TypeEchoRequest) }
+func FuzzHello(f *testing.F)       { fuzzRoundTrip[Hello](f, TypeHello) }
+func FuzzErrorMsg(f *testing.F)    { fuzzRoundTrip[ErrorMsg](f, TypeError) }
+func FuzzEchoRequest(f *testing.F) { fuzzRoundTrip[EchoRequest](f, TypeEchoRequest) }
+func FuzzEmpty(f *testing.F) {
+	fuzzRoundTrip[Empty](f, TypeBarrierRequest, TypeFeaturesRequest, TypeGetConfigRequest)
+}
 func FuzzExperimenter(f *testing.F)  { fuzzRoundTrip[Experimenter](f, TypeExperimenter) }
 func FuzzFeaturesReply(f *testing.F) { fuzzRoundTrip[FeaturesReply](f, TypeFeaturesReply) }
 func FuzzSwitchConfig(f *testing.F) {
