@@ -1,6 +1,7 @@
 package openflow
 
 import (
+	"bytes"
 	"net/netip"
 	"testing"
 )
@@ -62,34 +63,24 @@ func flowStatsReply(n int) *MultipartReply {
 
 func BenchmarkFlowStatsReply1000(b *testing.B) {
 	r := flowStatsReply(1000)
-	// 1000 entries exceed one message's 64 KiB; Flags would carry
-	// REPLY_MORE on a real connection, here we measure one big body.
-	body, err := r.AppendBinary(nil)
-	if err == nil {
-		b.Fatal("1000 entries unexpectedly fit in one message")
+	// 1000 entries exceed one message's 64 KiB: AppendSplit sends them as
+	// several parts with REPLY_MORE, as a switch must.
+	wire, _, err := r.AppendSplit(nil, 0)
+	if err != nil {
+		b.Fatal(err)
 	}
-	// Split as a switch would: entries per part.
-	per := 500
 	var parts [][]byte
-	for i := 0; i < len(r.Flows); i += per {
-		p := &MultipartReply{Part: MultipartFlow, Flows: r.Flows[i:min(i+per, len(r.Flows))]}
-		if i+per < len(r.Flows) {
-			p.Flags = MultipartReplyMore
-		}
-		w, err := p.AppendBinary(nil)
+	rd := NewReader(bytes.NewReader(wire), 0)
+	for {
+		p, err := rd.Next()
 		if err != nil {
-			b.Fatal(err)
+			break
 		}
-		parts = append(parts, w)
-	}
-	_ = body
-	total := 0
-	for _, p := range parts {
-		total += len(p)
+		parts = append(parts, p)
 	}
 	b.Run("decode", func(b *testing.B) {
 		var m MultipartReply
-		b.SetBytes(int64(total))
+		b.SetBytes(int64(len(wire)))
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, p := range parts {
@@ -100,20 +91,11 @@ func BenchmarkFlowStatsReply1000(b *testing.B) {
 		}
 	})
 	b.Run("encode", func(b *testing.B) {
-		buf := make([]byte, 0, total+64)
-		subs := make([]MultipartReply, len(parts))
-		for i := range subs {
-			if err := subs[i].UnmarshalBinary(parts[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.SetBytes(int64(total))
+		buf := make([]byte, 0, len(wire))
+		b.SetBytes(int64(len(wire)))
 		b.ReportAllocs()
 		for b.Loop() {
-			buf = buf[:0]
-			for i := range subs {
-				buf, _ = subs[i].AppendBinary(buf)
-			}
+			buf, _, _ = r.AppendSplit(buf[:0], 0)
 		}
 	})
 }

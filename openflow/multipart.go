@@ -379,15 +379,200 @@ type MultipartReply struct {
 	Data          []byte
 }
 
-// AppendBinary appends the wire form of m to dst.
+// AppendBinary appends the wire form of m to dst as one message; see
+// AppendSplit for bodies that may not fit.
 func (m *MultipartReply) AppendBinary(dst []byte) ([]byte, error) {
 	const t = TypeMultipartReply
 	start := len(dst)
-	dst = appendHeader(dst, &m.Header, t)
-	dst = binary.BigEndian.AppendUint16(dst, uint16(m.Part))
-	dst = binary.BigEndian.AppendUint16(dst, m.Flags)
-	dst = append(dst, 0, 0, 0, 0)
+	dst = m.appendPartHeader(dst, m.Flags)
 	var err error
+	if n := m.entryCount(); n >= 0 {
+		for i := 0; i < n && err == nil; i++ {
+			dst, err = m.appendEntry(dst, i)
+		}
+	} else {
+		dst, err = m.appendSingleBody(dst)
+	}
+	if err != nil {
+		return dst[:start], encodeCtx(err, t)
+	}
+	return finish(dst, start, t)
+}
+
+// AppendSplit appends m as as many OFPT_MULTIPART_REPLY messages as its
+// body needs (OpenFlow 1.3.5 §7.3.5): each at most maxLen bytes (0 means
+// MaxMessageLen), whole entries only, OFPMPF_REPLY_MORE set on all but the
+// last. Bodies that are not lists (DESC, AGGREGATE, GROUP_FEATURES,
+// METER_FEATURES, EXPERIMENTER) go out as one message. It returns how many
+// messages it appended.
+func (m *MultipartReply) AppendSplit(dst []byte, maxLen int) ([]byte, int, error) {
+	const t = TypeMultipartReply
+	if maxLen <= 0 || maxLen > MaxMessageLen {
+		maxLen = MaxMessageLen
+	}
+	n := m.entryCount()
+	if n < 0 {
+		dst, err := m.AppendBinary(dst)
+		return dst, 1, err
+	}
+	msgs := 0
+	for i := 0; ; {
+		start := len(dst)
+		dst = m.appendPartHeader(dst, m.Flags&^MultipartReplyMore)
+		count := 0
+		for ; i < n; i++ {
+			before := len(dst)
+			var err error
+			if dst, err = m.appendEntry(dst, i); err != nil {
+				return dst[:start], msgs, encodeCtx(err, t)
+			}
+			if len(dst)-start > maxLen {
+				if count == 0 {
+					return dst[:start], msgs, &EncodeError{Type: t, Field: fmt.Sprintf("entry[%d]", i), Err: ErrTooLong}
+				}
+				dst = dst[:before]
+				break
+			}
+			count++
+		}
+		if i < n {
+			binary.BigEndian.PutUint16(dst[start+10:], m.Flags|MultipartReplyMore)
+		}
+		binary.BigEndian.PutUint16(dst[start+2:], uint16(len(dst)-start))
+		msgs++
+		if i >= n {
+			return dst, msgs, nil
+		}
+	}
+}
+
+func (m *MultipartReply) appendPartHeader(dst []byte, flags uint16) []byte {
+	dst = appendHeader(dst, &m.Header, TypeMultipartReply)
+	dst = binary.BigEndian.AppendUint16(dst, uint16(m.Part))
+	dst = binary.BigEndian.AppendUint16(dst, flags)
+	return append(dst, 0, 0, 0, 0)
+}
+
+// entryCount returns the number of entries of a list body, or -1 for the
+// other parts.
+func (m *MultipartReply) entryCount() int {
+	switch m.Part {
+	case MultipartFlow:
+		return len(m.Flows)
+	case MultipartTable:
+		return len(m.Tables)
+	case MultipartPortStats:
+		return len(m.Ports)
+	case MultipartQueue:
+		return len(m.Queues)
+	case MultipartGroup:
+		return len(m.Groups)
+	case MultipartGroupDesc:
+		return len(m.GroupDescs)
+	case MultipartMeter:
+		return len(m.Meters)
+	case MultipartMeterConfig:
+		return len(m.MeterConfigs)
+	case MultipartTableFeatures:
+		return len(m.TableFeatures)
+	case MultipartPortDesc:
+		return len(m.PortDescs)
+	}
+	return -1
+}
+
+// appendEntry appends entry i of a list body.
+func (m *MultipartReply) appendEntry(dst []byte, i int) ([]byte, error) {
+	be := binary.BigEndian
+	switch m.Part {
+	case MultipartFlow:
+		return m.Flows[i].appendTo(dst)
+	case MultipartTable:
+		s := &m.Tables[i]
+		dst = append(dst, s.TableID, 0, 0, 0)
+		dst = be.AppendUint32(dst, s.ActiveCount)
+		dst = be.AppendUint64(dst, s.LookupCount)
+		return be.AppendUint64(dst, s.MatchedCount), nil
+	case MultipartPortStats:
+		s := &m.Ports[i]
+		dst = be.AppendUint32(dst, s.PortNo)
+		dst = append(dst, 0, 0, 0, 0)
+		for _, c := range [...]uint64{s.RxPackets, s.TxPackets, s.RxBytes, s.TxBytes, s.RxDropped, s.TxDropped,
+			s.RxErrors, s.TxErrors, s.RxFrameErr, s.RxOverErr, s.RxCRCErr, s.Collisions} {
+			dst = be.AppendUint64(dst, c)
+		}
+		dst = be.AppendUint32(dst, s.DurationSec)
+		return be.AppendUint32(dst, s.DurationNsec), nil
+	case MultipartQueue:
+		s := &m.Queues[i]
+		dst = be.AppendUint32(dst, s.PortNo)
+		dst = be.AppendUint32(dst, s.QueueID)
+		dst = be.AppendUint64(dst, s.TxBytes)
+		dst = be.AppendUint64(dst, s.TxPackets)
+		dst = be.AppendUint64(dst, s.TxErrors)
+		dst = be.AppendUint32(dst, s.DurationSec)
+		return be.AppendUint32(dst, s.DurationNsec), nil
+	case MultipartGroup:
+		s := &m.Groups[i]
+		dst = be.AppendUint16(dst, uint16(40+16*len(s.BucketStats)))
+		dst = append(dst, 0, 0)
+		dst = be.AppendUint32(dst, s.GroupID)
+		dst = be.AppendUint32(dst, s.RefCount)
+		dst = append(dst, 0, 0, 0, 0)
+		dst = be.AppendUint64(dst, s.PacketCount)
+		dst = be.AppendUint64(dst, s.ByteCount)
+		dst = be.AppendUint32(dst, s.DurationSec)
+		dst = be.AppendUint32(dst, s.DurationNsec)
+		for _, c := range s.BucketStats {
+			dst = be.AppendUint64(dst, c.PacketCount)
+			dst = be.AppendUint64(dst, c.ByteCount)
+		}
+		return dst, nil
+	case MultipartGroupDesc:
+		g := &m.GroupDescs[i]
+		gs := len(dst)
+		dst = append(dst, 0, 0, g.Type, 0)
+		dst = be.AppendUint32(dst, g.GroupID)
+		dst, err := appendBuckets(dst, g.Buckets)
+		if err != nil {
+			return dst[:gs], err
+		}
+		be.PutUint16(dst[gs:], uint16(len(dst)-gs))
+		return dst, nil
+	case MultipartMeter:
+		s := &m.Meters[i]
+		dst = be.AppendUint32(dst, s.MeterID)
+		dst = be.AppendUint16(dst, uint16(40+16*len(s.BandStats)))
+		dst = append(dst, 0, 0, 0, 0, 0, 0)
+		dst = be.AppendUint32(dst, s.FlowCount)
+		dst = be.AppendUint64(dst, s.PacketInCount)
+		dst = be.AppendUint64(dst, s.ByteInCount)
+		dst = be.AppendUint32(dst, s.DurationSec)
+		dst = be.AppendUint32(dst, s.DurationNsec)
+		for _, c := range s.BandStats {
+			dst = be.AppendUint64(dst, c.PacketCount)
+			dst = be.AppendUint64(dst, c.ByteCount)
+		}
+		return dst, nil
+	case MultipartMeterConfig:
+		c := &m.MeterConfigs[i]
+		cs := len(dst)
+		dst = append(dst, 0, 0)
+		dst = be.AppendUint16(dst, c.Flags)
+		dst = be.AppendUint32(dst, c.MeterID)
+		dst = appendBands(dst, c.Bands)
+		be.PutUint16(dst[cs:], uint16(len(dst)-cs))
+		return dst, nil
+	case MultipartTableFeatures:
+		return appendTableFeatures(dst, m.TableFeatures[i:i+1])
+	case MultipartPortDesc:
+		return m.PortDescs[i].appendTo(dst), nil
+	}
+	return dst, &EncodeError{Field: "type", Err: ErrBadMultipart}
+}
+
+// appendSingleBody appends a body that is not a list.
+func (m *MultipartReply) appendSingleBody(dst []byte) ([]byte, error) {
 	be := binary.BigEndian
 	switch m.Part {
 	case MultipartDesc:
@@ -396,74 +581,12 @@ func (m *MultipartReply) AppendBinary(dst []byte) ([]byte, error) {
 		dst = append(dst, d.HWDesc[:]...)
 		dst = append(dst, d.SWDesc[:]...)
 		dst = append(dst, d.SerialNum[:]...)
-		dst = append(dst, d.DPDesc[:]...)
-	case MultipartFlow:
-		for i := range m.Flows {
-			if dst, err = m.Flows[i].appendTo(dst); err != nil {
-				break
-			}
-		}
+		return append(dst, d.DPDesc[:]...), nil
 	case MultipartAggregate:
 		dst = be.AppendUint64(dst, m.Aggregate.PacketCount)
 		dst = be.AppendUint64(dst, m.Aggregate.ByteCount)
 		dst = be.AppendUint32(dst, m.Aggregate.FlowCount)
-		dst = append(dst, 0, 0, 0, 0)
-	case MultipartTable:
-		for _, s := range m.Tables {
-			dst = append(dst, s.TableID, 0, 0, 0)
-			dst = be.AppendUint32(dst, s.ActiveCount)
-			dst = be.AppendUint64(dst, s.LookupCount)
-			dst = be.AppendUint64(dst, s.MatchedCount)
-		}
-	case MultipartPortStats:
-		for i := range m.Ports {
-			s := &m.Ports[i]
-			dst = be.AppendUint32(dst, s.PortNo)
-			dst = append(dst, 0, 0, 0, 0)
-			for _, c := range [...]uint64{s.RxPackets, s.TxPackets, s.RxBytes, s.TxBytes, s.RxDropped, s.TxDropped,
-				s.RxErrors, s.TxErrors, s.RxFrameErr, s.RxOverErr, s.RxCRCErr, s.Collisions} {
-				dst = be.AppendUint64(dst, c)
-			}
-			dst = be.AppendUint32(dst, s.DurationSec)
-			dst = be.AppendUint32(dst, s.DurationNsec)
-		}
-	case MultipartQueue:
-		for _, s := range m.Queues {
-			dst = be.AppendUint32(dst, s.PortNo)
-			dst = be.AppendUint32(dst, s.QueueID)
-			dst = be.AppendUint64(dst, s.TxBytes)
-			dst = be.AppendUint64(dst, s.TxPackets)
-			dst = be.AppendUint64(dst, s.TxErrors)
-			dst = be.AppendUint32(dst, s.DurationSec)
-			dst = be.AppendUint32(dst, s.DurationNsec)
-		}
-	case MultipartGroup:
-		for _, s := range m.Groups {
-			dst = be.AppendUint16(dst, uint16(40+16*len(s.BucketStats)))
-			dst = append(dst, 0, 0)
-			dst = be.AppendUint32(dst, s.GroupID)
-			dst = be.AppendUint32(dst, s.RefCount)
-			dst = append(dst, 0, 0, 0, 0)
-			dst = be.AppendUint64(dst, s.PacketCount)
-			dst = be.AppendUint64(dst, s.ByteCount)
-			dst = be.AppendUint32(dst, s.DurationSec)
-			dst = be.AppendUint32(dst, s.DurationNsec)
-			for _, c := range s.BucketStats {
-				dst = be.AppendUint64(dst, c.PacketCount)
-				dst = be.AppendUint64(dst, c.ByteCount)
-			}
-		}
-	case MultipartGroupDesc:
-		for i := range m.GroupDescs {
-			g := &m.GroupDescs[i]
-			gs := len(dst)
-			dst = append(dst, 0, 0, g.Type, 0)
-			dst = be.AppendUint32(dst, g.GroupID)
-			if dst, err = appendBuckets(dst, g.Buckets); err != nil {
-				break
-			}
-			be.PutUint16(dst[gs:], uint16(len(dst)-gs))
-		}
+		return append(dst, 0, 0, 0, 0), nil
 	case MultipartGroupFeatures:
 		g := &m.GroupFeatures
 		dst = be.AppendUint32(dst, g.Types)
@@ -474,53 +597,19 @@ func (m *MultipartReply) AppendBinary(dst []byte) ([]byte, error) {
 		for _, w := range g.Actions {
 			dst = be.AppendUint32(dst, w)
 		}
-	case MultipartMeter:
-		for _, s := range m.Meters {
-			dst = be.AppendUint32(dst, s.MeterID)
-			dst = be.AppendUint16(dst, uint16(40+16*len(s.BandStats)))
-			dst = append(dst, 0, 0, 0, 0, 0, 0)
-			dst = be.AppendUint32(dst, s.FlowCount)
-			dst = be.AppendUint64(dst, s.PacketInCount)
-			dst = be.AppendUint64(dst, s.ByteInCount)
-			dst = be.AppendUint32(dst, s.DurationSec)
-			dst = be.AppendUint32(dst, s.DurationNsec)
-			for _, c := range s.BandStats {
-				dst = be.AppendUint64(dst, c.PacketCount)
-				dst = be.AppendUint64(dst, c.ByteCount)
-			}
-		}
-	case MultipartMeterConfig:
-		for _, c := range m.MeterConfigs {
-			cs := len(dst)
-			dst = append(dst, 0, 0)
-			dst = be.AppendUint16(dst, c.Flags)
-			dst = be.AppendUint32(dst, c.MeterID)
-			dst = appendBands(dst, c.Bands)
-			be.PutUint16(dst[cs:], uint16(len(dst)-cs))
-		}
+		return dst, nil
 	case MultipartMeterFeatures:
 		f := &m.MeterFeatures
 		dst = be.AppendUint32(dst, f.MaxMeter)
 		dst = be.AppendUint32(dst, f.BandTypes)
 		dst = be.AppendUint32(dst, f.Capabilities)
-		dst = append(dst, f.MaxBands, f.MaxColor, 0, 0)
-	case MultipartTableFeatures:
-		dst, err = appendTableFeatures(dst, m.TableFeatures)
-	case MultipartPortDesc:
-		for i := range m.PortDescs {
-			dst = m.PortDescs[i].appendTo(dst)
-		}
+		return append(dst, f.MaxBands, f.MaxColor, 0, 0), nil
 	case MultipartExperimenter:
 		dst = be.AppendUint32(dst, m.Experimenter)
 		dst = be.AppendUint32(dst, m.ExpType)
-		dst = append(dst, m.Data...)
-	default:
-		return dst[:start], &EncodeError{Type: t, Field: "type", Err: ErrBadMultipart}
+		return append(dst, m.Data...), nil
 	}
-	if err != nil {
-		return dst[:start], encodeCtx(err, t)
-	}
-	return finish(dst, start, t)
+	return dst, &EncodeError{Field: "type", Err: ErrBadMultipart}
 }
 
 // MarshalBinary returns the wire form of m.
