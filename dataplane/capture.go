@@ -243,3 +243,20 @@ func ngFailOffset(raw []byte, n int) int64 {
 	}
 	return int64(off)
 }
+
+// LoadFiles loads every file in paths, going on past files that cannot be
+// read or are cut short. It returns one Capture per path, in order (nil
+// where the file could not be opened, partial where it broke off), and all
+// errors joined (nil if every file loaded cleanly).
+func LoadFiles(paths []string) ([]*Capture, error) {
+	caps := make([]*Capture, len(paths))
+	var errs []error
+	for i, p := range paths {
+		c, err := LoadFile(p)
+		caps[i] = c
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return caps, errors.Join(errs...)
+}

@@ -304,3 +304,46 @@ func TestReplayPacing(t *testing.T) {
 		t.Errorf("fn error: got %v", err)
 	}
 }
+
+func TestLoadFiles(t *testing.T) {
+	dir := t.TempDir()
+	frames := testFrames(t, 3)
+	good := writePcap(t, frames, time.Millisecond)
+	paths := []string{filepath.Join(dir, "a.pcap"), filepath.Join(dir, "missing.pcap"), filepath.Join(dir, "cut.pcap"), filepath.Join(dir, "b.pcap")}
+	for _, w := range []struct {
+		path string
+		data []byte
+	}{{paths[0], good}, {paths[2], good[:len(good)-3]}, {paths[3], good}} {
+		if err := os.WriteFile(w.path, w.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	caps, err := LoadFiles(paths)
+	if !errors.Is(err, os.ErrNotExist) || !errors.Is(err, ErrTruncated) {
+		t.Errorf("err = %v, want both a missing file and a truncated one", err)
+	}
+	if msg := fmt.Sprint(err); !strings.Contains(msg, "missing.pcap") || !strings.Contains(msg, "cut.pcap: offset") {
+		t.Errorf("error %q does not name both files", msg)
+	}
+	if len(caps) != 4 || caps[0].Len() != 3 || caps[1] != nil || caps[2].Len() != 2 || caps[3].Len() != 3 {
+		t.Errorf("captures %v, want 3, nil, 2 (partial), 3 frames", caps)
+	}
+	if _, err := LoadFiles(paths[:1]); err != nil {
+		t.Errorf("one good file: %v", err)
+	}
+}
+
+func TestStatsString(t *testing.T) {
+	p := NewParser()
+	p.Parse(build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolUDP), udp()), layers.LinkTypeEthernet, 1)
+	p.Parse([]byte{1, 2, 3}, layers.LinkTypeEthernet, 1)
+	if got, want := p.Stats.String(), "packets=2 ipv4=1 udp=1 malformed:eth=1"; got != want {
+		t.Errorf("Stats.String() = %q, want %q", got, want)
+	}
+	var sum Stats
+	sum.Add(&p.Stats)
+	sum.Add(&p.Stats)
+	if got, want := sum.String(), "packets=4 ipv4=2 udp=2 malformed:eth=2"; got != want {
+		t.Errorf("after Add twice: %q, want %q", got, want)
+	}
+}

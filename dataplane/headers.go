@@ -1,5 +1,7 @@
 package dataplane
 
+import "fmt"
+
 // MaxVLANs is the deepest stack of 802.1Q/802.1ad tags the parser accepts;
 // a frame with more tags is counted as [ReasonVLANDepth]. The outer two tags
 // are recorded in [Headers]; deeper ones are skipped.
@@ -190,4 +192,22 @@ func (s *Stats) MalformedTotal() uint64 {
 		n += v
 	}
 	return n
+}
+
+// String formats s on one line as "packets=N kind=n ... malformed:reason=n
+// ...", leaving out zero counts: the format testdata/pcaps/README.md uses.
+func (s *Stats) String() string {
+	b := make([]byte, 0, 256)
+	b = fmt.Appendf(b, "packets=%d", s.Read)
+	for k := Kind(0); k < NumKinds; k++ {
+		if s.Kinds[k] != 0 {
+			b = fmt.Appendf(b, " %s=%d", k, s.Kinds[k])
+		}
+	}
+	for r := Reason(0); r < NumReasons; r++ {
+		if s.Malformed[r] != 0 {
+			b = fmt.Appendf(b, " malformed:%s=%d", r, s.Malformed[r])
+		}
+	}
+	return string(b)
 }

@@ -61,22 +61,6 @@ func parseAll(t testing.TB, c *Capture) ([]*Headers, Stats) {
 	return out, p.Stats
 }
 
-func statsLine(s *Stats) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "read %d parsed %d", s.Read, s.Parsed)
-	for k := Kind(0); k < NumKinds; k++ {
-		if s.Kinds[k] != 0 {
-			fmt.Fprintf(&b, " %s=%d", k, s.Kinds[k])
-		}
-	}
-	for r := Reason(0); r < NumReasons; r++ {
-		if s.Malformed[r] != 0 {
-			fmt.Fprintf(&b, " malformed:%s=%d", r, s.Malformed[r])
-		}
-	}
-	return b.String()
-}
-
 // TestSharedCaptures loads and parses every shared capture: nothing panics,
 // and read == parsed + malformed for each file.
 func TestSharedCaptures(t *testing.T) {
@@ -95,7 +79,7 @@ func TestSharedCaptures(t *testing.T) {
 				t.Fatal("no frames")
 			}
 			hs, s := parseAll(t, c)
-			t.Log(statsLine(&s))
+			t.Log(s.String())
 			if s.Read != uint64(c.Len()) || len(hs) != c.Len() {
 				t.Errorf("read %d of %d frames", s.Read, c.Len())
 			}
