@@ -213,6 +213,15 @@ func (v FlowModView) Check() error {
 		return &DecodeError{Type: TypeFlowMod, Field: "match.length", Offset: flowModFixedLen + 2, Err: ErrBadMatchLength}
 	}
 	for off, i := 4, 0; off < ml; i++ {
+		if ml-off >= 4 {
+			// Fast path: a basic-class OXM whose length is the one its
+			// field and hasmask bit call for.
+			h := m[off : off+4]
+			if h[0] == 0x80 && h[1] == 0 && h[3] != 0 && oxmBasicLen[h[2]] == h[3] && off+4+int(h[3]) <= ml {
+				off += 4 + int(h[3])
+				continue
+			}
+		}
 		k, err := checkOXM(m[off:ml])
 		if err != nil {
 			err.Field = fmt.Sprintf("match.oxm[%d].%s", i, err.Field)
@@ -250,6 +259,10 @@ func checkInstruction(b []byte, at int) error {
 		}
 	case InstructionWriteActions, InstructionApplyActions:
 		for off := 8; off < n; {
+			if n-off >= 16 && b[off] == 0 && b[off+1] == 0 && b[off+2] == 0 && b[off+3] == 16 {
+				off += 16 // OUTPUT, the commonest action, is always 16 bytes
+				continue
+			}
 			k, err := checkAction(b[off:])
 			if err != nil {
 				err.Field = "instructions.actions." + err.Field
@@ -391,3 +404,13 @@ func (it *TLVIter) Next() (typ uint16, tlv []byte, ok bool) {
 	*it = b[n:]
 	return binary.BigEndian.Uint16(b), b[:n], true
 }
+
+// oxmBasicLen maps the third byte of a basic-class OXM header (field<<1 |
+// hasmask) to the oxm_length it must have, 0 for unknown fields.
+var oxmBasicLen = func() (t [256]uint8) {
+	for f := OXMField(0); f < numFields; f++ {
+		t[f<<1] = uint8(f.Size())
+		t[f<<1|1] = uint8(2 * f.Size())
+	}
+	return t
+}()
