@@ -190,3 +190,31 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkParseContainers replays the generated mix with the parser's
+// layers in each of gopacket's DecodingLayerContainers.
+func BenchmarkParseContainers(b *testing.B) {
+	c := benchMix(b, 1<<15)
+	for _, k := range []struct {
+		name string
+		dlc  gopacket.DecodingLayerContainer
+	}{
+		{"sparse", gopacket.DecodingLayerSparse(nil)},
+		{"array", gopacket.DecodingLayerArray(nil)},
+		{"map", gopacket.DecodingLayerMap(map[gopacket.LayerType]gopacket.DecodingLayer{})},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			p := newParser(k.dlc)
+			bu := new(Burst)
+			b.ReportAllocs()
+			frames := 0
+			cpu0 := cpuTime()
+			for b.Loop() {
+				replayParse(p, c, bu)
+				frames += c.Len()
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(frames), "cpu-ns/pkt")
+			b.ReportMetric(float64(frames)/b.Elapsed().Seconds()/1e6, "Mpps")
+		})
+	}
+}

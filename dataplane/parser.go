@@ -53,6 +53,12 @@ type Parser struct {
 
 // NewParser returns a parser with zero counters.
 func NewParser() *Parser {
+	return newParser(gopacket.DecodingLayerSparse(nil))
+}
+
+// newParser builds a parser on the given (empty) layer container;
+// BenchmarkParseContainers compares the containers gopacket offers.
+func newParser(dlc gopacket.DecodingLayerContainer) *Parser {
 	p := &Parser{decoded: make([]gopacket.LayerType, 0, 2+MaxVLANs+4)}
 	for _, b := range []*base{&p.eth.base, &p.loop.base, &p.vlan.base, &p.arp.base, &p.ip4.base,
 		&p.ip6.base, &p.tcp.base, &p.udp.base, &p.sctp.base, &p.icmp4.base, &p.icmp6.base} {
@@ -61,7 +67,6 @@ func NewParser() *Parser {
 	p.icmp4.typ, p.icmp4.reason = layers.LayerTypeICMPv4, ReasonICMPv4
 	p.icmp6.typ, p.icmp6.reason = layers.LayerTypeICMPv6, ReasonICMPv6
 	p.loop.network = true
-	var dlc gopacket.DecodingLayerContainer = gopacket.DecodingLayerSparse(nil)
 	for _, d := range []gopacket.DecodingLayer{&p.eth, &p.loop, &p.vlan, &p.arp, &p.ip4, &p.ip6,
 		&p.tcp, &p.udp, &p.sctp, &p.icmp4, &p.icmp6} {
 		dlc = dlc.Put(d)
