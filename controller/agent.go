@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 // Config sets up an Agent. The zero value of every field means its default.
@@ -29,6 +30,21 @@ type Config struct {
 	Logger *slog.Logger
 	// Ports are the switch's ports; nil for a switch without ports.
 	Ports Ports
+	// Pipeline holds the flow tables; nil means a new one with Tables
+	// tables and the default (Bloom-Cuckoo) filter.
+	Pipeline *rules.Pipeline
+	// StrictPorts refuses masked TCP/UDP/SCTP ports with OFPBMC_BAD_MASK,
+	// as strict OpenFlow 1.3 requires; by default they are accepted, as
+	// Open vSwitch accepts them.
+	StrictPorts bool
+	// BatchMax is the most FLOW_MODs applied as one burst; default 1024.
+	BatchMax int
+	// BatchWait is how long the first queued FLOW_MOD may wait for more
+	// before the burst is applied; default 1 ms.
+	BatchWait time.Duration
+	// TableCounters, if set, returns the lookups and matches the data
+	// plane counted for a table, for OFPMP_TABLE replies.
+	TableCounters func(table uint8) (lookups, matched uint64)
 }
 
 func (c *Config) withDefaults() Config {
@@ -48,6 +64,12 @@ func (c *Config) withDefaults() Config {
 	if out.Logger == nil {
 		out.Logger = slog.Default()
 	}
+	if out.BatchMax <= 0 {
+		out.BatchMax = 1024
+	}
+	if out.BatchWait <= 0 {
+		out.BatchWait = time.Millisecond
+	}
 	return out
 }
 
@@ -62,7 +84,14 @@ var versions = []uint8{openflow.Version13, openflow.Version14}
 // An Agent serves any number of connections at once, each on its own
 // goroutine; its methods are safe for concurrent use.
 type Agent struct {
-	cfg Config
+	cfg    Config
+	pipe   *rules.Pipeline
+	bursts burstRing
+
+	// tmu makes the writer of the flow tables one goroutine at a time:
+	// bursts, expiry and the walks of stats requests. Lookups in the data
+	// plane never take it.
+	tmu sync.Mutex
 
 	// mu guards the fields below.
 	mu          sync.Mutex
@@ -74,13 +103,27 @@ type Agent struct {
 }
 
 // New returns an Agent; cfg may be nil for defaults.
-func New(cfg *Config) *Agent {
-	return &Agent{
+func New(cfg *Config) (*Agent, error) {
+	a := &Agent{
 		cfg:         cfg.withDefaults(),
 		conns:       map[*conn]struct{}{},
 		missSendLen: 128, // OFP_DEFAULT_MISS_SEND_LEN
 	}
+	a.pipe = a.cfg.Pipeline
+	if a.pipe == nil {
+		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables)})
+		if err != nil {
+			return nil, fmt.Errorf("controller: %w", err)
+		}
+		a.pipe = p
+	}
+	a.cfg.Tables = uint8(a.pipe.NumTables())
+	a.bursts.init(1024)
+	return a, nil
 }
+
+// Pipeline returns the flow tables the agent updates.
+func (a *Agent) Pipeline() *rules.Pipeline { return a.pipe }
 
 // Conns returns the number of connections that completed the handshake.
 func (a *Agent) Conns() int {
@@ -97,6 +140,11 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.expire(ctx)
+	}()
 	errc := make(chan error, len(targets))
 	for _, t := range targets {
 		if t.Passive {

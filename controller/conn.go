@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 // errDeadPeer ends a connection whose peer did not answer an echo request.
@@ -23,9 +24,18 @@ type conn struct {
 	nc      net.Conn
 	r       *openflow.Reader
 	version uint8
-	async   openflow.AsyncConfig
-	echoOut bool   // an echo request of ours is unanswered
-	role    uint32 // guarded by a.mu: other connections demote a master
+	echoOut bool // an echo request of ours is unanswered
+
+	// FLOW_MODs waiting to be applied as one burst; see flows.go.
+	fm         openflow.FlowMod // decoded into, reused
+	batch      []rules.Update
+	batchReq   []pendingMod
+	batchStart time.Time
+
+	// a.mu guards role and async: other connections demote a master and
+	// send FLOW_REMOVED according to async.
+	role  uint32
+	async openflow.AsyncConfig
 
 	// wmu guards the fields below.
 	wmu sync.Mutex
@@ -53,6 +63,7 @@ var handlers = [256]handler{
 	openflow.TypeGetAsyncRequest:  (*conn).onGetAsyncRequest,
 	openflow.TypeSetAsync:         (*conn).onSetAsync,
 	openflow.TypeMultipartRequest: (*conn).onMultipartRequest,
+	openflow.TypeFlowMod:          (*conn).onFlowMod,
 }
 
 // stateChanging lists the types a slave may not send (OpenFlow 1.3.5
@@ -130,11 +141,21 @@ func (c *conn) serve() error {
 	}
 	c.a.register(c)
 	for {
-		c.nc.SetReadDeadline(time.Now().Add(c.a.cfg.EchoInterval))
+		deadline := time.Now().Add(c.a.cfg.EchoInterval)
+		if flushAt := c.batchStart.Add(c.a.cfg.BatchWait); len(c.batch) > 0 && flushAt.Before(deadline) {
+			deadline = flushAt
+		}
+		c.nc.SetReadDeadline(deadline)
 		msg, err := c.r.Next()
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
+				if len(c.batch) > 0 {
+					if err := c.flush(); err != nil {
+						return err
+					}
+					continue
+				}
 				if c.echoOut {
 					return errDeadPeer
 				}
@@ -200,6 +221,12 @@ func (c *conn) handshake(msg []byte) error {
 // connection cannot go on (a write failed).
 func (c *conn) handle(msg []byte) error {
 	t := openflow.Type(msg[1])
+	if t != openflow.TypeFlowMod {
+		// Everything else sees the effect of earlier FLOW_MODs.
+		if err := c.flush(); err != nil {
+			return err
+		}
+	}
 	var err error
 	switch h := handlers[t]; {
 	case msg[0] != c.version && t != openflow.TypeHello && t != openflow.TypeError:
@@ -383,7 +410,9 @@ func (c *conn) onGetAsyncRequest(msg []byte) error {
 	if err := headerOnly(msg); err != nil {
 		return err
 	}
+	c.a.mu.Lock()
 	rep := c.async
+	c.a.mu.Unlock()
 	return out(c.reply(msg, &rep, openflow.TypeGetAsyncReply))
 }
 
@@ -392,6 +421,8 @@ func (c *conn) onSetAsync(msg []byte) error {
 	if err := m.UnmarshalBinary(msg); err != nil {
 		return err
 	}
+	c.a.mu.Lock()
 	c.async.PacketInMask, c.async.PortStatusMask, c.async.FlowRemovedMask = m.PacketInMask, m.PortStatusMask, m.FlowRemovedMask
+	c.a.mu.Unlock()
 	return nil
 }

@@ -66,7 +66,10 @@ func startAgent(t *testing.T, cfg *Config) (*Agent, string) {
 		cfg = &Config{}
 	}
 	cfg.Logger = quiet
-	a := New(cfg)
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -431,7 +434,10 @@ func TestActiveReconnects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := New(&Config{Logger: quiet})
+	a, err := New(&Config{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, []Target{tgt}) }()
@@ -466,7 +472,10 @@ func FuzzConn(f *testing.F) {
 	f.Add([]byte{4, 24, 0, 24, 0, 0, 0, 25, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7})
 	f.Add([]byte{4, 9, 0, 12, 0, 0, 0, 24, 0, 1, 0, 128, 4, 7, 0, 8, 0, 0, 0, 3})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		a := New(&Config{Logger: quiet, EchoInterval: time.Second})
+		a, err := New(&Config{Logger: quiet, EchoInterval: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
 		sw, peer := net.Pipe()
 		done := make(chan error, 1)
 		go func() { done <- a.ServeConn(context.Background(), sw) }()

@@ -78,6 +78,12 @@ func (c *conn) onMultipartRequest(msg []byte) error {
 		return c.sendParts(msg, rep, len(all), func(r *openflow.MultipartReply, lo, hi int) {
 			r.TableFeatures = all[lo:hi]
 		})
+	case openflow.MultipartFlow:
+		return c.onFlowStats(msg, &req)
+	case openflow.MultipartAggregate:
+		return c.onAggregateStats(msg, &req)
+	case openflow.MultipartTable:
+		return c.onTableStats(msg)
 	case openflow.MultipartGroupDesc, openflow.MultipartGroup, openflow.MultipartMeter, openflow.MultipartMeterConfig:
 		// No groups or meters: an empty list.
 	case openflow.MultipartGroupFeatures, openflow.MultipartMeterFeatures:

@@ -1,0 +1,223 @@
+package controller
+
+import (
+	"context"
+	"time"
+
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// A connection queues the FLOW_MODs it reads and applies them to the flow
+// tables as one burst when a BARRIER_REQUEST (or any other message but a
+// FLOW_MOD) arrives, when the batch reaches Config.BatchMax, or when its
+// first update has waited Config.BatchWait. Updates keep their order; each
+// failure is answered with the xid of its own FLOW_MOD. A burst is
+// published to lookups at once, so a BARRIER_REPLY, which follows the burst,
+// leaves only after every earlier update is visible.
+
+// pendingMod is a queued FLOW_MOD: its translation and the first bytes of
+// the request, for the error reply.
+type pendingMod struct {
+	req [64]byte
+	n   int
+}
+
+func (c *conn) onFlowMod(msg []byte) error {
+	fm := &c.fm
+	if err := fm.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	u, err := updateFromWire(fm, c.a.pipe.NumTables(), c.a.cfg.StrictPorts)
+	if err != nil {
+		return err
+	}
+	if len(c.batch) == 0 {
+		c.batchStart = time.Now()
+	}
+	var p pendingMod
+	p.n = copy(p.req[:], msg)
+	c.batch = append(c.batch, u)
+	c.batchReq = append(c.batchReq, p)
+	if len(c.batch) >= c.a.cfg.BatchMax {
+		return c.flush()
+	}
+	return nil
+}
+
+// flush applies the queued FLOW_MODs as one burst and answers failures.
+func (c *conn) flush() error {
+	if len(c.batch) == 0 {
+		return nil
+	}
+	res := c.a.apply(c.batch, false, c.batchStart)
+	for i, err := range res.Errs {
+		if err != nil {
+			p := &c.batchReq[i]
+			if err := c.sendError(p.req[:p.n], wireError(err)); err != nil {
+				return &sendError{err}
+			}
+		}
+	}
+	clear(c.batch) // drop references to instructions
+	c.batch, c.batchReq = c.batch[:0], c.batchReq[:0]
+	c.a.flowsRemoved(res.Removed)
+	return nil
+}
+
+// apply runs one burst on the pipeline, as its only writer while it runs,
+// and records what the burst cost.
+func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time) rules.BatchResult {
+	a.tmu.Lock()
+	defer a.tmu.Unlock()
+	t0 := time.Now()
+	res := a.pipe.ApplyBatch(ups, atomic)
+	done := time.Now()
+	a.bursts.record(Burst{
+		Start: start, Updates: len(ups), Apply: done.Sub(t0), Latency: done.Sub(start),
+		Errors: countErrs(res.Errs), Version: res.Version,
+	})
+	return res
+}
+
+func countErrs(errs []error) int {
+	n := 0
+	for _, e := range errs {
+		if e != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// flowsRemoved sends OFPT_FLOW_REMOVED for each record to every connection
+// whose role and asynchronous configuration ask for it (OpenFlow 1.3.5
+// §7.4.2, §6.1.1).
+func (a *Agent) flowsRemoved(rs []rules.FlowRemoved) {
+	if len(rs) == 0 {
+		return
+	}
+	a.mu.Lock()
+	var targets []*conn
+	for c := range a.conns {
+		targets = append(targets, c)
+	}
+	a.mu.Unlock()
+	for _, r := range rs {
+		d := r.Duration.Nanoseconds()
+		m := openflow.FlowRemoved{
+			Cookie: r.Rule.Cookie, Priority: r.Rule.Priority, Reason: uint8(r.Reason),
+			TableID: r.Rule.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9),
+			IdleTimeout: r.Rule.IdleTimeout, HardTimeout: r.Rule.HardTimeout,
+			PacketCount: r.Packets, ByteCount: r.Bytes, Match: matchToWire(&r.Rule.Match),
+		}
+		for _, c := range targets {
+			a.mu.Lock()
+			mask := c.async.FlowRemovedMask[0]
+			if c.role == openflow.RoleSlave {
+				mask = c.async.FlowRemovedMask[1]
+			}
+			a.mu.Unlock()
+			if mask&(1<<r.Reason) == 0 {
+				continue
+			}
+			m.Version, m.XID = c.version, 0
+			c.send(&m) // a failed write ends that connection's own loop
+		}
+	}
+}
+
+// expire removes timed-out entries once a second until ctx is done.
+func (a *Agent) expire(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		a.tmu.Lock()
+		rs := a.pipe.Expire()
+		a.tmu.Unlock()
+		a.flowsRemoved(rs)
+	}
+}
+
+// selectRules returns the rules an OFPMP_FLOW or OFPMP_AGGREGATE request
+// selects (OpenFlow 1.3.5 §7.3.5.2): in the given table or all, whose match
+// the request's covers, that output to out_port and use out_group when
+// those are set, and whose cookie agrees under cookie_mask.
+func (a *Agent) selectRules(fr *openflow.FlowStatsRequest) ([]*rules.Rule, error) {
+	n := a.pipe.NumTables()
+	if fr.TableID != 0xff && int(fr.TableID) >= n {
+		return nil, openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadTableID)}
+	}
+	m, err := matchFromWire(&fr.Match, false)
+	if err != nil {
+		return nil, err
+	}
+	a.tmu.Lock()
+	defer a.tmu.Unlock()
+	var out []*rules.Rule
+	for id := range n {
+		if fr.TableID != 0xff && int(fr.TableID) != id {
+			continue
+		}
+		for _, r := range a.pipe.Rules(uint8(id)) {
+			if !m.Covers(&r.Match) ||
+				r.Cookie&fr.CookieMask != fr.Cookie&fr.CookieMask ||
+				(fr.OutPort != openflow.PortAny && !r.OutputsTo(fr.OutPort)) ||
+				(fr.OutGroup != openflow.GroupAny && !r.UsesGroup(fr.OutGroup)) {
+				continue
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (c *conn) onFlowStats(msg []byte, req *openflow.MultipartRequest) error {
+	rs, err := c.a.selectRules(&req.Flow)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UnixNano()
+	all := make([]openflow.FlowStats, len(rs))
+	for i, r := range rs {
+		all[i] = flowStats(r, now)
+	}
+	rep := &openflow.MultipartReply{Part: openflow.MultipartFlow}
+	return c.sendParts(msg, rep, len(all), func(r *openflow.MultipartReply, lo, hi int) {
+		r.Flows = all[lo:hi]
+	})
+}
+
+func (c *conn) onAggregateStats(msg []byte, req *openflow.MultipartRequest) error {
+	rs, err := c.a.selectRules(&req.Flow)
+	if err != nil {
+		return err
+	}
+	rep := &openflow.MultipartReply{Part: openflow.MultipartAggregate}
+	for _, r := range rs {
+		rep.Aggregate.PacketCount += r.Packets()
+		rep.Aggregate.ByteCount += r.Bytes()
+		rep.Aggregate.FlowCount++
+	}
+	return out(c.reply(msg, rep, openflow.TypeMultipartReply))
+}
+
+func (c *conn) onTableStats(msg []byte) error {
+	a := c.a
+	rep := &openflow.MultipartReply{Part: openflow.MultipartTable}
+	a.tmu.Lock()
+	for id := range a.pipe.NumTables() {
+		ts := openflow.TableStats{TableID: uint8(id), ActiveCount: uint32(len(a.pipe.Rules(uint8(id))))}
+		if a.cfg.TableCounters != nil {
+			ts.LookupCount, ts.MatchedCount = a.cfg.TableCounters(uint8(id))
+		}
+		rep.Tables = append(rep.Tables, ts)
+	}
+	a.tmu.Unlock()
+	return out(c.reply(msg, rep, openflow.TypeMultipartReply))
+}

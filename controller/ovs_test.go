@@ -1,0 +1,114 @@
+package controller
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/internal/testutil"
+)
+
+// counters strips what differs between two switches that hold the same
+// flows: durations and hit counters.
+var counters = regexp.MustCompile(` duration=[0-9.]+s,| n_packets=\d+,| n_bytes=\d+,| idle_age=\d+,| hard_age=\d+,`)
+
+// flowLines returns the flows of a dump-flows output, normalized and sorted.
+func flowLines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "OFPST_FLOW") {
+			continue
+		}
+		lines = append(lines, counters.ReplaceAllString(l, ""))
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// TestOvsOfctlFlows drives ofswitch and Open vSwitch with the same ovs-ofctl
+// commands and compares what dump-flows prints for each.
+func TestOvsOfctlFlows(t *testing.T) {
+	ofctl := requireTool(t, "ovs-ofctl")
+	ovs := ovstest.Start(t)
+	_, addr := startAgent(t, &Config{Tables: 4})
+	_, port, _ := net.SplitHostPort(addr)
+	ours := "tcp:127.0.0.1:" + port
+
+	var flows []byte
+	for _, f := range []string{"syntax.flows", "small.flows"} {
+		b, err := os.ReadFile(testutil.SharedData(t, "openflow-captures", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		flows = append(flows, b...)
+	}
+	file := filepath.Join(t.TempDir(), "test.flows")
+	if err := os.WriteFile(file, flows, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	both := func(args ...string) (string, string) {
+		t.Helper()
+		cmd, rest := args[0], args[1:]
+		var flagArgs []string
+		for len(rest) > 0 && strings.HasPrefix(rest[0], "--") {
+			flagArgs, rest = append(flagArgs, rest[0]), rest[1:]
+		}
+		a := append(append(append([]string{"-O", "OpenFlow13"}, flagArgs...), cmd, ours), rest...)
+		o, err := exec.Command(ofctl, a...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ovs-ofctl %s on ofswitch: %v\n%s", strings.Join(args, " "), err, o)
+		}
+		theirs, err := ovs.Ofctl("", cmd, append(flagArgs, rest...)...)
+		if len(flagArgs) > 0 {
+			// Flags go before the command.
+			out, e := ovs.Exec("ovs-ofctl", append(append(append([]string{"-O", "OpenFlow13"}, flagArgs...), cmd, ovs.Target()), rest...)...).CombinedOutput()
+			theirs, err = string(out), e
+		}
+		if err != nil {
+			t.Fatalf("ovs-ofctl %s on Open vSwitch: %v\n%s", strings.Join(args, " "), err, theirs)
+		}
+		return string(o), theirs
+	}
+	same := func(step string) {
+		t.Helper()
+		o, theirs := both("dump-flows")
+		got, want := flowLines(o), flowLines(theirs)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("after %s: dump-flows (-Open vSwitch +ofswitch):\n%s", step, diff)
+		}
+		if len(got) < 10 && strings.HasPrefix(step, "add-flows") {
+			t.Fatalf("only %d flows after %s:\n%s", len(got), step, o)
+		}
+		t.Logf("after %s: %d flows agree", step, len(got))
+		if testing.Verbose() && step == "add-flows" {
+			t.Logf("ofswitch:\n%s", strings.Join(got, "\n"))
+		}
+	}
+
+	both("add-flows", "--no-names", file)
+	same("add-flows")
+	both("add-flows", file) // with names: ovs-ofctl first asks for table features and ports
+	same("add-flows with names")
+	both("mod-flows", "ip,nw_src=127.1.0.1,nw_dst=127.2.0.1,actions=output:1")
+	same("mod-flows")
+	both("del-flows", "--strict", "priority=400,tcp,nw_dst=127.0.0.1,tp_dst=80")
+	same("del-flows --strict")
+	both("del-flows", "tcp")
+	same("del-flows tcp")
+	o, theirs := both("dump-aggregate")
+	if counters.ReplaceAllString(o, "") != counters.ReplaceAllString(theirs, "") {
+		t.Errorf("dump-aggregate: ofswitch %q, Open vSwitch %q", o, theirs)
+	}
+	both("del-flows")
+	same("del-flows")
+}

@@ -1,0 +1,403 @@
+package controller
+
+// The one place where an openflow.Match becomes a rules.Match, and back.
+// rules keeps TCP, UDP and SCTP ports in one pair of L4 fields and ICMPv4
+// and ICMPv6 type and code in one pair; the wire field is recovered from
+// ip_proto and eth_type, which the prerequisites force every such match to
+// carry.
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// fieldMap maps an OpenFlow-basic OXM field to the rules field that holds
+// it; fields rules does not match on map to noField.
+var fieldMap = func() (m [64]rules.Field) {
+	for i := range m {
+		m[i] = noField
+	}
+	for of, r := range map[openflow.OXMField]rules.Field{
+		openflow.FieldInPort: rules.FieldInPort, openflow.FieldMetadata: rules.FieldMetadata,
+		openflow.FieldEthDst: rules.FieldEthDst, openflow.FieldEthSrc: rules.FieldEthSrc,
+		openflow.FieldEthType: rules.FieldEthType, openflow.FieldVLANVID: rules.FieldVLANVID,
+		openflow.FieldVLANPCP: rules.FieldVLANPCP, openflow.FieldIPDSCP: rules.FieldIPDSCP,
+		openflow.FieldIPECN: rules.FieldIPECN, openflow.FieldIPProto: rules.FieldIPProto,
+		openflow.FieldIPv4Src: rules.FieldIPv4Src, openflow.FieldIPv4Dst: rules.FieldIPv4Dst,
+		openflow.FieldTCPSrc: rules.FieldL4Src, openflow.FieldTCPDst: rules.FieldL4Dst,
+		openflow.FieldUDPSrc: rules.FieldL4Src, openflow.FieldUDPDst: rules.FieldL4Dst,
+		openflow.FieldSCTPSrc: rules.FieldL4Src, openflow.FieldSCTPDst: rules.FieldL4Dst,
+		openflow.FieldICMPv4Type: rules.FieldICMPType, openflow.FieldICMPv4Code: rules.FieldICMPCode,
+		openflow.FieldICMPv6Type: rules.FieldICMPType, openflow.FieldICMPv6Code: rules.FieldICMPCode,
+		openflow.FieldARPOp: rules.FieldARPOp, openflow.FieldARPSPA: rules.FieldARPSPA,
+		openflow.FieldARPTPA: rules.FieldARPTPA, openflow.FieldARPSHA: rules.FieldARPSHA,
+		openflow.FieldARPTHA: rules.FieldARPTHA, openflow.FieldIPv6Src: rules.FieldIPv6Src,
+		openflow.FieldIPv6Dst: rules.FieldIPv6Dst,
+	} {
+		m[of] = r
+	}
+	return m
+}()
+
+const noField = rules.Field(255)
+
+func badMatch(code openflow.BadMatchCode) error {
+	return openflow.ErrorMsg{Type: openflow.ErrTypeBadMatch, Code: uint16(code)}
+}
+
+func badAction(code openflow.BadActionCode) error {
+	return openflow.ErrorMsg{Type: openflow.ErrTypeBadAction, Code: uint16(code)}
+}
+
+func badInstruction(code openflow.BadInstructionCode) error {
+	return openflow.ErrorMsg{Type: openflow.ErrTypeBadInstruction, Code: uint16(code)}
+}
+
+// wireError turns a rules.Error into the OFPT_ERROR it names.
+func wireError(err error) error {
+	var re *rules.Error
+	if errors.As(err, &re) {
+		return openflow.ErrorMsg{Type: openflow.ErrorType(re.Type), Code: uint16(re.Code)}
+	}
+	return err
+}
+
+func beUint(b []byte) uint64 {
+	var v uint64
+	for _, x := range b {
+		v = v<<8 | uint64(x)
+	}
+	return v
+}
+
+// oxmValue returns the value and mask of a basic OXM as rules stores
+// them: hi and lo words for 128-bit fields, lo alone otherwise.
+func oxmValue(o *openflow.OXM) (vhi, vlo, mhi, mlo uint64) {
+	n := o.Field.Size()
+	if n == 16 {
+		vhi, vlo = binary.BigEndian.Uint64(o.Value[:8]), binary.BigEndian.Uint64(o.Value[8:16])
+		mhi, mlo = ^uint64(0), ^uint64(0)
+		if o.HasMask {
+			mhi, mlo = binary.BigEndian.Uint64(o.Mask[:8]), binary.BigEndian.Uint64(o.Mask[8:16])
+		}
+		return
+	}
+	vlo, mlo = beUint(o.Value[:n]), ^uint64(0)>>(64-8*uint(n))
+	if o.HasMask {
+		mlo = beUint(o.Mask[:n])
+	}
+	return
+}
+
+// matchFromWire translates and validates a wire match (OpenFlow 1.3.5
+// §7.2.3.6 prerequisites, §7.2.3.5 masks).
+func matchFromWire(m *openflow.Match, strict bool) (rules.Match, error) {
+	var out rules.Match
+	var seen [64]bool
+	for i := range m.Fields {
+		o := &m.Fields[i]
+		if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
+			return out, badMatch(openflow.BadMatchBadField)
+		}
+		if seen[o.Field] {
+			return out, badMatch(openflow.BadMatchDupField)
+		}
+		seen[o.Field] = true
+		f := fieldMap[o.Field]
+		vhi, vlo, mhi, mlo := oxmValue(o)
+		if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
+			return out, badMatch(openflow.BadMatchBadWildcards) // value bits outside the mask
+		}
+		if f.Bits() == 128 {
+			out.Set128(f, vhi, vlo, mhi, mlo)
+		} else {
+			out.Set(f, vlo, mlo)
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return out, err
+	}
+	validate := out.Validate
+	if strict {
+		validate = out.ValidateStrict
+	}
+	if err := validate(); err != nil {
+		return out, wireError(err)
+	}
+	return out, nil
+}
+
+// l4Fields returns the wire fields of rules' L4 and ICMP fields for a
+// match with this ip_proto and eth_type.
+func l4Fields(proto, ethType uint64) (src, dst, typ, code openflow.OXMField) {
+	switch proto {
+	case 17:
+		src, dst = openflow.FieldUDPSrc, openflow.FieldUDPDst
+	case 132:
+		src, dst = openflow.FieldSCTPSrc, openflow.FieldSCTPDst
+	default:
+		src, dst = openflow.FieldTCPSrc, openflow.FieldTCPDst
+	}
+	typ, code = openflow.FieldICMPv4Type, openflow.FieldICMPv4Code
+	if ethType == 0x86dd {
+		typ, code = openflow.FieldICMPv6Type, openflow.FieldICMPv6Code
+	}
+	return
+}
+
+// wireField returns the OXM field that holds rules field f in a match
+// with this ip_proto and eth_type.
+func wireField(f rules.Field, proto, ethType uint64) openflow.OXMField {
+	src, dst, typ, code := l4Fields(proto, ethType)
+	switch f {
+	case rules.FieldL4Src:
+		return src
+	case rules.FieldL4Dst:
+		return dst
+	case rules.FieldICMPType:
+		return typ
+	case rules.FieldICMPCode:
+		return code
+	}
+	for of, rf := range fieldMap {
+		if rf == f {
+			switch openflow.OXMField(of) {
+			case openflow.FieldTCPSrc, openflow.FieldTCPDst, openflow.FieldICMPv4Type, openflow.FieldICMPv4Code:
+				continue
+			}
+			return openflow.OXMField(of)
+		}
+	}
+	return 0
+}
+
+// oxmOf builds the OXM for a rules field's value and mask.
+func oxmOf(of openflow.OXMField, vhi, vlo, mhi, mlo uint64, full bool) openflow.OXM {
+	n := of.Size()
+	var val, mask [16]byte
+	if n == 16 {
+		binary.BigEndian.PutUint64(val[:8], vhi)
+		binary.BigEndian.PutUint64(val[8:], vlo)
+		binary.BigEndian.PutUint64(mask[:8], mhi)
+		binary.BigEndian.PutUint64(mask[8:], mlo)
+	} else {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], vlo)
+		copy(val[:n], b[8-n:])
+		binary.BigEndian.PutUint64(b[:], mlo)
+		copy(mask[:n], b[8-n:])
+	}
+	if full {
+		return openflow.NewOXM(of, val[:n], nil)
+	}
+	return openflow.NewOXM(of, val[:n], mask[:n])
+}
+
+// matchToWire translates a rules match back to OXMs, in field order.
+func matchToWire(m *rules.Match) openflow.Match {
+	var out openflow.Match
+	proto, _ := m.Get(rules.FieldIPProto)
+	eth, _ := m.Get(rules.FieldEthType)
+	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
+		if !m.Has(f) {
+			continue
+		}
+		of := wireField(f, proto, eth)
+		if f.Bits() == 128 {
+			vhi, vlo, mhi, mlo := get128(m, f)
+			full := mhi == ^uint64(0) && mlo == ^uint64(0)
+			out.Fields = append(out.Fields, oxmOf(of, vhi, vlo, mhi, mlo, full))
+			continue
+		}
+		v, mask := m.Get(f)
+		out.Fields = append(out.Fields, oxmOf(of, 0, v, 0, mask, mask == f.FullMask()))
+	}
+	return out
+}
+
+// get128 reads a 128-bit field of m.
+func get128(m *rules.Match, f rules.Field) (vhi, vlo, mhi, mlo uint64) {
+	vhi, vlo = m.Key.Get128(f)
+	mhi, mlo = m.Mask.Get128(f)
+	return
+}
+
+// actionsFromWire translates an action list (OpenFlow 1.3.5 §7.2.5).
+func actionsFromWire(as []openflow.Action) ([]rules.Action, error) {
+	out := make([]rules.Action, 0, len(as))
+	for i := range as {
+		a := &as[i]
+		switch a.Type {
+		case openflow.ActionOutput:
+			if a.Port == 0 || a.Port == openflow.PortAny || (a.Port > openflow.PortMax && a.Port < openflow.PortInPort) {
+				return nil, badAction(openflow.BadActionBadOutPort)
+			}
+			out = append(out, rules.Action{Kind: rules.ActionOutput, Port: a.Port, MaxLen: a.MaxLen})
+		case openflow.ActionGroup:
+			return nil, badAction(openflow.BadActionBadOutGroup) // no group exists
+		case openflow.ActionSetQueue:
+			out = append(out, rules.Action{Kind: rules.ActionSetQueue, Queue: a.QueueID})
+		case openflow.ActionPushVLAN:
+			if a.EtherType != 0x8100 && a.EtherType != 0x88a8 {
+				return nil, badAction(openflow.BadActionBadArgument)
+			}
+			out = append(out, rules.Action{Kind: rules.ActionPushVLAN, EthType: a.EtherType})
+		case openflow.ActionPopVLAN:
+			out = append(out, rules.Action{Kind: rules.ActionPopVLAN})
+		case openflow.ActionDecNWTTL:
+			out = append(out, rules.Action{Kind: rules.ActionDecNwTTL})
+		case openflow.ActionSetField:
+			o := &a.Field
+			if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
+				return nil, badAction(openflow.BadActionBadSetType)
+			}
+			if o.HasMask {
+				return nil, badAction(openflow.BadActionBadSetArgument)
+			}
+			vhi, vlo, _, _ := oxmValue(o)
+			out = append(out, rules.Action{Kind: rules.ActionSetField, Field: fieldMap[o.Field], Value: [2]uint64{vhi, vlo}})
+		default:
+			return nil, badAction(openflow.BadActionBadType)
+		}
+	}
+	return out, nil
+}
+
+// instructionsFromWire translates the instructions of an entry of table
+// (OpenFlow 1.3.5 §7.2.4): at most one of each type, goto_table forward
+// only and to a table that exists.
+func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) ([]rules.Instruction, error) {
+	out := make([]rules.Instruction, 0, len(ins))
+	var seen [8]bool
+	for i := range ins {
+		in := &ins[i]
+		if int(in.Type) < len(seen) {
+			if seen[in.Type] {
+				return nil, badInstruction(openflow.BadInstructionDupInst)
+			}
+			seen[in.Type] = true
+		}
+		switch in.Type {
+		case openflow.InstructionGotoTable:
+			if in.TableID <= table || int(in.TableID) >= tables {
+				return nil, badInstruction(openflow.BadInstructionBadTableID)
+			}
+			out = append(out, rules.Instruction{Kind: rules.InstGotoTable, Table: in.TableID})
+		case openflow.InstructionWriteMetadata:
+			out = append(out, rules.Instruction{Kind: rules.InstWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
+		case openflow.InstructionWriteActions, openflow.InstructionApplyActions:
+			as, err := actionsFromWire(in.Actions)
+			if err != nil {
+				return nil, err
+			}
+			kind := rules.InstApplyActions
+			if in.Type == openflow.InstructionWriteActions {
+				kind = rules.InstWriteActions
+			}
+			out = append(out, rules.Instruction{Kind: kind, Actions: as})
+		case openflow.InstructionClearActions:
+			out = append(out, rules.Instruction{Kind: rules.InstClearActions})
+		case openflow.InstructionMeter:
+			return nil, badInstruction(openflow.BadInstructionUnsupInst) // no meters
+		case openflow.InstructionExperimenter:
+			return nil, badInstruction(openflow.BadInstructionBadExperimenter)
+		default:
+			return nil, badInstruction(openflow.BadInstructionUnknownInst)
+		}
+	}
+	return out, nil
+}
+
+// actionsToWire translates actions of an entry whose match is m.
+func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
+	proto, _ := m.Get(rules.FieldIPProto)
+	eth, _ := m.Get(rules.FieldEthType)
+	out := make([]openflow.Action, 0, len(as))
+	for _, a := range as {
+		switch a.Kind {
+		case rules.ActionOutput:
+			out = append(out, openflow.Output(a.Port, a.MaxLen))
+		case rules.ActionGroup:
+			out = append(out, openflow.Action{Type: openflow.ActionGroup, GroupID: a.Group})
+		case rules.ActionSetQueue:
+			out = append(out, openflow.Action{Type: openflow.ActionSetQueue, QueueID: a.Queue})
+		case rules.ActionPushVLAN:
+			out = append(out, openflow.Action{Type: openflow.ActionPushVLAN, EtherType: a.EthType})
+		case rules.ActionPopVLAN:
+			out = append(out, openflow.Action{Type: openflow.ActionPopVLAN})
+		case rules.ActionDecNwTTL:
+			out = append(out, openflow.Action{Type: openflow.ActionDecNWTTL})
+		case rules.ActionSetField:
+			of := wireField(a.Field, proto, eth)
+			out = append(out, openflow.SetField(oxmOf(of, a.Value[0], a.Value[1], 0, 0, true)))
+		}
+	}
+	return out
+}
+
+// instructionsToWire translates an entry's instructions back.
+func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Instruction {
+	out := make([]openflow.Instruction, 0, len(ins))
+	for _, in := range ins {
+		switch in.Kind {
+		case rules.InstGotoTable:
+			out = append(out, openflow.GotoTable(in.Table))
+		case rules.InstWriteMetadata:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
+		case rules.InstWriteActions:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteActions, Actions: actionsToWire(in.Actions, m)})
+		case rules.InstApplyActions:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionApplyActions, Actions: actionsToWire(in.Actions, m)})
+		case rules.InstClearActions:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionClearActions})
+		case rules.InstMeter:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionMeter, MeterID: in.Meter})
+		}
+	}
+	return out
+}
+
+// updateFromWire translates a FLOW_MOD into a rules.Update.
+func updateFromWire(fm *openflow.FlowMod, tables int, strict bool) (rules.Update, error) {
+	u := rules.Update{
+		Command: rules.Command(fm.Command), Table: fm.TableID, Priority: fm.Priority,
+		Cookie: fm.Cookie, CookieMask: fm.CookieMask, IdleTimeout: fm.IdleTimeout,
+		HardTimeout: fm.HardTimeout, Flags: rules.FlowFlags(fm.Flags),
+		OutPort: fm.OutPort, OutGroup: fm.OutGroup,
+	}
+	if fm.Command > openflow.FlowDeleteStrict {
+		return u, openflow.ErrorMsg{Type: openflow.ErrTypeFlowModFailed, Code: uint16(openflow.FlowModFailedBadCommand)}
+	}
+	isDelete := fm.Command == openflow.FlowDelete || fm.Command == openflow.FlowDeleteStrict
+	if int(fm.TableID) >= tables && !(isDelete && fm.TableID == 0xff) {
+		return u, openflow.ErrorMsg{Type: openflow.ErrTypeFlowModFailed, Code: uint16(openflow.FlowModFailedBadTableID)}
+	}
+	if fm.BufferID != 0xffffffff && fm.Command <= openflow.FlowModifyStrict {
+		// The switch buffers no packets (n_buffers 0).
+		return u, openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBufferUnknown)}
+	}
+	var err error
+	if u.Match, err = matchFromWire(&fm.Match, strict); err != nil {
+		return u, err
+	}
+	if !isDelete {
+		if u.Instructions, err = instructionsFromWire(fm.Instructions, fm.TableID, tables); err != nil {
+			return u, err
+		}
+	}
+	return u, nil
+}
+
+// flowStats describes a rule for an OFPMP_FLOW reply.
+func flowStats(r *rules.Rule, now int64) openflow.FlowStats {
+	d := max(now-r.Created().UnixNano(), 0)
+	return openflow.FlowStats{
+		TableID: r.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9),
+		Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
+		Flags: uint16(r.Flags), Cookie: r.Cookie, PacketCount: r.Packets(), ByteCount: r.Bytes(),
+		Match: matchToWire(&r.Match), Instructions: instructionsToWire(r.Instructions, &r.Match),
+	}
+}
