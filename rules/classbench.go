@@ -379,3 +379,15 @@ func ClassBenchUpdates(rs []ClassBenchRule, table uint8, inst []Instruction) ([]
 	ex.Entries = len(ups)
 	return ups, ex
 }
+
+// PrioritizeByLine gives ClassBench-style priorities to flows parsed from a
+// file without priorities (ClassBench-ng's OpenFlow sets): the flow from
+// line L (Update.ID, 1-based) gets ClassBenchPriority - (L-1), floored at
+// 1, so that the first line wins, and its ID becomes the 0-based line index.
+func PrioritizeByLine(ups []Update) {
+	for i := range ups {
+		idx := ups[i].ID - 1
+		ups[i].ID = idx
+		ups[i].Priority = uint16(max(ClassBenchPriority-idx, 1))
+	}
+}
