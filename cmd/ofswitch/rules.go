@@ -1,0 +1,234 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ofswitch/ofswitch/internal/oracle"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+func newRulesCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "Check flow files and ClassBench rule sets",
+	}
+	cmd.AddCommand(newRulesLintCmd(), newRulesCheckCmd(), newRulesConvertCmd())
+	return cmd
+}
+
+func newRulesLintCmd() *cobra.Command {
+	var (
+		fix, noActions, strictPorts bool
+		tables                      int
+	)
+	cmd := &cobra.Command{
+		Use:   "lint FILE",
+		Short: "Check a flow file in ovs-ofctl add-flows syntax",
+		Long: `Parses FILE as ovs-ofctl add-flows lines, checks every match against the
+OpenFlow 1.3 prerequisites and every flow against FLOW_MOD rules (table ids,
+goto_table, output ports) by loading it into an empty switch, and prints each
+error as file:line:column: message. Exits non-zero if any line fails.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			return lint(cmd.OutOrStdout(), args[0], data, &rules.FlowParseOptions{FixPrereqs: fix, NoActions: noActions},
+				&rules.Config{Tables: tables, StrictPorts: strictPorts, Filter: rules.FilterNone})
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&fix, "fix-prereqs", false, "add missing match prerequisites instead of reporting OFPBMC_BAD_PREREQ")
+	f.BoolVar(&noActions, "no-actions", false, "accept lines without actions= (ClassBench-ng OpenFlow sets)")
+	f.BoolVar(&strictPorts, "strict-ports", false, "reject masked TCP/UDP/SCTP ports (OFPBMC_BAD_MASK) as strict OpenFlow 1.3 does")
+	f.IntVar(&tables, "tables", 254, "number of flow tables of the switch the flows are meant for")
+	return cmd
+}
+
+func lint(w io.Writer, name string, data []byte, opt *rules.FlowParseOptions, cfg *rules.Config) error {
+	ups, errs := rules.ParseFlows(name, data, opt)
+	for _, err := range errs {
+		fmt.Fprintln(w, err)
+	}
+	p, err := rules.New(cfg)
+	if err != nil {
+		return err
+	}
+	res := p.ApplyBatch(ups, true)
+	bad := len(errs)
+	for i, err := range res.Errs {
+		if err != nil {
+			bad++
+			fmt.Fprintf(w, "%s:%d:1: %v\n", name, ups[i].ID, err)
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%s: %d of %d flows fail", name, bad, len(ups)+len(errs))
+	}
+	fmt.Fprintf(w, "%s: %d flows ok\n", name, len(ups))
+	return nil
+}
+
+func newRulesCheckCmd() *cobra.Command {
+	var (
+		rulesPath, tracePath, filterName string
+		bloomAfter, show                 int
+		noMerge                          bool
+	)
+	cmd := &cobra.Command{
+		Use:   "check --classbench RULES --trace TRACE",
+		Short: "Classify a ClassBench trace and check every answer",
+		Long: `Loads a ClassBench filter file (port ranges become masked ports) and
+classifies every header of its trace. Each answer must equal the first match
+of a linear scan over the original ranges, and the trace's label (the rule
+that generated the header) must match the header and must not come before
+the answer. Prints the number checked, the number that fail and the first
+failures; exits non-zero on any failure.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			kind, err := rules.ParseFilterKind(filterName)
+			if err != nil {
+				return err
+			}
+			rd, err := os.ReadFile(rulesPath)
+			if err != nil {
+				return err
+			}
+			td, err := os.ReadFile(tracePath)
+			if err != nil {
+				return err
+			}
+			return check(cmd.OutOrStdout(), rulesPath, rd, tracePath, td,
+				&rules.Config{Filter: kind, BloomAfter: bloomAfter, NoMerge: noMerge, Seed: 1}, show)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rulesPath, "classbench", "", "ClassBench filter file (required)")
+	f.StringVar(&tracePath, "trace", "", "ClassBench trace file (required)")
+	f.StringVar(&filterName, "filter", "bcf", "filter in front of the subtables: bcf, cf or none")
+	f.IntVar(&bloomAfter, "bloom-after", 0, "the Bloom-Cuckoo filter's t")
+	f.BoolVar(&noMerge, "no-merge", false, "one subtable per mask (no TupleMerge-style merging)")
+	f.IntVar(&show, "show", 5, "failures to print")
+	_ = cmd.MarkFlagRequired("classbench")
+	_ = cmd.MarkFlagRequired("trace")
+	return cmd
+}
+
+// errCheckFailed is returned when some header failed the check.
+var errCheckFailed = errors.New("rules check failed")
+
+func check(w io.Writer, rulesName string, rd []byte, traceName string, td []byte, cfg *rules.Config, show int) error {
+	rs, err := rules.ParseClassBench(rulesName, rd)
+	if err != nil {
+		return err
+	}
+	hs, err := rules.ParseClassBenchTrace(traceName, td)
+	if err != nil {
+		return err
+	}
+	p, err := rules.New(cfg)
+	if err != nil {
+		return err
+	}
+	ups, ex := rules.ClassBenchUpdates(rs, 0, nil)
+	for i, err := range p.ApplyBatch(ups, true).Errs {
+		if err != nil {
+			return fmt.Errorf("%s: rule %d: %w", rulesName, ups[i].ID, err)
+		}
+	}
+	st := p.Table(0).Stats()
+	fmt.Fprintf(w, "%s: %d rules -> %d entries (expansion x%.2f, max %d per rule), %d subtables, filter %s\n",
+		rulesName, ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer, st.Subtables, st.Filter)
+	orc := &oracle.ClassBench{Rules: rs}
+	tbl := p.Table(0)
+	var c rules.Counters
+	fails := 0
+	for i := range hs {
+		h := &hs[i]
+		k := h.Key()
+		got := -1
+		if r := tbl.LookupCount(&k, &c); r != nil {
+			got = r.ID
+		}
+		want := orc.First(h)
+		var why string
+		switch {
+		case got != want:
+			why = fmt.Sprintf("answer %d, linear scan %d", got, want)
+		case h.Label < 0 || h.Label >= len(rs):
+			why = fmt.Sprintf("label %d is not a rule index", h.Label)
+		case !oracle.Matches(&rs[h.Label], h):
+			why = fmt.Sprintf("label %d does not match the header", h.Label)
+		case got < 0 || got > h.Label:
+			why = fmt.Sprintf("answer %d comes after label %d", got, h.Label)
+		}
+		if why == "" {
+			continue
+		}
+		fails++
+		if fails <= show {
+			fmt.Fprintf(w, "%s:%d: %s\n", traceName, h.Line, why)
+		}
+	}
+	n := float64(max(c.Lookups, 1))
+	fmt.Fprintf(w, "checked %d, failed %d; per lookup: %.2f subtables visited, %.2f probes, %.3f filter false positives\n",
+		len(hs), fails, float64(c.Visited)/n, float64(c.Probes)/n, float64(c.FalsePositives)/n)
+	if fails > 0 {
+		return fmt.Errorf("%w: %d of %d headers", errCheckFailed, fails, len(hs))
+	}
+	return nil
+}
+
+func newRulesConvertCmd() *cobra.Command {
+	var (
+		rulesPath, actions string
+		table              uint8
+	)
+	cmd := &cobra.Command{
+		Use:   "convert --classbench RULES",
+		Short: "Print a ClassBench set in ovs-ofctl add-flows syntax",
+		Long: `Prints every entry of a ClassBench filter file's prefix expansion as an
+ovs-ofctl add-flows line (priority 65535 - rule index; port ranges as masked
+tp_src/tp_dst), so the set can be loaded into Open vSwitch or pushed to
+ofswitch. The expansion factor goes to stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rd, err := os.ReadFile(rulesPath)
+			if err != nil {
+				return err
+			}
+			return convert(cmd.OutOrStdout(), cmd.ErrOrStderr(), rulesPath, rd, table, actions)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rulesPath, "classbench", "", "ClassBench filter file (required)")
+	f.StringVar(&actions, "actions", "drop", "actions of every flow, in ovs-ofctl syntax")
+	f.Uint8Var(&table, "table", 0, "table of every flow")
+	_ = cmd.MarkFlagRequired("classbench")
+	return cmd
+}
+
+func convert(w, ew io.Writer, name string, rd []byte, table uint8, actions string) error {
+	rs, err := rules.ParseClassBench(name, rd)
+	if err != nil {
+		return err
+	}
+	a, err := rules.ParseFlow("actions=" + actions)
+	if err != nil {
+		return fmt.Errorf("--actions: %w", err)
+	}
+	ups, ex := rules.ClassBenchUpdates(rs, table, a.Instructions)
+	for i := range ups {
+		if _, err := fmt.Fprintln(w, rules.FormatUpdate(&ups[i])); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(ew, "%s: %d rules -> %d flows (expansion x%.2f, max %d per rule)\n", name, ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer)
+	return nil
+}
