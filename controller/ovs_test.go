@@ -112,3 +112,12 @@ func TestOvsOfctlFlows(t *testing.T) {
 	both("del-flows")
 	same("del-flows")
 }
+
+func dumpFlows(t *testing.T, ofctl, target string) string {
+	t.Helper()
+	out, err := exec.Command(ofctl, "-O", "OpenFlow13", "dump-flows", target).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ovs-ofctl dump-flows %s: %v\n%s", target, err, out)
+	}
+	return string(out)
+}

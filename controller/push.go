@@ -1,0 +1,255 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// PushConfig sets up Push. The zero value of a field means its default.
+type PushConfig struct {
+	// Batch is the number of FLOW_MODs between barriers; default 1024.
+	Batch int
+	// Timeout bounds the wait for each barrier reply; default 10 s.
+	Timeout time.Duration
+	// Lines, if set, names the file a flow came from: Lines[i] describes
+	// updates[i] in errors (e.g. "acl.flows:12").
+	Lines []string
+}
+
+// PushError is an OFPT_ERROR the switch sent for one FLOW_MOD.
+type PushError struct {
+	Index int    // into the updates pushed
+	Where string // PushConfig.Lines[Index], if given
+	XID   uint32
+	Err   openflow.ErrorMsg
+}
+
+func (e *PushError) Error() string {
+	where := e.Where
+	if where == "" {
+		where = fmt.Sprintf("flow %d", e.Index+1)
+	}
+	return fmt.Sprintf("%s: switch refused FLOW_MOD xid=%d: %s", where, e.XID, e.Err.Error())
+}
+
+// PushResult is what Push measured.
+type PushResult struct {
+	Flows    int           `json:"flows"`
+	Batches  int           `json:"batches"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	PerSec   float64       `json:"flows_per_sec"`
+	Version  uint8         `json:"version"`
+	Errors   []*PushError  `json:"-"`
+	ErrCount int           `json:"errors"`
+	// Barrier latency of each batch: from its first FLOW_MOD written to
+	// its BARRIER_REPLY read.
+	LatencyP50 time.Duration `json:"latency_p50_ns"`
+	LatencyP99 time.Duration `json:"latency_p99_ns"`
+	LatencyMax time.Duration `json:"latency_max_ns"`
+	// Histogram lists (upper bound in µs, count) pairs of the latencies.
+	Histogram [][2]int64 `json:"latency_histogram_us"`
+}
+
+// Push sends updates to the switch at target ("tcp:IP[:PORT]") as
+// FLOW_MODs, Batch at a time followed by a BARRIER_REQUEST, and waits for
+// each barrier reply before the next batch. Errors the switch answers are
+// collected, not fatal; Push fails only if the connection does.
+func Push(ctx context.Context, target string, updates []rules.Update, cfg *PushConfig) (*PushResult, error) {
+	t, err := ParseTarget(target)
+	if err != nil {
+		return nil, err
+	}
+	if t.Passive {
+		return nil, fmt.Errorf("push to %s: want an active target (tcp:IP[:PORT])", target)
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", t.Addr())
+	if err != nil {
+		return nil, fmt.Errorf("push: %w", err)
+	}
+	res, err := PushConn(ctx, nc, updates, cfg)
+	if err != nil {
+		return res, fmt.Errorf("push to %s: %w", target, err)
+	}
+	return res, nil
+}
+
+// PushConn is Push over a connection the caller made; it closes nc.
+func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *PushConfig) (*PushResult, error) {
+	c := PushConfig{}
+	if cfg != nil {
+		c = *cfg
+	}
+	if c.Batch <= 0 {
+		c.Batch = 1024
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	defer nc.Close()
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	defer stop()
+
+	p := &pusher{nc: nc, r: openflow.NewReader(nc, 0), w: openflow.NewWriter(nc), cfg: &c}
+	if err := p.handshake(); err != nil {
+		return nil, err
+	}
+	res := &PushResult{Version: p.version}
+	hist := hdrhistogram.New(1, 60_000_000, 3) // 1 µs .. 60 s
+	start := time.Now()
+	for lo := 0; lo < len(updates); lo += c.Batch {
+		hi := min(lo+c.Batch, len(updates))
+		t0 := time.Now()
+		if err := p.batch(updates, lo, hi, res); err != nil {
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			return res, fmt.Errorf("batch at flow %d: %w", lo+1, err)
+		}
+		hist.RecordValue(max(time.Since(t0).Microseconds(), 1))
+		res.Batches++
+	}
+	res.Elapsed = time.Since(start)
+	res.Flows = len(updates)
+	if res.Elapsed > 0 {
+		res.PerSec = float64(res.Flows) / res.Elapsed.Seconds()
+	}
+	res.ErrCount = len(res.Errors)
+	us := func(q float64) time.Duration { return time.Duration(hist.ValueAtQuantile(q)) * time.Microsecond }
+	res.LatencyP50, res.LatencyP99 = us(50), us(99)
+	res.LatencyMax = time.Duration(hist.Max()) * time.Microsecond
+	for _, b := range hist.Distribution() {
+		if b.Count > 0 {
+			res.Histogram = append(res.Histogram, [2]int64{b.To, b.Count})
+		}
+	}
+	return res, nil
+}
+
+type pusher struct {
+	nc      net.Conn
+	r       *openflow.Reader
+	w       *openflow.Writer
+	cfg     *PushConfig
+	version uint8
+	xid     uint32
+	fm      openflow.FlowMod
+}
+
+func (p *pusher) handshake() error {
+	h := openflow.NewHello(0, openflow.Version13)
+	if err := p.w.WriteMessage(&h); err != nil {
+		return err
+	}
+	p.nc.SetReadDeadline(time.Now().Add(p.cfg.Timeout))
+	msg, err := p.r.Next()
+	if err != nil {
+		return fmt.Errorf("read HELLO: %w", err)
+	}
+	var peer openflow.Hello
+	if err := peer.UnmarshalBinary(msg); err != nil {
+		return fmt.Errorf("switch HELLO: %w", err)
+	}
+	v, err := openflow.Negotiate(openflow.VersionBit(openflow.Version13), &peer)
+	if err != nil {
+		return fmt.Errorf("switch does not speak OpenFlow 1.3 (offers %#x)", peer.Versions())
+	}
+	p.version = v
+	return nil
+}
+
+// batch writes updates[lo:hi] and a barrier, then reads until the barrier
+// reply, collecting errors and answering echo requests.
+func (p *pusher) batch(updates []rules.Update, lo, hi int, res *PushResult) error {
+	first := p.xid + 1
+	for i := lo; i < hi; i++ {
+		p.xid++
+		updateToWire(&updates[i], &p.fm)
+		p.fm.Version, p.fm.XID = p.version, p.xid
+		if err := p.w.Append(&p.fm); err != nil {
+			return fmt.Errorf("encode flow %d: %w", i+1, err)
+		}
+		if p.w.Buffered() > 64<<10 {
+			if err := p.w.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	p.xid++
+	barrier := p.xid
+	b := openflow.NewBarrierRequest(barrier)
+	b.Version = p.version
+	if err := p.w.Append(&b); err != nil {
+		return err
+	}
+	if err := p.w.Flush(); err != nil {
+		return err
+	}
+	p.nc.SetReadDeadline(time.Now().Add(p.cfg.Timeout))
+	for {
+		msg, err := p.r.Next()
+		if err != nil {
+			return err
+		}
+		xid := xidOf(msg)
+		switch openflow.Type(msg[1]) {
+		case openflow.TypeBarrierReply:
+			if xid == barrier {
+				return nil
+			}
+		case openflow.TypeError:
+			var em openflow.ErrorMsg
+			if err := em.UnmarshalBinary(msg); err != nil {
+				return err
+			}
+			if xid < first || xid >= barrier {
+				return fmt.Errorf("switch error for xid %d outside the batch: %s", xid, em.Error())
+			}
+			i := lo + int(xid-first)
+			pe := &PushError{Index: i, XID: xid, Err: em}
+			if i < len(p.cfg.Lines) {
+				pe.Where = p.cfg.Lines[i]
+			}
+			res.Errors = append(res.Errors, pe)
+		case openflow.TypeEchoRequest:
+			var req openflow.EchoRequest
+			if err := req.UnmarshalBinary(msg); err != nil {
+				return err
+			}
+			rep := openflow.EchoReply{Header: req.Header, Data: bytes.Clone(req.Data)}
+			rep.Type = openflow.TypeEchoReply
+			if err := p.w.WriteMessage(&rep); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func xidOf(msg []byte) uint32 {
+	return uint32(msg[4])<<24 | uint32(msg[5])<<16 | uint32(msg[6])<<8 | uint32(msg[7])
+}
+
+// updateToWire fills fm with the FLOW_MOD for u.
+func updateToWire(u *rules.Update, fm *openflow.FlowMod) {
+	*fm = openflow.FlowMod{
+		Cookie: u.Cookie, CookieMask: u.CookieMask, TableID: u.Table,
+		Command: openflow.FlowModCommand(u.Command), IdleTimeout: u.IdleTimeout,
+		HardTimeout: u.HardTimeout, Priority: u.Priority, BufferID: 0xffffffff,
+		OutPort: u.OutPort, OutGroup: u.OutGroup, Flags: uint16(u.Flags),
+		Match: matchToWire(&u.Match), Instructions: instructionsToWire(u.Instructions, &u.Match),
+	}
+	if fm.OutPort == 0 {
+		fm.OutPort = openflow.PortAny
+	}
+	if fm.OutGroup == 0 {
+		fm.OutGroup = openflow.GroupAny
+	}
+}

@@ -1,0 +1,101 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+func parseFlows(t *testing.T, text string) []rules.Update {
+	t.Helper()
+	ups, errs := rules.ParseFlows("test.flows", []byte(text), nil)
+	if len(errs) != 0 {
+		t.Fatalf("parse: %v", errs)
+	}
+	return ups
+}
+
+func TestPush(t *testing.T) {
+	a, addr := startAgent(t, &Config{Tables: 2})
+	var b strings.Builder
+	for i := range 2500 {
+		b.WriteString("priority=100,ip,nw_src=10.0." + itoa(i/250) + "." + itoa(i%250) + ",actions=output:2\n")
+	}
+	b.WriteString("priority=5,tcp,tp_dst=80,actions=goto_table:7\n") // no table 7
+	b.WriteString("priority=5,actions=output:1\n")
+	ups := parseFlows(t, b.String())
+	lines := make([]string, len(ups))
+	for i, u := range ups {
+		lines[i] = "test.flows:" + itoa(u.ID)
+	}
+	res, err := Push(context.Background(), "tcp:"+addr, ups, &PushConfig{Batch: 256, Lines: lines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Flows != 2502 || res.Batches != 10 || res.PerSec <= 0 || res.LatencyMax < res.LatencyP50 {
+		t.Fatalf("result %+v", res)
+	}
+	if len(res.Errors) != 1 || res.Errors[0].Where != "test.flows:2501" || !strings.Contains(res.Errors[0].Error(), "OFPBIC_BAD_TABLE_ID") {
+		t.Fatalf("errors %v, want one OFPBIC_BAD_TABLE_ID at test.flows:2501", res.Errors)
+	}
+	if n := len(a.Pipeline().Rules(0)); n != 2501 {
+		t.Fatalf("table 0 holds %d rules, want 2501", n)
+	}
+	// Every burst is on record, none bigger than a batch.
+	total := 0
+	for _, bu := range a.Bursts() {
+		if bu.Updates > 256 {
+			t.Errorf("burst of %d updates, batch is 256", bu.Updates)
+		}
+		total += bu.Updates
+	}
+	if total != 2501 {
+		t.Errorf("bursts applied %d updates, want 2501 (one was refused before queueing)", total)
+	}
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// TestPushIntoOpenVSwitch pushes the same flow file into ofswitch and into
+// Open vSwitch, then compares their dump-flows.
+func TestPushIntoOpenVSwitch(t *testing.T) {
+	ofctl := requireTool(t, "ovs-ofctl")
+	ovs := ovstest.Start(t)
+	_, addr := startAgent(t, &Config{Tables: 4})
+	data, err := os.ReadFile(testutil.SharedData(t, "openflow-captures", "syntax.flows"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ups := parseFlows(t, string(data))
+	if _, err := Push(context.Background(), "tcp:"+addr, ups, &PushConfig{Batch: 4}); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := ovs.Dial("127.0.0.1:16653")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := PushConn(context.Background(), nc, ups, &PushConfig{Batch: 4})
+	if err != nil || len(res.Errors) != 0 {
+		t.Fatalf("push into Open vSwitch: %v %v", err, res.Errors)
+	}
+	ours := dumpFlows(t, ofctl, "tcp:"+addr)
+	theirs, err := ovs.Ofctl("", "dump-flows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := flowLines(ours), flowLines(theirs)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != 13 {
+		t.Fatalf("after push, ofswitch:\n%s\nOpen vSwitch:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
