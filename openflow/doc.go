@@ -14,7 +14,9 @@
 // Header.Version encodes as Version13. Decoding copies what it keeps, so the
 // input buffer may be reused afterwards, and decoding into a reused value
 // reuses its slices (m.Instructions = m.Instructions[:0]). Decode picks the
-// message type through a table indexed by Type.
+// message type through a table indexed by Type; a Decoder does the same
+// into one reused value per type. MultipartReply.AppendSplit spreads a long
+// reply over several messages flagged OFPMPF_REPLY_MORE.
 //
 // Matches are lists of OXM TLVs, actions and instructions are tagged
 // structs (Action{Type, Port, ...}), not interfaces, so a list decodes into a
@@ -30,6 +32,8 @@
 // type once, without allocating; the accessors (Priority, Command,
 // Lookup, OXMs, ...) then read the bytes in place, so a controller burst of
 // thousands of FLOW_MODs is ingested without one allocation per message.
+// OXMs, Instructions and Actions walk the match and instruction lists in
+// place.
 //
 // # Errors
 //

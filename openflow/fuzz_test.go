@@ -10,7 +10,7 @@ import (
 // addSeeds adds the synthetic messages of the unit tests, the golden
 // vectors and the capture messages whose type is in types (all if empty)
 // as seeds.
-func addSeeds(f *testing.F, types ...Type) {
+func addSeeds(f *testing.F, types ...Type) [][]byte {
 	want := func(b []byte) bool {
 		if len(types) == 0 {
 			return true
@@ -23,6 +23,7 @@ func addSeeds(f *testing.F, types ...Type) {
 		return false
 	}
 	seen := map[string]bool{}
+	var seeds [][]byte
 	large := 0 // cmp.Diff of a 60 KB TABLE_FEATURES part takes ~0.2 s: keep one
 	add := func(b []byte) {
 		if want(b) && !seen[string(b)] && len(seen) < 64 && (len(b) < 4096 || large == 0) {
@@ -30,6 +31,7 @@ func addSeeds(f *testing.F, types ...Type) {
 				large++
 			}
 			seen[string(b)] = true
+			seeds = append(seeds, b)
 			f.Add(b)
 		}
 	}
@@ -47,6 +49,7 @@ func addSeeds(f *testing.F, types ...Type) {
 	for _, cm := range captureMessages(f) {
 		add(cm.data)
 	}
+	return seeds
 }
 
 // fuzzRoundTrip checks that whatever a decoder accepts re-encodes without
@@ -55,11 +58,21 @@ func fuzzRoundTrip[T any, P interface {
 	*T
 	Message
 }](f *testing.F, types ...Type) {
-	addSeeds(f, types...)
+	seeds := addSeeds(f, types...)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var a, b T
+		var a, b, dirty T
 		if P(&a).UnmarshalBinary(in) != nil {
 			return // rejecting input is fine; panicking is not
+		}
+		// Decoding into a value that held other messages gives the same.
+		for _, s := range seeds[:min(len(seeds), 16)] {
+			_ = P(&dirty).UnmarshalBinary(s)
+		}
+		if err := P(&dirty).UnmarshalBinary(in); err != nil {
+			t.Fatalf("decodes fresh but not into a reused value: %v", err)
+		}
+		if diff := cmp.Diff(&a, &dirty, cmpOpts...); diff != "" {
+			t.Fatalf("reused value (-fresh +reused):\n%s", diff)
 		}
 		out, err := P(&a).AppendBinary(nil)
 		if err != nil {

@@ -50,6 +50,24 @@ var v14ok = [...]bool{
 	TypeBarrierReply: true, TypeBundleControl: true, TypeBundleAddMessage: true,
 }
 
+// kindONFBundleControl and kindONFBundleAdd extend the Type index of
+// decoders for the ONF EXT-230 experimenter messages.
+const (
+	kindONFBundleControl = len(decoders)
+	kindONFBundleAdd     = len(decoders) + 1
+	numKinds             = len(decoders) + 2
+)
+
+func newKind(k int) Message {
+	switch k {
+	case kindONFBundleControl:
+		return new(BundleControl)
+	case kindONFBundleAdd:
+		return new(BundleAddMessage)
+	}
+	return decoders[k]()
+}
+
 // Decode decodes one whole message (as returned by Reader.Next) into a new
 // value of its type, chosen through a table indexed by Type. It accepts a
 // HELLO of any version, OpenFlow 1.3 messages, and at version 0x05 the
@@ -57,9 +75,37 @@ var v14ok = [...]bool{
 // decode as *BundleControl and *BundleAddMessage; other experimenter
 // messages as *Experimenter.
 func Decode(b []byte) (Message, error) {
-	m, err := newFor(b)
+	k, err := kindOf(b)
 	if err != nil {
 		return nil, err
+	}
+	m := newKind(k)
+	if err := m.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Decoder is Decode with memory: it keeps one value per message type and
+// decodes into it again, reusing its slices, so that a connection's steady
+// stream of messages decodes without allocating. The value returned by
+// Decode is valid until the next call that returns the same type.
+//
+// A Decoder is not safe for concurrent use; its zero value is ready.
+type Decoder struct {
+	values [numKinds]Message
+}
+
+// Decode decodes b like the package-level Decode, into a reused value.
+func (d *Decoder) Decode(b []byte) (Message, error) {
+	k, err := kindOf(b)
+	if err != nil {
+		return nil, err
+	}
+	m := d.values[k]
+	if m == nil {
+		m = newKind(k)
+		d.values[k] = m
 	}
 	if err := m.UnmarshalBinary(b); err != nil {
 		return nil, err
@@ -67,30 +113,30 @@ func Decode(b []byte) (Message, error) {
 	return m, nil
 }
 
-// newFor returns a zero value of the message type of b, after checking the
-// version.
-func newFor(b []byte) (Message, error) {
+// kindOf returns the decoders index for b (its Type, or one of the ONF
+// kinds), after checking the version.
+func kindOf(b []byte) (int, error) {
 	var h Header
 	if err := h.UnmarshalBinary(b); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if int(h.Type) >= len(decoders) || decoders[h.Type] == nil {
-		return nil, &DecodeError{Type: h.Type, Field: "header.type", Offset: 1, Err: ErrBadType}
+		return 0, &DecodeError{Type: h.Type, Field: "header.type", Offset: 1, Err: ErrBadType}
 	}
 	switch {
 	case h.Type == TypeHello:
 	case h.Version == Version13 && h.Type < TypeRoleStatus:
 	case h.Version == Version14 && int(h.Type) < len(v14ok) && v14ok[h.Type]:
 	default:
-		return nil, &DecodeError{Type: h.Type, Field: "header.version", Offset: 0, Err: ErrUnsupportedVersion}
+		return 0, &DecodeError{Type: h.Type, Field: "header.version", Offset: 0, Err: ErrUnsupportedVersion}
 	}
 	if h.Type == TypeExperimenter && len(b) >= onfHeaderLen && binary.BigEndian.Uint32(b[8:]) == ONFExperimenter {
 		switch binary.BigEndian.Uint32(b[12:]) {
 		case ONFTypeBundleControl:
-			return new(BundleControl), nil
+			return kindONFBundleControl, nil
 		case ONFTypeBundleAddMessage:
-			return new(BundleAddMessage), nil
+			return kindONFBundleAdd, nil
 		}
 	}
-	return decoders[h.Type](), nil
+	return int(h.Type), nil
 }

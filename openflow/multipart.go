@@ -146,6 +146,11 @@ func (m *MultipartRequest) UnmarshalBinary(b []byte) error {
 	}
 	m.Part = MultipartType(binary.BigEndian.Uint16(b[8:]))
 	m.Flags = binary.BigEndian.Uint16(b[10:])
+	// Clear what a previous decode of another part left, keeping capacity.
+	m.Flow.TableID, m.Flow.OutPort, m.Flow.OutGroup, m.Flow.Cookie, m.Flow.CookieMask = 0, 0, 0, 0, 0
+	m.Flow.Match.Fields = m.Flow.Match.Fields[:0]
+	m.PortNo, m.QueueID, m.GroupID, m.MeterID, m.Experimenter, m.ExpType = 0, 0, 0, 0, 0, 0
+	m.TableFeatures, m.Data = m.TableFeatures[:0], m.Data[:0]
 	body := b[16:]
 	fixed := func(n int) error {
 		if len(body) != n {
@@ -624,6 +629,12 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 	be := binary.BigEndian
 	m.Part = MultipartType(be.Uint16(b[8:]))
 	m.Flags = be.Uint16(b[10:])
+	// Clear what a previous decode of another part left, keeping capacity.
+	m.Desc, m.Aggregate, m.GroupFeatures, m.MeterFeatures = Desc{}, AggregateStats{}, GroupFeatures{}, MeterFeatures{}
+	m.Flows, m.Tables, m.Ports, m.Queues = m.Flows[:0], m.Tables[:0], m.Ports[:0], m.Queues[:0]
+	m.Groups, m.GroupDescs, m.Meters, m.MeterConfigs = m.Groups[:0], m.GroupDescs[:0], m.Meters[:0], m.MeterConfigs[:0]
+	m.TableFeatures, m.PortDescs, m.Data = m.TableFeatures[:0], m.PortDescs[:0], m.Data[:0]
+	m.Experimenter, m.ExpType = 0, 0
 	body := b[16:]
 	bad := func(field string, off int) error {
 		return &DecodeError{Type: t, Field: field, Offset: 16 + off, Err: ErrBadLength}
