@@ -317,6 +317,7 @@ func (p *Pipeline) live(r *Rule) bool { return r.removed.Load() == never }
 
 func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]FlowRemoved) {
 	r.removed.Store(p.next)
+	p.tables[r.table].refresh(r)
 	p.dead = append(p.dead, r)
 	delete(p.timed, r)
 	if out != nil && r.Flags&FlagSendFlowRem != 0 {

@@ -106,9 +106,58 @@ func fmix(h uint64) uint64 {
 type inode struct {
 	h    uint64
 	st   *subtable
-	key  Key
 	next *inode
-	ents []*Rule // rank descending
+	ents []entry // rank descending
+	key  Key
+}
+
+// entry is a rule as the lookup path needs it, copied into its node so that
+// a probe touches one allocation: the node is replaced whenever a rule of
+// it is added or marked removed.
+type entry struct {
+	rank    uint64
+	added   uint64
+	removed uint64
+	r       *Rule
+	exact   bool // no full-match check needed
+}
+
+// inode1 and inode2 hold a node and its entries in one allocation.
+type inode1 struct {
+	inode
+	arr [1]entry
+}
+
+type inode2 struct {
+	inode
+	arr [2]entry
+}
+
+func newNode(h uint64, st *subtable, key *Key, next *inode, rs []*Rule) *inode {
+	var n *inode
+	var es []entry
+	switch len(rs) {
+	case 1:
+		x := &inode1{}
+		n, es = &x.inode, x.arr[:]
+	case 2:
+		x := &inode2{}
+		n, es = &x.inode, x.arr[:]
+	default:
+		n, es = &inode{}, make([]entry, len(rs))
+	}
+	n.h, n.st, n.next, n.key, n.ents = h, st, next, *key, es
+	for i, r := range rs {
+		es[i] = entry{rank: r.rank, added: r.added, removed: r.removed.Load(), r: r, exact: r.exact}
+	}
+	return n
+}
+
+// copyNode returns a copy of n with a different next pointer; the entries
+// are shared (they are immutable).
+func copyNode(n *inode, next *inode) *inode {
+	c := &inode{h: n.h, st: n.st, next: next, ents: n.ents, key: n.key}
+	return c
 }
 
 type orderEntry struct {
@@ -248,7 +297,7 @@ func (t *Table) LookupBatchCount(keys []Key, out []*Rule, c *Counters) uint64 {
 		v := p.version.Load()
 		s := t.state.Load()
 		var local Counters
-		if s.filter != nil && len(s.order) > 1 {
+		if len(keys) > 1 {
 			for i := 0; i < len(keys); i += batchChunk {
 				j := min(i+batchChunk, len(keys))
 				lookupChunk(keys[i:j], out[i:j], v, s, &local)
@@ -291,12 +340,13 @@ func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 			}
 			continue
 		}
-		for _, r := range n.ents {
-			if best != nil && r.rank <= bestRank {
+		for i := range n.ents {
+			e := &n.ents[i]
+			if best != nil && e.rank <= bestRank {
 				break
 			}
-			if r.Visible(v) && (r.exact || r.Match.Matches(k)) {
-				best, bestRank = r, r.rank
+			if e.added <= v && v < e.removed && (e.exact || e.r.Match.Matches(k)) {
+				best, bestRank = e.r, e.rank
 				break
 			}
 		}
@@ -347,7 +397,28 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 			idx[j] = a
 		}
 		c.Visited += uint64(na)
-		f.ContainsBatch(hs[:na], hit[:na])
+		if f != nil {
+			f.ContainsBatch(hs[:na], hit[:na])
+		} else {
+			for j := range na {
+				hit[j] = true
+			}
+		}
+		// Load the bucket heads of all hits first, then one word of each
+		// node, so that their cache misses overlap before the walks.
+		var heads [batchChunk]*inode
+		var sum uint64
+		for j := range na {
+			if hit[j] {
+				heads[j] = s.buckets[hs[j]&s.bmask].Load()
+			}
+		}
+		for j := range na {
+			if heads[j] != nil {
+				sum += heads[j].h
+			}
+		}
+		_ = sum
 		for j := range na {
 			if !hit[j] {
 				c.FilterNegatives++
@@ -355,22 +426,40 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 			}
 			a := idx[j]
 			c.Probes++
-			n := s.find(hs[j], st, &keys[a])
-			if n == nil {
-				c.FalsePositives++
-				continue
-			}
-			for _, r := range n.ents {
-				if out[a] != nil && r.rank <= rank[a] {
+			var n *inode
+			for x := heads[j]; x != nil; x = x.next {
+				if x.h == hs[j] && x.st == st && keyEqual(x, st, &keys[a]) {
+					n = x
 					break
 				}
-				if r.Visible(v) && (r.exact || r.Match.Matches(&keys[a])) {
-					out[a], rank[a] = r, r.rank
+			}
+			if n == nil {
+				if f != nil {
+					c.FalsePositives++
+				}
+				continue
+			}
+			for i := range n.ents {
+				e := &n.ents[i]
+				if out[a] != nil && e.rank <= rank[a] {
+					break
+				}
+				if e.added <= v && v < e.removed && (e.exact || e.r.Match.Matches(&keys[a])) {
+					out[a], rank[a] = e.r, e.rank
 					break
 				}
 			}
 		}
 	}
+}
+
+func keyEqual(n *inode, st *subtable, k *Key) bool {
+	for _, w := range st.words[:st.nw] {
+		if n.key[w] != k[w]&st.mask[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // --- writer side ---
@@ -523,6 +612,14 @@ func (t *Table) unlink(r *Rule) {
 	}
 }
 
+// refresh rewrites the index node holding r after r's removal mark changed,
+// so that lookups see the mark in the node's copy of the entry.
+func (t *Table) refresh(r *Rule) {
+	st := r.st
+	key := r.Match.Key.And(&st.mask)
+	t.setNode(st.hash(&key), st, &key, st.keys[key])
+}
+
 // setNode replaces the index node of (st, key) by one holding ents, or
 // removes it if ents is empty.
 func (t *Table) setNode(h uint64, st *subtable, key *Key, ents []*Rule) {
@@ -546,12 +643,10 @@ func (t *Table) setNode(h uint64, st *subtable, key *Key, ents []*Rule) {
 		prefix = nil
 	}
 	if len(ents) > 0 {
-		tail = &inode{h: h, st: st, key: *key, next: tail, ents: ents}
+		tail = newNode(h, st, key, tail, ents)
 	}
 	for i := len(prefix) - 1; i >= 0; i-- {
-		c := *prefix[i]
-		c.next = tail
-		tail = &c
+		tail = copyNode(prefix[i], tail)
 	}
 	b.Store(tail)
 	switch {
@@ -573,10 +668,8 @@ func (t *Table) growIndex() {
 	ns.bmask = uint64(nb - 1)
 	for i := range s.buckets {
 		for n := s.buckets[i].Load(); n != nil; n = n.next {
-			c := *n
-			b := &ns.buckets[c.h&ns.bmask]
-			c.next = b.Load()
-			b.Store(&c)
+			b := &ns.buckets[n.h&ns.bmask]
+			b.Store(copyNode(n, b.Load()))
 		}
 	}
 	t.state.Store(&ns)
