@@ -45,6 +45,9 @@ type Config struct {
 	// TableCounters, if set, returns the lookups and matches the data
 	// plane counted for a table, for OFPMP_TABLE replies.
 	TableCounters func(table uint8) (lookups, matched uint64)
+	// OnBurst, if set, is called after every burst of FLOW_MODs, with
+	// the flow tables' writer lock held: it must be quick.
+	OnBurst func(Burst)
 }
 
 func (c *Config) withDefaults() Config {
@@ -124,6 +127,18 @@ func New(cfg *Config) (*Agent, error) {
 
 // Pipeline returns the flow tables the agent updates.
 func (a *Agent) Pipeline() *rules.Pipeline { return a.pipe }
+
+// TableStats returns the statistics of every flow table, taken while no
+// burst is being applied.
+func (a *Agent) TableStats() []rules.TableStats {
+	a.tmu.Lock()
+	defer a.tmu.Unlock()
+	out := make([]rules.TableStats, a.pipe.NumTables())
+	for i := range out {
+		out[i] = a.pipe.Table(uint8(i)).Stats()
+	}
+	return out
+}
 
 // Conns returns the number of connections that completed the handshake.
 func (a *Agent) Conns() int {

@@ -73,10 +73,14 @@ func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time) rules.Ba
 	t0 := time.Now()
 	res := a.pipe.ApplyBatch(ups, atomic)
 	done := time.Now()
-	a.bursts.record(Burst{
+	b := Burst{
 		Start: start, Updates: len(ups), Apply: done.Sub(t0), Latency: done.Sub(start),
 		Errors: countErrs(res.Errs), Version: res.Version,
-	})
+	}
+	a.bursts.record(b)
+	if a.cfg.OnBurst != nil {
+		a.cfg.OnBurst(b)
+	}
 	return res
 }
 

@@ -28,6 +28,8 @@ func newRootCmd() *cobra.Command {
 		newBenchCmd(),
 		newDecodeCmd(),
 		newRulesCmd(),
+		newRunCmd(),
+		newPushCmd(),
 	)
 	return root
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+func newRunCmd() *cobra.Command {
+	var (
+		listen      []string
+		controllers []string
+		tables      int
+		filterKind  string
+		bloomAfter  int
+		dpid        string
+		metrics     string
+		logLevel    string
+		cfg         controller.Config
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the switch: flow tables managed over OpenFlow 1.3",
+		Long: `Runs ofswitch's flow tables behind its OpenFlow channel, like an Open vSwitch
+bridge that controllers and ovs-ofctl manage. It listens on every --listen
+target (ptcp:[PORT][:IP], default ptcp:6653 on 127.0.0.1) and keeps a
+connection to every --controller (tcp:IP[:PORT]), reconnecting with backoff.
+FLOW_MODs are applied in bursts; --metrics serves Prometheus metrics on
+/metrics. SIGINT or SIGTERM stops it cleanly.
+
+Interfaces (--port) come with the data plane; until then the switch has no
+ports, like an empty bridge.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var lvl slog.Level
+			if err := lvl.UnmarshalText([]byte(logLevel)); err != nil {
+				return fmt.Errorf("--log-level: %w", err)
+			}
+			cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: lvl}))
+			if dpid != "" {
+				v, err := strconv.ParseUint(strings.TrimPrefix(dpid, "0x"), 16, 64)
+				if err != nil {
+					return fmt.Errorf("--dpid %q: want up to 16 hex digits", dpid)
+				}
+				cfg.DatapathID = v
+			}
+			kind, err := rules.ParseFilterKind(filterKind)
+			if err != nil {
+				return fmt.Errorf("--filter: %w", err)
+			}
+			pipe, err := rules.New(&rules.Config{Tables: tables, Filter: kind, BloomAfter: bloomAfter, StrictPorts: cfg.StrictPorts})
+			if err != nil {
+				return err
+			}
+			cfg.Pipeline = pipe
+			var targets []controller.Target
+			for _, s := range append(append([]string(nil), listen...), controllers...) {
+				t, err := controller.ParseTarget(s)
+				if err != nil {
+					return err
+				}
+				targets = append(targets, t)
+			}
+			if len(targets) == 0 {
+				return errors.New("nothing to do: give --listen or --controller")
+			}
+			var reg *prometheus.Registry
+			if metrics != "" {
+				reg = prometheus.NewRegistry()
+				bursts := prometheus.NewHistogram(prometheus.HistogramOpts{
+					Name:    "ofswitch_burst_latency_seconds",
+					Help:    "Time from the first FLOW_MOD of a burst read to the burst visible to lookups.",
+					Buckets: prometheus.ExponentialBuckets(1e-6, 2, 24),
+				})
+				updates := prometheus.NewCounter(prometheus.CounterOpts{
+					Name: "ofswitch_flow_mods_applied_total", Help: "FLOW_MODs applied in bursts.",
+				})
+				cfg.OnBurst = func(b controller.Burst) {
+					bursts.Observe(b.Latency.Seconds())
+					updates.Add(float64(b.Updates))
+				}
+				reg.MustRegister(bursts, updates)
+			}
+			agent, err := controller.New(&cfg)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			errc := make(chan error, 2)
+			if reg != nil {
+				reg.MustRegister(&tableCollector{agent: agent})
+				srv, err := serveMetrics(metrics, reg)
+				if err != nil {
+					return err
+				}
+				cfg.Logger.Info("metrics", "url", "http://"+srv.Addr+"/metrics")
+				go func() {
+					if err := srv.Serve(srv.listener); !errors.Is(err, http.ErrServerClosed) {
+						errc <- err
+					}
+				}()
+				defer func() {
+					sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+					defer scancel()
+					srv.Shutdown(sctx)
+				}()
+			}
+			go func() { errc <- agent.Run(ctx, targets) }()
+			select {
+			case err := <-errc:
+				cancel()
+				return err
+			case <-ctx.Done():
+				cfg.Logger.Info("stopping")
+				cancel()
+				if err := <-errc; err != nil && !errors.Is(err, context.Canceled) {
+					return err
+				}
+				return nil
+			}
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&listen, "listen", []string{"ptcp:6653"}, "passive OpenFlow target ptcp:[PORT][:IP] (repeatable)")
+	f.StringArrayVar(&controllers, "controller", nil, "controller to connect to, tcp:IP[:PORT] (repeatable)")
+	f.IntVar(&tables, "tables", 8, "number of flow tables")
+	f.StringVar(&filterKind, "filter", "bcf", "filter in front of each table: bcf (Bloom-Cuckoo), cf (plain cuckoo) or none")
+	f.IntVar(&bloomAfter, "t", 10, "Bloom-Cuckoo t: kicks before an insertion may use the Bloom part")
+	f.StringVar(&dpid, "dpid", "1", "datapath id, hex")
+	f.StringVar(&metrics, "metrics", "", "serve Prometheus metrics on this address (e.g. 127.0.0.1:9100)")
+	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.BoolVar(&cfg.StrictPorts, "strict-ports", false, "refuse masked TCP/UDP/SCTP ports (strict OpenFlow 1.3)")
+	f.IntVar(&cfg.BatchMax, "batch-max", 1024, "most FLOW_MODs applied as one burst")
+	f.DurationVar(&cfg.BatchWait, "batch-wait", time.Millisecond, "longest a FLOW_MOD waits for others before its burst is applied")
+	f.DurationVar(&cfg.EchoInterval, "inactivity-probe", 5*time.Second, "idle time before an echo request; as long again without answer closes the connection")
+	return cmd
+}
+
+type metricsServer struct {
+	*http.Server
+	listener net.Listener
+}
+
+func serveMetrics(addr string, reg *prometheus.Registry) (*metricsServer, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	return &metricsServer{Server: &http.Server{Addr: l.Addr().String(), Handler: mux, ReadHeaderTimeout: 5 * time.Second}, listener: l}, nil
+}
+
+// tableCollector exports the agent's tables at scrape time.
+type tableCollector struct{ agent *controller.Agent }
+
+var (
+	descFlows     = prometheus.NewDesc("ofswitch_flows", "Flow entries in a table.", []string{"table"}, nil)
+	descSubtables = prometheus.NewDesc("ofswitch_subtables", "Subtables (masks) of a table.", []string{"table"}, nil)
+	descOccupancy = prometheus.NewDesc("ofswitch_filter_occupancy", "Occupancy of a table's filter.", []string{"table", "filter"}, nil)
+	descBloom     = prometheus.NewDesc("ofswitch_filter_bloom_elements", "Elements in the Bloom part of a table's filter.", []string{"table"}, nil)
+	descConns     = prometheus.NewDesc("ofswitch_openflow_connections", "OpenFlow connections past the handshake.", nil, nil)
+)
+
+func (c *tableCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descFlows, descSubtables, descOccupancy, descBloom, descConns} {
+		ch <- d
+	}
+}
+
+func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(c.agent.Conns()))
+	for i, ts := range c.agent.TableStats() {
+		t := strconv.Itoa(i)
+		ch <- prometheus.MustNewConstMetric(descFlows, prometheus.GaugeValue, float64(ts.Rules), t)
+		ch <- prometheus.MustNewConstMetric(descSubtables, prometheus.GaugeValue, float64(ts.Subtables), t)
+		ch <- prometheus.MustNewConstMetric(descOccupancy, prometheus.GaugeValue, ts.Occupancy, t, ts.Filter)
+		ch <- prometheus.MustNewConstMetric(descBloom, prometheus.GaugeValue, float64(ts.FilterBloomLen), t)
+	}
+}

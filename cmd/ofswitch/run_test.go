@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func TestRunPushMetrics(t *testing.T) {
+	port, mport := freePort(t), freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		cmd := newRootCmd()
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SetArgs([]string{"run", "--listen", "ptcp:" + strconv.Itoa(port), "--metrics", "127.0.0.1:" + strconv.Itoa(mport), "--tables", "2", "--log-level", "warn"})
+		done <- cmd.ExecuteContext(ctx)
+	}()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("switch not listening on %s: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.flows")
+	os.WriteFile(good, []byte("# three flows\npriority=10,ip,nw_dst=10.0.0.1,actions=output:1\npriority=20,tcp,tp_dst=22,actions=drop\n\ntable=1,priority=0,actions=CONTROLLER:128\n"), 0o644)
+	out, err := run(t, "push", "--switch", "tcp:"+addr, "--batch", "2", good)
+	if err != nil || !strings.Contains(out, "pushed 3 flows in 2 batches") || !strings.Contains(out, "errors: 0") {
+		t.Fatalf("push: %v\n%s", err, out)
+	}
+	// A delete line and a flow the switch refuses: the error names its line.
+	edits := filepath.Join(dir, "edits.flows")
+	os.WriteFile(edits, []byte("delete tcp,tp_dst=22\nadd priority=5,actions=goto_table:9\n"), 0o644)
+	out, err = run(t, "push", "--switch", "tcp:"+addr, edits)
+	if err == nil || !strings.Contains(err.Error(), "refused 1 of 2") {
+		t.Fatalf("push of a bad flow: err = %v\n%s", err, out)
+	}
+
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`ofswitch_flows{table="0"} 1`, `ofswitch_flows{table="1"} 1`, `ofswitch_flow_mods_applied_total 4`, "ofswitch_burst_latency_seconds_count 3"} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("metrics lack %q:\n%s", want, body)
+		}
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run after cancel: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop")
+	}
+}
+
+func TestPushFileErrors(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "bad.flows")
+	os.WriteFile(f, []byte("priority=10,ip,nw_dst=10.0.0.1,actions=output:1\npriority=20,tcp,tp_dstx=22,actions=drop\n"), 0o644)
+	_, err := run(t, "push", "--switch", "tcp:127.0.0.1:1", f)
+	if err == nil || !strings.Contains(err.Error(), "bad.flows:2:") {
+		t.Fatalf("push of a file with a syntax error: %v, want an error naming bad.flows:2:COL", err)
+	}
+}
