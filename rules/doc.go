@@ -47,8 +47,24 @@
 // nothing. When the filter fills, the writer builds a larger one from the
 // index and swaps it in; lookups use the old one until then.
 //
+// # Merged subtables
+//
+// Like TupleMerge, a rule may live in a subtable whose mask is coarser than
+// its own (IPv4, ARP and port prefix lengths rounded down to a multiple of
+// 8), which cuts the subtables of ClassBench's firewall sets from 1,307 to
+// under 200; candidates of such a subtable are checked against their full
+// match. Config.NoMerge gives plain tuple space search.
+//
+// # Pipelines
+//
+// A Pipeline holds the flow tables of a switch, applies FLOW_MOD semantics
+// (ApplyBatch), expires timeouts on its clock (Expire) and walks a packet
+// through goto_table and write_metadata (Walk).
+//
 // # Text formats
 //
-// ParseClassBench and ParseClassBenchTrace read ClassBench filter and trace
-// files; ExpandClassBench turns their port ranges into masked ports.
+// ParseFlows and FormatFlow read and print the ovs-ofctl flow syntax, the
+// latter exactly as ovs-ofctl dump-flows prints. ParseClassBench and
+// ParseClassBenchTrace read ClassBench filter and trace files;
+// ClassBenchUpdates turns port ranges into masked ports.
 package rules

@@ -128,3 +128,47 @@ func TestMatchRelations(t *testing.T) {
 		t.Error("Matches wrong")
 	}
 }
+
+func TestWalk(t *testing.T) {
+	p, err := rules.New(&rules.Config{Tables: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ip, md rules.Match
+	ip.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+	md.Set(rules.FieldMetadata, 0x5, 0xf)
+	out := func(port uint32) rules.Instruction {
+		return rules.Instruction{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: port}}}
+	}
+	res := p.ApplyBatch([]rules.Update{
+		{Table: 0, Match: ip, Priority: 10, Instructions: []rules.Instruction{{Kind: rules.InstWriteMetadata, Metadata: 0x15, MetadataMask: 0xff}, {Kind: rules.InstGotoTable, Table: 2}}},
+		{Table: 2, Match: md, Priority: 5, Instructions: []rules.Instruction{out(7)}},
+		{Table: 0, Priority: 0, Instructions: []rules.Instruction{out(rules.PortController)}},
+	}, true)
+	for _, err := range res.Errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var k rules.Key
+	k.Set(rules.FieldEthType, rules.EthTypeIPv4)
+	var c rules.Counters
+	hits := p.Walk(&k, make([]*rules.Rule, 0, 4), &c)
+	if len(hits) != 2 || hits[0].Priority != 10 || hits[1] == nil || hits[1].Table() != 2 || k.Get(rules.FieldMetadata) != 0x15 {
+		t.Fatalf("walk = %v, metadata %#x", hits, k.Get(rules.FieldMetadata))
+	}
+	var arp rules.Key
+	arp.Set(rules.FieldEthType, rules.EthTypeARP)
+	hits = p.Walk(&arp, nil, &c)
+	if len(hits) != 1 || hits[0].Priority != 0 {
+		t.Fatalf("arp walk = %v, want the table-miss entry", hits)
+	}
+	// Metadata that table 2 does not accept: a miss there.
+	p.ApplyBatch([]rules.Update{{Command: rules.CmdModifyStrict, Table: 0, Match: ip, Priority: 10,
+		Instructions: []rules.Instruction{{Kind: rules.InstWriteMetadata, Metadata: 0x3, MetadataMask: 0xff}, {Kind: rules.InstGotoTable, Table: 2}}}}, true)
+	k.Set(rules.FieldMetadata, 0)
+	hits = p.Walk(&k, nil, &c)
+	if len(hits) != 2 || hits[1] != nil {
+		t.Fatalf("walk after modify = %v, want a miss in table 2", hits)
+	}
+}

@@ -515,3 +515,48 @@ func (t *Table) each(fn func(*Rule) bool) {
 func sortRules(rs []*Rule) {
 	slices.SortFunc(rs, func(a, b *Rule) int { return cmp.Compare(b.rank, a.rank) })
 }
+
+// Walk classifies k through the pipeline, all tables at one version: it
+// starts at table 0, applies each hit's write_metadata to k's metadata and
+// follows its goto_table, and stops at a rule without goto_table or at a
+// miss (nil in the result when no table-miss entry caught the packet). It
+// appends the rules hit to out and returns it; with a large enough out it
+// allocates nothing. k is updated in place (metadata).
+func (p *Pipeline) Walk(k *Key, out []*Rule, c *Counters) []*Rule {
+	base := len(out)
+	orig := k.Get(FieldMetadata)
+	for {
+		g := p.gen.Load()
+		v := p.version.Load()
+		out = out[:base]
+		k.Set(FieldMetadata, orig)
+		t := p.tables[0]
+		for {
+			r := lookup(k, v, t.state.Load(), c)
+			c.Lookups++
+			out = append(out, r)
+			if r == nil {
+				break
+			}
+			next := -1
+			for i := range r.Instructions {
+				in := &r.Instructions[i]
+				switch in.Kind {
+				case InstWriteMetadata:
+					md := k.Get(FieldMetadata)
+					k.Set(FieldMetadata, md&^in.MetadataMask|in.Metadata&in.MetadataMask)
+				case InstGotoTable:
+					next = int(in.Table)
+				}
+			}
+			if next < 0 || next >= len(p.tables) {
+				break
+			}
+			t = p.tables[next]
+		}
+		if p.gen.Load() == g {
+			return out
+		}
+		c.Retries++
+	}
+}

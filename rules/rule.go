@@ -137,13 +137,18 @@ func (r *Rule) Visible(v uint64) bool { return r.added <= v && v < r.removed.Loa
 // the maximum uint64 while r is in the table).
 func (r *Rule) Versions() (added, removed uint64) { return r.added, r.removed.Load() }
 
-// Hit counts one packet of n bytes against r. Safe from any goroutine.
+// Hit counts one packet of n bytes against r, except the counters its
+// NO_PKT_COUNTS / NO_BYT_COUNTS flags turn off. Safe from any goroutine.
 func (r *Rule) Hit(n int) {
 	if r.stats == nil {
 		return
 	}
-	r.stats.packets.Add(1)
-	r.stats.bytes.Add(uint64(n))
+	if r.Flags&FlagNoPktCounts == 0 {
+		r.stats.packets.Add(1)
+	}
+	if r.Flags&FlagNoBytCounts == 0 {
+		r.stats.bytes.Add(uint64(n))
+	}
 }
 
 // Packets returns the packet counter.
