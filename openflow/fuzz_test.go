@@ -8,8 +8,8 @@ import (
 )
 
 // addSeeds adds the synthetic messages of the unit tests, the golden
-// vectors and the capture messages whose type is in types (all if empty)
-// as seeds.
+// vectors and the messages of the OVS and Ericsson captures whose type is
+// in types (all if empty) as seeds.
 func addSeeds(f *testing.F, types ...Type) [][]byte {
 	want := func(b []byte) bool {
 		if len(types) == 0 {
@@ -48,6 +48,9 @@ func addSeeds(f *testing.F, types ...Type) [][]byte {
 	}
 	for _, cm := range captureMessages(f) {
 		add(cm.data)
+	}
+	for _, b := range ericssonMessages(f) {
+		add(b)
 	}
 	return seeds
 }
