@@ -1,6 +1,6 @@
 // Package dataplane moves packets: it reads them from capture files,
 // parses them into a fixed-size set of header fields without allocating,
-// and (in later steps) classifies them and applies actions.
+// classifies them against a rules.Pipeline and applies actions.
 //
 // # Parsing
 //
@@ -26,6 +26,25 @@
 // as fast as possible or paced at the original timing times a speed factor.
 // A file that is cut short or corrupt yields a [*FileError] naming the file
 // and byte offset, together with the frames read before that point.
+//
+// # Switching
+//
+// [Headers.Key] copies the parsed fields into a rules.Key. A [Switch] owns
+// N [Worker]s; [Worker.Process] parses a burst, looks the keys up with one
+// LookupBatch per table, counts per-entry hits (rules.Rule.Hit), per-port
+// and table-miss counters, and runs the OpenFlow 1.3 instructions:
+// apply-actions, clear-actions, write-actions (the action set, run in the
+// order of §5.10 when the packet leaves the pipeline), write-metadata and
+// goto-table. Actions: output to a port, IN_PORT, FLOOD, ALL, CONTROLLER
+// (a packet-in callback), drop, set_field (MACs, VLAN, IPs, DSCP/ECN, L4
+// ports, ICMP, ARP, with incremental checksum updates and SCTP's CRC32c),
+// push/pop VLAN and dec_ttl. A rewritten frame is first copied into the
+// worker's buffer: captures are never modified. Outputs go to a [Port] if
+// one is configured and are counted either way.
+//
+// [Capture.Shard] splits a capture among workers by [Headers.FlowHash], as
+// receive-side scaling would, so a flow stays on one worker;
+// [Switch.Replay] replays captures through all workers.
 //
 // # Performance
 //

@@ -1,0 +1,64 @@
+package dataplane
+
+import (
+	"encoding/binary"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// Key fills k with the match fields of h in the word layout of rules.Key,
+// leaving metadata (word 0) zero. Fields that the frame does not carry, or
+// that OpenFlow's prerequisites make meaningless for it (L4 ports of a
+// later fragment, ARP fields of an IP packet), are zero. It allocates
+// nothing.
+func (h *Headers) Key(k *rules.Key) {
+	var vid, pcp uint64
+	if h.VLANs > 0 {
+		vid = rules.VIDPresent | uint64(h.VLANVID[0])
+		pcp = uint64(h.VLANPCP[0] & 7)
+	}
+	k[0] = 0
+	k[1] = uint64(h.InPort)<<32 | uint64(h.EthType)<<16 | vid
+	k[2] = mac48(&h.EthSrc)<<16 | pcp<<8
+	k[3] = mac48(&h.EthDst) << 16
+	k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12] = 0, 0, 0, 0, 0, 0, 0, 0, 0
+	switch h.EthType {
+	case EtherTypeIPv4:
+		k[2] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)
+		k[3] |= uint64(h.IPProto)
+		k[4] = uint64(binary.BigEndian.Uint32(h.IPv4Src[:]))<<32 | uint64(binary.BigEndian.Uint32(h.IPv4Dst[:]))
+		k[9] = h.l4Word()
+	case EtherTypeIPv6:
+		k[2] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)
+		k[3] |= uint64(h.IPProto)
+		k[5] = binary.BigEndian.Uint64(h.IPv6Src[:8])
+		k[6] = binary.BigEndian.Uint64(h.IPv6Src[8:])
+		k[7] = binary.BigEndian.Uint64(h.IPv6Dst[:8])
+		k[8] = binary.BigEndian.Uint64(h.IPv6Dst[8:])
+		k[9] = h.l4Word()
+	case EtherTypeARP:
+		k[9] = uint64(h.ARPOp)
+		k[10] = uint64(binary.BigEndian.Uint32(h.ARPSpa[:]))<<32 | uint64(binary.BigEndian.Uint32(h.ARPTpa[:]))
+		k[11] = mac48(&h.ARPSha)
+		k[12] = mac48(&h.ARPTha)
+	}
+}
+
+// l4Word returns word 9 of the key: ports or ICMP type and code, for a
+// frame whose transport header was decoded.
+func (h *Headers) l4Word() uint64 {
+	if h.L4Off == 0 {
+		return 0
+	}
+	switch h.IPProto {
+	case ProtoTCP, ProtoUDP, ProtoSCTP:
+		return uint64(h.L4Src)<<48 | uint64(h.L4Dst)<<32
+	case ProtoICMPv4, ProtoICMPv6:
+		return uint64(h.ICMPType)<<24 | uint64(h.ICMPCode)<<16
+	}
+	return 0
+}
+
+func mac48(m *[6]byte) uint64 {
+	return uint64(m[0])<<40 | uint64(m[1])<<32 | uint64(m[2])<<24 | uint64(m[3])<<16 | uint64(m[4])<<8 | uint64(m[5])
+}

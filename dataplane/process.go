@@ -1,0 +1,632 @@
+package dataplane
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// frameState is one frame on its way through the pipeline: its current
+// bytes (the capture's until an action rewrites them, then the worker's
+// copy) and where its headers are.
+type frameState struct {
+	data    []byte
+	owned   bool // data is the worker's copy
+	eth     bool // the frame starts with an Ethernet header
+	dropped bool // dec_ttl expired or an action panicked
+	sent    bool // output somewhere or sent to the controller
+	inPort  uint32
+	l3, l4  int // header offsets, 0 if absent
+	vlans   int // VLAN tags in the frame now
+	ethType uint16
+	proto   uint8
+}
+
+// actionSet is the action set of one packet (OpenFlow 1.3.5 §5.10): at
+// most one action of each type, one set_field per field.
+type actionSet struct {
+	n    int
+	acts [12]*rules.Action
+}
+
+func (s *actionSet) write(a *rules.Action) {
+	for i := 0; i < s.n; i++ {
+		b := s.acts[i]
+		if b.Kind == a.Kind && (a.Kind != rules.ActionSetField || b.Field == a.Field) {
+			s.acts[i] = a
+			return
+		}
+	}
+	if s.n < len(s.acts) {
+		s.acts[s.n] = a
+		s.n++
+	}
+}
+
+// setOrder is the order in which an action set executes (§5.10), by kind.
+var setOrder = [...]rules.ActionKind{rules.ActionPopVLAN, rules.ActionPushVLAN, rules.ActionDecNwTTL,
+	rules.ActionSetField, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
+
+// Process parses the frames of b, classifies them through the pipeline in
+// bursts (one LookupBatch per table), runs the instructions of the entries
+// they match and counts everything. It allocates nothing in steady state.
+// One deferred recover per stage covers the burst: a panic in an action
+// costs only the packet that caused it.
+func (w *Worker) Process(b *Burst) {
+	w.processed.Add(uint64(b.N))
+	w.parser.ParseBurst(b)
+	st := &w.stats
+	n := 0
+	for i := 0; i < b.N; i++ {
+		if !b.OK[i] {
+			continue
+		}
+		h := &b.Hdr[i]
+		h.Key(&w.keys[n])
+		w.idx[n] = uint8(i)
+		w.next[n] = 0
+		w.set[n].n = 0
+		w.hits[n] = nil
+		fs := &w.pkt[n]
+		*fs = frameState{data: b.Frames[i], eth: b.Link[i] == layers.LinkTypeEthernet, inPort: h.InPort,
+			l3: int(h.L3Off), l4: int(h.L4Off), vlans: int(h.VLANs), ethType: h.EthType, proto: h.IPProto}
+		st.Packets++
+		st.Bytes += uint64(len(fs.data))
+		if pi := w.sw.index(h.InPort); pi >= 0 {
+			w.portc[pi].RxPackets++
+			w.portc[pi].RxBytes += uint64(len(fs.data))
+		}
+		n++
+	}
+	w.n = n
+	if n == 0 {
+		return
+	}
+	pipe := w.sw.pipe
+	nt := pipe.NumTables()
+	for t := 0; t < nt; t++ {
+		m := 0
+		for j := 0; j < n; j++ {
+			if w.next[j] == uint8(t) {
+				w.batch[m] = w.keys[j]
+				w.bidx[m] = uint8(j)
+				m++
+			}
+		}
+		if m == 0 {
+			continue
+		}
+		v := pipe.Table(uint8(t)).LookupBatchCount(w.batch[:m], w.bout[:m], &st.Lookup)
+		if t == 0 {
+			w.version = v
+			copy(w.hits[:m], w.bout[:m])
+		}
+		for k := 0; k < m; {
+			k = w.instrRun(uint8(t), m, k)
+		}
+	}
+	for j := 0; j < n; {
+		j = w.finishRun(n, j)
+	}
+}
+
+// instrRun runs the instructions of the entries found in table t for
+// batch entries k.. m; after a panic it returns the index after the one
+// that panicked.
+func (w *Worker) instrRun(t uint8, m, k int) (next int) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.stats.Panics++
+			j := w.bidx[k]
+			w.next[j] = 0xff
+			w.pkt[j].dropped = true
+			next = k + 1
+		}
+	}()
+	st := &w.stats
+	for ; k < m; k++ {
+		j := int(w.bidx[k])
+		r := w.bout[k]
+		w.next[j] = 0xff
+		fs := &w.pkt[j]
+		if r == nil {
+			st.Misses++
+			if t == 0 {
+				st.MissTable0++
+			}
+			continue
+		}
+		st.Hits++
+		r.Hit(len(fs.data))
+		w.instructions(j, r, t)
+	}
+	return k
+}
+
+// instructions runs r's instructions for parsed frame j in the order of
+// OpenFlow 1.3.5 §5.9: apply-actions, clear-actions, write-actions,
+// write-metadata, goto-table.
+func (w *Worker) instructions(j int, r *rules.Rule, t uint8) {
+	ins := r.Instructions
+	fs := &w.pkt[j]
+	for i := range ins {
+		if ins[i].Kind != rules.InstApplyActions {
+			continue
+		}
+		for a := range ins[i].Actions {
+			w.act(j, &ins[i].Actions[a], r, t)
+			if fs.dropped {
+				return
+			}
+		}
+	}
+	for i := range ins {
+		switch in := &ins[i]; in.Kind {
+		case rules.InstClearActions:
+			w.set[j].n = 0
+		}
+	}
+	for i := range ins {
+		if in := &ins[i]; in.Kind == rules.InstWriteActions {
+			for a := range in.Actions {
+				w.set[j].write(&in.Actions[a])
+			}
+		}
+	}
+	for i := range ins {
+		switch in := &ins[i]; in.Kind {
+		case rules.InstWriteMetadata:
+			k := &w.keys[j]
+			k[0] = k[0]&^in.MetadataMask | in.Metadata&in.MetadataMask
+		case rules.InstGotoTable:
+			w.next[j] = in.Table
+		}
+	}
+}
+
+// finishRun executes the action sets of frames j..n that left the
+// pipeline and counts drops.
+func (w *Worker) finishRun(n, j int) (next int) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.stats.Panics++
+			next = j + 1
+		}
+	}()
+	for ; j < n; j++ {
+		fs := &w.pkt[j]
+		if !fs.dropped {
+			s := &w.set[j]
+			for _, kind := range setOrder {
+				for i := 0; i < s.n && !fs.dropped; i++ {
+					if s.acts[i].Kind == kind {
+						w.act(j, s.acts[i], nil, 0xff)
+					}
+				}
+			}
+		}
+		if !fs.sent {
+			w.stats.Drops++
+		}
+	}
+	return j
+}
+
+// act executes one action on parsed frame j. r and t are the entry and
+// table that asked for it (nil and 0xff for the action set).
+func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
+	fs := &w.pkt[j]
+	switch a.Kind {
+	case rules.ActionOutput:
+		w.output(j, a, r, t)
+	case rules.ActionSetField:
+		if w.setField(j, a) {
+			w.stats.Rewrites++
+		} else {
+			w.stats.Skipped++
+		}
+	case rules.ActionPushVLAN:
+		if w.pushVLAN(j, a.EthType) {
+			w.stats.Rewrites++
+		} else {
+			w.stats.Skipped++
+		}
+	case rules.ActionPopVLAN:
+		if w.popVLAN(j) {
+			w.stats.Rewrites++
+		} else {
+			w.stats.Skipped++
+		}
+	case rules.ActionDecNwTTL:
+		switch w.decTTL(j) {
+		case ttlDone:
+			w.stats.Rewrites++
+		case ttlExpired:
+			w.stats.TTLExpired++
+			fs.dropped = true
+			w.next[j] = 0xff
+		default:
+			w.stats.Skipped++
+		}
+	default: // groups and queues are not modelled
+		w.stats.Skipped++
+	}
+}
+
+func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
+	fs := &w.pkt[j]
+	s := w.sw
+	switch p := a.Port; p {
+	case rules.PortInPort:
+		w.transmit(j, s.index(fs.inPort))
+	case rules.PortFlood, rules.PortAll:
+		for i, q := range s.ports {
+			if q != fs.inPort {
+				w.transmit(j, i)
+			}
+		}
+	case rules.PortController:
+		fs.sent = true
+		w.stats.PacketIns++
+		if s.cfg.PacketIn == nil {
+			return
+		}
+		pin := PacketIn{Worker: w.id, InPort: fs.inPort, Reason: PacketInAction, Table: t, MaxLen: a.MaxLen, Frame: fs.data}
+		if r != nil {
+			pin.Cookie = r.Cookie
+			if r.Priority == 0 && r.Match.Mask == (rules.Key{}) {
+				pin.Reason = PacketInNoMatch
+			}
+		}
+		if a.MaxLen != rules.ControllerMaxLenNoBuffer && int(a.MaxLen) < len(pin.Frame) {
+			pin.Frame = pin.Frame[:a.MaxLen]
+		}
+		s.cfg.PacketIn(&pin)
+	default:
+		w.transmit(j, s.index(p))
+	}
+}
+
+// transmit counts frame j out of port index pi (-1: no such port) and
+// hands it to the port's device, if any.
+func (w *Worker) transmit(j, pi int) {
+	fs := &w.pkt[j]
+	fs.sent = true
+	if pi < 0 {
+		w.stats.NoPort++
+		return
+	}
+	w.stats.Outputs++
+	w.portc[pi].TxPackets++
+	w.portc[pi].TxBytes += uint64(len(fs.data))
+	if d := w.sw.devs[pi]; d != nil {
+		d.Transmit(fs.data)
+	}
+}
+
+// writable makes frame j the worker's own copy, with room for a tag.
+func (w *Worker) writable(j int) []byte {
+	fs := &w.pkt[j]
+	if !fs.owned {
+		buf := w.bufs[j][:0]
+		if cap(buf) < len(fs.data)+4 {
+			buf = make([]byte, 0, len(fs.data)+64)
+		}
+		buf = append(buf, fs.data...)
+		w.bufs[j] = buf
+		fs.data, fs.owned = buf, true
+	}
+	return fs.data
+}
+
+// csum16 updates the Internet checksum sum for a 16-bit word changing
+// from old to new (RFC 1624, eqn. 3).
+func csum16(sum, old, new uint16) uint16 {
+	s := uint32(^sum) + uint32(^old) + uint32(new)
+	s = s&0xffff + s>>16
+	s = s&0xffff + s>>16
+	return ^uint16(s)
+}
+
+// replace16 writes the 16-bit word at d[off:] and folds the change into the
+// checksums at the given offsets (negative: none; for UDP over IPv4, a
+// zero checksum means none and stays zero).
+func replace16(d []byte, off int, v uint16, sums ...int) {
+	old := binary.BigEndian.Uint16(d[off:])
+	binary.BigEndian.PutUint16(d[off:], v)
+	for _, c := range sums {
+		if c < 0 {
+			continue
+		}
+		binary.BigEndian.PutUint16(d[c:], csum16(binary.BigEndian.Uint16(d[c:]), old, v))
+	}
+}
+
+// l4Sum returns the offset of the transport checksum that covers the
+// pseudo-header (TCP, UDP, ICMPv6), or -1. udpZero reports a UDP/IPv4
+// datagram without checksum.
+func (fs *frameState) l4Sum(d []byte, pseudo bool) int {
+	if fs.l4 == 0 {
+		return -1
+	}
+	off := -1
+	switch fs.proto {
+	case ProtoTCP:
+		off = fs.l4 + 16
+	case ProtoUDP:
+		off = fs.l4 + 6
+	case ProtoICMPv6:
+		off = fs.l4 + 2
+	case ProtoICMPv4:
+		if !pseudo {
+			off = fs.l4 + 2
+		}
+	}
+	if off < 0 || off+2 > len(d) {
+		return -1
+	}
+	if fs.proto == ProtoUDP && fs.ethType == EtherTypeIPv4 && binary.BigEndian.Uint16(d[off:]) == 0 {
+		return -1
+	}
+	return off
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// sctpFix recomputes the CRC32c of an SCTP packet after a port change.
+func (fs *frameState) sctpFix(d []byte) {
+	p := d[fs.l4:]
+	if len(p) < 12 {
+		return
+	}
+	binary.LittleEndian.PutUint32(p[8:], 0)
+	binary.LittleEndian.PutUint32(p[8:], crc32.Checksum(p, castagnoli))
+}
+
+// udpFix turns a UDP checksum that became 0 into 0xffff (RFC 768).
+func (fs *frameState) udpFix(d []byte, sum int) {
+	if sum >= 0 && fs.proto == ProtoUDP && binary.BigEndian.Uint16(d[sum:]) == 0 {
+		binary.BigEndian.PutUint16(d[sum:], 0xffff)
+	}
+}
+
+func has(d []byte, off, n int) bool { return off > 0 && off+n <= len(d) }
+
+// setField rewrites one field of frame j and of its key, fixing checksums.
+// It returns false when the field does not apply to the frame.
+func (w *Worker) setField(j int, a *rules.Action) bool {
+	fs := &w.pkt[j]
+	k := &w.keys[j]
+	v := a.Value[1]
+	d := fs.data
+	switch a.Field {
+	case rules.FieldEthDst, rules.FieldEthSrc:
+		if !fs.eth || len(d) < 14 {
+			return false
+		}
+		d = w.writable(j)
+		off := 0
+		if a.Field == rules.FieldEthSrc {
+			off = 6
+		}
+		put48(d[off:], v)
+	case rules.FieldVLANVID, rules.FieldVLANPCP:
+		if !fs.eth || fs.vlans == 0 || len(d) < 16 {
+			return false
+		}
+		d = w.writable(j)
+		tci := binary.BigEndian.Uint16(d[14:])
+		if a.Field == rules.FieldVLANVID {
+			tci = tci&^0x0fff | uint16(v)&0x0fff
+			v = rules.VIDPresent | v&0x0fff
+		} else {
+			tci = tci&0x1fff | uint16(v&7)<<13
+		}
+		binary.BigEndian.PutUint16(d[14:], tci)
+	case rules.FieldIPv4Src, rules.FieldIPv4Dst:
+		if fs.ethType != EtherTypeIPv4 || !has(d, fs.l3, 20) {
+			return false
+		}
+		d = w.writable(j)
+		off := fs.l3 + 12
+		if a.Field == rules.FieldIPv4Dst {
+			off += 4
+		}
+		sum := fs.l4Sum(d, true)
+		replace16(d, off, uint16(v>>16), fs.l3+10, sum)
+		replace16(d, off+2, uint16(v), fs.l3+10, sum)
+		fs.udpFix(d, sum)
+	case rules.FieldIPv6Src, rules.FieldIPv6Dst:
+		if fs.ethType != EtherTypeIPv6 || !has(d, fs.l3, 40) {
+			return false
+		}
+		d = w.writable(j)
+		off := fs.l3 + 8
+		if a.Field == rules.FieldIPv6Dst {
+			off += 16
+		}
+		sum := fs.l4Sum(d, true)
+		for i, half := range a.Value {
+			for s := 0; s < 4; s++ {
+				replace16(d, off+8*i+2*s, uint16(half>>(48-16*s)), sum)
+			}
+		}
+		fs.udpFix(d, sum)
+		k.Set128(a.Field, a.Value[0], a.Value[1])
+		return true
+	case rules.FieldIPDSCP, rules.FieldIPECN:
+		switch {
+		case fs.ethType == EtherTypeIPv4 && has(d, fs.l3, 20):
+			d = w.writable(j)
+			tos := d[fs.l3+1]
+			if a.Field == rules.FieldIPDSCP {
+				tos = tos&3 | uint8(v&0x3f)<<2
+			} else {
+				tos = tos&^3 | uint8(v&3)
+			}
+			replace16(d, fs.l3, uint16(d[fs.l3])<<8|uint16(tos), fs.l3+10)
+		case fs.ethType == EtherTypeIPv6 && has(d, fs.l3, 40):
+			d = w.writable(j)
+			tc := d[fs.l3]<<4 | d[fs.l3+1]>>4
+			if a.Field == rules.FieldIPDSCP {
+				tc = tc&3 | uint8(v&0x3f)<<2
+			} else {
+				tc = tc&^3 | uint8(v&3)
+			}
+			d[fs.l3] = d[fs.l3]&0xf0 | tc>>4
+			d[fs.l3+1] = d[fs.l3+1]&0x0f | tc<<4
+		default:
+			return false
+		}
+	case rules.FieldL4Src, rules.FieldL4Dst:
+		if fs.proto != ProtoTCP && fs.proto != ProtoUDP && fs.proto != ProtoSCTP || !has(d, fs.l4, 4) {
+			return false
+		}
+		d = w.writable(j)
+		off := fs.l4
+		if a.Field == rules.FieldL4Dst {
+			off += 2
+		}
+		if fs.proto == ProtoSCTP {
+			binary.BigEndian.PutUint16(d[off:], uint16(v))
+			fs.sctpFix(d)
+			break
+		}
+		sum := fs.l4Sum(d, true)
+		replace16(d, off, uint16(v), sum)
+		fs.udpFix(d, sum)
+	case rules.FieldICMPType, rules.FieldICMPCode:
+		if fs.proto != ProtoICMPv4 && fs.proto != ProtoICMPv6 || !has(d, fs.l4, 4) {
+			return false
+		}
+		d = w.writable(j)
+		typ, code := d[fs.l4], d[fs.l4+1]
+		if a.Field == rules.FieldICMPType {
+			typ = uint8(v)
+		} else {
+			code = uint8(v)
+		}
+		replace16(d, fs.l4, uint16(typ)<<8|uint16(code), fs.l4Sum(d, false))
+	case rules.FieldARPOp, rules.FieldARPSPA, rules.FieldARPTPA, rules.FieldARPSHA, rules.FieldARPTHA:
+		if fs.ethType != EtherTypeARP || !has(d, fs.l3, 28) {
+			return false
+		}
+		d = w.writable(j)
+		p := d[fs.l3:]
+		switch a.Field {
+		case rules.FieldARPOp:
+			binary.BigEndian.PutUint16(p[6:], uint16(v))
+		case rules.FieldARPSHA:
+			put48(p[8:], v)
+		case rules.FieldARPSPA:
+			binary.BigEndian.PutUint32(p[14:], uint32(v))
+		case rules.FieldARPTHA:
+			put48(p[18:], v)
+		case rules.FieldARPTPA:
+			binary.BigEndian.PutUint32(p[24:], uint32(v))
+		}
+	default: // in_port, metadata, eth_type, ip_proto: not settable on a frame
+		return false
+	}
+	k.Set(a.Field, v)
+	return true
+}
+
+func put48(d []byte, v uint64) {
+	_ = d[5]
+	d[0], d[1], d[2], d[3], d[4], d[5] = byte(v>>40), byte(v>>32), byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+}
+
+// pushVLAN inserts a tag with TPID tpid after the MAC addresses, copying
+// VID and PCP from the current outer tag if there is one (§7.2.5).
+func (w *Worker) pushVLAN(j int, tpid uint16) bool {
+	fs := &w.pkt[j]
+	if !fs.eth || len(fs.data) < 14 {
+		return false
+	}
+	if tpid == 0 {
+		tpid = EtherTypeVLAN
+	}
+	var tci uint16
+	if fs.vlans > 0 && len(fs.data) >= 16 {
+		tci = binary.BigEndian.Uint16(fs.data[14:])
+	}
+	d := w.writable(j)
+	d = append(d, 0, 0, 0, 0)
+	copy(d[16:], d[12:len(d)-4])
+	binary.BigEndian.PutUint16(d[12:], tpid)
+	binary.BigEndian.PutUint16(d[14:], tci)
+	w.bufs[j], fs.data = d, d
+	fs.vlans++
+	fs.shift(4)
+	k := &w.keys[j]
+	k.Set(rules.FieldVLANVID, rules.VIDPresent|uint64(tci&0x0fff))
+	k.Set(rules.FieldVLANPCP, uint64(tci>>13))
+	return true
+}
+
+// popVLAN removes the outer tag.
+func (w *Worker) popVLAN(j int) bool {
+	fs := &w.pkt[j]
+	if !fs.eth || fs.vlans == 0 || len(fs.data) < 18 {
+		return false
+	}
+	d := w.writable(j)
+	copy(d[12:], d[16:])
+	d = d[:len(d)-4]
+	w.bufs[j], fs.data = d, d
+	fs.vlans--
+	fs.shift(-4)
+	k := &w.keys[j]
+	if fs.vlans > 0 && len(d) >= 16 {
+		tci := binary.BigEndian.Uint16(d[14:])
+		k.Set(rules.FieldVLANVID, rules.VIDPresent|uint64(tci&0x0fff))
+		k.Set(rules.FieldVLANPCP, uint64(tci>>13))
+	} else {
+		k.Set(rules.FieldVLANVID, 0)
+		k.Set(rules.FieldVLANPCP, 0)
+	}
+	return true
+}
+
+func (fs *frameState) shift(n int) {
+	if fs.l3 != 0 {
+		fs.l3 += n
+	}
+	if fs.l4 != 0 {
+		fs.l4 += n
+	}
+}
+
+const (
+	ttlSkipped = iota
+	ttlDone
+	ttlExpired
+)
+
+// decTTL decrements the IPv4 TTL or IPv6 hop limit of frame j.
+func (w *Worker) decTTL(j int) int {
+	fs := &w.pkt[j]
+	d := fs.data
+	switch {
+	case fs.ethType == EtherTypeIPv4 && has(d, fs.l3, 20):
+		ttl := d[fs.l3+8]
+		if ttl <= 1 {
+			return ttlExpired
+		}
+		d = w.writable(j)
+		replace16(d, fs.l3+8, uint16(ttl-1)<<8|uint16(d[fs.l3+9]), fs.l3+10)
+	case fs.ethType == EtherTypeIPv6 && has(d, fs.l3, 40):
+		if d[fs.l3+7] <= 1 {
+			return ttlExpired
+		}
+		d = w.writable(j)
+		d[fs.l3+7]--
+	default:
+		return ttlSkipped
+	}
+	return ttlDone
+}

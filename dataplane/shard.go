@@ -1,0 +1,160 @@
+package dataplane
+
+import (
+	"context"
+	"encoding/binary"
+	"sync"
+	"time"
+)
+
+// FlowHash returns a hash of the flow h belongs to, the same for every
+// packet of a flow including all fragments of a datagram: IP addresses and
+// protocol for IP packets (ports are left out because later fragments do
+// not carry them), MAC addresses and EtherType otherwise, and the VLAN ID
+// and in_port always.
+func (h *Headers) FlowHash() uint64 {
+	x := uint64(h.InPort)<<48 | uint64(h.VLANVID[0])<<32 | uint64(h.EthType)<<16 | uint64(h.IPProto)
+	var a, b uint64
+	switch h.EthType {
+	case EtherTypeIPv4:
+		a = uint64(binary.BigEndian.Uint32(h.IPv4Src[:]))<<32 | uint64(binary.BigEndian.Uint32(h.IPv4Dst[:]))
+	case EtherTypeIPv6:
+		a = binary.BigEndian.Uint64(h.IPv6Src[8:]) ^ binary.BigEndian.Uint64(h.IPv6Src[:8])*0x9e3779b97f4a7c15
+		b = binary.BigEndian.Uint64(h.IPv6Dst[8:]) ^ binary.BigEndian.Uint64(h.IPv6Dst[:8])*0x9e3779b97f4a7c15
+	default:
+		a, b = mac48(&h.EthSrc), mac48(&h.EthDst)
+	}
+	return fmix64(fmix64(x^a*0xff51afd7ed558ccd) ^ b)
+}
+
+func fmix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// Shard splits the frames of c among n workers, as a NIC's receive-side
+// scaling would: a parsed frame goes to worker FlowHash mod n, so every
+// flow stays on one worker; a malformed frame goes to worker index mod n.
+// It returns the frame indices of each worker in capture order.
+func (c *Capture) Shard(n int) [][]int32 {
+	if n < 1 {
+		n = 1
+	}
+	out := make([][]int32, n)
+	p := NewParser()
+	for i := 0; i < c.Len(); i++ {
+		w := i % n
+		if h, ok := p.Parse(c.Frame(i), c.Link(i), uint32(c.Iface[i])+1); ok {
+			w = int(h.FlowHash() % uint64(n))
+		}
+		out[w] = append(out[w], int32(i))
+	}
+	return out
+}
+
+// fillIdx loads frames idx of c into b.
+func (c *Capture) fillIdx(b *Burst, idx []int32) {
+	b.N = len(idx)
+	for k, f := range idx {
+		b.Frames[k] = c.Data[c.Off[f]:c.Off[f+1]:c.Off[f+1]]
+		ifc := c.Iface[f]
+		b.Link[k] = c.Ifaces[ifc].Link
+		b.InPort[k] = uint32(ifc) + 1
+	}
+}
+
+// ReplayShard processes the frames idx of c (see Capture.Shard) in bursts
+// of BurstSize, as fast as possible or paced as cfg says (relative to
+// start, the time frame 0 of c is due). The context is checked between
+// bursts.
+func (w *Worker) ReplayShard(ctx context.Context, c *Capture, idx []int32, cfg *ReplayConfig, start time.Time) error {
+	var conf ReplayConfig
+	if cfg != nil {
+		conf = *cfg
+	}
+	if conf.Now == nil {
+		conf.Now = time.Now
+	}
+	if conf.Sleep == nil {
+		conf.Sleep = sleepCtx
+	}
+	b := &w.burst
+	done := ctx.Done()
+	t0 := int64(0)
+	if c.Len() > 0 {
+		t0 = c.TS[0]
+	}
+	due := func(f int32) time.Time {
+		return start.Add(time.Duration(float64(c.TS[f]-t0) / conf.Speed))
+	}
+	for i := 0; i < len(idx); {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+		j := min(i+BurstSize, len(idx))
+		if conf.Speed > 0 {
+			if wait := due(idx[i]).Sub(conf.Now()); wait > 0 {
+				if err := conf.Sleep(ctx, wait); err != nil {
+					return err
+				}
+			}
+			now := conf.Now()
+			k := i + 1
+			for k < j && !due(idx[k]).After(now) {
+				k++
+			}
+			j = k
+		}
+		c.fillIdx(b, idx[i:j])
+		w.Process(b)
+		i = j
+	}
+	return nil
+}
+
+// Replay replays the captures one after the other through all workers,
+// each capture sharded by flow (Capture.Shard), and waits for the workers.
+// Paced replay (cfg.Speed > 0) keeps each capture's timing across workers.
+// It returns the first error (the context's, if cancelled).
+func (s *Switch) Replay(ctx context.Context, caps []*Capture, cfg *ReplayConfig) error {
+	for _, c := range caps {
+		if c == nil || c.Len() == 0 {
+			continue
+		}
+		shards := c.Shard(len(s.workers))
+		if err := s.replayShards(ctx, c, shards, cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Switch) replayShards(ctx context.Context, c *Capture, shards [][]int32, cfg *ReplayConfig) error {
+	now := time.Now
+	if cfg != nil && cfg.Now != nil {
+		now = cfg.Now
+	}
+	start := now()
+	errs := make([]error, len(s.workers))
+	var wg sync.WaitGroup
+	for i, w := range s.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = w.ReplayShard(ctx, c, shards[i], cfg, start)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,297 @@
+package dataplane
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// Port is a switch port that can transmit frames. Replay needs none: the
+// workers then only count what they would have sent.
+type Port interface {
+	// Transmit sends frame. frame is valid only during the call and must
+	// not be retained; Transmit is called from worker goroutines.
+	Transmit(frame []byte)
+}
+
+// Packet-in reasons (enum ofp_packet_in_reason).
+const (
+	PacketInNoMatch    = 0 // OFPR_NO_MATCH: output to CONTROLLER by a table-miss entry
+	PacketInAction     = 1 // OFPR_ACTION: output to CONTROLLER by any other entry
+	PacketInInvalidTTL = 2 // OFPR_INVALID_TTL
+)
+
+// PacketIn is a frame a worker sends to the controller.
+type PacketIn struct {
+	Worker int
+	InPort uint32
+	Reason uint8
+	Table  uint8
+	Cookie uint64
+	MaxLen uint16 // OFPCML_NO_BUFFER or the number of bytes asked for
+	Frame  []byte // valid only during the callback
+}
+
+// Config sets up a Switch. The zero value is usable: one worker, no
+// ports, packet-ins counted but not delivered.
+type Config struct {
+	// Workers is the number of worker goroutines; zero means 1.
+	Workers int
+	// Ports lists the switch's port numbers, the targets of FLOOD and ALL
+	// and the ports counted by PortStats. Outputs to other ports are
+	// counted as Stats.NoPort.
+	Ports []uint32
+	// Devices optionally maps port numbers to real ports.
+	Devices map[uint32]Port
+	// PacketIn, if set, receives every packet-in, on the worker's
+	// goroutine. It must not block for long nor keep the frame.
+	PacketIn func(*PacketIn)
+}
+
+// Switch classifies frames against a rules.Pipeline and applies the
+// actions of the entries they match, on a fixed set of workers.
+//
+// # Concurrency
+//
+// Each Worker belongs to one goroutine at a time; the pipeline may be
+// updated by its writer meanwhile (lookups never block on it). Stats and
+// PortStats merge the workers' plain counters and must be called when no
+// worker is running; Processed may be called at any time.
+type Switch struct {
+	pipe    *rules.Pipeline
+	cfg     Config
+	ports   []uint32
+	portIdx []int32 // port number → index in ports, for numbers < len
+	devs    []Port  // by port index (nil: count only)
+	workers []*Worker
+}
+
+// NewSwitch returns a switch over p. It panics if p is nil.
+func NewSwitch(p *rules.Pipeline, cfg *Config) *Switch {
+	if p == nil {
+		panic("dataplane: NewSwitch with nil pipeline")
+	}
+	s := &Switch{pipe: p}
+	if cfg != nil {
+		s.cfg = *cfg
+	}
+	if s.cfg.Workers <= 0 {
+		s.cfg.Workers = 1
+	}
+	maxPort := uint32(0)
+	for _, pn := range s.cfg.Ports {
+		if pn < 1<<16 {
+			maxPort = max(maxPort, pn)
+		}
+	}
+	s.portIdx = make([]int32, maxPort+1)
+	for i := range s.portIdx {
+		s.portIdx[i] = -1
+	}
+	for _, pn := range s.cfg.Ports {
+		if s.index(pn) >= 0 {
+			continue // duplicate
+		}
+		if pn < uint32(len(s.portIdx)) {
+			s.portIdx[pn] = int32(len(s.ports))
+		}
+		s.ports = append(s.ports, pn)
+		s.devs = append(s.devs, s.cfg.Devices[pn])
+	}
+	for i := range s.cfg.Workers {
+		s.workers = append(s.workers, newWorker(s, i))
+	}
+	return s
+}
+
+// index returns the index of port number pn in s.ports, or -1.
+func (s *Switch) index(pn uint32) int {
+	if pn < uint32(len(s.portIdx)) {
+		return int(s.portIdx[pn])
+	}
+	for i, q := range s.ports {
+		if q == pn {
+			return i
+		}
+	}
+	return -1
+}
+
+// Pipeline returns the pipeline the switch classifies against.
+func (s *Switch) Pipeline() *rules.Pipeline { return s.pipe }
+
+// Workers returns the number of workers.
+func (s *Switch) Workers() int { return len(s.workers) }
+
+// Worker returns worker i.
+func (s *Switch) Worker(i int) *Worker { return s.workers[i] }
+
+// Ports returns the switch's port numbers.
+func (s *Switch) Ports() []uint32 { return s.ports }
+
+// Processed returns the number of frames the workers have taken in so far.
+// Safe to call while they run.
+func (s *Switch) Processed() uint64 {
+	var n uint64
+	for _, w := range s.workers {
+		n += w.processed.Load()
+	}
+	return n
+}
+
+// Stats returns the sum of the workers' counters.
+func (s *Switch) Stats() Counters {
+	var t Counters
+	for _, w := range s.workers {
+		t.Add(&w.stats)
+		t.Parse.Add(&w.parser.Stats)
+	}
+	return t
+}
+
+// PortStats returns per-port counters summed over the workers, in the
+// order of Ports.
+func (s *Switch) PortStats() []PortStats {
+	out := make([]PortStats, len(s.ports))
+	for i, pn := range s.ports {
+		out[i].Port = pn
+		for _, w := range s.workers {
+			c := &w.portc[i]
+			out[i].RxPackets += c.RxPackets
+			out[i].RxBytes += c.RxBytes
+			out[i].TxPackets += c.TxPackets
+			out[i].TxBytes += c.TxBytes
+		}
+	}
+	return out
+}
+
+// PortStats are the counters of one port.
+type PortStats struct {
+	Port               uint32
+	RxPackets, RxBytes uint64
+	TxPackets, TxBytes uint64
+}
+
+// String formats c on one line.
+func (c PortStats) String() string {
+	return fmt.Sprintf("port %d: rx %d pkts %d bytes, tx %d pkts %d bytes", c.Port, c.RxPackets, c.RxBytes, c.TxPackets, c.TxBytes)
+}
+
+// Counters are a worker's counters of classification and actions (the
+// parser's own counters are in Parse). Plain integers owned by one worker;
+// Add merges them.
+type Counters struct {
+	Parse      Stats          // parser counters
+	Lookup     rules.Counters // classifier counters (all tables)
+	Packets    uint64         // frames parsed and classified
+	Bytes      uint64         // their bytes (captured length)
+	Misses     uint64         // lookups that found no entry (dropped, OpenFlow 1.3 default)
+	MissTable0 uint64         // of which in table 0
+	Hits       uint64         // lookups that found an entry
+	Drops      uint64         // packets that left the pipeline with no output
+	Outputs    uint64         // frames output to a port (FLOOD and ALL count each copy)
+	NoPort     uint64         // outputs to a port number the switch does not have
+	PacketIns  uint64         // frames sent to the controller
+	TTLExpired uint64         // dropped by dec_ttl at TTL ≤ 1
+	Rewrites   uint64         // set_field, push/pop VLAN, dec_ttl applied
+	Skipped    uint64         // actions that did not apply to the frame (e.g. pop_vlan without tag)
+	Panics     uint64         // packets whose actions panicked (a bug; skipped)
+}
+
+// Add adds o to s.
+func (s *Counters) Add(o *Counters) {
+	s.Parse.Add(&o.Parse)
+	s.Lookup.Add(&o.Lookup)
+	s.Packets += o.Packets
+	s.Bytes += o.Bytes
+	s.Misses += o.Misses
+	s.MissTable0 += o.MissTable0
+	s.Hits += o.Hits
+	s.Drops += o.Drops
+	s.Outputs += o.Outputs
+	s.NoPort += o.NoPort
+	s.PacketIns += o.PacketIns
+	s.TTLExpired += o.TTLExpired
+	s.Rewrites += o.Rewrites
+	s.Skipped += o.Skipped
+	s.Panics += o.Panics
+}
+
+// FalsePositiveRate returns the measured filter false-positive rate: false
+// positives over the filter queries whose key was absent (negatives plus
+// false positives); 0 if there were none.
+func FalsePositiveRate(c *rules.Counters) float64 {
+	n := c.FilterNegatives + c.FalsePositives
+	if n == 0 {
+		return 0
+	}
+	return float64(c.FalsePositives) / float64(n)
+}
+
+type portCounters struct {
+	RxPackets, RxBytes uint64
+	TxPackets, TxBytes uint64
+}
+
+// Worker parses, classifies and acts on bursts of frames. It is owned by
+// one goroutine at a time and allocates nothing per frame.
+type Worker struct {
+	_ [64]byte // keep the counters off the previous allocation's line
+
+	stats     Counters
+	processed atomic.Uint64 // frames taken in; read by Switch.Processed
+
+	_ [64]byte
+
+	id     int
+	sw     *Switch
+	parser *Parser
+	portc  []portCounters // by port index; padded: see newWorker
+
+	n       int                    // parsed frames of the current burst
+	idx     [BurstSize]uint8       // burst slot of each parsed frame
+	keys    [BurstSize]rules.Key   // key of each parsed frame (modified by actions)
+	batch   [BurstSize]rules.Key   // keys looked up in one table
+	bout    [BurstSize]*rules.Rule // answers of one table
+	bidx    [BurstSize]uint8       // parsed-frame index of each batch entry
+	hits    [BurstSize]*rules.Rule // table 0 answers, for Verdicts
+	next    [BurstSize]uint8       // table to look up next (0xff: done)
+	set     [BurstSize]actionSet   // write-actions
+	pkt     [BurstSize]frameState  // frame bytes and offsets
+	bufs    [BurstSize][]byte      // copy-on-write buffers
+	version uint64                 // version of the last table-0 lookup
+	burst   Burst                  // ReplayShard's burst
+}
+
+func newWorker(s *Switch, id int) *Worker {
+	w := &Worker{id: id, sw: s, parser: NewParser()}
+	// One extra cache line of counters on each side keeps neighbouring
+	// workers' port counters apart.
+	pc := make([]portCounters, len(s.ports)+4)
+	w.portc = pc[2 : 2+len(s.ports)]
+	for i := range w.bufs {
+		w.bufs[i] = make([]byte, 0, 2048)
+	}
+	return w
+}
+
+// ID returns the worker's index.
+func (w *Worker) ID() int { return w.id }
+
+// Stats returns the worker's counters, its parser's included. Call it from
+// the goroutine that owns the worker, or after it stopped.
+func (w *Worker) Stats() Counters {
+	c := w.stats
+	c.Parse = w.parser.Stats
+	return c
+}
+
+// Verdicts returns, for the last burst given to Process, the table-0
+// answer of each parsed frame (nil: table miss), the burst slot of each,
+// and the pipeline version those answers belong to. The slices are reused
+// by the next Process.
+func (w *Worker) Verdicts() (hits []*rules.Rule, slots []uint8, version uint64) {
+	return w.hits[:w.n], w.idx[:w.n], w.version
+}
