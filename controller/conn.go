@@ -31,6 +31,7 @@ type conn struct {
 	batch      []rules.Update
 	batchReq   []pendingMod
 	batchStart time.Time
+	bundles    map[uint32]*bundle // open bundles by id; see bundle.go
 
 	// a.mu guards role and async: other connections demote a master and
 	// send FLOW_REMOVED according to async.
@@ -64,6 +65,8 @@ var handlers = [256]handler{
 	openflow.TypeSetAsync:         (*conn).onSetAsync,
 	openflow.TypeMultipartRequest: (*conn).onMultipartRequest,
 	openflow.TypeFlowMod:          (*conn).onFlowMod,
+	openflow.TypeBundleControl:    (*conn).onBundleControl,
+	openflow.TypeBundleAddMessage: (*conn).onBundleAdd,
 }
 
 // stateChanging lists the types a slave may not send (OpenFlow 1.3.5
@@ -119,6 +122,10 @@ func (c *conn) reply(req []byte, m openflow.Message, t openflow.Type) error {
 // sendError answers req with the OFPT_ERROR for err.
 func (c *conn) sendError(req []byte, err error) error {
 	em := openflow.ErrorFor(err, req)
+	var src openflow.ErrorMsg
+	if errors.As(err, &src) && src.Type == openflow.ErrTypeExperimenter {
+		em.Experimenter = src.Experimenter
+	}
 	if c.version != 0 {
 		em.Version = c.version
 	}
@@ -315,6 +322,9 @@ func (c *conn) onEchoRequest(msg []byte) error {
 }
 
 func (c *conn) onExperimenter(msg []byte) error {
+	if ok, err := c.onExperimenterBundle(msg); ok {
+		return err
+	}
 	var m openflow.Experimenter
 	if err := m.UnmarshalBinary(msg); err != nil {
 		return err

@@ -593,3 +593,53 @@ func TestOvsOfctlShow(t *testing.T) {
 		}
 	}
 }
+
+// TestBundleFailsWhole: a bundle one of whose messages was refused fails
+// at commit, and none of its flows is applied.
+func TestBundleFailsWhole(t *testing.T) {
+	a, addr := startAgent(t, &Config{Tables: 2})
+	c := dial(t, addr)
+	c.handshake(openflow.Version13)
+	ctl := func(typ uint16, xid uint32) {
+		c.send(&openflow.BundleControl{Header: openflow.Header{Version: openflow.Version13, XID: xid}, BundleID: 7, Type: typ, Flags: openflow.BundleAtomic})
+	}
+	add := func(fm openflow.FlowMod, xid uint32) {
+		fm.Version, fm.Type, fm.XID, fm.BufferID = openflow.Version13, openflow.TypeFlowMod, xid, 0xffffffff
+		inner, err := fm.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.send(&openflow.BundleAddMessage{Header: openflow.Header{Version: openflow.Version13, XID: xid}, BundleID: 7, Message: inner})
+	}
+	ctl(openflow.BundleOpenRequest, 1)
+	var rep openflow.BundleControl
+	if err := rep.UnmarshalBinary(c.recv(openflow.TypeExperimenter)); err != nil || rep.Type != openflow.BundleOpenReply || rep.XID != 1 {
+		t.Fatalf("open reply %+v, %v", rep, err)
+	}
+	good := openflow.FlowMod{Priority: 1, Instructions: []openflow.Instruction{openflow.ApplyActions(openflow.Output(2, 0))}}
+	add(good, 2)
+	bad := openflow.FlowMod{Priority: 2, Instructions: []openflow.Instruction{openflow.GotoTable(9)}}
+	add(bad, 3)
+	c.expectError(3, openflow.ErrTypeBadInstruction, uint16(openflow.BadInstructionBadTableID))
+	ctl(openflow.BundleCommitRequest, 4)
+	em := c.expectError(4, openflow.ErrTypeExperimenter, onfBundleErrorsBase+bundleMsgFailed)
+	if em.Experimenter != openflow.ONFExperimenter {
+		t.Fatalf("commit error experimenter %#x", em.Experimenter)
+	}
+	if n := len(a.Pipeline().Rules(0)); n != 0 {
+		t.Fatalf("%d flows applied from a failed bundle", n)
+	}
+	// The connection goes on, and the id is free again.
+	ctl(openflow.BundleOpenRequest, 5)
+	add(good, 6)
+	ctl(openflow.BundleCommitRequest, 7)
+	if err := rep.UnmarshalBinary(c.recv(openflow.TypeExperimenter)); err != nil || rep.Type != openflow.BundleOpenReply {
+		t.Fatalf("second open reply %+v, %v", rep, err)
+	}
+	if err := rep.UnmarshalBinary(c.recv(openflow.TypeExperimenter)); err != nil || rep.Type != openflow.BundleCommitReply || rep.XID != 7 {
+		t.Fatalf("commit reply %+v, %v", rep, err)
+	}
+	if n := len(a.Pipeline().Rules(0)); n != 1 {
+		t.Fatalf("%d flows after a good bundle, want 1", n)
+	}
+}

@@ -121,3 +121,42 @@ func dumpFlows(t *testing.T, ofctl, target string) string {
 	}
 	return string(out)
 }
+
+// TestOvsOfctlBundle: ovs-ofctl --bundle add-flows over OpenFlow 1.3 (ONF
+// extension) and 1.4 (standard bundles) commits the flows at once.
+func TestOvsOfctlBundle(t *testing.T) {
+	ofctl := requireTool(t, "ovs-ofctl")
+	a, addr := startAgent(t, &Config{Tables: 2})
+	_, port, _ := net.SplitHostPort(addr)
+	target := "tcp:127.0.0.1:" + port
+	file := filepath.Join(t.TempDir(), "b.flows")
+	os.WriteFile(file, []byte("priority=100,ip,nw_src=127.1.0.1,actions=output:2\npriority=200,tcp,tp_dst=80,actions=output:1\ntable=1,priority=0,actions=drop\n"), 0o644)
+	for _, v := range []string{"OpenFlow13", "OpenFlow14"} {
+		before := len(a.Bursts())
+		out, err := exec.Command(ofctl, "-O", v, "--bundle", "add-flows", target, file).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s --bundle add-flows: %v\n%s", v, err, out)
+		}
+		bs := a.Bursts()[before:]
+		if len(bs) != 1 || bs[0].Updates != 3 {
+			t.Fatalf("%s: bursts %+v, want one burst of 3", v, bs)
+		}
+		lines := flowLines(dumpFlows(t, ofctl, target))
+		if len(lines) != 3 {
+			t.Fatalf("%s: %d flows after --bundle add-flows:\n%s", v, len(lines), strings.Join(lines, "\n"))
+		}
+		if out, err := exec.Command(ofctl, "-O", v, "--bundle", "del-flows", target).CombinedOutput(); err != nil {
+			t.Fatalf("%s --bundle del-flows: %v\n%s", v, err, out)
+		}
+	}
+	// A bundle with a bad flow is refused whole, and says why.
+	bad := filepath.Join(t.TempDir(), "bad.flows")
+	os.WriteFile(bad, []byte("priority=1,actions=output:2\npriority=2,actions=goto_table:5\n"), 0o644)
+	out, err := exec.Command(ofctl, "-O", "OpenFlow13", "--bundle", "add-flows", target, bad).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "OFPBIC_BAD_TABLE_ID") {
+		t.Fatalf("bad bundle: %v\n%s", err, out)
+	}
+	if lines := flowLines(dumpFlows(t, ofctl, target)); len(lines) != 0 {
+		t.Fatalf("a failed bundle left flows behind:\n%s", strings.Join(lines, "\n"))
+	}
+}
