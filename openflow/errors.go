@@ -152,8 +152,9 @@ func errorCode(err error) (ErrorType, uint16) {
 
 // ErrorFor builds the OFPT_ERROR a switch sends back when handling request
 // failed with err (OpenFlow 1.3.5 §7.4.4): the (type, code) the spec
-// prescribes for err, the request's XID and version, and the first 64 bytes
-// of the request as data. If err is or wraps an ErrorMsg, that message's type
+// prescribes for err, the request's XID, its version if it is one this
+// package speaks (else OpenFlow 1.3), and the first 64 bytes of the request
+// as data. If err is or wraps an ErrorMsg, that message's type
 // and code are used as they are.
 func ErrorFor(err error, request []byte) ErrorMsg {
 	var m ErrorMsg
@@ -168,7 +169,9 @@ func ErrorFor(err error, request []byte) ErrorMsg {
 		m.Type, m.Code = errorCode(err)
 	}
 	if len(request) >= HeaderLen {
-		m.Version = request[0]
+		if v := request[0]; v == Version13 || v == Version14 {
+			m.Version = v // otherwise 0: the reply goes out as OpenFlow 1.3
+		}
 		m.XID = binary.BigEndian.Uint32(request[4:])
 	}
 	if m.Type == ErrTypeHelloFailed {
