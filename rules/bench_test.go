@@ -266,7 +266,10 @@ func BenchmarkBurst1024(b *testing.B) {
 			maxIter := 0
 			rebuilds := 0
 			for b.Loop() {
+				b.StopTimer()
+				p.Table(0).ResetFilterStats()
 				before := p.Table(0).Stats()
+				b.StartTimer()
 				p.ApplyBatch(adds, true)
 				after := p.Table(0).Stats()
 				b.StopTimer()

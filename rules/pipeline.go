@@ -309,6 +309,7 @@ func (p *Pipeline) cleanup() {
 	clear(p.dead)
 	p.dead = p.dead[:0]
 	for _, t := range p.tables {
+		t.refreshMaxRanks()
 		t.publishOrder()
 	}
 }

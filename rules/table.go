@@ -76,9 +76,10 @@ type subtable struct {
 	nw    int
 
 	// writer only
-	keys    map[Key][]*Rule // masked key → rules, rank descending (physically present)
-	n       int
-	maxRank uint64
+	keys     map[Key][]*Rule // masked key → rules, rank descending (physically present)
+	n        int
+	maxRank  uint64 // at least the best rank present
+	staleMax int    // removals of the best rule since maxRank was computed
 }
 
 func (st *subtable) hash(k *Key) uint64 {
@@ -209,6 +210,7 @@ type Table struct {
 	subs       map[Key]*subtable
 	byMatch    map[Match][]*Rule // rules physically present, by exact match
 	probed     []*subtable       // subtables created during one link
+	staleSubs  []*subtable       // subtables whose maxRank may be too high
 	nextSubID  uint64
 	nodes      int
 	rules      int // physically present
@@ -604,12 +606,39 @@ func (t *Table) unlink(r *Rule) {
 		delete(t.subs, st.mask)
 		t.orderDirty = true
 	} else if r.rank == st.maxRank {
+		// maxRank only bounds the early exit, so a stale (too high) value
+		// is safe; recompute it once per cleanup, and for large subtables
+		// only after many removals, so that deletions stay O(1).
+		st.staleMax++
+		if st.staleMax == 1 {
+			t.staleSubs = append(t.staleSubs, st)
+		}
+	}
+}
+
+// refreshMaxRanks recomputes the best rank of subtables whose best rule
+// left, amortized: a subtable of n rules is rescanned after n/8 such
+// removals at the most once per cleanup.
+func (t *Table) refreshMaxRanks() {
+	kept := t.staleSubs[:0]
+	for _, st := range t.staleSubs {
+		if st.n == 0 || t.subs[st.mask] != st {
+			st.staleMax = 0
+			continue
+		}
+		if st.n > 4096 && st.staleMax < st.n/8 {
+			kept = append(kept, st)
+			continue
+		}
 		st.maxRank = 0
 		for _, es := range st.keys {
 			st.maxRank = max(st.maxRank, es[0].rank)
 		}
+		st.staleMax = 0
 		t.orderDirty = true
 	}
+	clear(t.staleSubs[len(kept):])
+	t.staleSubs = kept
 }
 
 // refresh rewrites the index node holding r after r's removal mark changed,
@@ -775,6 +804,14 @@ func (t *Table) Stats() TableStats {
 		ts.FilterStats = &fs
 	}
 	return ts
+}
+
+// ResetFilterStats zeroes the filter's insertion counters, so that the
+// iterations of one burst can be read from Stats afterwards. Writer only.
+func (t *Table) ResetFilterStats() {
+	if f := t.state.Load().filter; f != nil {
+		f.ResetStats()
+	}
 }
 
 // maybeGrow rebuilds the filter at twice the size when the occupancy after
