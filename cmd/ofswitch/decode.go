@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,8 +21,9 @@ func newDecodeCmd() *cobra.Command {
 		Short: "Print every OpenFlow message in the TCP streams of a capture",
 		Long: `decode reassembles the TCP streams to or from --port in a pcap or pcapng
 capture and prints one line per OpenFlow message, in the manner of
-ovs-ofctl ofp-parse-pcap, stream by stream. It exits non-zero at the first
-message it cannot decode, naming the stream, the offset and the field.`,
+ovs-ofctl ofp-parse-pcap, in the order the capture completed them. It exits
+non-zero at the first message it cannot decode, naming the stream, the offset
+and the field.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDecode(cmd.OutOrStdout(), args[0], port)
@@ -31,21 +33,35 @@ message it cannot decode, naming the stream, the offset and the field.`,
 	return cmd
 }
 
-// runDecode prints the OpenFlow messages of the streams to or from port.
+// decodedLine is one message (or the failure) of one stream, placed by the
+// capture packet that completed it.
+type decodedLine struct {
+	packet, stream, offset int
+	text                   string
+	err                    error
+}
+
+// runDecode prints the OpenFlow messages of the streams to or from port in
+// the order the capture completed them, as ovs-ofctl ofp-parse-pcap does.
+// Each stream is decoded up to its first bad message; the first failure in
+// capture order is returned after everything before it has been printed.
 func runDecode(w io.Writer, file string, port uint16) error {
 	streams, err := testutil.ReadTCPStreamsFile(file)
 	if err != nil {
 		return err
 	}
+	var lines []decodedLine
 	found := 0
-	for i, st := range streams {
+	for i := range streams {
+		st := &streams[i]
 		if st.Src.Port() != port && st.Dst.Port() != port {
 			continue
 		}
 		found++
 		where := fmt.Sprintf("stream %d (conn %d, %v > %v)", i, st.Conn, st.Src, st.Dst)
 		if st.Gaps > 0 {
-			fmt.Fprintf(w, "%s: warning: %d gaps in the TCP sequence\n", where, st.Gaps)
+			lines = append(lines, decodedLine{packet: st.PacketAt(0), stream: i,
+				text: fmt.Sprintf("%s: warning: %d gaps in the TCP sequence", where, st.Gaps)})
 		}
 		r := openflow.NewReader(bytes.NewReader(st.Data), 0)
 		for {
@@ -53,23 +69,47 @@ func runDecode(w io.Writer, file string, port uint16) error {
 			if err == io.EOF {
 				break
 			}
+			off := int(r.Offset())
 			if err != nil {
-				return fmt.Errorf("%s offset %d: %w", where, r.Offset(), err)
+				lines = append(lines, decodedLine{packet: st.PacketAt(len(st.Data) - 1), stream: i, offset: off,
+					err: fmt.Errorf("%s offset %d: %w", where, off, err)})
+				break
 			}
+			at := st.PacketAt(off + len(b) - 1)
 			m, err := openflow.Decode(b)
 			if err != nil {
 				var de *openflow.DecodeError
 				if errors.As(err, &de) {
-					return fmt.Errorf("%s offset %d: %v field %s (message offset %d): %w",
-						where, r.Offset(), de.Type, de.Field, de.Offset, de.Err)
+					err = fmt.Errorf("%s offset %d: %v field %s (message offset %d): %w",
+						where, off, de.Type, de.Field, de.Offset, de.Err)
+				} else {
+					err = fmt.Errorf("%s offset %d: %w", where, off, err)
 				}
-				return fmt.Errorf("%s offset %d: %w", where, r.Offset(), err)
+				lines = append(lines, decodedLine{packet: at, stream: i, offset: off, err: err})
+				break
 			}
-			fmt.Fprintf(w, "%s @%d: %s\n", where, r.Offset(), summarize(m))
+			lines = append(lines, decodedLine{packet: at, stream: i, offset: off,
+				text: fmt.Sprintf("%s @%d: %s", where, off, summarize(m))})
 		}
 	}
 	if found == 0 {
 		return fmt.Errorf("%s: no TCP stream to or from port %d", file, port)
+	}
+	sort.SliceStable(lines, func(i, j int) bool {
+		a, b := lines[i], lines[j]
+		if a.packet != b.packet {
+			return a.packet < b.packet
+		}
+		if a.stream != b.stream {
+			return a.stream < b.stream
+		}
+		return a.offset < b.offset
+	})
+	for _, l := range lines {
+		if l.err != nil {
+			return l.err
+		}
+		fmt.Fprintf(w, "%s\n", l.text)
 	}
 	return nil
 }

@@ -17,11 +17,33 @@ type Stream struct {
 	Src, Dst netip.AddrPort // sender and receiver
 	Data     []byte         // payload bytes in sequence order
 	Gaps     int            // holes in the sequence space that were skipped
+	Marks    []Mark         // where each packet's new bytes start in Data, in order
+}
+
+// Mark records that the bytes of Data from Offset on arrived in packet
+// number Packet (0-based index into the capture) until the next Mark.
+type Mark struct {
+	Offset int
+	Packet int
+}
+
+// PacketAt returns the index of the packet that carried byte off of Data,
+// or -1 if off is out of range.
+func (s *Stream) PacketAt(off int) int {
+	if off < 0 || off >= len(s.Data) {
+		return -1
+	}
+	i := sort.Search(len(s.Marks), func(i int) bool { return s.Marks[i].Offset > off })
+	if i == 0 {
+		return -1
+	}
+	return s.Marks[i-1].Packet
 }
 
 type segment struct {
-	seq  uint32
-	data []byte
+	seq    uint32
+	data   []byte
+	packet int
 }
 
 type dirState struct {
@@ -71,7 +93,7 @@ func ReadTCPStreams(pkts []Packet) []Stream {
 	var all []*dirState
 	conns := map[connKey]int{}
 	nconn := 0
-	for _, p := range pkts {
+	for pi, p := range pkts {
 		first, ok := firstLayer(p.LinkType)
 		if !ok {
 			continue
@@ -125,7 +147,7 @@ func ReadTCPStreams(pkts []Packet) []Stream {
 		if !ds.have {
 			ds.isn, ds.have = tl.Seq, true
 		}
-		ds.segs = append(ds.segs, segment{seq: tl.Seq - ds.isn, data: tl.Payload})
+		ds.segs = append(ds.segs, segment{seq: tl.Seq - ds.isn, data: tl.Payload, packet: pi})
 	}
 	for _, ds := range all {
 		st := &streams[ds.idx]
@@ -133,13 +155,14 @@ func ReadTCPStreams(pkts []Packet) []Stream {
 		var next uint32
 		for _, sg := range ds.segs {
 			end := sg.seq + uint32(len(sg.data))
-			switch {
-			case end <= next:
+			if end <= next {
 				continue // retransmission
-			case sg.seq > next:
+			}
+			st.Marks = append(st.Marks, Mark{Offset: len(st.Data), Packet: sg.packet})
+			if sg.seq > next {
 				st.Gaps++
 				st.Data = append(st.Data, sg.data...)
-			default:
+			} else {
 				st.Data = append(st.Data, sg.data[next-sg.seq:]...)
 			}
 			next = end

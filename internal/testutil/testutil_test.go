@@ -43,6 +43,16 @@ func TestReadTCPStreamsReordersAndDeduplicates(t *testing.T) {
 	if string(st[1].Data) != "reply" || st[1].Conn != 0 || st[1].Src != b {
 		t.Errorf("stream 1 = %+v", st[1])
 	}
+	// "hello" came in packet 2 (the retransmission in 3 adds nothing),
+	// "world" in packet 1.
+	for off, want := range map[int]int{0: 2, 4: 2, 5: 1, 9: 1, 10: -1} {
+		if got := st[0].PacketAt(off); got != want {
+			t.Errorf("PacketAt(%d) = %d, want %d", off, got, want)
+		}
+	}
+	if got := st[1].PacketAt(0); got != 4 {
+		t.Errorf("stream 1 PacketAt(0) = %d, want 4", got)
+	}
 }
 
 func TestReadCapturePcapng(t *testing.T) {
