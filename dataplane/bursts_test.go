@@ -1,0 +1,200 @@
+package dataplane
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/internal/oracle"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// flowMatch returns an exact 5-tuple match for an IPv4 TCP/UDP key, or
+// false for other keys.
+func flowMatch(k *rules.Key) (rules.Match, bool) {
+	var m rules.Match
+	p := k.Get(rules.FieldIPProto)
+	if k.Get(rules.FieldEthType) != rules.EthTypeIPv4 || (p != rules.IPProtoTCP && p != rules.IPProtoUDP) || k.Get(rules.FieldL4Src) == 0 {
+		return m, false
+	}
+	for _, f := range []rules.Field{rules.FieldEthType, rules.FieldIPProto, rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldL4Src, rules.FieldL4Dst} {
+		m.SetExact(f, k.Get(f))
+	}
+	return m, true
+}
+
+type verdict struct {
+	version uint64
+	frame   int32
+	id      int32 // rule ID, -1 for a miss
+}
+
+// TestBurstsDuringTraffic classifies a capture on two workers while
+// another goroutine applies bursts of adds and deletes, including rules
+// that packets later in the capture match. Every verdict must equal a
+// linear scan of the rules the oracle held at the version the lookup saw,
+// and no packet of a flow whose rule stayed installed throughout may miss.
+func TestBurstsDuringTraffic(t *testing.T) {
+	c := mustLoad(t, "mix.pcap")
+	// Distinct IPv4 TCP/UDP flows of the capture, and each frame's key.
+	p := NewParser()
+	keys := make([]rules.Key, c.Len())
+	parsed := make([]bool, c.Len())
+	var flows []rules.Match
+	seen := map[rules.Match]bool{}
+	for i := range keys {
+		h, ok := p.Parse(c.Frame(i), c.Link(i), uint32(c.Iface[i])+1)
+		if !ok {
+			continue
+		}
+		parsed[i] = true
+		h.Key(&keys[i])
+		if m, ok := flowMatch(&keys[i]); ok && !seen[m] {
+			seen[m] = true
+			flows = append(flows, m)
+		}
+	}
+	if len(flows) < 40 {
+		t.Fatalf("only %d flows", len(flows))
+	}
+	rng := rand.New(rand.NewPCG(6, 6))
+	rng.Shuffle(len(flows), func(i, j int) { flows[i], flows[j] = flows[j], flows[i] })
+	permanent, churn := flows[:len(flows)/4], flows[len(flows)/4:]
+
+	pipe, err := rules.New(&rules.Config{Filter: rules.FilterBloomCuckoo, BloomAfter: 0, FilterBuckets: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := oracle.NewFlows(1)
+	id := 0
+	add := func(m rules.Match, pri uint16) rules.Update {
+		id++
+		return rules.Update{Command: rules.CmdAdd, Match: m, Priority: pri, ID: id,
+			Instructions: []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}}}}
+	}
+	var base []rules.Update
+	for _, m := range permanent {
+		base = append(base, add(m, 100))
+	}
+	var wild rules.Match
+	wild.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+	wild.SetPrefix(rules.FieldIPv4Dst, 0x0a010000, 16)
+	base = append(base, add(wild, 50))
+	snapshots := map[uint64][]*oracle.Entry{}
+	apply := func(ups []rules.Update) {
+		res := pipe.ApplyBatch(ups, true)
+		for i := range ups {
+			_, oerr := o.Apply(&ups[i], timeZero)
+			if (res.Errs[i] == nil) != (oerr == nil) {
+				t.Errorf("update %d: table %v, oracle %v", i, res.Errs[i], oerr)
+			}
+		}
+		snapshots[res.Version] = o.Entries(0)
+	}
+	apply(base)
+
+	const bursts, perBurst = 40, 24
+	sw := NewSwitch(pipe, &Config{Workers: 2, Ports: []uint32{1, 2}})
+	shards := c.Shard(2)
+	var stop atomic.Bool
+	logs := make([][]verdict, 2)
+	var wg sync.WaitGroup
+	for wi := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := sw.Worker(wi)
+			b := new(Burst)
+			idx := shards[wi]
+			log := make([]verdict, 0, 64*c.Len())
+			for loop := 0; loop < 60 && (loop < 2 || !stop.Load()); loop++ {
+				for i := 0; i < len(idx); i += BurstSize {
+					part := idx[i:min(i+BurstSize, len(idx))]
+					c.fillIdx(b, part)
+					w.Process(b)
+					hits, slots, v := w.Verdicts()
+					for j, r := range hits {
+						vd := verdict{version: v, frame: part[slots[j]], id: -1}
+						if r != nil {
+							vd.id = int32(r.ID)
+						}
+						if len(log) < cap(log) {
+							log = append(log, vd)
+						}
+					}
+				}
+			}
+			logs[wi] = log
+		}()
+	}
+	// The writer: each burst adds rules for flows not installed (packets
+	// later in the capture match them), some at a priority above the
+	// permanent rules, and deletes rules added by earlier bursts.
+	type entry struct {
+		m   rules.Match
+		pri uint16
+	}
+	var live []entry
+	for range bursts {
+		var ups []rules.Update
+		for range perBurst / 2 {
+			m := churn[rng.IntN(len(churn))]
+			pri := uint16(100)
+			if rng.IntN(4) == 0 {
+				m, pri = permanent[rng.IntN(len(permanent))], 200
+			}
+			ups = append(ups, add(m, pri))
+			live = append(live, entry{m, pri})
+		}
+		for range perBurst / 2 {
+			if len(live) == 0 {
+				break
+			}
+			i := rng.IntN(len(live))
+			e := live[i]
+			live = append(live[:i], live[i+1:]...)
+			ups = append(ups, rules.Update{Command: rules.CmdDeleteStrict, Match: e.m, Priority: e.pri})
+		}
+		apply(ups)
+	}
+	stop.Store(true)
+	wg.Wait()
+
+	isPermanent := map[rules.Match]bool{}
+	for _, m := range permanent {
+		isPermanent[m] = true
+	}
+	checked, during := 0, 0
+	first := pipe.Version() - bursts
+	for wi, log := range logs {
+		for _, vd := range log {
+			snap, ok := snapshots[vd.version]
+			if !ok {
+				t.Fatalf("worker %d: lookup at version %d, never published", wi, vd.version)
+			}
+			k := &keys[vd.frame]
+			want := int32(-1)
+			for _, e := range snap {
+				if e.Match.Matches(k) {
+					want = int32(e.ID)
+					break
+				}
+			}
+			if vd.id != want {
+				t.Fatalf("worker %d frame %d at version %d: rule %d, oracle %d (key %v)", wi, vd.frame, vd.version, vd.id, want, k)
+			}
+			if m, ok := flowMatch(k); ok && isPermanent[m] && vd.id < 0 {
+				t.Fatalf("frame %d of an installed flow missed at version %d", vd.frame, vd.version)
+			}
+			checked++
+			if vd.version > first && vd.version < pipe.Version() {
+				during++
+			}
+		}
+	}
+	if checked == 0 || during == 0 {
+		t.Fatalf("checked %d verdicts, %d while bursts were applied", checked, during)
+	}
+	t.Logf("%d verdicts checked, %d at intermediate versions; filter %+v", checked, during, pipe.Table(0).Stats())
+}
