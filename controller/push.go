@@ -238,13 +238,15 @@ func xidOf(msg []byte) uint32 {
 }
 
 // updateToWire fills fm with the FLOW_MOD for u.
+// It reuses fm's match slice, so that pushing allocates little per flow.
 func updateToWire(u *rules.Update, fm *openflow.FlowMod) {
+	fields := appendMatch(fm.Match.Fields[:0], &u.Match)
 	*fm = openflow.FlowMod{
 		Cookie: u.Cookie, CookieMask: u.CookieMask, TableID: u.Table,
 		Command: openflow.FlowModCommand(u.Command), IdleTimeout: u.IdleTimeout,
 		HardTimeout: u.HardTimeout, Priority: u.Priority, BufferID: 0xffffffff,
 		OutPort: u.OutPort, OutGroup: u.OutGroup, Flags: uint16(u.Flags),
-		Match: matchToWire(&u.Match), Instructions: instructionsToWire(u.Instructions, &u.Match),
+		Match: openflow.Match{Fields: fields}, Instructions: instructionsToWire(u.Instructions, &u.Match),
 	}
 	if fm.OutPort == 0 {
 		fm.OutPort = openflow.PortAny

@@ -198,7 +198,12 @@ func oxmOf(of openflow.OXMField, vhi, vlo, mhi, mlo uint64, full bool) openflow.
 
 // matchToWire translates a rules match back to OXMs, in field order.
 func matchToWire(m *rules.Match) openflow.Match {
-	var out openflow.Match
+	return openflow.Match{Fields: appendMatch(nil, m)}
+}
+
+// appendMatch appends the OXMs of m to dst.
+func appendMatch(dst []openflow.OXM, m *rules.Match) []openflow.OXM {
+	out := openflow.Match{Fields: dst}
 	proto, _ := m.Get(rules.FieldIPProto)
 	eth, _ := m.Get(rules.FieldEthType)
 	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
@@ -215,7 +220,7 @@ func matchToWire(m *rules.Match) openflow.Match {
 		v, mask := m.Get(f)
 		out.Fields = append(out.Fields, oxmOf(of, 0, v, 0, mask, mask == f.FullMask()))
 	}
-	return out
+	return out.Fields
 }
 
 // get128 reads a 128-bit field of m.

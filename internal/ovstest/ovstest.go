@@ -10,6 +10,7 @@ package ovstest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -36,21 +37,37 @@ type Switch struct {
 
 var tools = []string{"ip", "ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovsdb-tool", "ovs-ofctl", "ovs-appctl"}
 
-// Start starts Open vSwitch for the test and stops it at cleanup.
-func Start(t testing.TB) *Switch {
-	t.Helper()
+// Available reports why Open vSwitch cannot run here, or nil if it can:
+// root for a network namespace, iproute2, the Open vSwitch programs and
+// ../shared/tools/ovs-sandbox.
+func Available(repoRoot string) error {
 	if os.Geteuid() != 0 {
-		testutil.SkipOrFail(t, "Open vSwitch tests need root for a network namespace")
+		return errors.New("Open vSwitch tests need root for a network namespace")
 	}
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			testutil.SkipOrFail(t, fmt.Sprintf("%s not installed (apt-get install openvswitch-switch openvswitch-common iproute2)", tool))
+			return fmt.Errorf("%s not installed (apt-get install openvswitch-switch openvswitch-common iproute2)", tool)
 		}
 	}
-	sandbox := filepath.Join(testutil.RepoRoot(t), "..", "shared", "tools", "ovs-sandbox")
-	if _, err := os.Stat(sandbox); err != nil {
-		testutil.SkipOrFail(t, "no "+sandbox)
+	if _, err := os.Stat(sandboxPath(repoRoot)); err != nil {
+		return err
 	}
+	return nil
+}
+
+func sandboxPath(repoRoot string) string {
+	return filepath.Join(repoRoot, "..", "shared", "tools", "ovs-sandbox")
+}
+
+// Start starts Open vSwitch for the test and stops it at cleanup. It skips
+// the test where Available says no, and fails it under CI=true.
+func Start(t testing.TB) *Switch {
+	t.Helper()
+	root := testutil.RepoRoot(t)
+	if err := Available(root); err != nil {
+		testutil.SkipOrFail(t, err.Error())
+	}
+	sandbox := sandboxPath(root)
 	var b [4]byte
 	rand.Read(b[:])
 	s := &Switch{NS: "ofsw-" + hex.EncodeToString(b[:]), Dir: t.TempDir()}

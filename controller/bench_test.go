@@ -1,0 +1,139 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// exactFlows returns n distinct exact 5-tuple flows (tcp, both addresses
+// and ports) starting at offset, as genflows.py in the shared captures
+// makes for Open vSwitch.
+func exactFlows(n, offset int) []rules.Update {
+	ups := make([]rules.Update, n)
+	for i := range ups {
+		k := uint64(i + offset)
+		var m rules.Match
+		m.SetExact(rules.FieldEthType, 0x0800)
+		m.SetExact(rules.FieldIPProto, 6)
+		m.SetExact(rules.FieldIPv4Src, 0x7f100000|k&0xfffff)
+		m.SetExact(rules.FieldIPv4Dst, 0x7f200000|k&0xfffff)
+		m.SetExact(rules.FieldL4Src, 1024+k%50000)
+		m.SetExact(rules.FieldL4Dst, 80)
+		ups[i] = rules.Update{Match: m, Priority: 100, Instructions: []rules.Instruction{
+			{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}},
+		}}
+	}
+	return ups
+}
+
+var deleteAll = []rules.Update{{Command: rules.CmdDelete, Table: 0xff}}
+
+type benchTarget struct {
+	name string
+	dial func() (net.Conn, error)
+}
+
+func benchTargets(b *testing.B) []benchTarget {
+	a, err := New(&Config{Logger: quiet, Tables: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go a.Serve(ctx, l)
+	b.Cleanup(cancel)
+	ts := []benchTarget{{"ofswitch", func() (net.Conn, error) { return net.Dial("tcp", l.Addr().String()) }}}
+	if ovs := startOVS(b); ovs != nil {
+		ts = append(ts, benchTarget{"openvswitch", func() (net.Conn, error) { return ovs.Dial("127.0.0.1:16653") }})
+	}
+	return ts
+}
+
+// startOVS starts Open vSwitch for a benchmark, or returns nil where it
+// cannot run: benchmarks measure what is there and do not fail for a
+// missing peer.
+func startOVS(b *testing.B) *ovstest.Switch {
+	if err := ovstest.Available(testutil.RepoRoot(b)); err != nil {
+		b.Logf("no Open vSwitch baseline: %v", err)
+		return nil
+	}
+	return ovstest.Start(b)
+}
+
+func push(b *testing.B, t benchTarget, ups []rules.Update, batch int) *PushResult {
+	nc, err := t.dial()
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := PushConn(context.Background(), nc, ups, &PushConfig{Batch: batch})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(res.Errors) != 0 {
+		b.Fatalf("%s refused %d flows: %v", t.name, len(res.Errors), res.Errors[0])
+	}
+	return res
+}
+
+// BenchmarkPush pushes n exact flows in batches of 256 into an empty table,
+// then deletes them, on ofswitch and (where it runs) Open vSwitch.
+func BenchmarkPush(b *testing.B) {
+	for _, t := range benchTargets(b) {
+		for _, n := range []int{1_000, 10_000} {
+			b.Run(fmt.Sprintf("%s/flows=%d", t.name, n), func(b *testing.B) {
+				ups := exactFlows(n, 0)
+				var flows float64
+				var p50 float64
+				for b.Loop() {
+					res := push(b, t, ups, 256)
+					flows += float64(res.Flows)
+					p50 += float64(res.LatencyP50.Microseconds())
+					b.StopTimer()
+					push(b, t, deleteAll, 1)
+					b.StartTimer()
+				}
+				b.ReportMetric(flows/b.Elapsed().Seconds(), "flows/s")
+				b.ReportMetric(p50/float64(b.N), "µs-p50-batch")
+			})
+		}
+	}
+}
+
+// BenchmarkBatch256 measures one 256-flow batch plus barrier into an empty
+// table and into one that holds 100K flows.
+func BenchmarkBatch256(b *testing.B) {
+	for _, t := range benchTargets(b) {
+		for _, size := range []int{0, 100_000} {
+			b.Run(fmt.Sprintf("%s/installed=%d", t.name, size), func(b *testing.B) {
+				push(b, t, deleteAll, 1)
+				if size > 0 {
+					push(b, t, exactFlows(size, 1_000_000), 1024)
+				}
+				batch := exactFlows(256, 0)
+				del := make([]rules.Update, len(batch))
+				for i := range batch {
+					del[i] = rules.Update{Command: rules.CmdDeleteStrict, Table: 0, Match: batch[i].Match, Priority: 100}
+				}
+				var lat float64
+				for b.Loop() {
+					lat += float64(push(b, t, batch, 256).LatencyMax.Microseconds())
+					b.StopTimer()
+					push(b, t, del, 256)
+					b.StartTimer()
+				}
+				b.ReportMetric(lat/float64(b.N), "µs/batch")
+				b.StopTimer()
+				push(b, t, deleteAll, 1)
+			})
+		}
+	}
+}
