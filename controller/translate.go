@@ -400,7 +400,8 @@ func updateFromWire(fm *openflow.FlowMod, tables int, strict bool) (rules.Update
 func flowStats(r *rules.Rule, now int64) openflow.FlowStats {
 	d := max(now-r.Created().UnixNano(), 0)
 	return openflow.FlowStats{
-		TableID: r.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9),
+		// Millisecond precision, as Open vSwitch reports durations.
+		TableID: r.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9 / 1e6 * 1e6),
 		Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
 		Flags: uint16(r.Flags), Cookie: r.Cookie, PacketCount: r.Packets(), ByteCount: r.Bytes(),
 		Match: matchToWire(&r.Match), Instructions: instructionsToWire(r.Instructions, &r.Match),
