@@ -490,11 +490,15 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 // limit).
 const mergeLimit = 40
 
+// mergeLevels are the prefix-length granularities link tries, coarsest
+// first.
+var mergeLevels = [...]int{16, 8, 4}
+
 // coarseMask relaxes a mask the way TupleMerge does, so that rules of
-// similar masks share a subtable: the prefix length of every IPv4, ARP
-// address and L4 port mask is rounded down to a multiple of 8. Lookups then
-// check each candidate's full match.
-func coarseMask(m *Key) Key {
+// similar masks share a subtable. Lookups then check each candidate's full
+// match. The prefix length of every IPv4, ARP
+// address and L4 port mask is rounded down to a multiple of g.
+func coarseMask(m *Key, g int) Key {
 	c := *m
 	for _, f := range [...]Field{FieldIPv4Src, FieldIPv4Dst, FieldL4Src, FieldL4Dst, FieldARPSPA, FieldARPTPA} {
 		v := m.Get(f)
@@ -507,7 +511,7 @@ func coarseMask(m *Key) Key {
 		if prefixMask(w, p) != v {
 			continue // not a prefix: keep it
 		}
-		c.Set(f, prefixMask(w, p&^7))
+		c.Set(f, prefixMask(w, p&^(g-1)))
 	}
 	return c
 }
@@ -518,12 +522,18 @@ func (t *Table) link(r *Rule) error {
 	st := t.subtableFor(&r.Match.Mask)
 	key := r.Match.Key
 	if !t.p.cfg.NoMerge {
-		cm := coarseMask(&r.Match.Mask)
-		if cm != r.Match.Mask {
+		// Coarsest first: a rule joins the first relaxed subtable whose
+		// node for it is not yet full.
+		for _, g := range mergeLevels {
+			cm := coarseMask(&r.Match.Mask, g)
+			if cm == r.Match.Mask {
+				break
+			}
 			cst := t.subtableFor(&cm)
 			ck := r.Match.Key.And(&cm)
 			if len(cst.keys[ck]) < mergeLimit {
 				st, key = cst, ck
+				break
 			}
 		}
 		t.dropIfEmpty(st)
