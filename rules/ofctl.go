@@ -22,11 +22,11 @@ type FlowParseOptions struct {
 	// NoActions accepts lines without actions= (ClassBench-ng's OpenFlow
 	// sets); such flows get no instructions (drop).
 	NoActions bool
-	// Separator also accepts ", " between fields (ClassBench-ng syntax);
-	// ovs-ofctl itself accepts commas and spaces.
 }
 
-// ParseFlows parses a flow file in ovs-ofctl add-flows syntax. It returns the
+// ParseFlows parses a flow file in ovs-ofctl add-flows syntax (fields are
+// separated by commas and/or spaces, so ClassBench-ng's ", " works too). It
+// returns the
 // flows of the good lines and one *ParseError per bad line; blank lines and
 // lines starting with # are skipped. Each Update's ID is its 1-based line
 // number.
