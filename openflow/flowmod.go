@@ -230,49 +230,61 @@ func (v FlowModView) Check() error {
 		off += k
 	}
 	ins := flowModFixedLen + (ml+7)&^7
-	for off := ins; off < len(v); {
+	var seen uint8
+	for off, i := ins, 0; off < len(v); i++ {
 		if len(v)-off < 8 {
-			return &DecodeError{Type: TypeFlowMod, Field: "instructions.len", Offset: off, Err: ErrBadInstructionLength}
+			return &DecodeError{Type: TypeFlowMod, Field: fmt.Sprintf("instructions[%d].len", i), Offset: off, Err: ErrBadInstructionLength}
 		}
 		n := int(binary.BigEndian.Uint16(v[off+2:]))
 		if n < 8 || n%8 != 0 || off+n > len(v) {
-			return &DecodeError{Type: TypeFlowMod, Field: "instructions.len", Offset: off + 2, Err: ErrBadInstructionLength}
+			return &DecodeError{Type: TypeFlowMod, Field: fmt.Sprintf("instructions[%d].len", i), Offset: off + 2, Err: ErrBadInstructionLength}
 		}
 		if err := checkInstruction(v[off:off+n], off); err != nil {
+			err.Field = fmt.Sprintf("instructions[%d].%s", i, err.Field)
 			return err
+		}
+		if typ := binary.BigEndian.Uint16(v[off:]); typ >= 1 && typ <= 6 {
+			if seen&(1<<typ) != 0 {
+				return &DecodeError{Type: TypeFlowMod, Field: fmt.Sprintf("instructions[%d].type", i), Offset: off, Err: ErrDuplicateInstruction}
+			}
+			seen |= 1 << typ
 		}
 		off += n
 	}
 	return nil
 }
 
-func checkInstruction(b []byte, at int) error {
+// checkInstruction validates one instruction (b is exactly its bytes,
+// at its offset in the message) without decoding it.
+func checkInstruction(b []byte, at int) *DecodeError {
 	n := len(b)
 	switch InstructionType(binary.BigEndian.Uint16(b)) {
 	case InstructionGotoTable, InstructionClearActions, InstructionMeter:
 		if n != 8 {
-			return &DecodeError{Type: TypeFlowMod, Field: "instructions.len", Offset: at + 2, Err: ErrBadInstructionLength}
+			return &DecodeError{Type: TypeFlowMod, Field: "len", Offset: at + 2, Err: ErrBadInstructionLength}
 		}
 	case InstructionWriteMetadata:
 		if n != 24 {
-			return &DecodeError{Type: TypeFlowMod, Field: "instructions.len", Offset: at + 2, Err: ErrBadInstructionLength}
+			return &DecodeError{Type: TypeFlowMod, Field: "len", Offset: at + 2, Err: ErrBadInstructionLength}
 		}
 	case InstructionWriteActions, InstructionApplyActions:
-		for off := 8; off < n; {
+		for off, j := 8, 0; off < n; j++ {
 			if n-off >= 16 && b[off] == 0 && b[off+1] == 0 && b[off+2] == 0 && b[off+3] == 16 {
 				off += 16 // OUTPUT, the commonest action, is always 16 bytes
 				continue
 			}
 			k, err := checkAction(b[off:])
 			if err != nil {
-				err.Field = "instructions.actions." + err.Field
-				return decodeCtx(err, TypeFlowMod, at+off)
+				err.Field = fmt.Sprintf("actions[%d].%s", j, err.Field)
+				err.Type = TypeFlowMod
+				err.Offset += at + off
+				return err
 			}
 			off += k
 		}
 	case InstructionExperimenter:
 	default:
-		return &DecodeError{Type: TypeFlowMod, Field: "instructions.type", Offset: at, Err: ErrUnknownInstruction}
+		return &DecodeError{Type: TypeFlowMod, Field: "type", Offset: at, Err: ErrUnknownInstruction}
 	}
 	return nil
 }

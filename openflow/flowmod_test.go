@@ -156,6 +156,11 @@ func TestFlowModErrors(t *testing.T) {
 	}{
 		{"bad command", func(b []byte) []byte { b[25] = 9; return b }, ErrBadFlowCommand, ErrTypeFlowModFailed, uint16(FlowModFailedBadCommand), 25},
 		{"truncated", func(b []byte) []byte { return b[:len(b)-8] }, ErrBadLength, ErrTypeBadRequest, uint16(BadRequestBadLen), 2},
+		{"duplicate instruction", func(b []byte) []byte {
+			b = append(b, 0, 1, 0, 8, 1, 0, 0, 0, 0, 1, 0, 8, 2, 0, 0, 0) // GOTO_TABLE twice
+			binary.BigEndian.PutUint16(b[2:], uint16(len(b)))
+			return b
+		}, ErrDuplicateInstruction, ErrTypeBadInstruction, uint16(BadInstructionDupInst), 144},
 		{"match type standard", func(b []byte) []byte { b[matchAt+1] = 0; return b }, ErrBadMatchType, ErrTypeBadMatch, uint16(BadMatchBadType), matchAt},
 		{"match length overruns", func(b []byte) []byte { b[matchAt+2] = 0x10; return b }, ErrBadMatchLength, ErrTypeBadMatch, uint16(BadMatchBadLen), matchAt + 2},
 		{"oxm length wrong", func(b []byte) []byte { b[matchAt+4+3] = 3; return b }, ErrBadMatchLength, ErrTypeBadMatch, uint16(BadMatchBadLen), matchAt + 4 + 3},
@@ -171,6 +176,9 @@ func TestFlowModErrors(t *testing.T) {
 			b := tt.mutate(append([]byte(nil), base...))
 			var fm FlowMod
 			errs := []error{fm.UnmarshalBinary(b), FlowModView(b).Check()}
+			if errs[0] != nil && errs[1] != nil && errs[0].Error() != errs[1].Error() {
+				t.Errorf("value and view disagree:\n%v\n%v", errs[0], errs[1])
+			}
 			for i, err := range errs {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("decoder %d: err = %v, want %v", i, err, tt.err)
