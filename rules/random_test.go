@@ -314,13 +314,14 @@ func TestConcurrentBursts(t *testing.T) {
 	}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	var checked atomic.Int64
+	var checked, retries atomic.Int64
 	errc := make(chan error, 2)
 	for g := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var c rules.Counters
+			defer func() { retries.Add(int64(c.Retries)) }()
 			out := make([]*rules.Rule, 8)
 			for i := 0; !stop.Load(); i++ {
 				var got []*rules.Rule
@@ -395,5 +396,5 @@ func TestConcurrentBursts(t *testing.T) {
 	if checked.Load() == 0 {
 		t.Fatal("no lookup was checked")
 	}
-	t.Logf("%d lookups checked against %d versions", checked.Load(), len(snaps))
+	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup", checked.Load(), len(snaps), retries.Load())
 }
