@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/internal/testutil/capture"
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
@@ -46,7 +46,7 @@ type decodedLine struct {
 // Each stream is decoded up to its first bad message; the first failure in
 // capture order is returned after everything before it has been printed.
 func runDecode(w io.Writer, file string, port uint16) error {
-	streams, err := testutil.ReadTCPStreamsFile(file)
+	streams, err := capture.ReadTCPStreamsFile(file)
 	if err != nil {
 		return err
 	}

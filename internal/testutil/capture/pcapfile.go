@@ -1,4 +1,8 @@
-package testutil
+// Package capture reads and writes packet captures for tests and tools:
+// pcap and pcapng files (no cgo, no libpcap), TCP stream reassembly by
+// sequence number, and synthetic TCP streams written as pcap. It has no
+// flags and does not import testing, so commands may use it too.
+package capture
 
 import (
 	"encoding/binary"
