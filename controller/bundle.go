@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/ofswitch/ofswitch/openflow"
@@ -46,12 +47,13 @@ type bundle struct {
 	start  time.Time
 }
 
-// onfMessage dispatches the ONF bundle experimenter messages.
+// onExperimenterBundle handles the ONF bundle experimenter messages and
+// reports whether msg was one.
 func (c *conn) onExperimenterBundle(msg []byte) (bool, error) {
 	if len(msg) < 16 {
 		return false, nil
 	}
-	exp, typ := be32(msg[8:]), be32(msg[12:])
+	exp, typ := binary.BigEndian.Uint32(msg[8:]), binary.BigEndian.Uint32(msg[12:])
 	if exp != openflow.ONFExperimenter {
 		return false, nil
 	}

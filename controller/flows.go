@@ -187,14 +187,11 @@ func (c *conn) onFlowStats(msg []byte, req *openflow.MultipartRequest) error {
 		return err
 	}
 	now := time.Now().UnixNano()
-	all := make([]openflow.FlowStats, len(rs))
+	rep := &openflow.MultipartReply{Part: openflow.MultipartFlow, Flows: make([]openflow.FlowStats, len(rs))}
 	for i, r := range rs {
-		all[i] = flowStats(r, now)
+		rep.Flows[i] = flowStats(r, now)
 	}
-	rep := &openflow.MultipartReply{Part: openflow.MultipartFlow}
-	return c.sendParts(msg, rep, len(all), func(r *openflow.MultipartReply, lo, hi int) {
-		r.Flows = all[lo:hi]
-	})
+	return c.sendParts(msg, rep)
 }
 
 func (c *conn) onAggregateStats(msg []byte, req *openflow.MultipartRequest) error {

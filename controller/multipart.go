@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/ofswitch/ofswitch/openflow"
@@ -45,39 +44,31 @@ func (c *conn) onMultipartRequest(msg []byte) error {
 		padded(rep.Desc.SerialNum[:], serial)
 		padded(rep.Desc.DPDesc[:], fmt.Sprintf("datapath %016x", c.a.cfg.DatapathID))
 	case openflow.MultipartPortDesc:
-		var all []openflow.Port
 		if p := c.a.cfg.Ports; p != nil {
-			all = p.Descs(nil)
+			rep.PortDescs = p.Descs(nil)
 		}
-		return c.sendParts(msg, rep, len(all), func(r *openflow.MultipartReply, lo, hi int) {
-			r.PortDescs = all[lo:hi]
-		})
+		return c.sendParts(msg, rep)
 	case openflow.MultipartPortStats:
 		if req.PortNo > openflow.PortMax && req.PortNo != openflow.PortAny {
 			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
 		}
-		var all []openflow.PortStats
 		if p := c.a.cfg.Ports; p != nil {
 			var ok bool
-			if all, ok = p.Stats(nil, req.PortNo); !ok {
+			if rep.Ports, ok = p.Stats(nil, req.PortNo); !ok {
 				return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
 			}
 		} else if req.PortNo != openflow.PortAny {
 			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
 		}
-		return c.sendParts(msg, rep, len(all), func(r *openflow.MultipartReply, lo, hi int) {
-			r.Ports = all[lo:hi]
-		})
+		return c.sendParts(msg, rep)
 	case openflow.MultipartTableFeatures:
 		if len(req.TableFeatures) != 0 {
 			// Setting table features is optional; this switch's
 			// tables are fixed (OpenFlow 1.3.5 §7.3.5.5).
 			return openflow.ErrorMsg{Type: openflow.ErrTypeTableFeaturesFailed, Code: uint16(openflow.TableFeaturesFailedEPerm)}
 		}
-		all := c.a.tableFeatures()
-		return c.sendParts(msg, rep, len(all), func(r *openflow.MultipartReply, lo, hi int) {
-			r.TableFeatures = all[lo:hi]
-		})
+		rep.TableFeatures = c.a.tableFeatures()
+		return c.sendParts(msg, rep)
 	case openflow.MultipartFlow:
 		return c.onFlowStats(msg, &req)
 	case openflow.MultipartAggregate:
@@ -94,39 +85,19 @@ func (c *conn) onMultipartRequest(msg []byte) error {
 	return out(c.reply(msg, rep, openflow.TypeMultipartReply))
 }
 
-// sendParts sends a reply whose list body has n items, split into as many
-// messages as it takes to keep each within the 64 KiB an ofp_header can
-// state; set(r, lo, hi) puts items [lo, hi) into r. Every part but the last
-// carries OFPMPF_REPLY_MORE (OpenFlow 1.3.5 §7.3.5).
-func (c *conn) sendParts(req []byte, r *openflow.MultipartReply, n int, set func(r *openflow.MultipartReply, lo, hi int)) error {
-	var parts [][2]int
-	var split func(lo, hi int) error
-	split = func(lo, hi int) error {
-		set(r, lo, hi)
-		if _, err := r.AppendBinary(nil); err == nil {
-			parts = append(parts, [2]int{lo, hi})
-			return nil
-		} else if !errors.Is(err, openflow.ErrTooLong) || hi-lo <= 1 {
-			return err
-		}
-		mid := lo + (hi-lo)/2
-		if err := split(lo, mid); err != nil {
-			return err
-		}
-		return split(mid, hi)
-	}
-	if err := split(0, n); err != nil {
+// sendParts sends a reply with a list body, split into as many messages
+// as it takes to keep each within the 64 KiB an ofp_header can state, all
+// but the last flagged OFPMPF_REPLY_MORE (OpenFlow 1.3.5 §7.3.5).
+func (c *conn) sendParts(req []byte, r *openflow.MultipartReply) error {
+	r.Version, r.Type, r.XID = c.version, openflow.TypeMultipartReply, xidOf(req)
+	b, _, err := r.AppendSplit(nil, 0)
+	if err != nil {
 		return fmt.Errorf("encode %v reply: %w", r.Part, err)
 	}
-	for i, p := range parts {
-		set(r, p[0], p[1])
-		r.Flags = 0
-		if i < len(parts)-1 {
-			r.Flags = openflow.MultipartReplyMore
-		}
-		if err := c.reply(req, r, openflow.TypeMultipartReply); err != nil {
-			return &sendError{err}
-		}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if _, err := c.nc.Write(b); err != nil {
+		return &sendError{err}
 	}
 	return nil
 }

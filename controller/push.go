@@ -3,6 +3,7 @@ package controller
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"time"
@@ -233,9 +234,7 @@ func (p *pusher) batch(updates []rules.Update, lo, hi int, res *PushResult) erro
 	}
 }
 
-func xidOf(msg []byte) uint32 {
-	return uint32(msg[4])<<24 | uint32(msg[5])<<16 | uint32(msg[6])<<8 | uint32(msg[7])
-}
+func xidOf(msg []byte) uint32 { return binary.BigEndian.Uint32(msg[4:]) }
 
 // updateToWire fills fm with the FLOW_MOD for u.
 // It reuses fm's match slice, so that pushing allocates little per flow.
