@@ -396,5 +396,10 @@ func TestConcurrentBursts(t *testing.T) {
 	if checked.Load() == 0 {
 		t.Fatal("no lookup was checked")
 	}
+	// The filter started with 4 buckets: it must have been rebuilt larger
+	// while the lookups ran, without a wrong answer.
+	if st := p.Table(0).Stats(); st.Rebuilds == 0 {
+		t.Errorf("filter never rebuilt (%+v)", st)
+	}
 	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup", checked.Load(), len(snaps), retries.Load())
 }
