@@ -12,7 +12,7 @@ import (
 
 // flowMatch returns an exact 5-tuple match for an IPv4 TCP/UDP key, or
 // false for other keys.
-func flowMatch(k *rules.Key) (rules.Match, bool) {
+func flowMatch4(k *rules.Key) (rules.Match, bool) {
 	var m rules.Match
 	p := k.Get(rules.FieldIPProto)
 	if k.Get(rules.FieldEthType) != rules.EthTypeIPv4 || (p != rules.IPProtoTCP && p != rules.IPProtoUDP) || k.Get(rules.FieldL4Src) == 0 {
@@ -50,7 +50,7 @@ func TestBurstsDuringTraffic(t *testing.T) {
 		}
 		parsed[i] = true
 		h.Key(&keys[i])
-		if m, ok := flowMatch(&keys[i]); ok && !seen[m] {
+		if m, ok := flowMatch4(&keys[i]); ok && !seen[m] {
 			seen[m] = true
 			flows = append(flows, m)
 		}
@@ -184,7 +184,7 @@ func TestBurstsDuringTraffic(t *testing.T) {
 			if vd.id != want {
 				t.Fatalf("worker %d frame %d at version %d: rule %d, oracle %d (key %v)", wi, vd.frame, vd.version, vd.id, want, k)
 			}
-			if m, ok := flowMatch(k); ok && isPermanent[m] && vd.id < 0 {
+			if m, ok := flowMatch4(k); ok && isPermanent[m] && vd.id < 0 {
 				t.Fatalf("frame %d of an installed flow missed at version %d", vd.frame, vd.version)
 			}
 			checked++

@@ -3,6 +3,7 @@ package dataplane
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"time"
 
 	"github.com/gopacket/gopacket/layers"
 
@@ -99,7 +100,16 @@ func (w *Worker) Process(b *Burst) {
 		if m == 0 {
 			continue
 		}
-		v := pipe.Table(uint8(t)).LookupBatchCount(w.batch[:m], w.bout[:m], &st.Lookup)
+		var v uint64
+		if pr := w.probe; pr != nil && t == 0 {
+			var lc rules.Counters
+			start := time.Now()
+			v = pipe.Table(0).LookupBatchCount(w.batch[:m], w.bout[:m], &lc)
+			pr.record(start, time.Since(start), m, &lc)
+			st.Lookup.Add(&lc)
+		} else {
+			v = pipe.Table(uint8(t)).LookupBatchCount(w.batch[:m], w.bout[:m], &st.Lookup)
+		}
 		if t == 0 {
 			w.version = v
 			copy(w.hits[:m], w.bout[:m])

@@ -1,0 +1,727 @@
+package dataplane
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// FilterSpec is one filter configuration an Experiment measures.
+type FilterSpec struct {
+	Kind rules.FilterKind
+	T    int // the Bloom-Cuckoo filter's t (BloomAfter); ignored for cf and none
+}
+
+// String returns "bcf t=5", "cf" or "none".
+func (f FilterSpec) String() string {
+	if f.Kind == rules.FilterBloomCuckoo {
+		return fmt.Sprintf("bcf t=%d", f.T)
+	}
+	return f.Kind.String()
+}
+
+// ParseFilterSpecs expands filter kinds ("bcf", "cf", "none"; each may be
+// a comma-separated list) and Bloom-Cuckoo thresholds into the list of
+// configurations to measure: one bcf entry per t, one entry per other kind.
+func ParseFilterSpecs(kinds []string, ts []int) ([]FilterSpec, error) {
+	if len(ts) == 0 {
+		ts = []int{0}
+	}
+	var out []FilterSpec
+	for _, ks := range kinds {
+		for _, k := range strings.Split(ks, ",") {
+			k = strings.TrimSpace(k)
+			if k == "" {
+				continue
+			}
+			kind, err := rules.ParseFilterKind(k)
+			if err != nil {
+				return nil, err
+			}
+			if kind != rules.FilterBloomCuckoo {
+				if !slices.Contains(out, FilterSpec{Kind: kind}) {
+					out = append(out, FilterSpec{Kind: kind})
+				}
+				continue
+			}
+			for _, t := range ts {
+				if t < 0 {
+					return nil, fmt.Errorf("filter bcf: t=%d must not be negative", t)
+				}
+				if s := (FilterSpec{Kind: kind, T: t}); !slices.Contains(out, s) {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no filter kind given")
+	}
+	return out, nil
+}
+
+// ParseInts parses a comma-separated list of integers ("0,5,10").
+func ParseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q: not an integer", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// ExperimentConfig describes a replay with bursts of rule updates, run once
+// per filter configuration.
+type ExperimentConfig struct {
+	Rules    []rules.Update // the rule set, applied before the replay
+	Tables   int            // flow tables; zero means 1
+	Filters  []FilterSpec   // zero means bcf t=0
+	Captures []*Capture     // replayed one after the other, Loops times
+	Workers  int            // zero means 1
+	Ports    []uint32       // switch ports; nil means 1..(most capture interfaces)
+	Speed    float64        // 0: as fast as possible; else a multiple of capture time
+
+	// Burst is the number of rule updates per burst; zero means no bursts.
+	Burst int
+	// Bursts is the number of bursts per filter configuration; zero means 5.
+	Bursts int
+	// Every is the time from one burst to the next (half of it is the
+	// "before" window, half the "after" window). Used when AtPackets is 0;
+	// zero means 20ms.
+	Every time.Duration
+	// AtPackets, if set, triggers a burst every AtPackets frames replayed
+	// instead; the "after" window is AtPackets/2 frames.
+	AtPackets uint64
+	// Loops is the least number of times the captures are replayed; the
+	// replay goes on (repeating the captures) until all bursts are done.
+	// Zero means 1.
+	Loops int
+	// Seed seeds the synthetic controller.
+	Seed uint64
+	// Occupancy is the filter occupancy the table is sized for before the
+	// replay (rules plus one burst of synthetic flows); zero means 0.8.
+	// Higher values make bursts kick more and, with bcf, use the Bloom part.
+	Occupancy float64
+	// TopN is the number of rules listed by hits; zero means 10.
+	TopN int
+	// Progress, if set, is called with the filter configurations done.
+	Progress func(done, total int)
+}
+
+// Percentiles summarises a distribution.
+type Percentiles struct {
+	N    int64   `json:"n"`
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Phase is what lookups did in one window around a burst.
+type Phase struct {
+	Seconds float64 `json:"seconds"`
+	Packets uint64  `json:"packets"`
+	Mpps    float64 `json:"mpps"` // packets over the window, all workers
+	// LookupNs is the latency of one LookupBatch of up to 32 keys, in ns.
+	LookupNs Percentiles `json:"lookup_ns"`
+	FPR      float64     `json:"fpr"` // filter false-positive rate of the window's lookups
+}
+
+// BurstReport holds the figures of DESIGN.md "Update latency during
+// bursts" for one burst.
+type BurstReport struct {
+	Index   int     `json:"index"`
+	At      float64 `json:"at_seconds"` // since the replay started
+	Updates int     `json:"updates"`
+	Adds    int     `json:"adds"`
+	Deletes int     `json:"deletes"`
+	Errors  int     `json:"errors"`
+	// ApplyNs is from the first update applied to the last one visible.
+	ApplyNs int64 `json:"apply_ns"`
+	// UpdateNs is the cost of each update (applied and published as it
+	// arrives, as a FLOW_MOD stream without a bundle is).
+	UpdateNs Percentiles `json:"update_ns"`
+	// Iterations is the filter iterations of each insertion into the
+	// filter during the burst (none for filter none, or if the filter was
+	// rebuilt during the burst).
+	Iterations Percentiles `json:"iterations"`
+	Rebuilt    bool        `json:"filter_rebuilt"`
+	Before     Phase       `json:"before"`
+	During     Phase       `json:"during"`
+	After      Phase       `json:"after"`
+	// Filter state after the burst.
+	FilterLen      int     `json:"filter_len"`
+	FilterBloomLen int     `json:"filter_bloom_len"`
+	BloomShare     float64 `json:"bloom_share"` // Bloom part / elements
+	Occupancy      float64 `json:"occupancy"`
+}
+
+// RuleHits is one rule of a top-N list.
+type RuleHits struct {
+	Table   uint8  `json:"table"`
+	ID      int    `json:"id"` // line number (flow files) or rule index (ClassBench)
+	Flow    string `json:"flow"`
+	Packets uint64 `json:"packets"`
+}
+
+// LatencyPoint is one sample of lookup latency over time.
+type LatencyPoint struct {
+	T  float64 `json:"t"`  // seconds since the replay started
+	Ns float64 `json:"ns"` // latency of one LookupBatch
+}
+
+// KindReport is the result of one filter configuration.
+type KindReport struct {
+	Filter        string           `json:"filter"`
+	Seconds       float64          `json:"seconds"`
+	Packets       uint64           `json:"packets"`
+	PPS           float64          `json:"packets_per_second"`
+	MppsPerWorker []float64        `json:"mpps_per_worker"`
+	MissRate      float64          `json:"table_miss_rate"` // table-0 misses per packet classified
+	FPR           float64          `json:"fpr"`
+	Counters      Counters         `json:"counters"`
+	Ports         []PortStats      `json:"ports"`
+	Top           []RuleHits       `json:"top_rules"`
+	Bursts        []BurstReport    `json:"bursts"`
+	Table         rules.TableStats `json:"table"`
+	Timeline      []LatencyPoint   `json:"-"`
+	BurstAt       []float64        `json:"-"` // burst start times, seconds
+	UpdateNs      []float64        `json:"-"` // every update's cost, for the CDF
+}
+
+// Report is the result of an Experiment.
+type Report struct {
+	Captures []string     `json:"captures"`
+	Frames   int          `json:"frames"` // frames per replay of all captures
+	Rules    int          `json:"rules"`
+	Workers  int          `json:"workers"`
+	Burst    int          `json:"burst"`
+	Kinds    []KindReport `json:"kinds"`
+}
+
+// phases of the probe's state word
+const (
+	phBefore = iota
+	phDuring
+	phAfter
+	nPhases
+)
+
+const stateIdle = -1
+
+// phaseAcc is one worker's record of one phase of one burst.
+type phaseAcc struct {
+	h       *hdrhistogram.Histogram
+	packets uint64
+	lookups rules.Counters
+}
+
+// probe records lookup latency for the experiment; owned by one worker.
+type probe struct {
+	state    *atomic.Int64 // burst*nPhases + phase, or stateIdle
+	base     time.Time
+	acc      [][nPhases]phaseAcc
+	timeline []LatencyPoint
+	n        int
+}
+
+const (
+	maxLatencyNs   = 100_000_000
+	timelineCap    = 1 << 13
+	timelineStride = 4
+)
+
+func (p *probe) record(start time.Time, d time.Duration, packets int, c *rules.Counters) {
+	s := p.state.Load()
+	if s >= 0 {
+		a := &p.acc[s/nPhases][s%nPhases]
+		ns := min(max(d.Nanoseconds(), 1), maxLatencyNs)
+		_ = a.h.RecordValue(ns)
+		a.packets += uint64(packets)
+		a.lookups.Add(c)
+	}
+	p.n++
+	if p.n%timelineStride == 0 && len(p.timeline) < cap(p.timeline) {
+		p.timeline = append(p.timeline, LatencyPoint{T: start.Sub(p.base).Seconds(), Ns: float64(d.Nanoseconds())})
+	}
+}
+
+// FlowMatch returns an exact match on the 5-tuple of key k (EtherType,
+// IP protocol, addresses, ports) for IPv4 and IPv6 TCP and UDP keys with
+// ports, and false for other keys.
+func FlowMatch(k *rules.Key) (rules.Match, bool) {
+	var m rules.Match
+	p := k.Get(rules.FieldIPProto)
+	et := k.Get(rules.FieldEthType)
+	if (et != rules.EthTypeIPv4 && et != rules.EthTypeIPv6) || (p != rules.IPProtoTCP && p != rules.IPProtoUDP) || k.Get(rules.FieldL4Src) == 0 {
+		return m, false
+	}
+	for _, f := range []rules.Field{rules.FieldEthType, rules.FieldIPProto, rules.FieldL4Src, rules.FieldL4Dst} {
+		m.SetExact(f, k.Get(f))
+	}
+	if et == rules.EthTypeIPv4 {
+		m.SetExact(rules.FieldIPv4Src, k.Get(rules.FieldIPv4Src))
+		m.SetExact(rules.FieldIPv4Dst, k.Get(rules.FieldIPv4Dst))
+	} else {
+		for _, f := range []rules.Field{rules.FieldIPv6Src, rules.FieldIPv6Dst} {
+			hi, lo := k.Get128(f)
+			m.Set128(f, hi, lo, ^uint64(0), ^uint64(0))
+		}
+	}
+	return m, true
+}
+
+// controller is the synthetic controller: it makes bursts of adds of new
+// flows (some of them flows of the capture, which later packets match)
+// and deletes of flows it added earlier.
+type controller struct {
+	rng      *rand.Rand
+	capFlows []rules.Match
+	live     []rules.Match
+	nextID   int
+}
+
+// SyntheticPriority is the priority of the rules the synthetic controller
+// adds: above any rule of a flow file that does not set one higher.
+const SyntheticPriority = 40000
+
+func (c *controller) add(m rules.Match) rules.Update {
+	c.nextID++
+	c.live = append(c.live, m)
+	return rules.Update{Command: rules.CmdAdd, Match: m, Priority: SyntheticPriority, Cookie: 0x5e, ID: -c.nextID,
+		Instructions: []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 1}}}}}
+}
+
+// synthetic returns a random IPv4 TCP 5-tuple outside the captures'
+// 10.0.0.0/8 space.
+func (c *controller) synthetic() rules.Match {
+	var m rules.Match
+	m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+	m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
+	m.SetExact(rules.FieldIPv4Src, 0xac100000|uint64(c.rng.Uint32()&0xfffff))
+	m.SetExact(rules.FieldIPv4Dst, 0xc0a80000|uint64(c.rng.Uint32()&0xffff))
+	m.SetExact(rules.FieldL4Src, uint64(1024+c.rng.IntN(60000)))
+	m.SetExact(rules.FieldL4Dst, uint64(1+c.rng.IntN(1023)))
+	return m
+}
+
+// burst returns n updates: adds and deletes, half each while there is
+// something to delete; one add in eight installs a flow of the capture.
+func (c *controller) burst(n int) (ups []rules.Update, adds, dels int) {
+	for range n {
+		if len(c.live) > 0 && c.rng.IntN(2) == 0 {
+			i := c.rng.IntN(len(c.live))
+			m := c.live[i]
+			c.live[i] = c.live[len(c.live)-1]
+			c.live = c.live[:len(c.live)-1]
+			ups = append(ups, rules.Update{Command: rules.CmdDeleteStrict, Match: m, Priority: SyntheticPriority})
+			dels++
+			continue
+		}
+		m := c.synthetic()
+		if len(c.capFlows) > 0 && c.rng.IntN(8) == 0 {
+			m = c.capFlows[c.rng.IntN(len(c.capFlows))]
+		}
+		ups = append(ups, c.add(m))
+		adds++
+	}
+	return ups, adds, dels
+}
+
+// RunExperiment replays the captures once per filter configuration while a
+// synthetic controller applies bursts of rule updates, and measures what
+// DESIGN.md "Update latency during bursts" lists. The configurations run one
+// after the other on the same captures and the same update sequence.
+func RunExperiment(ctx context.Context, cfg *ExperimentConfig) (*Report, error) {
+	c := *cfg
+	if len(c.Filters) == 0 {
+		c.Filters = []FilterSpec{{Kind: rules.FilterBloomCuckoo}}
+	}
+	c.Workers = max(c.Workers, 1)
+	c.Tables = max(c.Tables, 1)
+	c.Loops = max(c.Loops, 1)
+	if c.Bursts == 0 {
+		c.Bursts = 5
+	}
+	if c.Burst == 0 {
+		c.Bursts = 0
+	}
+	if c.Every == 0 {
+		c.Every = 20 * time.Millisecond
+	}
+	if c.TopN == 0 {
+		c.TopN = 10
+	}
+	var caps []*Capture
+	frames := 0
+	maxIf := 1
+	for _, cp := range c.Captures {
+		if cp != nil && cp.Len() > 0 {
+			caps = append(caps, cp)
+			frames += cp.Len()
+			maxIf = max(maxIf, len(cp.Ifaces))
+		}
+	}
+	if frames == 0 {
+		return nil, errors.New("dataplane: experiment: no frames to replay")
+	}
+	if c.Ports == nil {
+		for i := 1; i <= max(maxIf, 2); i++ {
+			c.Ports = append(c.Ports, uint32(i))
+		}
+	}
+	rep := &Report{Frames: frames, Rules: len(c.Rules), Workers: c.Workers, Burst: c.Burst}
+	for _, cp := range caps {
+		rep.Captures = append(rep.Captures, cp.Name)
+	}
+	// Shard once; collect the captures' flows for the controller.
+	shards := make([][][]int32, len(caps))
+	var capFlows []rules.Match
+	seen := map[rules.Match]bool{}
+	p := NewParser()
+	var k rules.Key
+	for i, cp := range caps {
+		shards[i] = cp.Shard(c.Workers)
+		for f := 0; f < cp.Len(); f++ {
+			if h, ok := p.Parse(cp.Frame(f), cp.Link(f), uint32(cp.Iface[f])+1); ok {
+				h.Key(&k)
+				if m, ok := FlowMatch(&k); ok && !seen[m] {
+					seen[m] = true
+					capFlows = append(capFlows, m)
+				}
+			}
+		}
+	}
+	for i, fs := range c.Filters {
+		kr, err := runKind(ctx, &c, fs, caps, shards, capFlows)
+		if err != nil {
+			return rep, fmt.Errorf("filter %v: %w", fs, err)
+		}
+		rep.Kinds = append(rep.Kinds, *kr)
+		if c.Progress != nil {
+			c.Progress(i+1, len(c.Filters))
+		}
+	}
+	return rep, nil
+}
+
+func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Capture, shards [][][]int32, capFlows []rules.Match) (*KindReport, error) {
+	pipe, err := rules.New(&rules.Config{Tables: c.Tables, Filter: fs.Kind, BloomAfter: fs.T, Seed: c.Seed})
+	if err != nil {
+		return nil, err
+	}
+	ctl := &controller{rng: rand.New(rand.NewPCG(c.Seed, 0x6f66)), capFlows: capFlows}
+	// The rule set, then as many synthetic flows as one burst so that
+	// bursts delete old flows from the start.
+	ups := slices.Clone(c.Rules)
+	occ := c.Occupancy
+	if occ <= 0 || occ > 1 {
+		occ = 0.8
+	}
+	if err := pipe.Reserve(0, len(ups)+c.Burst, occ); err != nil {
+		return nil, err
+	}
+	for range c.Burst {
+		ups = append(ups, ctl.add(ctl.synthetic()))
+	}
+	res := pipe.ApplyBatch(ups, true)
+	for i, err := range res.Errs {
+		if err != nil {
+			return nil, fmt.Errorf("rule %d (id %d): %w", i, ups[i].ID, err)
+		}
+	}
+	sw := NewSwitch(pipe, &Config{Workers: c.Workers, Ports: c.Ports})
+	var state atomic.Int64
+	state.Store(stateIdle)
+	base := time.Now()
+	probes := make([]*probe, c.Workers)
+	for i := range probes {
+		pr := &probe{state: &state, base: base, acc: make([][nPhases]phaseAcc, c.Bursts),
+			timeline: make([]LatencyPoint, 0, timelineCap)}
+		for b := range pr.acc {
+			for ph := range nPhases {
+				pr.acc[b][ph].h = hdrhistogram.New(1, maxLatencyNs, 2)
+			}
+		}
+		probes[i] = pr
+		sw.Worker(i).probe = pr
+	}
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	loops := make([]atomic.Int64, c.Workers)
+	busy := make([]time.Duration, c.Workers)
+	errs := make([]error, c.Workers)
+	var wg sync.WaitGroup
+	rcfg := &ReplayConfig{Speed: c.Speed}
+	for wi := range c.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := sw.Worker(wi)
+			t0 := time.Now()
+			defer func() { busy[wi] = time.Since(t0) }()
+			for loop := 0; ; loop++ {
+				if c.Bursts == 0 && loop >= c.Loops {
+					return
+				}
+				for ci, cp := range caps {
+					if err := w.ReplayShard(rctx, cp, shards[ci][wi], rcfg, time.Now()); err != nil {
+						if !errors.Is(err, context.Canceled) || ctx.Err() != nil {
+							errs[wi] = err
+						}
+						return
+					}
+				}
+				loops[wi].Add(1)
+			}
+		}()
+	}
+	kr := &KindReport{Filter: fs.String()}
+	if c.Bursts > 0 {
+		finished := make(chan struct{})
+		go func() { wg.Wait(); close(finished) }()
+		err = runBursts(rctx, c, pipe, sw, ctl, &state, base, kr, finished)
+		// Let every worker finish its minimum number of loops.
+		for wi := range loops {
+			for err == nil && loops[wi].Load() < int64(c.Loops) && rctx.Err() == nil {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		stop()
+	}
+	wg.Wait()
+	if err == nil {
+		err = errors.Join(errs...)
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	elapsed := time.Since(base)
+	st := sw.Stats()
+	kr.Seconds = elapsed.Seconds()
+	kr.Packets = st.Parse.Read
+	kr.PPS = float64(st.Parse.Read) / elapsed.Seconds()
+	for wi := range c.Workers {
+		ws := sw.Worker(wi).Stats()
+		kr.MppsPerWorker = append(kr.MppsPerWorker, float64(ws.Parse.Read)/busy[wi].Seconds()/1e6)
+	}
+	if st.Packets > 0 {
+		kr.MissRate = float64(st.MissTable0) / float64(st.Packets)
+	}
+	kr.FPR = FalsePositiveRate(&st.Lookup)
+	kr.Counters = st
+	kr.Ports = sw.PortStats()
+	kr.Table = pipe.Table(0).Stats()
+	kr.Top = topRules(pipe, c.TopN)
+	// Merge the probes into the bursts' phases.
+	for bi := range kr.Bursts {
+		br := &kr.Bursts[bi]
+		for ph, out := range []*Phase{&br.Before, &br.During, &br.After} {
+			h := hdrhistogram.New(1, maxLatencyNs, 2)
+			var lc rules.Counters
+			for _, pr := range probes {
+				a := &pr.acc[bi][ph]
+				h.Merge(a.h)
+				out.Packets += a.packets
+				lc.Add(&a.lookups)
+			}
+			out.LookupNs = histPercentiles(h)
+			out.FPR = FalsePositiveRate(&lc)
+			if out.Seconds > 0 {
+				out.Mpps = float64(out.Packets) / out.Seconds / 1e6
+			}
+		}
+	}
+	for _, pr := range probes {
+		kr.Timeline = append(kr.Timeline, pr.timeline...)
+	}
+	slices.SortFunc(kr.Timeline, func(a, b LatencyPoint) int { return cmp.Compare(a.T, b.T) })
+	return kr, nil
+}
+
+// runBursts is the synthetic controller's loop: for each burst, a
+// "before" window, the burst, an "after" window.
+func runBursts(ctx context.Context, c *ExperimentConfig, pipe *rules.Pipeline, sw *Switch, ctl *controller,
+	state *atomic.Int64, base time.Time, kr *KindReport, finished <-chan struct{}) error {
+	wait := func(d time.Duration, packets uint64) error {
+		if packets > 0 {
+			target := sw.Processed() + packets
+			for sw.Processed() < target {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				select {
+				case <-finished:
+					return errors.New("the workers stopped before the bursts were done")
+				default:
+				}
+				time.Sleep(50 * time.Microsecond)
+			}
+			return nil
+		}
+		return sleepCtx(ctx, d)
+	}
+	half, halfPk := c.Every/2, c.AtPackets/2
+	if c.AtPackets > 0 {
+		half = 0
+	}
+	t := pipe.Table(0)
+	for bi := range c.Bursts {
+		br := BurstReport{Index: bi}
+		state.Store(int64(bi*nPhases + phBefore))
+		t0 := time.Now()
+		var err error
+		if c.AtPackets > 0 {
+			err = wait(0, c.AtPackets-halfPk)
+		} else {
+			err = wait(half, 0)
+		}
+		if err != nil {
+			return err
+		}
+		ups, adds, dels := ctl.burst(c.Burst)
+		br.Updates, br.Adds, br.Deletes = len(ups), adds, dels
+		ts0 := t.Stats()
+		costs := make([]float64, len(ups))
+		state.Store(int64(bi*nPhases + phDuring))
+		t1 := time.Now()
+		for i := range ups {
+			s := time.Now()
+			res := pipe.ApplyBatch(ups[i:i+1], true)
+			costs[i] = float64(time.Since(s).Nanoseconds())
+			if res.Errs[0] != nil {
+				br.Errors++
+			}
+		}
+		t2 := time.Now()
+		state.Store(int64(bi*nPhases + phAfter))
+		br.At = t1.Sub(base).Seconds()
+		br.ApplyNs = t2.Sub(t1).Nanoseconds()
+		br.UpdateNs = floatPercentiles(costs)
+		kr.UpdateNs = append(kr.UpdateNs, costs...)
+		kr.BurstAt = append(kr.BurstAt, br.At)
+		ts1 := t.Stats()
+		br.Rebuilt = ts1.Rebuilds != ts0.Rebuilds
+		if ts0.FilterStats != nil && !br.Rebuilt {
+			br.Iterations = iterPercentiles(ts0.FilterStats.Iterations, ts1.FilterStats.Iterations)
+		}
+		br.FilterLen, br.FilterBloomLen, br.Occupancy = ts1.FilterLen, ts1.FilterBloomLen, ts1.Occupancy
+		if ts1.FilterLen > 0 {
+			br.BloomShare = float64(ts1.FilterBloomLen) / float64(ts1.FilterLen)
+		}
+		if err := wait(half, halfPk); err != nil {
+			return err
+		}
+		state.Store(stateIdle)
+		t3 := time.Now()
+		br.Before.Seconds = t1.Sub(t0).Seconds()
+		br.During.Seconds = t2.Sub(t1).Seconds()
+		br.After.Seconds = t3.Sub(t2).Seconds()
+		kr.Bursts = append(kr.Bursts, br)
+		// Idle writer: let the Bloom part drain back into cuckoo slots.
+		pipe.Rebalance(1 << 20)
+	}
+	return nil
+}
+
+func histPercentiles(h *hdrhistogram.Histogram) Percentiles {
+	if h.TotalCount() == 0 {
+		return Percentiles{}
+	}
+	return Percentiles{N: h.TotalCount(), P50: float64(h.ValueAtQuantile(50)), P99: float64(h.ValueAtQuantile(99)),
+		Max: float64(h.Max()), Mean: h.Mean()}
+}
+
+func floatPercentiles(v []float64) Percentiles {
+	if len(v) == 0 {
+		return Percentiles{}
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	sum := 0.0
+	for _, x := range s {
+		sum += x
+	}
+	at := func(q float64) float64 { return s[min(len(s)-1, int(q*float64(len(s))))] }
+	return Percentiles{N: int64(len(s)), P50: at(0.5), P99: at(0.99), Max: s[len(s)-1], Mean: sum / float64(len(s))}
+}
+
+// iterPercentiles summarises the insertions between two snapshots of the
+// filter's iteration histogram (Iterations[i]: insertions that took i).
+func iterPercentiles(before, after []uint64) Percentiles {
+	var d []uint64
+	var n uint64
+	for i := range after {
+		x := after[i]
+		if i < len(before) {
+			x -= before[i]
+		}
+		d = append(d, x)
+		n += x
+	}
+	if n == 0 {
+		return Percentiles{}
+	}
+	var p Percentiles
+	p.N = int64(n)
+	var cum uint64
+	sum := 0.0
+	for i, x := range d {
+		if x == 0 {
+			continue
+		}
+		sum += float64(i) * float64(x)
+		if p.P50 == 0 && float64(cum+x) >= 0.5*float64(n) {
+			p.P50 = float64(i)
+		}
+		if p.P99 == 0 && float64(cum+x) >= 0.99*float64(n) {
+			p.P99 = float64(i)
+		}
+		cum += x
+		p.Max = float64(i)
+	}
+	p.Mean = sum / float64(n)
+	return p
+}
+
+// topRules returns the n rules with the most packets, over all tables.
+func topRules(p *rules.Pipeline, n int) []RuleHits {
+	var all []RuleHits
+	for t := range p.NumTables() {
+		for _, r := range p.Rules(uint8(t)) {
+			if pk := r.Packets(); pk > 0 {
+				all = append(all, RuleHits{Table: uint8(t), ID: r.ID, Packets: pk,
+					Flow: rules.FormatMatch(&r.Match, r.Priority)})
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b RuleHits) int {
+		if a.Packets != b.Packets {
+			return cmp.Compare(b.Packets, a.Packets)
+		}
+		return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.ID, b.ID))
+	})
+	return all[:min(n, len(all))]
+}
