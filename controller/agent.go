@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,6 +46,11 @@ type Config struct {
 	// TableCounters, if set, returns the lookups and matches the data
 	// plane counted for a table, for OFPMP_TABLE replies.
 	TableCounters func(table uint8) (lookups, matched uint64)
+	// TLS configures ssl: and pssl: targets: the switch's certificate and
+	// the CA that controllers' certificates must chain to (mutual
+	// authentication). It must be set to use them; the minimum version is
+	// raised to TLS 1.3 whatever it says.
+	TLS *tls.Config
 	// OnBurst, if set, is called after every burst of FLOW_MODs, with
 	// the flow tables' writer lock held: it must be quick.
 	OnBurst func(Burst)
@@ -125,6 +131,20 @@ func New(cfg *Config) (*Agent, error) {
 	return a, nil
 }
 
+// tlsConfig returns the TLS configuration for ssl: and pssl: targets:
+// TLS 1.3, and the peer must present a certificate that the CA signed.
+func (a *Agent) tlsConfig() *tls.Config {
+	if a.cfg.TLS == nil {
+		return nil
+	}
+	c := a.cfg.TLS.Clone()
+	c.MinVersion = tls.VersionTLS13
+	if c.ClientCAs != nil {
+		c.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return c
+}
+
 // Pipeline returns the flow tables the agent updates.
 func (a *Agent) Pipeline() *rules.Pipeline { return a.pipe }
 
@@ -162,12 +182,20 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 	}()
 	errc := make(chan error, len(targets))
 	for _, t := range targets {
+		if t.TLS && a.tlsConfig() == nil {
+			cancel()
+			wg.Wait()
+			return fmt.Errorf("%v: TLS target without a certificate, key and CA", t)
+		}
 		if t.Passive {
 			l, err := net.Listen("tcp", t.Addr())
 			if err != nil {
 				cancel()
 				wg.Wait()
 				return fmt.Errorf("listen %v: %w", t, err)
+			}
+			if t.TLS {
+				l = tls.NewListener(l, a.tlsConfig())
 			}
 			a.cfg.Logger.Info("listening", "target", t.String(), "addr", l.Addr().String())
 			wg.Add(1)
@@ -234,7 +262,14 @@ func (a *Agent) dialLoop(ctx context.Context, t Target) {
 	backoff := 100 * time.Millisecond
 	var d net.Dialer
 	for ctx.Err() == nil {
-		nc, err := d.DialContext(ctx, "tcp", t.Addr())
+		var nc net.Conn
+		var err error
+		if t.TLS {
+			td := tls.Dialer{NetDialer: &d, Config: a.tlsConfig()}
+			nc, err = td.DialContext(ctx, "tcp", t.Addr())
+		} else {
+			nc, err = d.DialContext(ctx, "tcp", t.Addr())
+		}
 		if err == nil {
 			start := time.Now()
 			a.serveLogged(ctx, nc)

@@ -12,19 +12,25 @@ const DefaultPort = 6653
 
 // Target is a connection method in Open vSwitch syntax.
 type Target struct {
-	Passive bool   // ptcp: listen; tcp: connect
+	Passive bool   // ptcp:/pssl: listen; tcp:/ssl: connect
+	TLS     bool   // ssl:/pssl:
 	Host    string // address to listen on or connect to
 	Port    int
 }
 
-// ParseTarget parses "ptcp:[PORT][:IP]" or "tcp:IP[:PORT]". A passive
-// target listens on 127.0.0.1 unless an address is given.
+// ParseTarget parses "ptcp:[PORT][:IP]", "tcp:IP[:PORT]", and their TLS
+// forms "pssl:[PORT][:IP]" and "ssl:IP[:PORT]". A passive target listens
+// on 127.0.0.1 unless an address is given.
 func ParseTarget(s string) (Target, error) {
 	kind, rest, ok := strings.Cut(s, ":")
-	if !ok && s != "ptcp" {
-		return Target{}, fmt.Errorf("target %q: want ptcp:[PORT][:IP] or tcp:IP[:PORT]", s)
+	if !ok && s != "ptcp" && s != "pssl" {
+		return Target{}, fmt.Errorf("target %q: want ptcp:[PORT][:IP] or tcp:IP[:PORT] (or pssl:, ssl:)", s)
 	}
 	t := Target{Port: DefaultPort}
+	if kind == "ssl" || kind == "pssl" {
+		t.TLS = true
+		kind = strings.Replace(kind, "ssl", "tcp", 1)
+	}
 	port := func(p string) error {
 		if p == "" {
 			return nil
@@ -59,10 +65,8 @@ func ParseTarget(s string) (Target, error) {
 			return Target{}, err
 		}
 		t.Host = host
-	case "ssl", "pssl":
-		return Target{}, fmt.Errorf("target %q: TLS targets are not supported yet", s)
 	default:
-		return Target{}, fmt.Errorf("target %q: unknown method %q (want ptcp or tcp)", s, kind)
+		return Target{}, fmt.Errorf("target %q: unknown method %q (want ptcp, tcp, pssl or ssl)", s, kind)
 	}
 	if net.ParseIP(t.Host) == nil && t.Host != "localhost" {
 		return Target{}, fmt.Errorf("target %q: %q is not an IP address", s, t.Host)
@@ -78,8 +82,12 @@ func (t Target) String() string {
 	if strings.Contains(h, ":") {
 		h = "[" + h + "]"
 	}
-	if t.Passive {
-		return fmt.Sprintf("ptcp:%d:%s", t.Port, h)
+	p, a := "ptcp", "tcp"
+	if t.TLS {
+		p, a = "pssl", "ssl"
 	}
-	return fmt.Sprintf("tcp:%s:%d", h, t.Port)
+	if t.Passive {
+		return fmt.Sprintf("%s:%d:%s", p, t.Port, h)
+	}
+	return fmt.Sprintf("%s:%s:%d", a, h, t.Port)
 }

@@ -29,6 +29,9 @@ func newRunCmd() *cobra.Command {
 		dpid        string
 		metrics     string
 		logLevel    string
+		tlsKey      string
+		tlsCert     string
+		tlsCA       string
 		cfg         controller.Config
 	)
 	cmd := &cobra.Command{
@@ -38,6 +41,8 @@ func newRunCmd() *cobra.Command {
 bridge that controllers and ovs-ofctl manage. It listens on every --listen
 target (ptcp:[PORT][:IP], default ptcp:6653 on 127.0.0.1) and keeps a
 connection to every --controller (tcp:IP[:PORT]), reconnecting with backoff.
+pssl: and ssl: targets use TLS 1.3 with mutual certificate authentication
+(--private-key, --certificate, --ca-cert, as Open vSwitch takes them).
 FLOW_MODs are applied in bursts; --metrics serves Prometheus metrics on
 /metrics. SIGINT or SIGTERM stops it cleanly.
 
@@ -56,6 +61,13 @@ ports, like an empty bridge.`,
 					return fmt.Errorf("--dpid %q: want up to 16 hex digits", dpid)
 				}
 				cfg.DatapathID = v
+			}
+			if tlsKey != "" || tlsCert != "" || tlsCA != "" {
+				tc, err := controller.LoadTLS(tlsKey, tlsCert, tlsCA)
+				if err != nil {
+					return err
+				}
+				cfg.TLS = tc
 			}
 			kind, err := rules.ParseFilterKind(filterKind)
 			if err != nil {
@@ -135,8 +147,11 @@ ports, like an empty bridge.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&listen, "listen", []string{"ptcp:6653"}, "passive OpenFlow target ptcp:[PORT][:IP] (repeatable)")
-	f.StringArrayVar(&controllers, "controller", nil, "controller to connect to, tcp:IP[:PORT] (repeatable)")
+	f.StringArrayVar(&listen, "listen", []string{"ptcp:6653"}, "passive OpenFlow target ptcp:[PORT][:IP] or pssl:[PORT][:IP] (repeatable)")
+	f.StringArrayVar(&controllers, "controller", nil, "controller to connect to, tcp:IP[:PORT] or ssl:IP[:PORT] (repeatable)")
+	f.StringVar(&tlsKey, "private-key", "", "PEM private key of the switch, for ssl: and pssl:")
+	f.StringVar(&tlsCert, "certificate", "", "PEM certificate of the switch, for ssl: and pssl:")
+	f.StringVar(&tlsCA, "ca-cert", "", "PEM CA certificate that controllers' certificates must chain to")
 	f.IntVar(&tables, "tables", 8, "number of flow tables")
 	f.StringVar(&filterKind, "filter", "bcf", "filter in front of each table: bcf (Bloom-Cuckoo), cf (plain cuckoo) or none")
 	f.IntVar(&bloomAfter, "t", 10, "Bloom-Cuckoo t: kicks before an insertion may use the Bloom part")
