@@ -30,6 +30,7 @@ func newRootCmd() *cobra.Command {
 		newRulesCmd(),
 		newRunCmd(),
 		newPushCmd(),
+		newReplayCmd(),
 	)
 	return root
 }

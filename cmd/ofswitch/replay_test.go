@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/dataplane"
+	"github.com/ofswitch/ofswitch/internal/testutil"
+)
+
+// replayCLI runs `ofswitch replay args...` and returns stdout and stderr.
+func replayCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out, errb bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs(append([]string{"replay"}, args...))
+	err := cmd.Execute()
+	return out.String(), errb.String(), err
+}
+
+func TestReplayDemo(t *testing.T) {
+	out, _, err := replayCLI(t, "--workers", "2", "--bursts", "2", "--burst", "64", "--burst-every", "4ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"demo.pcap (3000 frames", "bcf t=0", "bcf t=5", "bcf t=10", "cf", "none",
+		"bursts of 64 updates", "top 10 rules", "priority=20,tcp", "table miss", "Bloom part"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestReplayJSONRulesAndPlots(t *testing.T) {
+	dir := t.TempDir()
+	flows := filepath.Join(dir, "x.flows")
+	if err := os.WriteFile(flows, []byte("priority=10,tcp,actions=output:2\npriority=5,ip,actions=drop\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mix := filepath.Join(testutil.RepoRoot(t), "testdata", "pcaps", "mix.pcap")
+	plots := filepath.Join(dir, "plots")
+	out, stderr, err := replayCLI(t, "--rules", flows, "--filter", "bcf", "--filter", "none", "--t", "0",
+		"--burst", "32", "--bursts", "2", "--burst-at", "500", "--workers", "1", "--json", "--plot", plots, mix)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var rep dataplane.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output does not parse: %v\n%s", err, out)
+	}
+	if len(rep.Kinds) != 2 || rep.Kinds[0].Filter != "bcf t=0" || rep.Kinds[1].Filter != "none" || rep.Rules != 2 || rep.Frames != 1200 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, k := range rep.Kinds {
+		if len(k.Bursts) != 2 || k.Bursts[0].Updates != 32 || k.Packets < 1200 {
+			t.Errorf("%s: %d bursts, %d packets", k.Filter, len(k.Bursts), k.Packets)
+		}
+		if len(k.Top) < 2 || k.Top[0].ID != 1 || !strings.Contains(k.Top[0].Flow, "tcp") {
+			t.Errorf("%s: top rules %+v", k.Filter, k.Top)
+		}
+	}
+	for _, f := range []string{"lookup-latency.svg", "update-cost-cdf.svg", "mpps-per-worker.svg"} {
+		if _, err := os.Stat(filepath.Join(plots, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestReplayBadFileGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(testutil.RepoRoot(t), "testdata", "pcaps", "malformed.pcap")
+	raw, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.pcap")
+	if err := os.WriteFile(cut, raw[:1000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.pcap")
+	out, stderr, err := replayCLI(t, "--burst", "0", "--filter", "cf", "--workers", "1", cut, missing, good)
+	if err == nil {
+		t.Fatal("no error for a truncated and a missing file")
+	}
+	if !strings.Contains(stderr, cut+": offset ") || !strings.Contains(stderr, "missing.pcap") {
+		t.Errorf("stderr does not name the files and offset:\n%s", stderr)
+	}
+	if !strings.Contains(out, "malformed.pcap") || !strings.Contains(out, "cut.pcap") {
+		t.Errorf("the readable captures were not replayed:\n%s", out)
+	}
+	if _, _, err := replayCLI(t, missing); err == nil {
+		t.Error("no error when nothing could be read")
+	}
+}
+
+func TestReplayClassBench(t *testing.T) {
+	dir := t.TempDir()
+	cb := filepath.Join(dir, "acl")
+	data := "@10.0.0.0/16\t0.0.0.0/0\t0 : 65535\t80 : 80\t0x06/0xFF\t0x0000/0x0000\n" +
+		"@0.0.0.0/0\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x00/0x00\t0x0000/0x0000\n"
+	if err := os.WriteFile(cb, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := replayCLI(t, "--classbench", cb, "--filter", "bcf", "--t", "5", "--burst", "0", "--workers", "2", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var rep dataplane.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rules < 2 || len(rep.Kinds) != 1 || rep.Kinds[0].Counters.Hits == 0 || rep.Kinds[0].Filter != "bcf t=5" {
+		t.Errorf("report %+v", rep)
+	}
+	for _, bad := range [][]string{{"--filter", "bloom"}, {"--t", "x"}, {"--speed", "fast"}, {"--workers", "0"},
+		{"--rules", "a", "--classbench", "b"}, {"--rules", filepath.Join(dir, "nope.flows")}} {
+		if _, _, err := replayCLI(t, bad...); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
