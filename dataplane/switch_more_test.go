@@ -1,0 +1,79 @@
+package dataplane
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// TestSharedCapturesThroughSwitch replays every capture of
+// ../shared/data/pcaps (real traffic, some malformed) through the switch
+// with the demo rules on two workers: nothing panics and the counts add
+// up.
+func TestSharedCapturesThroughSwitch(t *testing.T) {
+	ups, errs := rules.ParseFlows("demo.flows", DemoFlows(), nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, path := range sharedCaptures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			c, _ := LoadFile(path) // partial captures replay what was read
+			if c == nil || c.Len() == 0 {
+				t.Skip("no frames")
+			}
+			pipe, err := rules.New(&rules.Config{Tables: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pipe.ApplyBatch(ups, true)
+			sw := NewSwitch(pipe, &Config{Workers: 2, Ports: []uint32{1, 2, 3}})
+			if err := sw.Replay(t.Context(), []*Capture{c}, nil); err != nil {
+				t.Fatal(err)
+			}
+			st := sw.Stats()
+			if st.Parse.Read != uint64(c.Len()) || st.Parse.Parsed+st.Parse.MalformedTotal() != st.Parse.Read ||
+				st.Packets != st.Parse.Parsed || st.Panics != 0 || st.Parse.Malformed[ReasonPanic] != 0 {
+				t.Errorf("counts do not add up: %+v", st)
+			}
+			if st.Hits+st.Misses != st.Lookup.Lookups || st.MissTable0 > st.Packets {
+				t.Errorf("hits %d + misses %d != lookups %d", st.Hits, st.Misses, st.Lookup.Lookups)
+			}
+		})
+	}
+}
+
+// TestPanicCostsOnlyItsPacket makes the packet-in callback panic on one
+// frame of a burst: that packet is counted, the others are all handled.
+func TestPanicCostsOnlyItsPacket(t *testing.T) {
+	pipe := testPipeline(t, 1, rules.FilterBloomCuckoo, "tcp,actions=controller,output:2\n")
+	var seen []int
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2}, PacketIn: func(p *PacketIn) {
+		id := int(p.Frame[len(p.Frame)-1])
+		seen = append(seen, id)
+		if id == 7 {
+			panic("callback bug")
+		}
+	}})
+	b := &Burst{N: BurstSize}
+	for i := range BurstSize {
+		e, ip, tc := eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolTCP), tcp()
+		b.Frames[i] = build(t, e, ip, tc, gopacket.Payload(fmt.Sprintf("payload long enough %c", byte(i))))
+		b.Link[i], b.InPort[i] = layers.LinkTypeEthernet, 1
+	}
+	w := sw.Worker(0)
+	w.Process(b)
+	st := w.Stats()
+	if st.Panics != 1 || st.PacketIns != BurstSize || len(seen) != BurstSize {
+		t.Errorf("panics %d packet-ins %d seen %d", st.Panics, st.PacketIns, len(seen))
+	}
+	// Every frame but the one that panicked went on to output:2.
+	if st.Outputs != BurstSize-1 || !slices.Contains(seen, 31) {
+		t.Errorf("outputs %d, want %d", st.Outputs, BurstSize-1)
+	}
+}
