@@ -51,6 +51,10 @@ type Config struct {
 	// authentication). It must be set to use them; the minimum version is
 	// raised to TLS 1.3 whatever it says.
 	TLS *tls.Config
+	// AsyncLimit is the backlog of asynchronous messages (bytes) a
+	// controller may leave unread before it is disconnected; default
+	// 64 MiB.
+	AsyncLimit int
 	// OnBurst, if set, is called after every burst of FLOW_MODs, with
 	// the flow tables' writer lock held: it must be quick.
 	OnBurst func(Burst)
@@ -78,6 +82,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if out.BatchWait <= 0 {
 		out.BatchWait = time.Millisecond
+	}
+	if out.AsyncLimit <= 0 {
+		out.AsyncLimit = 64 << 20
 	}
 	return out
 }

@@ -42,6 +42,16 @@ type conn struct {
 	wmu sync.Mutex
 	w   *openflow.Writer
 	xid uint32 // last xid of a switch-originated message
+
+	// Asynchronous messages (FLOW_REMOVED, and later PACKET_IN and
+	// PORT_STATUS) are queued for a writer goroutine, so that a controller
+	// that reads slowly delays nobody but itself; one whose backlog passes
+	// Config.AsyncLimit bytes is disconnected.
+	qmu    sync.Mutex // guards q and qbytes
+	q      [][]byte
+	qbytes int
+	kick   chan struct{} // wakes the writer; capacity 1
+	done   chan struct{} // closed when serve returns
 }
 
 // handler handles one message of a type; a returned error is answered with
@@ -84,6 +94,9 @@ func newConn(a *Agent, nc net.Conn) *conn {
 		r:    openflow.NewReader(nc, 0),
 		w:    openflow.NewWriter(nc),
 		role: openflow.RoleEqual,
+
+		kick: make(chan struct{}, 1),
+		done: make(chan struct{}),
 	}
 	// Default asynchronous configuration (OpenFlow 1.3.5 §7.3.10): for
 	// master and equal, packet-in on no-match and action, every port
@@ -102,6 +115,66 @@ func (c *conn) send(m openflow.Message) error {
 		return fmt.Errorf("send %v: %w", m.MsgHeader().Type, err)
 	}
 	return nil
+}
+
+// sendAsync queues an asynchronous message and reports whether it was
+// queued. A backlog past the limit means the controller stopped reading:
+// the connection is closed, which ends its serve loop.
+func (c *conn) sendAsync(m openflow.Message) bool {
+	b, err := m.AppendBinary(nil)
+	if err != nil {
+		c.a.cfg.Logger.Error("encode asynchronous message", "type", m.MsgHeader().Type, "err", err)
+		return false
+	}
+	c.qmu.Lock()
+	over := c.qbytes+len(b) > c.a.cfg.AsyncLimit
+	if !over {
+		c.q = append(c.q, b)
+		c.qbytes += len(b)
+	}
+	c.qmu.Unlock()
+	if over {
+		c.a.cfg.Logger.Warn("controller too slow: asynchronous backlog over the limit, disconnecting",
+			"peer", c.nc.RemoteAddr().String(), "limit", c.a.cfg.AsyncLimit)
+		c.nc.Close()
+		return false
+	}
+	select {
+	case c.kick <- struct{}{}:
+	default: // the writer is already awake
+	}
+	return true
+}
+
+// asyncWriter writes queued asynchronous messages until serve returns.
+func (c *conn) asyncWriter() {
+	var batch [][]byte
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.kick:
+		}
+		c.qmu.Lock()
+		batch, c.q = c.q, batch[:0]
+		c.qmu.Unlock()
+		for i, b := range batch {
+			c.wmu.Lock()
+			err := c.w.Flush()
+			if err == nil {
+				_, err = c.nc.Write(b)
+			}
+			c.wmu.Unlock()
+			c.qmu.Lock()
+			c.qbytes -= len(b)
+			c.qmu.Unlock()
+			batch[i] = nil
+			if err != nil {
+				c.nc.Close()
+				return
+			}
+		}
+	}
 }
 
 // nextXID returns an xid for a message the switch starts.
@@ -147,6 +220,14 @@ func (c *conn) serve() error {
 		return err
 	}
 	c.a.register(c)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.asyncWriter()
+	}()
+	defer wg.Wait()
+	defer close(c.done)
 	for {
 		deadline := time.Now().Add(c.a.cfg.EchoInterval)
 		if flushAt := c.batchStart.Add(c.a.cfg.BatchWait); len(c.batch) > 0 && flushAt.Before(deadline) {

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 func TestParseTarget(t *testing.T) {
@@ -641,5 +642,59 @@ func TestBundleFailsWhole(t *testing.T) {
 	}
 	if n := len(a.Pipeline().Rules(0)); n != 1 {
 		t.Fatalf("%d flows after a good bundle, want 1", n)
+	}
+}
+
+// TestSlowReader: a controller that stops reading must not hold up the
+// others. Deleting 60000 flows with SEND_FLOW_REM sends a FLOW_REMOVED
+// each (7 MB, more than socket buffers hold) to every controller; the
+// pushing one still gets its barrier reply while the other reads nothing.
+func TestSlowReader(t *testing.T) {
+	a, addr := startAgent(t, &Config{EchoInterval: time.Minute})
+	slow := dial(t, addr)
+	slow.handshake(openflow.Version13)
+	ups := exactFlows(60000, 0)
+	for i := range ups {
+		ups[i].Flags = rules.FlagSendFlowRem
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := Push(ctx, "tcp:"+addr, ups, &PushConfig{Batch: 1024}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Push(ctx, "tcp:"+addr, deleteAll, nil)
+	if err != nil || len(res.Errors) != 0 {
+		t.Fatalf("delete all beside a slow reader: %v %v", err, res)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for a.Conns() > 1 && time.Now().Before(deadline) { // the pushers leave
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := a.Conns(); n != 1 {
+		t.Fatalf("%d connections, want the slow reader still there", n)
+	}
+}
+
+// TestAsyncLimit: a controller whose unread backlog passes the limit is
+// disconnected.
+func TestAsyncLimit(t *testing.T) {
+	a, addr := startAgent(t, &Config{EchoInterval: time.Minute, AsyncLimit: 256 << 10})
+	slow := dial(t, addr)
+	slow.handshake(openflow.Version13)
+	for a.Conns() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	r := &rules.Rule{Priority: 1}
+	recs := make([]rules.FlowRemoved, 20000) // ~1.1 MB of FLOW_REMOVED
+	for i := range recs {
+		recs[i] = rules.FlowRemoved{Rule: r, Reason: rules.RemovedDelete}
+	}
+	a.flowsRemoved(recs)
+	deadline := time.Now().Add(10 * time.Second)
+	for a.Conns() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := a.Conns(); n != 0 {
+		t.Fatal("a controller over its backlog limit was not disconnected")
 	}
 }

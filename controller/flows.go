@@ -126,7 +126,7 @@ func (a *Agent) flowsRemoved(rs []rules.FlowRemoved) {
 				continue
 			}
 			m.Version, m.XID = c.version, 0
-			c.send(&m) // a failed write ends that connection's own loop
+			c.sendAsync(&m)
 		}
 	}
 }
