@@ -89,26 +89,36 @@ func (w *Worker) Process(b *Burst) {
 	pipe := w.sw.pipe
 	nt := pipe.NumTables()
 	for t := 0; t < nt; t++ {
-		m := 0
-		for j := 0; j < n; j++ {
-			if w.next[j] == uint8(t) {
-				w.batch[m] = w.keys[j]
-				w.bidx[m] = uint8(j)
-				m++
+		// Table 0 sees every parsed frame in order: look up w.keys in
+		// place. Later tables get the frames sent to them, gathered.
+		m, keys := n, w.keys[:n]
+		if t == 0 {
+			for j := range n {
+				w.bidx[j] = uint8(j)
 			}
-		}
-		if m == 0 {
-			continue
+		} else {
+			m = 0
+			for j := 0; j < n; j++ {
+				if w.next[j] == uint8(t) {
+					w.batch[m] = w.keys[j]
+					w.bidx[m] = uint8(j)
+					m++
+				}
+			}
+			if m == 0 {
+				continue
+			}
+			keys = w.batch[:m]
 		}
 		var v uint64
 		if pr := w.probe; pr != nil && t == 0 {
 			var lc rules.Counters
 			start := time.Now()
-			v = pipe.Table(0).LookupBatchCount(w.batch[:m], w.bout[:m], &lc)
+			v = pipe.Table(0).LookupBatchCount(keys, w.bout[:m], &lc)
 			pr.record(start, time.Since(start), m, &lc)
 			st.Lookup.Add(&lc)
 		} else {
-			v = pipe.Table(uint8(t)).LookupBatchCount(w.batch[:m], w.bout[:m], &st.Lookup)
+			v = pipe.Table(uint8(t)).LookupBatchCount(keys, w.bout[:m], &st.Lookup)
 		}
 		if t == 0 {
 			w.version = v
