@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -117,9 +118,12 @@ type ExperimentConfig struct {
 	Loops int
 	// Seed seeds the synthetic controller.
 	Seed uint64
-	// Occupancy is the filter occupancy the table is sized for before the
-	// replay (rules plus one burst of synthetic flows); zero means 0.8.
-	// Higher values make bursts kick more and, with bcf, use the Bloom part.
+	// Occupancy is the filter occupancy at which bursts find table 0:
+	// the filter gets the fewest buckets that hold the rules plus one
+	// burst at this occupancy, and the synthetic controller pre-installs
+	// flows up to it (the same number for every filter kind). Zero means
+	// 0.9. High occupancy makes insertions kick and, with bcf, use the
+	// Bloom part, as in the Bloom-Cuckoo paper's experiments.
 	Occupancy float64
 	// TopN is the number of rules listed by hits; zero means 10.
 	TopN int
@@ -425,22 +429,18 @@ func RunExperiment(ctx context.Context, cfg *ExperimentConfig) (*Report, error) 
 }
 
 func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Capture, shards [][][]int32, capFlows []rules.Match) (*KindReport, error) {
-	pipe, err := rules.New(&rules.Config{Tables: c.Tables, Filter: fs.Kind, BloomAfter: fs.T, Seed: c.Seed})
+	buckets, prefill := sizeFilter(len(c.Rules), c.Burst, c.Occupancy)
+	pipe, err := rules.New(&rules.Config{Tables: c.Tables, Filter: fs.Kind, BloomAfter: fs.T, Seed: c.Seed,
+		FilterBuckets: buckets, MaxOccupancy: 0.99})
 	if err != nil {
 		return nil, err
 	}
 	ctl := &controller{rng: rand.New(rand.NewPCG(c.Seed, 0x6f66)), capFlows: capFlows}
-	// The rule set, then as many synthetic flows as one burst so that
-	// bursts delete old flows from the start.
+	// The rule set, then synthetic flows up to the target occupancy (at
+	// least one burst of them, so that bursts delete old flows from the
+	// start).
 	ups := slices.Clone(c.Rules)
-	occ := c.Occupancy
-	if occ <= 0 || occ > 1 {
-		occ = 0.8
-	}
-	if err := pipe.Reserve(0, len(ups)+c.Burst, occ); err != nil {
-		return nil, err
-	}
-	for range c.Burst {
+	for range prefill {
 		ups = append(ups, ctl.add(ctl.synthetic()))
 	}
 	res := pipe.ApplyBatch(ups, true)
@@ -644,6 +644,22 @@ func runBursts(ctx context.Context, c *ExperimentConfig, pipe *rules.Pipeline, s
 		pipe.Rebalance(1 << 20)
 	}
 	return nil
+}
+
+// sizeFilter returns the filter buckets (a power of two, at least 16)
+// that hold rules + burst elements at occupancy occ, and how many
+// synthetic flows bring rules up to that occupancy (at least burst).
+func sizeFilter(rules, burst int, occ float64) (buckets, prefill int) {
+	if occ <= 0 || occ > 1 {
+		occ = 0.9
+	}
+	need := int(math.Ceil(float64(rules+burst) / (4 * occ)))
+	buckets = 16
+	for buckets < need {
+		buckets *= 2
+	}
+	prefill = max(burst, int(occ*4*float64(buckets))-rules)
+	return buckets, prefill
 }
 
 func histPercentiles(h *hdrhistogram.Histogram) Percentiles {

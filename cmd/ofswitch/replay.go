@@ -74,7 +74,7 @@ status is non-zero.`,
 	fl.IntVar(&f.loops, "loops", 1, "least number of passes over the captures")
 	fl.IntVar(&f.top, "top", 10, "rules listed by hits")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic controller")
-	fl.Float64Var(&f.occupancy, "occupancy", 0.8, "filter occupancy the table is sized for before the replay")
+	fl.Float64Var(&f.occupancy, "occupancy", 0.9, "filter occupancy of table 0 when the bursts start (synthetic flows fill it up)")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON")
 	fl.StringVar(&f.plotDir, "plot", "", "write SVG plots into this directory")
 	cmd.MarkFlagsMutuallyExclusive("rules", "classbench")
