@@ -684,8 +684,9 @@ func TestAsyncLimit(t *testing.T) {
 	for a.Conns() != 1 {
 		time.Sleep(time.Millisecond)
 	}
+	slow.nc.(*net.TCPConn).SetReadBuffer(4096)
 	r := &rules.Rule{Priority: 1}
-	recs := make([]rules.FlowRemoved, 20000) // ~1.1 MB of FLOW_REMOVED
+	recs := make([]rules.FlowRemoved, 200000) // 11 MB of FLOW_REMOVED, beyond any socket buffer
 	for i := range recs {
 		recs[i] = rules.FlowRemoved{Rule: r, Reason: rules.RemovedDelete}
 	}
