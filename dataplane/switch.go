@@ -27,8 +27,8 @@ type PacketIn struct {
 	Worker int
 	InPort uint32
 	Reason uint8
-	Table  uint8
-	Cookie uint64
+	Table  uint8  // table of the entry whose actions sent it; 0xff for the action set
+	Cookie uint64 // cookie of that entry (0 for the action set)
 	MaxLen uint16 // OFPCML_NO_BUFFER or the number of bytes asked for
 	Frame  []byte // valid only during the callback
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -75,5 +76,30 @@ func TestPanicCostsOnlyItsPacket(t *testing.T) {
 	// Every frame but the one that panicked went on to output:2.
 	if st.Outputs != BurstSize-1 || !slices.Contains(seen, 31) {
 		t.Errorf("outputs %d, want %d", st.Outputs, BurstSize-1)
+	}
+}
+
+// TestSwitchReplayPaced replays at 2x on a fake clock: the worker sleeps
+// until each frame is due, so the total sleep is half the capture's span.
+func TestSwitchReplayPaced(t *testing.T) {
+	frames := testFrames(t, 50)
+	c, err := Load("p.pcap", writePcap(t, frames, 10*time.Millisecond)) // 490 ms
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &fakeClock{now: time.Unix(1000, 0)}
+	sw := NewSwitch(testPipeline(t, 1, rules.FilterCuckoo, "actions=output:2"), &Config{Ports: []uint32{1, 2}})
+	if err := sw.Replay(t.Context(), []*Capture{c}, &ReplayConfig{Speed: 2, Now: clk.Now, Sleep: clk.Sleep}); err != nil {
+		t.Fatal(err)
+	}
+	var total time.Duration
+	for _, d := range clk.sleeps {
+		total += d
+	}
+	if total != 245*time.Millisecond || len(clk.sleeps) != 49 {
+		t.Errorf("slept %v in %d sleeps, want 245ms in 49", total, len(clk.sleeps))
+	}
+	if st := sw.Stats(); st.Parse.Read != 50 {
+		t.Errorf("read %d frames", st.Parse.Read)
 	}
 }
