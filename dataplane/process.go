@@ -294,7 +294,8 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		if s.cfg.PacketIn == nil {
 			return
 		}
-		pin := PacketIn{Worker: w.id, InPort: fs.inPort, Reason: PacketInAction, Table: t, MaxLen: a.MaxLen, Frame: fs.data}
+		pin := &w.pin // a worker field: a local would escape through the callback
+		*pin = PacketIn{Worker: w.id, InPort: fs.inPort, Reason: PacketInAction, Table: t, MaxLen: a.MaxLen, Frame: fs.data}
 		if r != nil {
 			pin.Cookie = r.Cookie
 			if r.Priority == 0 && r.Match.Mask == (rules.Key{}) {
@@ -304,7 +305,8 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		if a.MaxLen != rules.ControllerMaxLenNoBuffer && int(a.MaxLen) < len(pin.Frame) {
 			pin.Frame = pin.Frame[:a.MaxLen]
 		}
-		s.cfg.PacketIn(&pin)
+		s.cfg.PacketIn(pin)
+		pin.Frame = nil
 	default:
 		w.transmit(j, s.index(p))
 	}

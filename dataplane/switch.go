@@ -263,6 +263,7 @@ type Worker struct {
 	bufs    [BurstSize][]byte      // copy-on-write buffers
 	version uint64                 // version of the last table-0 lookup
 	burst   Burst                  // ReplayShard's burst
+	pin     PacketIn               // handed to Config.PacketIn
 	probe   *probe                 // lookup latency recorder of an experiment, or nil
 }
 

@@ -236,10 +236,12 @@ func TestRuleHitsAndNoAllocs(t *testing.T) {
 	pipe := testPipeline(t, 2, rules.FilterBloomCuckoo, strings.Join([]string{
 		"table=0,priority=10,tcp,actions=set_field:7->tcp_dst,goto_table:1",
 		"table=0,priority=5,udp,actions=push_vlan:0x8100,output:2",
+		"table=0,priority=3,icmp,actions=controller:64,set_field:02:00:00:00:00:01->eth_src,in_port",
 		"table=0,priority=1,actions=flood",
 		"table=1,actions=dec_ttl,write_actions(output:3)",
 	}, "\n"))
-	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Workers: 1})
+	pins := 0
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Workers: 1, PacketIn: func(*PacketIn) { pins++ }})
 	c := mustLoad(t, "mix.pcap")
 	shard := c.Shard(1)[0]
 	w := sw.Worker(0)
@@ -256,7 +258,7 @@ func TestRuleHitsAndNoAllocs(t *testing.T) {
 	if hits != st.Hits-pipe.Rules(1)[0].Packets() || st.Packets != st.Parse.Parsed || st.Parse.Read != 7*uint64(c.Len()) { // one run, AllocsPerRun warm-up and 5
 		t.Errorf("table-0 hits %d, counters %+v", hits, st)
 	}
-	if st.Rewrites == 0 || st.Outputs == 0 {
+	if st.Rewrites == 0 || st.Outputs == 0 || pins == 0 || uint64(pins) != st.PacketIns {
 		t.Errorf("no rewrites or outputs: %+v", st)
 	}
 }
