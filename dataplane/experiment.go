@@ -377,21 +377,17 @@ func RunExperiment(ctx context.Context, cfg *ExperimentConfig) (*Report, error) 
 	}
 	var caps []*Capture
 	frames := 0
-	maxIf := 1
 	for _, cp := range c.Captures {
 		if cp != nil && cp.Len() > 0 {
 			caps = append(caps, cp)
 			frames += cp.Len()
-			maxIf = max(maxIf, len(cp.Ifaces))
 		}
 	}
 	if frames == 0 {
 		return nil, errors.New("dataplane: experiment: no frames to replay")
 	}
 	if c.Ports == nil {
-		for i := 1; i <= max(maxIf, 2); i++ {
-			c.Ports = append(c.Ports, uint32(i))
-		}
+		c.Ports = DefaultPorts(caps)
 	}
 	rep := &Report{Frames: frames, Rules: len(c.Rules), Workers: c.Workers, Burst: c.Burst}
 	for _, cp := range caps {
@@ -644,6 +640,23 @@ func runBursts(ctx context.Context, c *ExperimentConfig, pipe *rules.Pipeline, s
 		pipe.Rebalance(1 << 20)
 	}
 	return nil
+}
+
+// DefaultPorts returns the ports a replay of caps uses: 1 to the largest
+// number of capture interfaces (frames of interface i arrive on port
+// i+1), and at least ports 1 and 2.
+func DefaultPorts(caps []*Capture) []uint32 {
+	n := 2
+	for _, c := range caps {
+		if c != nil {
+			n = max(n, len(c.Ifaces))
+		}
+	}
+	ports := make([]uint32, n)
+	for i := range ports {
+		ports[i] = uint32(i + 1)
+	}
+	return ports
 }
 
 // sizeFilter returns the filter buckets (a power of two, at least 16)

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -101,5 +102,45 @@ func TestSwitchReplayPaced(t *testing.T) {
 	}
 	if st := sw.Stats(); st.Parse.Read != 50 {
 		t.Errorf("read %d frames", st.Parse.Read)
+	}
+}
+
+// TestPcapWriter records a replay's outputs and reads them back: frames
+// appear on the interface of the port they were sent to, rewritten.
+func TestPcapWriter(t *testing.T) {
+	var buf bytes.Buffer
+	pw, err := NewPcapWriter(&buf, []uint32{1, 2, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe := testPipeline(t, 1, rules.FilterBloomCuckoo, "priority=2,arp,actions=flood\npriority=1,ip,actions=set_field:7->ip_dscp,output:2\n")
+	sw := NewSwitch(pipe, &Config{Workers: 2, Ports: []uint32{1, 2}, Devices: pw.Devices()})
+	c := mustLoad(t, "mix.pcap")
+	if err := sw.Replay(t.Context(), []*Capture{c}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := pw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	st := sw.Stats()
+	if pw.Frames() != int(st.Outputs) || st.Outputs == 0 {
+		t.Fatalf("wrote %d frames, switch output %d", pw.Frames(), st.Outputs)
+	}
+	out, err := Load("out.pcapng", buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != pw.Frames() || len(out.Ifaces) != 2 || out.Ifaces[1].Name != "port2" {
+		t.Fatalf("read back %d frames on %v", out.Len(), out.Ifaces)
+	}
+	p := NewParser()
+	for i := range out.Len() {
+		h, ok := p.Parse(out.Frame(i), out.Link(i), uint32(out.Iface[i])+1)
+		if !ok {
+			t.Fatalf("frame %d does not parse", i)
+		}
+		if h.EthType == EtherTypeIPv4 && (h.InPort != 2 || h.IPDSCP != 7) {
+			t.Fatalf("frame %d: port %d dscp %d", i, h.InPort, h.IPDSCP)
+		}
 	}
 }
