@@ -32,6 +32,7 @@ type replayFlags struct {
 	occupancy  float64
 	asJSON     bool
 	plotDir    string
+	out        string
 }
 
 func newReplayCmd() *cobra.Command {
@@ -57,7 +58,7 @@ status is non-zero.`,
 		Example: `  ofswitch replay
   ofswitch replay --rules acl.flows --burst 1024 --burst-at 100000 capture.pcap
   ofswitch replay --classbench acl1_10k --filter bcf --t 0,5,10 --workers 2 --json trace.pcap
-  ofswitch replay --plot plots/`,
+  ofswitch replay --plot plots/ --out switched.pcapng`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReplay(cmd, &f, args) },
 	}
 	fl := cmd.Flags()
@@ -77,6 +78,7 @@ status is non-zero.`,
 	fl.Float64Var(&f.occupancy, "occupancy", 0.9, "filter occupancy of table 0 when the bursts start (synthetic flows fill it up)")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON")
 	fl.StringVar(&f.plotDir, "plot", "", "write SVG plots into this directory")
+	fl.StringVar(&f.out, "out", "", "write what the switch outputs in one pass (first filter, no bursts) to this pcapng file")
 	cmd.MarkFlagsMutuallyExclusive("rules", "classbench")
 	cmd.MarkFlagsMutuallyExclusive("burst-every", "burst-at")
 	return cmd
@@ -164,6 +166,11 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 			return fmt.Errorf("no frames to replay: %w", loadErr)
 		}
 	}
+	if f.out != "" {
+		if err := replayOut(cmd, f.out, ups, tables, specs[0], caps, f.workers); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
 	bursts := f.bursts
 	if f.burst == 0 {
 		bursts = 0
@@ -199,5 +206,41 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 	if loadErr != nil {
 		return fmt.Errorf("some captures could not be read completely (see above); the rest were replayed")
 	}
+	return nil
+}
+
+// replayOut replays caps once through a switch whose ports write to a
+// pcapng file, one interface per port.
+func replayOut(cmd *cobra.Command, path string, ups []rules.Update, tables int, fs dataplane.FilterSpec,
+	caps []*dataplane.Capture, workers int) error {
+	pipe, err := rules.New(&rules.Config{Tables: tables, Filter: fs.Kind, BloomAfter: fs.T})
+	if err != nil {
+		return err
+	}
+	for i, err := range pipe.ApplyBatch(ups, true).Errs {
+		if err != nil {
+			return fmt.Errorf("rule %d (id %d): %w", i, ups[i].ID, err)
+		}
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	ports := dataplane.DefaultPorts(caps)
+	pw, err := dataplane.NewPcapWriter(file, ports, nil)
+	if err == nil {
+		sw := dataplane.NewSwitch(pipe, &dataplane.Config{Workers: workers, Ports: ports, Devices: pw.Devices()})
+		err = sw.Replay(cmd.Context(), caps, nil)
+		if ferr := pw.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d frames)\n", path, pw.Frames())
 	return nil
 }

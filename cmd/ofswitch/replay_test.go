@@ -45,8 +45,9 @@ func TestReplayJSONRulesAndPlots(t *testing.T) {
 	}
 	mix := filepath.Join(testutil.RepoRoot(t), "testdata", "pcaps", "mix.pcap")
 	plots := filepath.Join(dir, "plots")
+	pcapOut := filepath.Join(dir, "out.pcapng")
 	out, stderr, err := replayCLI(t, "--rules", flows, "--filter", "bcf", "--filter", "none", "--t", "0",
-		"--burst", "32", "--bursts", "2", "--burst-at", "500", "--workers", "1", "--json", "--plot", plots, mix)
+		"--burst", "32", "--bursts", "2", "--burst-at", "500", "--workers", "1", "--json", "--plot", plots, "--out", pcapOut, mix)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -64,6 +65,10 @@ func TestReplayJSONRulesAndPlots(t *testing.T) {
 		if len(k.Top) < 2 || k.Top[0].ID != 1 || !strings.Contains(k.Top[0].Flow, "tcp") {
 			t.Errorf("%s: top rules %+v", k.Filter, k.Top)
 		}
+	}
+	written, err := dataplane.LoadFile(pcapOut)
+	if err != nil || written.Len() == 0 || !strings.Contains(stderr, "wrote "+pcapOut) {
+		t.Errorf("--out: %v, %d frames; stderr %s", err, written.Len(), stderr)
 	}
 	for _, f := range []string{"lookup-latency.svg", "update-cost-cdf.svg", "mpps-per-worker.svg"} {
 		if _, err := os.Stat(filepath.Join(plots, f)); err != nil {
