@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strings"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
