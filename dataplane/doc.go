@@ -46,9 +46,23 @@
 // receive-side scaling would, so a flow stays on one worker;
 // [Switch.Replay] replays captures through all workers.
 //
+// # Update latency during bursts
+//
+// [RunExperiment] replays captures on N workers once per [FilterSpec]
+// (bcf with several t, cf, none) while a synthetic controller applies
+// bursts of rule updates: adds of new flows, some of them flows of the
+// capture that later packets match, and deletes of flows it added before.
+// For every burst it records what DESIGN.md asks: apply latency,
+// per-update cost in ns and filter iterations, LookupBatch latency
+// (HdrHistogram, one sample per batch of up to 32 keys) and throughput
+// before, during and after the burst, Bloom part, occupancy and measured
+// false-positive rate. [Report] prints as text, JSON or SVG plots.
+// [DemoCapture] and [DemoFlows] are the built-in demo of `ofswitch replay`.
+//
 // # Performance
 //
-// Nothing in [Parser.Parse] or [Parser.ParseBurst] allocates; tests check
-// this with testing.AllocsPerRun and the benchmarks report allocs/op and
-// Mpps.
+// Nothing in [Parser.Parse], [Parser.ParseBurst], [Headers.Key] or
+// [Worker.Process] allocates in steady state; tests check this with
+// testing.AllocsPerRun and the benchmarks (BenchmarkSwitchExact,
+// BenchmarkSwitchClassBench) report allocs/op, Mpps and Mpps per worker.
 package dataplane
