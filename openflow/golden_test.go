@@ -196,6 +196,18 @@ func goldens() []struct {
 		{"role_request_master.hex", syntheticOf(TypeRoleRequest, 0)},
 		{"set_async.hex", syntheticOf(TypeSetAsync, 0)},
 		{"multipart_table_features_reply.hex", syntheticOf(TypeMultipartReply, MultipartTableFeatures)},
+		{"features_request.hex", syntheticOf(TypeFeaturesRequest, 0)},
+		{"echo_reply.hex", syntheticOf(TypeEchoReply, 0)},
+		{"get_config_request.hex", syntheticOf(TypeGetConfigRequest, 0)},
+		{"get_async_reply.hex", syntheticOf(TypeGetAsyncReply, 0)},
+		{"queue_get_config_request.hex", syntheticOf(TypeQueueGetConfigRequest, 0)},
+		{"multipart_desc_reply.hex", syntheticOf(TypeMultipartReply, MultipartDesc)},
+		{"multipart_table_reply.hex", syntheticOf(TypeMultipartReply, MultipartTable)},
+		{"multipart_port_stats_reply.hex", syntheticOf(TypeMultipartReply, MultipartPortStats)},
+		{"multipart_queue_reply.hex", syntheticOf(TypeMultipartReply, MultipartQueue)},
+		{"multipart_group_reply.hex", syntheticOf(TypeMultipartReply, MultipartGroup)},
+		{"multipart_group_desc_reply.hex", syntheticOf(TypeMultipartReply, MultipartGroupDesc)},
+		{"multipart_meter_reply.hex", syntheticOf(TypeMultipartReply, MultipartMeter)},
 	}
 }
 
