@@ -362,15 +362,21 @@ type udpLayer struct{ base }
 func (*udpLayer) CanDecode() gopacket.LayerClass { return layers.LayerTypeUDP }
 
 func (l *udpLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
-	s := l.s
-	if len(data) < 8 {
-		return s.fail(ReasonUDP)
+	return l.ports(data, 8, ReasonUDP)
+}
+
+// ports records the source and destination ports that open a UDP or SCTP
+// header of at least minLen bytes.
+func (b *base) ports(data []byte, minLen int, r Reason) error {
+	s := b.s
+	if len(data) < minLen {
+		return s.fail(r)
 	}
 	h := s.h
 	h.L4Off = uint16(s.off)
 	h.L4Src = binary.BigEndian.Uint16(data[0:2])
 	h.L4Dst = binary.BigEndian.Uint16(data[2:4])
-	l.done()
+	b.done()
 	return nil
 }
 
@@ -379,16 +385,7 @@ type sctpLayer struct{ base }
 func (*sctpLayer) CanDecode() gopacket.LayerClass { return layers.LayerTypeSCTP }
 
 func (l *sctpLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error {
-	s := l.s
-	if len(data) < 12 {
-		return s.fail(ReasonSCTP)
-	}
-	h := s.h
-	h.L4Off = uint16(s.off)
-	h.L4Src = binary.BigEndian.Uint16(data[0:2])
-	h.L4Dst = binary.BigEndian.Uint16(data[2:4])
-	l.done()
-	return nil
+	return l.ports(data, 12, ReasonSCTP)
 }
 
 // icmpLayer decodes the type and code of ICMPv4 or ICMPv6.
