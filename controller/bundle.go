@@ -66,10 +66,6 @@ func (c *conn) onExperimenterBundle(msg []byte) (bool, error) {
 	return false, nil
 }
 
-func be32(b []byte) uint32 {
-	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-}
-
 func (c *conn) onBundleControl(msg []byte) error {
 	var m openflow.BundleControl
 	if err := m.UnmarshalBinary(msg); err != nil {

@@ -1,11 +1,5 @@
 package openflow
 
-import (
-	"errors"
-)
-
-var errorsIs = errors.Is
-
 func name16(s string) (n [16]byte) { copy(n[:], s); return }
 
 // syntheticMessages returns one message of every type this package

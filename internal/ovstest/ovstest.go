@@ -42,7 +42,7 @@ var tools = []string{"ip", "ovsdb-server", "ovs-vswitchd", "ovs-vsctl", "ovsdb-t
 // ../shared/tools/ovs-sandbox.
 func Available(repoRoot string) error {
 	if os.Geteuid() != 0 {
-		return errors.New("Open vSwitch tests need root for a network namespace")
+		return errors.New("running Open vSwitch in a network namespace needs root")
 	}
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
