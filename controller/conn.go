@@ -228,6 +228,10 @@ func (c *conn) serve() error {
 	}()
 	defer wg.Wait()
 	defer close(c.done)
+	// FLOW_MODs read before the connection ended still take effect, as
+	// they would have had the controller sent a barrier; their errors
+	// have nobody to go to.
+	defer c.flush()
 	for {
 		deadline := time.Now().Add(c.a.cfg.EchoInterval)
 		if flushAt := c.batchStart.Add(c.a.cfg.BatchWait); len(c.batch) > 0 && flushAt.Before(deadline) {

@@ -699,3 +699,28 @@ func TestAsyncLimit(t *testing.T) {
 		t.Fatal("a controller over its backlog limit was not disconnected")
 	}
 }
+
+// TestFlowModsBeforeClose: FLOW_MODs a controller sends just before it
+// hangs up, with no barrier, are applied all the same.
+func TestFlowModsBeforeClose(t *testing.T) {
+	a, addr := startAgent(t, &Config{BatchWait: time.Hour}) // only the close can flush
+	c := dial(t, addr)
+	c.handshake(openflow.Version13)
+	var fm openflow.FlowMod
+	for i := range 10 {
+		updateToWire(&exactFlows(10, 0)[i], &fm)
+		fm.Version, fm.XID = openflow.Version13, uint32(i+1)
+		c.send(&fm)
+	}
+	c.nc.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for a.Conns() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	a.tmu.Lock()
+	n := len(a.pipe.Rules(0))
+	a.tmu.Unlock()
+	if n != 10 {
+		t.Fatalf("%d of 10 flows applied after the controller closed", n)
+	}
+}
