@@ -706,6 +706,9 @@ func TestFlowModsBeforeClose(t *testing.T) {
 	a, addr := startAgent(t, &Config{BatchWait: time.Hour}) // only the close can flush
 	c := dial(t, addr)
 	c.handshake(openflow.Version13)
+	// An echo round trip: the switch has registered the connection.
+	c.send(&openflow.EchoRequest{Header: hdr(0, 99)})
+	c.recv(openflow.TypeEchoReply)
 	var fm openflow.FlowMod
 	for i := range 10 {
 		updateToWire(&exactFlows(10, 0)[i], &fm)
