@@ -81,19 +81,7 @@ func replayParse(p *Parser, c *Capture, bu *Burst) int {
 // BenchmarkParseMix replays a generated 64K-frame mix from memory through
 // one parser and reports Mpps per worker and allocs per replay (0).
 func BenchmarkParseMix(b *testing.B) {
-	c := benchMix(b, 1<<16)
-	p := NewParser()
-	bu := new(Burst)
-	b.ReportAllocs()
-	frames := 0
-	cpu0 := cpuTime()
-	for b.Loop() {
-		replayParse(p, c, bu)
-		frames += c.Len()
-	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(frames), "cpu-ns/pkt")
-	b.ReportMetric(float64(frames)/b.Elapsed().Seconds()/1e6, "Mpps")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/pkt")
+	p := benchParse(b, benchMix(b, 1<<16))
 	if p.Stats.Parsed == 0 || p.Stats.Parsed+p.Stats.MalformedTotal() != p.Stats.Read {
 		b.Fatalf("stats do not add up: %+v", p.Stats)
 	}
@@ -148,6 +136,13 @@ func BenchmarkParseEchoConnections(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchParse(b, c)
+}
+
+// benchParse replays c through one parser for the benchmark's iterations,
+// reports Mpps, wall and CPU ns per packet and allocations, and returns
+// the parser for its counters.
+func benchParse(b *testing.B, c *Capture) *Parser {
 	p := NewParser()
 	bu := new(Burst)
 	b.ReportAllocs()
@@ -160,6 +155,7 @@ func BenchmarkParseEchoConnections(b *testing.B) {
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(frames), "cpu-ns/pkt")
 	b.ReportMetric(float64(frames)/b.Elapsed().Seconds()/1e6, "Mpps")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/pkt")
+	return p
 }
 
 // TestReplayParseAllocatesNothing proves the replay loop of the benchmark
