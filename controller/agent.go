@@ -36,7 +36,9 @@ type Config struct {
 	Pipeline *rules.Pipeline
 	// StrictPorts refuses masked TCP/UDP/SCTP ports with OFPBMC_BAD_MASK,
 	// as strict OpenFlow 1.3 requires; by default they are accepted, as
-	// Open vSwitch accepts them.
+	// Open vSwitch accepts them. The flow tables check matches when a
+	// burst is applied: a Pipeline of the caller's should have the same
+	// StrictPorts in its rules.Config.
 	StrictPorts bool
 	// BatchMax is the most FLOW_MODs applied as one burst; default 1024.
 	BatchMax int
@@ -127,7 +129,7 @@ func New(cfg *Config) (*Agent, error) {
 	}
 	a.pipe = a.cfg.Pipeline
 	if a.pipe == nil {
-		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables)})
+		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables), StrictPorts: a.cfg.StrictPorts})
 		if err != nil {
 			return nil, fmt.Errorf("controller: %w", err)
 		}

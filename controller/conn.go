@@ -31,6 +31,7 @@ type conn struct {
 	batch      []rules.Update
 	batchReq   []pendingMod
 	batchStart time.Time
+	insCache   insCache
 	bundles    map[uint32]*bundle // open bundles by id; see bundle.go
 
 	// a.mu guards role and async: other connections demote a master and

@@ -727,3 +727,38 @@ func TestFlowModsBeforeClose(t *testing.T) {
 		t.Fatalf("%d of 10 flows applied after the controller closed", n)
 	}
 }
+
+// TestSharedInstructions checks the translation a connection reuses for
+// FLOW_MODs with the same instruction bytes: it is only reused for the same
+// table (goto_table's validity depends on it), and a match the flow tables
+// refuse when the burst is applied is still answered with its own xid.
+func TestSharedInstructions(t *testing.T) {
+	a, addr := startAgent(t, &Config{Tables: 3})
+	c := dial(t, addr)
+	c.handshake(openflow.Version13)
+	send := func(table uint8, m openflow.Match, xid uint32) {
+		fm := openflow.FlowMod{Header: hdr(openflow.TypeFlowMod, xid), TableID: table, Priority: 10, BufferID: openflow.NoBuffer,
+			OutPort: openflow.PortAny, OutGroup: 0xffffffff, Match: m,
+			Instructions: []openflow.Instruction{openflow.GotoTable(2)}}
+		c.send(&fm)
+	}
+	inPort := func(p uint32) openflow.Match { return openflow.Match{Fields: []openflow.OXM{openflow.InPort(p)}} }
+	send(0, inPort(1), 1)
+	send(2, inPort(2), 2) // same bytes, but no goto_table from the last table
+	send(0, inPort(3), 3)
+	send(1, inPort(4), 4)
+	c.send(&openflow.Empty{Header: hdr(openflow.TypeBarrierRequest, 5)})
+	c.expectError(2, openflow.ErrTypeBadInstruction, uint16(openflow.BadInstructionBadTableID))
+	c.recv(openflow.TypeBarrierReply)
+	for table, want := range []int{2, 1, 0} {
+		rs := a.Pipeline().Rules(uint8(table))
+		if len(rs) != want {
+			t.Fatalf("table %d holds %d rules, want %d", table, len(rs), want)
+		}
+		for _, r := range rs {
+			if len(r.Instructions) != 1 || r.Instructions[0].Kind != rules.InstGotoTable || r.Instructions[0].Table != 2 {
+				t.Errorf("table %d: instructions %+v, want goto_table:2", table, r.Instructions)
+			}
+		}
+	}
+}

@@ -16,6 +16,14 @@ import (
 // published to lookups at once, so a BARRIER_REPLY, which follows the burst,
 // leaves only after every earlier update is visible.
 
+// insCache is the last instruction list a connection translated: its wire
+// bytes, the table of its FLOW_MOD and the translation.
+type insCache struct {
+	raw   []byte
+	table uint8
+	ins   []rules.Instruction
+}
+
 // pendingMod is a queued FLOW_MOD: its translation and the first bytes of
 // the request, for the error reply.
 type pendingMod struct {
@@ -28,9 +36,20 @@ func (c *conn) onFlowMod(msg []byte) error {
 	if err := fm.UnmarshalBinary(msg); err != nil {
 		return err
 	}
-	u, err := updateFromWire(fm, c.a.pipe.NumTables(), c.a.cfg.StrictPorts)
+	// Controllers send long runs of FLOW_MODs with the same instructions:
+	// those share one translation, which rules never modifies.
+	raw := openflow.FlowModView(msg).InstructionBytes()
+	ic := &c.insCache
+	var ins []rules.Instruction
+	if ic.ins != nil && ic.table == fm.TableID && string(ic.raw) == string(raw) {
+		ins = ic.ins
+	}
+	u, err := translateFlowMod(fm, c.a.pipe.NumTables(), c.a.cfg.StrictPorts, false, ins)
 	if err != nil {
 		return err
+	}
+	if ins == nil && u.Instructions != nil {
+		ic.raw, ic.table, ic.ins = append(ic.raw[:0], raw...), fm.TableID, u.Instructions
 	}
 	if len(c.batch) == 0 {
 		c.batchStart = time.Now()
@@ -157,7 +176,7 @@ func (a *Agent) selectRules(fr *openflow.FlowStatsRequest) ([]*rules.Rule, error
 	if fr.TableID != 0xff && int(fr.TableID) >= n {
 		return nil, openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadTableID)}
 	}
-	m, err := matchFromWire(&fr.Match, false)
+	m, err := matchFromWire(&fr.Match, false, true)
 	if err != nil {
 		return nil, err
 	}

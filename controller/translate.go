@@ -94,7 +94,11 @@ func oxmValue(o *openflow.OXM) (vhi, vlo, mhi, mlo uint64) {
 
 // matchFromWire translates and validates a wire match (OpenFlow 1.3.5
 // §7.2.3.6 prerequisites, §7.2.3.5 masks).
-func matchFromWire(m *openflow.Match, strict bool) (rules.Match, error) {
+//
+// With check false the rules-level validation is left to the pipeline,
+// which repeats it when the update is applied and answers a failure with
+// the same error.
+func matchFromWire(m *openflow.Match, strict, check bool) (rules.Match, error) {
 	var out rules.Match
 	var seen [64]bool
 	for i := range m.Fields {
@@ -119,6 +123,9 @@ func matchFromWire(m *openflow.Match, strict bool) (rules.Match, error) {
 	}
 	if err := m.Validate(); err != nil {
 		return out, err
+	}
+	if !check {
+		return out, nil
 	}
 	validate := out.Validate
 	if strict {
@@ -365,8 +372,16 @@ func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Inst
 	return out
 }
 
-// updateFromWire translates a FLOW_MOD into a rules.Update.
+// updateFromWire translates a FLOW_MOD into a rules.Update, validated
+// completely (a bundle's messages must be, when they are added).
 func updateFromWire(fm *openflow.FlowMod, tables int, strict bool) (rules.Update, error) {
+	return translateFlowMod(fm, tables, strict, true, nil)
+}
+
+// translateFlowMod is updateFromWire; with check false the match's
+// rules-level validation is left to the pipeline (see matchFromWire), and
+// ins, when not nil, is used as the already translated instructions.
+func translateFlowMod(fm *openflow.FlowMod, tables int, strict, check bool, ins []rules.Instruction) (rules.Update, error) {
 	u := rules.Update{
 		Command: rules.Command(fm.Command), Table: fm.TableID, Priority: fm.Priority,
 		Cookie: fm.Cookie, CookieMask: fm.CookieMask, IdleTimeout: fm.IdleTimeout,
@@ -385,10 +400,12 @@ func updateFromWire(fm *openflow.FlowMod, tables int, strict bool) (rules.Update
 		return u, openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBufferUnknown)}
 	}
 	var err error
-	if u.Match, err = matchFromWire(&fm.Match, strict); err != nil {
+	if u.Match, err = matchFromWire(&fm.Match, strict, check); err != nil {
 		return u, err
 	}
-	if !isDelete {
+	if ins != nil && !isDelete {
+		u.Instructions = ins
+	} else if !isDelete {
 		if u.Instructions, err = instructionsFromWire(fm.Instructions, fm.TableID, tables); err != nil {
 			return u, err
 		}

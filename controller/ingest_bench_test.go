@@ -1,0 +1,44 @@
+package controller
+
+import (
+	"net"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/openflow"
+)
+
+// BenchmarkFlowModIngest measures what a connection spends on one FLOW_MOD
+// before the burst is applied: decoding, validation and translation into a
+// rules.Update. The flow tables are not touched.
+func BenchmarkFlowModIngest(b *testing.B) {
+	a, err := New(&Config{Logger: quiet, BatchMax: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p1, p2 := net.Pipe()
+	defer p1.Close()
+	defer p2.Close()
+	c := newConn(a, p1)
+	c.version = openflow.Version13
+	ups := exactFlows(1024, 0)
+	msgs := make([][]byte, len(ups))
+	for i := range ups {
+		var fm openflow.FlowMod
+		updateToWire(&ups[i], &fm)
+		fm.Header = openflow.Header{Version: openflow.Version13, XID: uint32(i)}
+		if msgs[i], err = fm.MarshalBinary(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := c.onFlowMod(msgs[i%len(msgs)]); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i%len(msgs) == 0 {
+			clear(c.batch)
+			c.batch, c.batchReq = c.batch[:0], c.batchReq[:0]
+		}
+	}
+}
