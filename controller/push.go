@@ -18,6 +18,11 @@ import (
 type PushConfig struct {
 	// Batch is the number of FLOW_MODs between barriers; default 1024.
 	Batch int
+	// Window is the number of batches in flight: the next batch is sent
+	// before the barrier replies of the Window-1 before it have arrived,
+	// so that the switch applies one while the client encodes the next.
+	// Default 2; 1 waits for every barrier reply before sending more.
+	Window int
 	// Timeout bounds the wait for each barrier reply; default 10 s.
 	Timeout time.Duration
 	// Lines, if set, names the file a flow came from: Lines[i] describes
@@ -51,7 +56,8 @@ type PushResult struct {
 	Errors   []*PushError  `json:"-"`
 	ErrCount int           `json:"errors"`
 	// Barrier latency of each batch: from its first FLOW_MOD written to
-	// its BARRIER_REPLY read.
+	// its BARRIER_REPLY read (with a Window over 1, a batch may wait for
+	// the switch to finish the one before it).
 	LatencyP50 time.Duration `json:"latency_p50_ns"`
 	LatencyP99 time.Duration `json:"latency_p99_ns"`
 	LatencyMax time.Duration `json:"latency_max_ns"`
@@ -95,6 +101,9 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 	if c.Timeout <= 0 {
 		c.Timeout = 10 * time.Second
 	}
+	if c.Window <= 0 {
+		c.Window = 2
+	}
 	defer nc.Close()
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
@@ -104,20 +113,25 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 		return nil, err
 	}
 	res := &PushResult{Version: p.version}
-	hist := hdrhistogram.New(1, 60_000_000, 3) // 1 µs .. 60 s
+	p.hist = hdrhistogram.New(1, 60_000_000, 3) // 1 µs .. 60 s
 	start := time.Now()
 	for lo := 0; lo < len(updates); lo += c.Batch {
 		hi := min(lo+c.Batch, len(updates))
-		t0 := time.Now()
-		if err := p.batch(updates, lo, hi, res); err != nil {
-			if ctx.Err() != nil {
-				err = ctx.Err()
+		if len(p.inflight) == c.Window {
+			if err := p.await(res); err != nil {
+				return res, p.fail(ctx, err, p.inflight[0].lo)
 			}
-			return res, fmt.Errorf("batch at flow %d: %w", lo+1, err)
 		}
-		hist.RecordValue(max(time.Since(t0).Microseconds(), 1))
-		res.Batches++
+		if err := p.send(updates, lo, hi); err != nil {
+			return res, p.fail(ctx, err, lo)
+		}
 	}
+	for len(p.inflight) > 0 {
+		if err := p.await(res); err != nil {
+			return res, p.fail(ctx, err, p.inflight[0].lo)
+		}
+	}
+	hist := p.hist
 	res.Elapsed = time.Since(start)
 	res.Flows = len(updates)
 	if res.Elapsed > 0 {
@@ -136,13 +150,32 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 }
 
 type pusher struct {
-	nc      net.Conn
-	r       *openflow.Reader
-	w       *openflow.Writer
-	cfg     *PushConfig
-	version uint8
-	xid     uint32
-	fm      openflow.FlowMod
+	nc       net.Conn
+	r        *openflow.Reader
+	w        *openflow.Writer
+	cfg      *PushConfig
+	version  uint8
+	xid      uint32
+	fm       openflow.FlowMod
+	inflight []sentBatch // oldest first
+	hist     *hdrhistogram.Histogram
+}
+
+// sentBatch is a batch whose barrier reply has not arrived yet.
+type sentBatch struct {
+	lo      int    // index of its first update
+	first   uint32 // xid of its first FLOW_MOD
+	barrier uint32 // xid of its BARRIER_REQUEST
+	t0      time.Time
+}
+
+// fail names the batch (by its first update, lo) a failure happened in,
+// with the context's error if the caller cancelled.
+func (p *pusher) fail(ctx context.Context, err error, lo int) error {
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return fmt.Errorf("batch at flow %d: %w", lo+1, err)
 }
 
 func (p *pusher) handshake() error {
@@ -167,10 +200,9 @@ func (p *pusher) handshake() error {
 	return nil
 }
 
-// batch writes updates[lo:hi] and a barrier, then reads until the barrier
-// reply, collecting errors and answering echo requests.
-func (p *pusher) batch(updates []rules.Update, lo, hi int, res *PushResult) error {
-	first := p.xid + 1
+// send writes updates[lo:hi] and a barrier.
+func (p *pusher) send(updates []rules.Update, lo, hi int) error {
+	b := sentBatch{lo: lo, first: p.xid + 1, t0: time.Now()}
 	for i := lo; i < hi; i++ {
 		p.xid++
 		updateToWire(&updates[i], &p.fm)
@@ -185,15 +217,23 @@ func (p *pusher) batch(updates []rules.Update, lo, hi int, res *PushResult) erro
 		}
 	}
 	p.xid++
-	barrier := p.xid
-	b := openflow.NewBarrierRequest(barrier)
-	b.Version = p.version
-	if err := p.w.Append(&b); err != nil {
+	b.barrier = p.xid
+	br := openflow.NewBarrierRequest(b.barrier)
+	br.Version = p.version
+	if err := p.w.Append(&br); err != nil {
 		return err
 	}
 	if err := p.w.Flush(); err != nil {
 		return err
 	}
+	p.inflight = append(p.inflight, b)
+	return nil
+}
+
+// await reads until the barrier reply of the oldest batch in flight,
+// collecting errors (of any batch in flight) and answering echo requests.
+func (p *pusher) await(res *PushResult) error {
+	oldest := p.inflight[0]
 	p.nc.SetReadDeadline(time.Now().Add(p.cfg.Timeout))
 	for {
 		msg, err := p.r.Next()
@@ -203,7 +243,10 @@ func (p *pusher) batch(updates []rules.Update, lo, hi int, res *PushResult) erro
 		xid := xidOf(msg)
 		switch openflow.Type(msg[1]) {
 		case openflow.TypeBarrierReply:
-			if xid == barrier {
+			if xid == oldest.barrier {
+				p.hist.RecordValue(max(time.Since(oldest.t0).Microseconds(), 1))
+				p.inflight = p.inflight[1:]
+				res.Batches++
 				return nil
 			}
 		case openflow.TypeError:
@@ -211,10 +254,10 @@ func (p *pusher) batch(updates []rules.Update, lo, hi int, res *PushResult) erro
 			if err := em.UnmarshalBinary(msg); err != nil {
 				return err
 			}
-			if xid < first || xid >= barrier {
-				return fmt.Errorf("switch error for xid %d outside the batch: %s", xid, em.Error())
+			i, ok := p.flowOf(xid)
+			if !ok {
+				return fmt.Errorf("switch error for xid %d outside the batches in flight: %s", xid, em.Error())
 			}
-			i := lo + int(xid-first)
 			pe := &PushError{Index: i, XID: xid, Err: em}
 			if i < len(p.cfg.Lines) {
 				pe.Where = p.cfg.Lines[i]
@@ -232,6 +275,16 @@ func (p *pusher) batch(updates []rules.Update, lo, hi int, res *PushResult) erro
 			}
 		}
 	}
+}
+
+// flowOf returns the index of the update that FLOW_MOD xid carried.
+func (p *pusher) flowOf(xid uint32) (int, bool) {
+	for _, b := range p.inflight {
+		if xid >= b.first && xid < b.barrier {
+			return b.lo + int(xid-b.first), true
+		}
+	}
+	return 0, false
 }
 
 func xidOf(msg []byte) uint32 { return binary.BigEndian.Uint32(msg[4:]) }

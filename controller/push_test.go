@@ -99,3 +99,46 @@ func TestPushIntoOpenVSwitch(t *testing.T) {
 		t.Fatalf("after push, ofswitch:\n%s\nOpen vSwitch:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestPushWindow keeps several batches in flight: every refused flow is
+// still reported against its own line, whatever batch it was in, and every
+// good flow lands.
+func TestPushWindow(t *testing.T) {
+	for _, window := range []int{1, 3, 8} {
+		t.Run("window="+itoa(window), func(t *testing.T) {
+			a, addr := startAgent(t, &Config{Tables: 2})
+			var b strings.Builder
+			var bad []string
+			for i := range 300 {
+				if i%37 == 5 {
+					b.WriteString("priority=5,tcp,tp_dst=80,actions=goto_table:7\n") // no table 7
+					bad = append(bad, "w.flows:"+itoa(i+1))
+					continue
+				}
+				b.WriteString("priority=100,ip,nw_src=10.1." + itoa(i/250) + "." + itoa(i%250) + ",actions=output:2\n")
+			}
+			ups := parseFlows(t, b.String())
+			lines := make([]string, len(ups))
+			for i, u := range ups {
+				lines[i] = "w.flows:" + itoa(u.ID)
+			}
+			res, err := Push(context.Background(), "tcp:"+addr, ups, &PushConfig{Batch: 7, Window: window, Lines: lines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Batches != 43 {
+				t.Errorf("%d batches, want 43", res.Batches)
+			}
+			var got []string
+			for _, e := range res.Errors {
+				got = append(got, e.Where)
+			}
+			if strings.Join(got, " ") != strings.Join(bad, " ") {
+				t.Fatalf("errors at %v, want %v", got, bad)
+			}
+			if n := len(a.Pipeline().Rules(0)); n != 300-len(bad) {
+				t.Fatalf("table 0 holds %d rules, want %d", n, 300-len(bad))
+			}
+		})
+	}
+}

@@ -30,7 +30,8 @@ func newPushCmd() *cobra.Command {
 		Long: `Reads flows in ovs-ofctl add-flows syntax (a line may start with "add",
 "modify" or "delete", as ovs-ofctl --bundle accepts; --strict makes modify and
 delete strict) and sends them as FLOW_MODs, a BARRIER_REQUEST after every
---batch flows, waiting for each barrier reply. Prints flows/s and the barrier
+--batch flows, with up to --window batches in flight (the next batch goes out
+while the switch applies the one before). Prints flows/s and the barrier
 latency of the batches; every error the switch sends is printed with the line
 of the file that caused it, and the exit status is non-zero.
 
@@ -74,6 +75,7 @@ Works against ofswitch and Open vSwitch alike.`,
 	f := cmd.Flags()
 	f.StringVar(&target, "switch", "tcp:127.0.0.1:6653", "the switch's OpenFlow target, tcp:IP[:PORT]")
 	f.IntVar(&cfg.Batch, "batch", 1024, "FLOW_MODs between barriers")
+	f.IntVar(&cfg.Window, "window", 2, "batches in flight before waiting for a barrier reply (1: stop and wait)")
 	f.BoolVar(&strict, "strict", false, "modify and delete lines are strict (MODIFY_STRICT, DELETE_STRICT)")
 	f.BoolVar(&fix, "fix-prereqs", false, "add missing match prerequisites instead of refusing the flow")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
