@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -159,6 +160,7 @@ type pusher struct {
 	fm       openflow.FlowMod
 	inflight []sentBatch // oldest first
 	hist     *hdrhistogram.Histogram
+	insCache wireInsCache
 }
 
 // sentBatch is a batch whose barrier reply has not arrived yet.
@@ -205,7 +207,7 @@ func (p *pusher) send(updates []rules.Update, lo, hi int) error {
 	b := sentBatch{lo: lo, first: p.xid + 1, t0: time.Now()}
 	for i := lo; i < hi; i++ {
 		p.xid++
-		updateToWire(&updates[i], &p.fm)
+		encodeUpdate(&updates[i], &p.fm, &p.insCache)
 		p.fm.Version, p.fm.XID = p.version, p.xid
 		if err := p.w.Append(&p.fm); err != nil {
 			return fmt.Errorf("encode flow %d: %w", i+1, err)
@@ -291,14 +293,40 @@ func xidOf(msg []byte) uint32 { return binary.BigEndian.Uint32(msg[4:]) }
 
 // updateToWire fills fm with the FLOW_MOD for u.
 // It reuses fm's match slice, so that pushing allocates little per flow.
-func updateToWire(u *rules.Update, fm *openflow.FlowMod) {
+func updateToWire(u *rules.Update, fm *openflow.FlowMod) { encodeUpdate(u, fm, nil) }
+
+// wireInsCache is the last instruction list a pusher translated, with the
+// ip_proto and eth_type its set_field actions were translated for.
+type wireInsCache struct {
+	ins         []rules.Instruction
+	proto, eth  uint64
+	out         []openflow.Instruction
+	initialized bool
+}
+
+// encodeUpdate is updateToWire; with a cache, flows whose instructions
+// equal the previous flow's share their translation (it is only read).
+func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
 	fields := appendMatch(fm.Match.Fields[:0], &u.Match)
+	var ins []openflow.Instruction
+	if c != nil {
+		proto, _ := u.Match.Get(rules.FieldIPProto)
+		eth, _ := u.Match.Get(rules.FieldEthType)
+		if c.initialized && c.proto == proto && c.eth == eth && sameInstructions(c.ins, u.Instructions) {
+			ins = c.out
+		} else {
+			ins = instructionsToWire(u.Instructions, &u.Match)
+			*c = wireInsCache{ins: u.Instructions, proto: proto, eth: eth, out: ins, initialized: true}
+		}
+	} else {
+		ins = instructionsToWire(u.Instructions, &u.Match)
+	}
 	*fm = openflow.FlowMod{
 		Cookie: u.Cookie, CookieMask: u.CookieMask, TableID: u.Table,
 		Command: openflow.FlowModCommand(u.Command), IdleTimeout: u.IdleTimeout,
 		HardTimeout: u.HardTimeout, Priority: u.Priority, BufferID: 0xffffffff,
 		OutPort: u.OutPort, OutGroup: u.OutGroup, Flags: uint16(u.Flags),
-		Match: openflow.Match{Fields: fields}, Instructions: instructionsToWire(u.Instructions, &u.Match),
+		Match: openflow.Match{Fields: fields}, Instructions: ins,
 	}
 	if fm.OutPort == 0 {
 		fm.OutPort = openflow.PortAny
@@ -306,4 +334,19 @@ func updateToWire(u *rules.Update, fm *openflow.FlowMod) {
 	if fm.OutGroup == 0 {
 		fm.OutGroup = openflow.GroupAny
 	}
+}
+
+// sameInstructions reports whether a and b say the same, field by field.
+func sameInstructions(a, b []rules.Instruction) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Kind != y.Kind || x.Table != y.Table || x.Metadata != y.Metadata ||
+			x.MetadataMask != y.MetadataMask || x.Meter != y.Meter || !slices.Equal(x.Actions, y.Actions) {
+			return false
+		}
+	}
+	return true
 }

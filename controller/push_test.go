@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -140,5 +142,40 @@ func TestPushWindow(t *testing.T) {
 				t.Fatalf("table 0 holds %d rules, want %d", n, 300-len(bad))
 			}
 		})
+	}
+}
+
+// TestEncodeCacheMatchesPlain encodes a flow file with the pusher's cache of
+// instruction translations and without: the bytes must be the same, also
+// when consecutive flows have the same actions but a different ip_proto
+// (set_field:tp_dst is a TCP or a UDP field) or actions that differ in one
+// field only.
+func TestEncodeCacheMatchesPlain(t *testing.T) {
+	ups := parseFlows(t, `priority=1,tcp,actions=set_field:80->tp_dst,output:2
+priority=1,tcp,tp_src=9,actions=set_field:80->tp_dst,output:2
+priority=1,udp,actions=set_field:80->tp_dst,output:2
+priority=1,udp,tp_src=9,actions=set_field:80->tp_dst,output:3
+priority=1,udp,tp_src=10,actions=set_field:80->tp_dst,output:3,output:4
+priority=2,ip,actions=write_metadata:0x1/0xff,goto_table:1
+priority=3,ip,actions=write_metadata:0x2/0xff,goto_table:1
+priority=4,ip,actions=drop
+priority=5,ip,actions=drop
+`)
+	var cache wireInsCache
+	for i := range ups {
+		var plain, cached openflow.FlowMod
+		updateToWire(&ups[i], &plain)
+		encodeUpdate(&ups[i], &cached, &cache)
+		a, err := plain.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := cached.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("flow %d: with the cache %x, without %x", i+1, b, a)
+		}
 	}
 }

@@ -208,13 +208,38 @@ func matchToWire(m *rules.Match) openflow.Match {
 	return openflow.Match{Fields: appendMatch(nil, m)}
 }
 
+// fieldWords has, for each field, a bit for each word of a rules.Key that
+// the field occupies.
+var fieldWords = func() (fw [rules.NumFields]uint32) {
+	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
+		var m rules.Match
+		if f.Bits() == 128 {
+			m.Set128(f, 0, 0, ^uint64(0), ^uint64(0))
+		} else {
+			m.Set(f, 0, ^uint64(0))
+		}
+		for w, x := range m.Mask {
+			if x != 0 {
+				fw[f] |= 1 << w
+			}
+		}
+	}
+	return fw
+}()
+
 // appendMatch appends the OXMs of m to dst.
 func appendMatch(dst []openflow.OXM, m *rules.Match) []openflow.OXM {
 	out := openflow.Match{Fields: dst}
 	proto, _ := m.Get(rules.FieldIPProto)
 	eth, _ := m.Get(rules.FieldEthType)
+	var used uint32 // words of the mask with a bit set
+	for w, x := range m.Mask {
+		if x != 0 {
+			used |= 1 << w
+		}
+	}
 	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
-		if !m.Has(f) {
+		if fieldWords[f]&used == 0 || !m.Has(f) {
 			continue
 		}
 		of := wireField(f, proto, eth)
