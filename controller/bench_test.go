@@ -88,7 +88,7 @@ func push(b *testing.B, t benchTarget, ups []rules.Update, batch int) *PushResul
 // then deletes them, on ofswitch and (where it runs) Open vSwitch.
 func BenchmarkPush(b *testing.B) {
 	for _, t := range benchTargets(b) {
-		for _, n := range []int{1_000, 10_000} {
+		for _, n := range []int{1_000, 10_000, 100_000} {
 			b.Run(fmt.Sprintf("%s/flows=%d", t.name, n), func(b *testing.B) {
 				ups := exactFlows(n, 0)
 				var flows float64
