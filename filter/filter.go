@@ -22,6 +22,15 @@ const (
 	StashSize = 32
 
 	maxBuckets = 1 << 30
+
+	// verStripes is the number of version counters a filter keeps at
+	// most (4 KiB of them), few enough to stay in the first-level cache
+	// of the core that runs the lookups.
+	verStripes = 1024
+
+	// altMul is the multiplier that hashes a fingerprint into the offset
+	// of its partner bucket (and, with two Bloom bits, chooses the bit).
+	altMul = 0x9e3779b97f4a7c15
 )
 
 // ErrConfig is returned by New for a Config it cannot use.
@@ -130,25 +139,32 @@ type Stats struct {
 // number of goroutines and never block. Insert, Delete, Rebalance,
 // SetBloomAfter, Stats and ResetStats must be called by one goroutine at a time.
 type Filter struct {
+	// Read by every lookup and written only when the stash changes: kept
+	// together at the front, away from the counters the writer bumps.
 	buckets []atomic.Uint64
 	mask    uint64 // m-1
-
-	// version stripes; a reader validates the two of its buckets.
-	ver     []atomic.Uint32
-	verMask uint64
-
+	fpShift uint64 // 64-f: the fingerprint is the top f bits of a hash
+	ones    uint64 // lowest bit of each lane
+	highs   uint64 // highest bit of each lane
+	// bloomOne is 1 with one Bloom bit per bucket and 0 with two; see
+	// bloomShift.
+	bloomOne  uint64
 	fbits     uint
 	fpMask    uint64 // low f bits
-	ones      uint64 // lowest bit of each lane
-	highs     uint64 // highest bit of each lane
-	slotsMask uint64 // bits [0, 4f)
 	bloomBits int
+	stashN    atomic.Int32
+	stashV    atomic.Uint32
+	stash     [StashSize]atomic.Uint64 // stashKey of each key; see stashKey
+	_         [64]byte                 // a cache line between readers' and writer's fields
+
+	// ver holds the version stripes, bumped by the writer before every
+	// store to a bucket; a reader validates the two of its buckets. Bucket
+	// i has stripe i mod verStripes: a fixed array, so a lookup indexes it
+	// with a constant mask and no bounds check.
+	ver [verStripes]atomic.Uint32
 
 	cuckooN atomic.Int64
 	bloomN  atomic.Int64
-	stashN  atomic.Int32
-	stash   [StashSize]atomic.Uint64 // stashKey of each key; see stashKey
-	stashV  atomic.Uint32
 
 	// Writer-only state below.
 	t       int
@@ -201,6 +217,7 @@ func New(c Config) (*Filter, error) {
 	f := &Filter{
 		buckets:   make([]atomic.Uint64, c.Buckets),
 		mask:      uint64(c.Buckets - 1),
+		fpShift:   uint64(64 - c.FingerprintBits),
 		fbits:     uint(c.FingerprintBits),
 		fpMask:    1<<uint(c.FingerprintBits) - 1,
 		bloomBits: c.BloomBits,
@@ -209,14 +226,13 @@ func New(c Config) (*Filter, error) {
 		rng:       c.Seed ^ 0x9e3779b97f4a7c15,
 		bloom:     make(map[uint32]bloomEntry),
 	}
-	stripes := min(c.Buckets, 4096)
-	f.ver = make([]atomic.Uint32, stripes)
-	f.verMask = uint64(stripes - 1)
+	if c.BloomBits == 1 {
+		f.bloomOne = 1
+	}
 	for i := range SlotsPerBucket {
 		f.ones |= 1 << (uint(i) * f.fbits)
 	}
 	f.highs = f.ones << (f.fbits - 1)
-	f.slotsMask = 1<<(SlotsPerBucket*f.fbits) - 1
 	f.sim.init(c.MaxIterations)
 	f.hist = make([]uint64, c.MaxIterations+1)
 	f.stats = Stats{Buckets: c.Buckets, FingerprintBits: c.FingerprintBits}
@@ -254,7 +270,7 @@ func (f *Filter) SetBloomAfter(t int) { f.t = t }
 // split returns the primary bucket and the fingerprint of h: the index from
 // the low bits, the fingerprint from the high bits; 0 is reserved for empty.
 func (f *Filter) split(h uint64) (uint64, uint64) {
-	fp := h >> (64 - f.fbits)
+	fp := h >> (f.fpShift & 63)
 	if fp == 0 {
 		fp = 1
 	}
@@ -263,35 +279,43 @@ func (f *Filter) split(h uint64) (uint64, uint64) {
 
 // alt returns the partner bucket of i for fingerprint fp.
 func (f *Filter) alt(i, fp uint64) uint64 {
-	return i ^ ((fp * 0x9e3779b97f4a7c15 >> 32) & f.mask)
+	return i ^ (fp * altMul >> 32 & f.mask)
 }
 
-// bloomBit returns the Bloom bit that an element with fingerprint fp owns
-// (or that a query for fp tests) in each of its buckets.
+// bloomShift returns the position of the Bloom bit that an element with
+// fingerprint fp owns (or that a query for fp tests) in each of its buckets:
+// 63 with one Bloom bit; 62 or 63, chosen by the fingerprint, with two.
+func (f *Filter) bloomShift(fp uint64) uint64 {
+	return 62 + (fp*altMul>>63 | f.bloomOne)
+}
+
+// bloomBit returns the Bloom bit of fp; see bloomShift.
 func (f *Filter) bloomBit(fp uint64) uint64 {
-	if f.bloomBits == 1 {
-		return 1 << 63
-	}
-	return 1 << (62 + (fp * 0x9e3779b97f4a7c15 >> 63))
-}
-
-// bloomMask returns the Bloom bit that Contains tests for fp, or 0 when the
-// Bloom part is unused.
-func (f *Filter) bloomMask(fp uint64) uint64 {
-	if f.bloomN.Load() == 0 {
-		return 0
-	}
-	return f.bloomBit(fp)
+	return 1 << (f.bloomShift(fp) & 63)
 }
 
 // lanes returns a word whose lane i has its top bit set if lane i of w holds
-// fp. Only the lowest flagged lane is exact; a higher flag can be a borrow.
+// fp. Only the lowest flagged lane is exact; a higher flag can be a borrow
+// (from a lane that does hold fp, so the word is nonzero exactly when some
+// lane matches). The Bloom bits above the lanes need no masking: a borrow
+// only moves upwards, and the result keeps the lanes' top bits alone.
 func (f *Filter) lanes(w, fp uint64) uint64 {
-	x := (w ^ (fp * f.ones)) & f.slotsMask
+	x := w ^ fp*f.ones
 	return (x - f.ones) &^ x & f.highs
 }
 
 func (f *Filter) has(w, fp uint64) bool { return f.lanes(w, fp) != 0 }
+
+// hit reports whether buckets w1 and w2 answer yes for fp: a lane of either
+// holds fp, or both have fp's Bloom bit set. One branch for the caller, no
+// loop over slots. The Bloom bits need no check of the Bloom part's size:
+// they are set only while it holds an element that owns them.
+func (f *Filter) hit(w1, w2, fp uint64) bool {
+	q := fp * f.ones
+	x1, x2 := w1^q, w2^q
+	l := ((x1-f.ones)&^x1 | (x2-f.ones)&^x2) & f.highs
+	return l|(w1&w2)>>(f.bloomShift(fp)&63)&1 != 0
+}
 
 // slotOf returns the first slot of w holding fp, or -1.
 func (f *Filter) slotOf(w, fp uint64) int {
@@ -311,10 +335,13 @@ func (f *Filter) set(w uint64, s int, fp uint64) uint64 {
 	return w&^(f.fpMask<<sh) | fp<<sh
 }
 
+// stripe returns the version stripe of bucket i.
+func (f *Filter) stripe(i uint64) *atomic.Uint32 { return &f.ver[i&(verStripes-1)] }
+
 // store publishes a new word for bucket i, bumping its version stripe first
 // so that a reader whose two loads straddle the store retries.
 func (f *Filter) store(i, w uint64) {
-	f.ver[i&f.verMask].Add(1)
+	f.stripe(i).Add(1)
 	f.buckets[i].Store(w)
 	if f.afterStore != nil {
 		f.afterStore()
@@ -323,9 +350,51 @@ func (f *Filter) store(i, w uint64) {
 
 // Contains reports whether h may be in the filter. It never returns false
 // for a hash that was inserted and not deleted.
+//
+// A yes needs one look at the two buckets: two independent loads, so that
+// their cache misses overlap, and those of consecutive lookups overlap too.
+// A no is confirmed by confirm before it is returned.
 func (f *Filter) Contains(h uint64) bool {
-	i1, fp := f.split(h)
-	return f.probe(i1, f.alt(i1, fp), fp)
+	b := f.buckets
+	if len(b) == 0 { // never, but it lets the compiler drop the bounds checks
+		return false
+	}
+	m := uint64(len(b) - 1)
+	fp := h >> (f.fpShift & 63)
+	if fp == 0 {
+		fp = 1
+	}
+	i1, i2 := h&m, (h^fp*altMul>>32)&m // as split and alt compute them
+	w1, w2 := b[i1].Load(), b[i2].Load()
+	if f.hit(w1, w2, fp) {
+		return true
+	}
+	if f.confirm(i1, i2, w1, w2) {
+		return false
+	}
+	return f.probe(i1, i2, fp)
+}
+
+// confirm reports whether a no that a lookup read from the words w1 and w2
+// of buckets i1 and i2 stands. The two loads were not validated: a kick walk
+// may have moved the element between them. So confirm makes one seqlock
+// read: the version stripes of both buckets, the buckets again, the stripes
+// again. The no stands if the buckets still hold w1 and w2, no store hit
+// either stripe meanwhile, and the stash is empty. The second loads hit the
+// cache lines the first ones brought in.
+func (f *Filter) confirm(i1, i2, w1, w2 uint64) bool {
+	v1p, v2p := f.stripe(i1), f.stripe(i2)
+	v1, v2 := v1p.Load(), v2p.Load()
+	b := f.buckets
+	return (b[i1].Load()^w1)|(b[i2].Load()^w2) == 0 && f.settled(v1p, v2p, v1, v2)
+}
+
+// settled reports whether a negative answer from buckets read after the
+// stripes v1p and v2p showed versions v1 and v2 stands: neither stripe has
+// changed since (no store hit the buckets while they were read), and the
+// stash, which the answer did not look at, is empty.
+func (f *Filter) settled(v1p, v2p *atomic.Uint32, v1, v2 uint32) bool {
+	return (v1p.Load()^v1)|(v2p.Load()^v2)|uint32(f.stashN.Load()) == 0
 }
 
 // stashKey names the class of keys that a cuckoo filter cannot tell apart:
@@ -334,17 +403,21 @@ func (f *Filter) Contains(h uint64) bool {
 // wherever the filter keeps it.
 func stashKey(i1, i2, fp uint64) uint64 { return min(i1, i2)<<16 | fp }
 
-// probe looks fp up in buckets i1 and i2, the Bloom bits and the stash. A
-// positive answer needs no validation: a fingerprint seen anywhere belongs
-// to a live element (a walk copies before it overwrites). A negative answer
-// is confirmed by re-reading the version stripes of both buckets; if a store
-// hit either while the buckets were being read, the probe runs again.
+// probe looks fp up in buckets i1 and i2, the Bloom bits and the stash, for
+// a lookup whose no confirm could not confirm. A positive answer
+// needs no validation: a fingerprint seen anywhere belongs to a live
+// element (a walk copies before it overwrites). A negative answer is
+// confirmed seqlock-style: the version stripes of both buckets are read
+// before and after the buckets; if a store hit either in between, the probe
+// runs again.
+//
+//go:noinline
 func (f *Filter) probe(i1, i2, fp uint64) bool {
-	v1p, v2p := &f.ver[i1&f.verMask], &f.ver[i2&f.verMask]
+	v1p, v2p := f.stripe(i1), f.stripe(i2)
+	b := f.buckets
 	for {
 		v1, v2 := v1p.Load(), v2p.Load()
-		w1, w2 := f.buckets[i1].Load(), f.buckets[i2].Load()
-		if f.lanes(w1, fp)|f.lanes(w2, fp)|w1&w2&f.bloomMask(fp) != 0 { // one predictable branch
+		if f.hit(b[i1].Load(), b[i2].Load(), fp) {
 			return true
 		}
 		if f.stashN.Load() != 0 && f.inStash(i1, i2, fp) {
@@ -386,24 +459,26 @@ func (f *Filter) ContainsBatch(hs []uint64, out []bool) {
 		i1s, i2s, fps [batchChunk]uint64
 		w1s, w2s      [batchChunk]uint64
 	)
+	b := f.buckets
+	if len(b) == 0 {
+		return
+	}
+	m := uint64(len(b) - 1)
 	for len(hs) > 0 {
 		n := min(len(hs), batchChunk)
-		for j := 0; j < n; j++ {
-			i1, fp := f.split(hs[j])
-			i1s[j], fps[j] = i1, fp
-			i2s[j] = f.alt(i1, fp)
-		}
-		for j := 0; j < n; j++ {
-			w1s[j] = f.buckets[i1s[j]].Load()
-			w2s[j] = f.buckets[i2s[j]].Load()
-		}
-		for j := 0; j < n; j++ {
-			fp := fps[j]
-			if f.lanes(w1s[j], fp)|f.lanes(w2s[j], fp)|w1s[j]&w2s[j]&f.bloomMask(fp) != 0 {
-				out[j] = true
-				continue
+		for j, h := range hs[:n] {
+			fp := h >> (f.fpShift & 63)
+			if fp == 0 {
+				fp = 1
 			}
-			out[j] = f.probe(i1s[j], i2s[j], fp)
+			i1, i2 := h&m, (h^fp*altMul>>32)&m
+			i1s[j], i2s[j], fps[j] = i1, i2, fp
+			w1s[j], w2s[j] = b[i1].Load(), b[i2].Load()
+		}
+		for j := range n {
+			fp := fps[j]
+			i1, i2, w1, w2 := i1s[j], i2s[j], w1s[j], w2s[j]
+			out[j] = f.hit(w1, w2, fp) || !f.confirm(i1, i2, w1, w2) && f.probe(i1, i2, fp)
 		}
 		hs, out = hs[n:], out[n:]
 	}

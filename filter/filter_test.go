@@ -187,14 +187,17 @@ func TestOracle(t *testing.T) {
 }
 
 // view is what a reader could load for one key at one instant.
-type view struct{ w1, w2, v1, v2 uint64 }
+type view struct {
+	w1, w2 uint64
+	v1, v2 uint32
+}
 
 func (f *Filter) viewOf(h uint64) (v view, fp uint64) {
 	i1, fp := f.split(h)
 	i2 := f.alt(i1, fp)
 	return view{
 		w1: f.buckets[i1].Load(), w2: f.buckets[i2].Load(),
-		v1: uint64(f.ver[i1&f.verMask].Load()), v2: uint64(f.ver[i2&f.verMask].Load()),
+		v1: f.stripe(i1).Load(), v2: f.stripe(i2).Load(),
 	}, fp
 }
 
@@ -222,14 +225,27 @@ func TestEveryInstant(t *testing.T) {
 					t.Fatalf("after store %d: live key %#x invisible", stores, h)
 				}
 				now, fp := f.viewOf(h)
+				i1, _ := f.split(h)
+				i2 := f.alt(i1, fp)
 				if p, ok := prev[h]; ok && f.stashLen() == 0 {
 					bm := f.bloomBit(fp)
 					// Load bucket 1 before the store and bucket 2
 					// after it, then the other way round.
 					for _, r := range [2]view{{p.w1, now.w2, p.v1, p.v2}, {now.w1, p.w2, p.v1, p.v2}} {
-						found := f.has(r.w1, fp) || f.has(r.w2, fp) || r.w1&r.w2&bm != 0
-						if !found && r.v1 == now.v1 && r.v2 == now.v2 {
+						found := f.hit(r.w1, r.w2, fp)
+						if found != (f.has(r.w1, fp) || f.has(r.w2, fp) || r.w1&r.w2&bm != 0) {
+							t.Fatalf("after store %d: hit(%#x, %#x, %#x) = %v, want the contrary", stores, r.w1, r.w2, fp, found)
+						}
+						// The reader re-reads the stripes now, with
+						// the versions it read before its loads.
+						if !found && f.settled(f.stripe(i1), f.stripe(i2), r.v1, r.v2) {
 							t.Fatalf("after store %d: a reader straddling it misses %#x without noticing", stores, h)
+						}
+						// Contains reads the stripes only after a
+						// miss: its confirmation must catch the
+						// straddle by loading the buckets again.
+						if !found && f.confirm(i1, i2, r.w1, r.w2) {
+							t.Fatalf("after store %d: confirm accepts a straddled miss of %#x", stores, h)
 						}
 						if !found {
 							straddles++
@@ -243,6 +259,34 @@ func TestEveryInstant(t *testing.T) {
 		if st := f.Stats(); stores < scale(3000, 2)/2 || st.Kicks == 0 || straddles == 0 {
 			t.Fatalf("only %d stores, %d kicks and %d caught straddles observed", stores, st.Kicks, straddles)
 		}
+	}
+}
+
+// TestSettled checks the validation of a negative lookup: it stands only
+// if neither version stripe moved since the reader read it and the stash is
+// empty, whatever the values of the counters.
+func TestSettled(t *testing.T) {
+	f := mustNew(t, Config{Buckets: 1 << 12})
+	r := rand.New(rand.NewPCG(3, 4))
+	s1, s2 := f.stripe(1), f.stripe(2)
+	for range 20000 {
+		s1.Store(r.Uint32() >> r.UintN(32))
+		s2.Store(r.Uint32() >> r.UintN(32))
+		v1, v2 := s1.Load(), s2.Load()
+		if !f.settled(s1, s2, v1, v2) {
+			t.Fatalf("versions %d, %d unchanged: not settled", v1, v2)
+		}
+		d1, d2 := uint32(r.IntN(3)), uint32(r.IntN(3))
+		s1.Add(d1)
+		s2.Add(d2)
+		if got, want := f.settled(s1, s2, v1, v2), d1 == 0 && d2 == 0; got != want {
+			t.Fatalf("versions %d, %d then %d, %d: settled = %v, want %v", v1, v2, s1.Load(), s2.Load(), got, want)
+		}
+		f.stashN.Store(1)
+		if f.settled(s1, s2, s1.Load(), s2.Load()) {
+			t.Fatal("settled with a key in the stash")
+		}
+		f.stashN.Store(0)
 	}
 }
 
