@@ -233,21 +233,36 @@ func (c *conn) serve() error {
 	// they would have had the controller sent a barrier; their errors
 	// have nobody to go to.
 	defer c.flush()
+	// The read deadline is the earlier of the inactivity probe's (a
+	// message, or an echo request of ours, restarts it) and the pending
+	// burst's. Re-arming it costs a
+	// timer update, so it is moved only when it must come sooner; when
+	// it fires early, the loop finds nothing due and arms it again.
+	lastRead := time.Now()
+	var armed time.Time
 	for {
-		deadline := time.Now().Add(c.a.cfg.EchoInterval)
-		if flushAt := c.batchStart.Add(c.a.cfg.BatchWait); len(c.batch) > 0 && flushAt.Before(deadline) {
-			deadline = flushAt
+		due := lastRead.Add(c.a.cfg.EchoInterval)
+		if flushAt := c.batchStart.Add(c.a.cfg.BatchWait); len(c.batch) > 0 && flushAt.Before(due) {
+			due = flushAt
 		}
-		c.nc.SetReadDeadline(deadline)
+		if armed.IsZero() || due.Before(armed) {
+			c.nc.SetReadDeadline(due)
+			armed = due
+		}
 		msg, err := c.r.Next()
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
-				if len(c.batch) > 0 {
+				armed = time.Time{}
+				now := time.Now()
+				if len(c.batch) > 0 && !now.Before(c.batchStart.Add(c.a.cfg.BatchWait)) {
 					if err := c.flush(); err != nil {
 						return err
 					}
 					continue
+				}
+				if now.Sub(lastRead) < c.a.cfg.EchoInterval {
+					continue // armed for something no longer due
 				}
 				if c.echoOut {
 					return errDeadPeer
@@ -257,6 +272,7 @@ func (c *conn) serve() error {
 				if err := c.send(&echo); err != nil {
 					return err
 				}
+				lastRead = now // the peer has as long again to answer
 				continue
 			}
 			if errors.Is(err, io.EOF) {
@@ -272,6 +288,7 @@ func (c *conn) serve() error {
 			return err
 		}
 		c.echoOut = false
+		lastRead = time.Now()
 		if err := c.handle(msg); err != nil {
 			return err
 		}
