@@ -212,7 +212,7 @@ func (p *pusher) send(updates []rules.Update, lo, hi int) error {
 		if err := p.w.Append(&p.fm); err != nil {
 			return fmt.Errorf("encode flow %d: %w", i+1, err)
 		}
-		if p.w.Buffered() > 64<<10 {
+		if p.w.Buffered() > 16<<10 { // the switch starts reading while the rest is encoded
 			if err := p.w.Flush(); err != nil {
 				return err
 			}
