@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ofswitch/ofswitch/openflow"
@@ -60,6 +61,25 @@ type Config struct {
 	// OnBurst, if set, is called after every burst of FLOW_MODs, with
 	// the flow tables' writer lock held: it must be quick.
 	OnBurst func(Burst)
+	// PacketOut, if set, executes a PACKET_OUT: actions on frame as if it
+	// had been received on inPort (openflow.PortController when the
+	// message names none). Actions come translated to rules.Action
+	// (output:TABLE = rules.PortTable runs the frame through the flow
+	// tables). It is called on the connection's goroutine; an error is
+	// answered as the OFPT_ERROR that openflow.ErrorFor derives. Without
+	// it the switch behaves as one without ports: see packet.go.
+	PacketOut func(inPort uint32, actions []rules.Action, frame []byte) error
+	// FailMode is what happens when no controller of Run's active
+	// (tcp:/ssl:) targets is connected: FailSecure (default) keeps the
+	// flows and drops table misses, FailStandalone acts as a learning
+	// switch. See the package documentation.
+	FailMode FailMode
+	// OnFailOpen, if set, is called with true when the switch enters
+	// standalone fail-open operation (FailStandalone and no controller
+	// connected for 3 x EchoInterval, as Open vSwitch does; also at start
+	// when Run has no active targets) and with false when a controller
+	// connects again. It is called from one goroutine of Run at a time.
+	OnFailOpen func(open bool)
 }
 
 func (c *Config) withDefaults() Config {
@@ -111,22 +131,30 @@ type Agent struct {
 	// plane never take it.
 	tmu sync.Mutex
 
+	// live is a snapshot of conns for the asynchronous senders
+	// (PacketIn, PortStatus), replaced whenever conns changes.
+	live atomic.Pointer[[]*conn]
+	// fail tracks the controllers of active targets; see failmode.go.
+	fail failState
+
 	// mu guards the fields below.
 	mu          sync.Mutex
 	conns       map[*conn]struct{}
 	generation  uint64 // last generation_id seen in a master/slave request
 	genDefined  bool
-	missSendLen uint16
 	configFlags uint16
 }
 
 // New returns an Agent; cfg may be nil for defaults.
 func New(cfg *Config) (*Agent, error) {
 	a := &Agent{
-		cfg:         cfg.withDefaults(),
-		conns:       map[*conn]struct{}{},
-		missSendLen: 128, // OFP_DEFAULT_MISS_SEND_LEN
+		cfg:   cfg.withDefaults(),
+		conns: map[*conn]struct{}{},
 	}
+	if a.cfg.FailMode > FailStandalone {
+		return nil, fmt.Errorf("controller: unknown fail mode %d", a.cfg.FailMode)
+	}
+	a.fail.init()
 	a.pipe = a.cfg.Pipeline
 	if a.pipe == nil {
 		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables), StrictPorts: a.cfg.StrictPorts})
@@ -188,6 +216,17 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 	go func() {
 		defer wg.Done()
 		a.expire(ctx)
+	}()
+	active := 0
+	for _, t := range targets {
+		if !t.Passive {
+			active++
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.failMonitor(ctx, active)
 	}()
 	errc := make(chan error, len(targets))
 	for _, t := range targets {
@@ -253,14 +292,14 @@ func (a *Agent) Serve(ctx context.Context, l net.Listener) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.serveLogged(ctx, nc)
+			a.serveLogged(ctx, nc, false)
 		}()
 	}
 }
 
-func (a *Agent) serveLogged(ctx context.Context, nc net.Conn) {
+func (a *Agent) serveLogged(ctx context.Context, nc net.Conn, active bool) {
 	peer := nc.RemoteAddr().String()
-	err := a.ServeConn(ctx, nc)
+	err := a.serveConn(ctx, nc, active)
 	if err != nil && ctx.Err() == nil {
 		a.cfg.Logger.Info("connection closed", "peer", peer, "err", err)
 	}
@@ -281,7 +320,7 @@ func (a *Agent) dialLoop(ctx context.Context, t Target) {
 		}
 		if err == nil {
 			start := time.Now()
-			a.serveLogged(ctx, nc)
+			a.serveLogged(ctx, nc, true)
 			if time.Since(start) > a.cfg.MaxBackoff {
 				backoff = 100 * time.Millisecond // it was up for a while
 			}
@@ -299,7 +338,14 @@ func (a *Agent) dialLoop(ctx context.Context, t Target) {
 // ServeConn runs the OpenFlow channel on nc until the peer closes it, a
 // framing error or a dead peer ends it, or ctx is done. It closes nc.
 func (a *Agent) ServeConn(ctx context.Context, nc net.Conn) error {
+	return a.serveConn(ctx, nc, false)
+}
+
+// serveConn is ServeConn; active marks a connection to an active target,
+// which counts for the fail mode.
+func (a *Agent) serveConn(ctx context.Context, nc net.Conn, active bool) error {
 	c := newConn(a, nc)
+	c.active = active
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
 	defer nc.Close()
@@ -314,11 +360,29 @@ func (a *Agent) ServeConn(ctx context.Context, nc net.Conn) error {
 func (a *Agent) register(c *conn) {
 	a.mu.Lock()
 	a.conns[c] = struct{}{}
+	a.publishConns()
 	a.mu.Unlock()
+	if c.active {
+		a.fail.connected(1)
+	}
 }
 
 func (a *Agent) forget(c *conn) {
 	a.mu.Lock()
+	_, was := a.conns[c]
 	delete(a.conns, c)
+	a.publishConns()
 	a.mu.Unlock()
+	if was && c.active {
+		a.fail.connected(-1)
+	}
+}
+
+// publishConns replaces the snapshot of conns; a.mu must be held.
+func (a *Agent) publishConns() {
+	cs := make([]*conn, 0, len(a.conns))
+	for c := range a.conns {
+		cs = append(cs, c)
+	}
+	a.live.Store(&cs)
 }

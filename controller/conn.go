@@ -38,6 +38,9 @@ type conn struct {
 	// send FLOW_REMOVED according to async.
 	role  uint32
 	async openflow.AsyncConfig
+	am    asyncMasks // role and async for PacketIn and PortStatus; see async.go
+
+	active bool // a connection to an active target; see failmode.go
 
 	// wmu guards the fields below.
 	wmu sync.Mutex
@@ -76,6 +79,7 @@ var handlers = [256]handler{
 	openflow.TypeSetAsync:         (*conn).onSetAsync,
 	openflow.TypeMultipartRequest: (*conn).onMultipartRequest,
 	openflow.TypeFlowMod:          (*conn).onFlowMod,
+	openflow.TypePacketOut:        (*conn).onPacketOut,
 	openflow.TypeBundleControl:    (*conn).onBundleControl,
 	openflow.TypeBundleAddMessage: (*conn).onBundleAdd,
 }
@@ -105,6 +109,8 @@ func newConn(a *Agent, nc net.Conn) *conn {
 	c.async.PacketInMask = [2]uint32{0b11, 0}
 	c.async.PortStatusMask = [2]uint32{0b111, 0b111}
 	c.async.FlowRemovedMask = [2]uint32{0b1111, 0}
+	c.syncAsync()
+	c.am.missSendLen.Store(128) // OFP_DEFAULT_MISS_SEND_LEN
 	return c
 }
 
@@ -127,6 +133,12 @@ func (c *conn) sendAsync(m openflow.Message) bool {
 		c.a.cfg.Logger.Error("encode asynchronous message", "type", m.MsgHeader().Type, "err", err)
 		return false
 	}
+	return c.enqueue(b)
+}
+
+// enqueue queues an encoded asynchronous message, which the writer only
+// reads (several connections may share b), as sendAsync does.
+func (c *conn) enqueue(b []byte) bool {
 	c.qmu.Lock()
 	over := c.qbytes+len(b) > c.a.cfg.AsyncLimit
 	if !over {
@@ -452,7 +464,7 @@ func (c *conn) onGetConfigRequest(msg []byte) error {
 		return err
 	}
 	c.a.mu.Lock()
-	rep := openflow.SwitchConfig{Flags: c.a.configFlags, MissSendLen: c.a.missSendLen}
+	rep := openflow.SwitchConfig{Flags: c.a.configFlags, MissSendLen: uint16(c.am.missSendLen.Load())}
 	c.a.mu.Unlock()
 	return out(c.reply(msg, &rep, openflow.TypeGetConfigReply))
 }
@@ -466,8 +478,10 @@ func (c *conn) onSetConfig(msg []byte) error {
 		// Unknown bits, or reassembly, which the switch does not do.
 		return openflow.ErrorMsg{Type: openflow.ErrTypeSwitchConfigFailed, Code: uint16(openflow.SwitchConfigFailedBadFlags)}
 	}
+	// miss_send_len is per connection, as in Open vSwitch.
 	c.a.mu.Lock()
-	c.a.configFlags, c.a.missSendLen = m.Flags, m.MissSendLen
+	c.a.configFlags = m.Flags
+	c.am.missSendLen.Store(uint32(m.MissSendLen))
 	c.a.mu.Unlock()
 	return nil
 }
@@ -509,10 +523,12 @@ func (c *conn) onRoleRequest(msg []byte) error {
 			for o := range a.conns {
 				if o != c && o.role == openflow.RoleMaster {
 					o.role = openflow.RoleSlave
+					o.syncAsync()
 				}
 			}
 		}
 		c.role = req.Role
+		c.syncAsync()
 	}
 	rep := openflow.Role{Role: c.role, GenerationID: a.generation}
 	a.mu.Unlock()
@@ -536,6 +552,7 @@ func (c *conn) onSetAsync(msg []byte) error {
 	}
 	c.a.mu.Lock()
 	c.async.PacketInMask, c.async.PortStatusMask, c.async.FlowRemovedMask = m.PacketInMask, m.PortStatusMask, m.FlowRemovedMask
+	c.syncAsync()
 	c.a.mu.Unlock()
 	return nil
 }

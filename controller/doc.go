@@ -28,4 +28,32 @@
 // When a connection has been idle for the echo interval (5 s by default, as
 // Open vSwitch's inactivity probe), the switch sends ECHO_REQUEST; if nothing
 // arrives within another interval the connection is closed.
+//
+// # Packets
+//
+// The data plane hands frames for the controllers to Agent.PacketIn and
+// port changes to Agent.PortStatus; both encode the message once per wire
+// form and queue it on every connection whose role and SET_ASYNC masks
+// want it, without waiting for any controller (a controller whose backlog
+// passes Config.AsyncLimit is disconnected). PACKET_IN carries no buffer
+// id: the whole frame, or as much as the output action's max_len (for
+// reasons other than an action, the connection's miss_send_len) allows.
+// PACKET_OUT is checked and translated here and executed by
+// Config.PacketOut; see packet.go for the checks and for what a switch
+// without a data plane does.
+//
+// # Fail mode
+//
+// Config.FailMode says what the switch does while none of Run's active
+// targets (tcp:, ssl:) has a connected controller. FailSecure, the
+// default, changes nothing: the flow entries stay and table misses are
+// dropped (or sent to a controller that is not there). FailStandalone
+// makes the switch a learning switch once no controller has been
+// connected for three inactivity probe intervals (15 s by default, as Open
+// vSwitch waits), or at once when Run has no active target: the agent
+// calls Config.OnFailOpen(true), and the data plane forwards table misses
+// as the NORMAL action would. When a controller completes the handshake
+// again the agent calls OnFailOpen(false) and the flow tables rule alone.
+// Passive targets (ovs-ofctl and controllers that connect in) do not count.
+// The flow entries are kept across both transitions.
 package controller
