@@ -134,6 +134,9 @@ func FuzzBundleControl(f *testing.F) {
 func FuzzBundleAddMessage(f *testing.F) {
 	fuzzRoundTrip[BundleAddMessage](f, TypeBundleAddMessage, TypeExperimenter)
 }
+func FuzzRoleStatus(f *testing.F) {
+	fuzzRoundTrip[RoleStatus](f, TypeRoleStatus, TypeExperimenter)
+}
 
 // FuzzFlowModView checks that the view accepts exactly what the value
 // decoder accepts, with the same error, and reads the same fields.

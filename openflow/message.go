@@ -37,6 +37,7 @@ var decoders = [...]func() Message{
 	TypeGetAsyncReply:         func() Message { return new(AsyncConfig) },
 	TypeSetAsync:              func() Message { return new(AsyncConfig) },
 	TypeMeterMod:              func() Message { return new(MeterMod) },
+	TypeRoleStatus:            func() Message { return new(RoleStatus) },
 	TypeBundleControl:         func() Message { return new(BundleControl) },
 	TypeBundleAddMessage:      func() Message { return new(BundleAddMessage) },
 }
@@ -47,7 +48,7 @@ var decoders = [...]func() Message{
 var v14ok = [...]bool{
 	TypeHello: true, TypeError: true, TypeEchoRequest: true, TypeEchoReply: true,
 	TypeExperimenter: true, TypeFeaturesRequest: true, TypeFlowMod: true, TypeBarrierRequest: true,
-	TypeBarrierReply: true, TypeBundleControl: true, TypeBundleAddMessage: true,
+	TypeBarrierReply: true, TypeBundleControl: true, TypeBundleAddMessage: true, TypeRoleStatus: true,
 }
 
 // kindONFBundleControl and kindONFBundleAdd extend the Type index of
@@ -55,7 +56,8 @@ var v14ok = [...]bool{
 const (
 	kindONFBundleControl = len(decoders)
 	kindONFBundleAdd     = len(decoders) + 1
-	numKinds             = len(decoders) + 2
+	kindONFRoleStatus    = len(decoders) + 2
+	numKinds             = len(decoders) + 3
 )
 
 func newKind(k int) Message {
@@ -64,6 +66,8 @@ func newKind(k int) Message {
 		return new(BundleControl)
 	case kindONFBundleAdd:
 		return new(BundleAddMessage)
+	case kindONFRoleStatus:
+		return new(RoleStatus)
 	}
 	return decoders[k]()
 }
@@ -73,7 +77,8 @@ func newKind(k int) Message {
 // HELLO of any version, OpenFlow 1.3 messages, and at version 0x05 the
 // messages OpenFlow 1.4 bundles use. ONF EXT-230 experimenter messages
 // decode as *BundleControl and *BundleAddMessage; other experimenter
-// messages as *Experimenter.
+// messages as *Experimenter, except ONFT_ROLE_STATUS, which decodes as
+// *RoleStatus, as does OFPT_ROLE_STATUS at version 0x05.
 func Decode(b []byte) (Message, error) {
 	k, err := kindOf(b)
 	if err != nil {
@@ -136,6 +141,8 @@ func kindOf(b []byte) (int, error) {
 			return kindONFBundleControl, nil
 		case ONFTypeBundleAddMessage:
 			return kindONFBundleAdd, nil
+		case ONFTypeRoleStatus:
+			return kindONFRoleStatus, nil
 		}
 	}
 	return int(h.Type), nil
