@@ -179,3 +179,17 @@ func (a *Agent) PortStatus(reason uint8, port openflow.Port) {
 		c.enqueue(encs[i])
 	}
 }
+
+// roleStatus tells the controllers that another one's master request made
+// slaves that they are (OpenFlow 1.4.1 §7.4.4): OFPT_ROLE_STATUS on
+// OpenFlow 1.4 connections, and on OpenFlow 1.3 ones the ONF experimenter
+// message ONFT_ROLE_STATUS with the same body, as Open vSwitch sends.
+func (a *Agent) roleStatus(demoted []*conn, generation uint64) {
+	for _, o := range demoted {
+		m := openflow.RoleStatus{
+			Header: openflow.Header{Version: o.version}, Role: openflow.RoleSlave,
+			Reason: openflow.RoleReasonMasterRequest, GenerationID: generation,
+		}
+		o.sendAsync(&m)
+	}
+}

@@ -425,3 +425,44 @@ func TestParseFailMode(t *testing.T) {
 		t.Error("New accepted fail mode 7")
 	}
 }
+
+// TestRoleStatus: a master demoted by another's request is told, in the
+// form of its version; the new master and an equal are not.
+func TestRoleStatus(t *testing.T) {
+	a, addr := startAgent(t, nil)
+	c13, c14, eq := dial(t, addr), dial(t, addr), dial(t, addr)
+	c13.handshake(openflow.Version13)
+	c14.handshake(openflow.Version14)
+	eq.handshake(openflow.Version13)
+	waitConns(t, a, 3)
+	c13.setRole(openflow.RoleMaster, 1, 1)
+	// c14 takes over: c13 hears of it through the ONF message.
+	c14.send(&openflow.Role{Header: openflow.Header{Version: openflow.Version14, Type: openflow.TypeRoleRequest, XID: 2},
+		Role: openflow.RoleMaster, GenerationID: 5})
+	c14.recv(openflow.TypeRoleReply)
+	want := hexBytes(t, `
+		04 04 00 20 00 00 00 00   # v1.3 EXPERIMENTER, len 32, xid 0
+		4f 4e 46 00 00 00 07 77   # ONF, ONFT_ROLE_STATUS
+		00 00 00 03 00 00 00 00   # role slave, reason master request
+		00 00 00 00 00 00 00 05   # generation_id 5
+	`)
+	if got := c13.recv(openflow.TypeExperimenter); !bytes.Equal(got, want) {
+		t.Fatalf("role status to the 1.3 controller\n got %x\nwant %x", got, want)
+	}
+	// c13 takes it back: c14 hears of it through OFPT_ROLE_STATUS.
+	c13.setRole(openflow.RoleMaster, 6, 3)
+	var rs openflow.RoleStatus
+	if err := rs.UnmarshalBinary(c14.recv(openflow.TypeRoleStatus)); err != nil {
+		t.Fatal(err)
+	}
+	if rs.Version != openflow.Version14 || rs.Role != openflow.RoleSlave || rs.GenerationID != 6 || rs.Reason != openflow.RoleReasonMasterRequest {
+		t.Errorf("role status to the 1.4 controller: %+v", rs)
+	}
+	// Becoming master again changes nothing for the others: no message.
+	// The equal controller never heard anything: its next message is the
+	// reply to its own request.
+	c13.setRole(openflow.RoleMaster, 7, 4)
+	eq.barrier(5)
+	c14.send(&openflow.Empty{Header: openflow.Header{Version: openflow.Version14, Type: openflow.TypeBarrierRequest, XID: 6}})
+	c14.recv(openflow.TypeBarrierReply)
+}

@@ -517,6 +517,7 @@ func (c *conn) onRoleRequest(msg []byte) error {
 		a.mu.Unlock()
 		return openflow.ErrorMsg{Type: openflow.ErrTypeRoleRequestFailed, Code: uint16(openflow.RoleRequestFailedBadRole)}
 	}
+	var demoted []*conn
 	if req.Role != openflow.RoleNoChange {
 		if req.Role == openflow.RoleMaster {
 			// There is one master: the others become slaves.
@@ -524,6 +525,7 @@ func (c *conn) onRoleRequest(msg []byte) error {
 				if o != c && o.role == openflow.RoleMaster {
 					o.role = openflow.RoleSlave
 					o.syncAsync()
+					demoted = append(demoted, o)
 				}
 			}
 		}
@@ -532,6 +534,7 @@ func (c *conn) onRoleRequest(msg []byte) error {
 	}
 	rep := openflow.Role{Role: c.role, GenerationID: a.generation}
 	a.mu.Unlock()
+	a.roleStatus(demoted, rep.GenerationID)
 	return out(c.reply(msg, &rep, openflow.TypeRoleReply))
 }
 

@@ -357,6 +357,11 @@ func TestRoles(t *testing.T) {
 	if r := role(b, openflow.RoleMaster, 2, 2); r.Role != openflow.RoleMaster {
 		t.Fatalf("b: %+v", r)
 	}
+	// a hears that it was demoted (ONF ROLE_STATUS on OpenFlow 1.3).
+	var rs openflow.RoleStatus
+	if err := rs.UnmarshalBinary(a.recv(openflow.TypeExperimenter)); err != nil || rs.Role != openflow.RoleSlave || rs.GenerationID != 2 {
+		t.Fatalf("a: role status %+v, %v", rs, err)
+	}
 	if r := role(a, openflow.RoleNoChange, 0, 3); r.Role != openflow.RoleSlave {
 		t.Fatalf("a after b became master: %+v, want slave", r)
 	}
