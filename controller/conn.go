@@ -33,6 +33,7 @@ type conn struct {
 	batchStart time.Time
 	insCache   insCache
 	bundles    map[uint32]*bundle // open bundles by id; see bundle.go
+	mp         []mpPartial        // multipart requests in several parts; see multipart.go
 
 	// a.mu guards role and async: other connections demote a master and
 	// send FLOW_REMOVED according to async.

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/ofswitch/ofswitch/openflow"
@@ -26,15 +28,126 @@ const (
 
 func padded(dst []byte, s string) { copy(dst[:len(dst)-1], s) }
 
+// Multipart requests in several parts (OFPMPF_REQ_MORE, OpenFlow 1.3.5
+// §7.3.5) are reassembled per xid, as Open vSwitch does: every part must
+// have the first part's type (else OFPBRC_BAD_MULTIPART), parts with an
+// empty body may come anywhere, and a sequence may not grow beyond
+// maxMultipartBytes, nor may more than maxMultipartPending sequences be
+// open at once (OFPBRC_MULTIPART_BUFFER_OVERFLOW). A failed sequence is
+// forgotten. The request is served when its last part arrives. Every type
+// this switch answers has a fixed body, so at most one part may carry it
+// (else OFPBRC_BAD_LEN), except TABLE_FEATURES, whose parts each carry
+// whole table descriptions: those are checked as they come and the
+// request is refused as a single-part one is (the tables are fixed).
+const (
+	maxMultipartBytes   = 4 << 20
+	maxMultipartPending = 4
+	multipartHeaderLen  = 16
+)
+
+// mpPartial is a multipart request sequence still waiting for parts.
+type mpPartial struct {
+	xid    uint32
+	part   openflow.MultipartType
+	size   int    // bytes received, headers included
+	bodies int    // parts with a body
+	body   []byte // the part with the body (fixed-body types), copied
+}
+
 func (c *conn) onMultipartRequest(msg []byte) error {
 	var req openflow.MultipartRequest
-	if err := req.UnmarshalBinary(msg); err != nil {
+	more := len(msg) >= multipartHeaderLen && binary.BigEndian.Uint16(msg[10:])&openflow.MultipartRequestMore != 0
+	if !more && c.partial(xidOf(msg)) < 0 {
+		if err := req.UnmarshalBinary(msg); err != nil {
+			return err
+		}
+		return c.serveMultipart(msg, &req)
+	}
+	full, err := c.assemble(msg, more, &req)
+	if err != nil || full == nil {
 		return err
 	}
-	if req.Flags&openflow.MultipartRequestMore != 0 {
-		// No request this switch answers needs more than one part.
-		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestMultipartBufferOverflow)}
+	if err := req.UnmarshalBinary(full); err != nil {
+		return err
 	}
+	return c.serveMultipart(full, &req)
+}
+
+// partial returns the index of the sequence with this xid, or -1.
+func (c *conn) partial(xid uint32) int {
+	for i := range c.mp {
+		if c.mp[i].xid == xid {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *conn) dropPartial(i int) {
+	c.mp = append(c.mp[:i], c.mp[i+1:]...)
+}
+
+// assemble adds one part of a multipart request sequence. It returns the
+// request to serve when msg completes the sequence, nil while parts are
+// missing.
+func (c *conn) assemble(msg []byte, more bool, req *openflow.MultipartRequest) ([]byte, error) {
+	hasBody := len(msg) > multipartHeaderLen
+	if hasBody || len(msg) < multipartHeaderLen {
+		// Check the part on its own; this also refuses a short header.
+		if err := req.UnmarshalBinary(msg); err != nil {
+			if i := c.partial(xidOf(msg)); i >= 0 {
+				c.dropPartial(i)
+			}
+			return nil, err
+		}
+	}
+	part := openflow.MultipartType(binary.BigEndian.Uint16(msg[8:]))
+	i := c.partial(xidOf(msg))
+	if i < 0 {
+		if len(c.mp) >= maxMultipartPending {
+			return nil, badRequest(openflow.BadRequestMultipartBufferOverflow)
+		}
+		c.mp = append(c.mp, mpPartial{xid: xidOf(msg), part: part})
+		i = len(c.mp) - 1
+	}
+	p := &c.mp[i]
+	if p.part != part {
+		c.dropPartial(i)
+		return nil, badRequest(openflow.BadRequestBadMultipart)
+	}
+	p.size += len(msg)
+	if p.size > maxMultipartBytes {
+		c.dropPartial(i)
+		return nil, badRequest(openflow.BadRequestMultipartBufferOverflow)
+	}
+	if hasBody {
+		p.bodies++
+		if part != openflow.MultipartTableFeatures {
+			if p.bodies > 1 {
+				c.dropPartial(i)
+				return nil, badRequest(openflow.BadRequestBadLen)
+			}
+			p.body = bytes.Clone(msg)
+		}
+	}
+	if more {
+		return nil, nil
+	}
+	done := *p
+	c.dropPartial(i)
+	if part == openflow.MultipartTableFeatures && done.bodies > 0 {
+		return nil, openflow.ErrorMsg{Type: openflow.ErrTypeTableFeaturesFailed, Code: uint16(openflow.TableFeaturesFailedEPerm)}
+	}
+	full := done.body
+	if full == nil {
+		full = bytes.Clone(msg)
+	}
+	binary.BigEndian.PutUint16(full[10:], 0) // the flags of a whole request
+	return full, nil
+}
+
+// serveMultipart answers one whole multipart request.
+func (c *conn) serveMultipart(msg []byte, req *openflow.MultipartRequest) error {
 	rep := &openflow.MultipartReply{Part: req.Part}
 	switch req.Part {
 	case openflow.MultipartDesc:
@@ -70,9 +183,9 @@ func (c *conn) onMultipartRequest(msg []byte) error {
 		rep.TableFeatures = c.a.tableFeatures()
 		return c.sendParts(msg, rep)
 	case openflow.MultipartFlow:
-		return c.onFlowStats(msg, &req)
+		return c.onFlowStats(msg, req)
 	case openflow.MultipartAggregate:
-		return c.onAggregateStats(msg, &req)
+		return c.onAggregateStats(msg, req)
 	case openflow.MultipartTable:
 		return c.onTableStats(msg)
 	case openflow.MultipartGroupDesc, openflow.MultipartGroup, openflow.MultipartMeter, openflow.MultipartMeterConfig:
