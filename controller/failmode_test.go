@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"net"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,23 +45,26 @@ func runAgent(t *testing.T, a *Agent, targets ...Target) {
 	})
 }
 
-// serveController accepts one connection on l and plays a controller that
-// only says HELLO and answers echo requests, until the connection ends.
-// It returns the connection once the switch has said HELLO.
-func serveController(t *testing.T, l net.Listener) net.Conn {
+// fakeController listens on addr and plays, on every connection, a
+// controller that only says HELLO and answers echo requests. stop closes
+// the listener and every connection and waits for them.
+func fakeController(t *testing.T, addr string) (stop func()) {
 	t.Helper()
-	l.(*net.TCPListener).SetDeadline(time.Now().Add(5 * time.Second))
-	nc, err := l.Accept()
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { nc.Close() })
-	h := openflow.NewHello(1, openflow.Version13)
-	b, _ := h.AppendBinary(nil)
-	if _, err := nc.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
+	var mu sync.Mutex // guards conns and closed
+	var conns []net.Conn
+	closed := false
+	var wg sync.WaitGroup
+	serve := func(nc net.Conn) {
+		defer wg.Done()
+		h := openflow.NewHello(1, openflow.Version13)
+		b, _ := h.AppendBinary(nil)
+		if _, err := nc.Write(b); err != nil {
+			return
+		}
 		r := openflow.NewReader(nc, 0)
 		for {
 			msg, err := r.Next()
@@ -72,26 +77,62 @@ func serveController(t *testing.T, l net.Listener) net.Conn {
 				nc.Write(b)
 			}
 		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			nc, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			if closed {
+				mu.Unlock()
+				nc.Close()
+				return
+			}
+			conns = append(conns, nc)
+			wg.Add(1)
+			mu.Unlock()
+			go serve(nc)
+		}
 	}()
-	return nc
+	stop = func() {
+		mu.Lock()
+		if closed {
+			mu.Unlock()
+			return
+		}
+		closed = true
+		l.Close()
+		for _, nc := range conns {
+			nc.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 func TestFailStandalone(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	port := l.Addr().(*net.TCPAddr).Port
+	addr := "127.0.0.1:" + strconv.Itoa(freeTCPPort(t))
+	stop := fakeController(t, addr)
 	ev := make(failEvents, 8)
-	a, err := New(&Config{Logger: quiet, FailMode: FailStandalone, EchoInterval: 30 * time.Millisecond,
+	// The echo interval is short, for a short test, but long enough that
+	// a loaded machine does not miss an echo reply.
+	a, err := New(&Config{Logger: quiet, FailMode: FailStandalone, EchoInterval: 200 * time.Millisecond,
 		MaxBackoff: 100 * time.Millisecond, OnFailOpen: func(open bool) { ev <- open }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runAgent(t, a, Target{Host: "127.0.0.1", Port: port})
+	target, err := ParseTarget("tcp:" + addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAgent(t, a, target)
 	// The switch connects at once; the controller is there.
-	nc := serveController(t, l)
 	waitConns(t, a, 1)
 	// A slow start under load may have failed open before the switch
 	// connected; then it must have come back.
@@ -106,14 +147,14 @@ func TestFailStandalone(t *testing.T) {
 	select {
 	case v := <-ev:
 		t.Fatalf("OnFailOpen(%v) while the controller is connected", v)
-	case <-time.After(4 * a.failOpenDelay()):
+	case <-time.After(2 * a.failOpenDelay()):
 	}
 	// The controller goes away and does not come back for a while:
 	// the switch fails open.
-	nc.Close()
+	stop()
 	ev.next(t, true)
 	// It comes back: the switch leaves fail-open operation.
-	serveController(t, l)
+	fakeController(t, addr)
 	ev.next(t, false)
 }
 
