@@ -66,7 +66,8 @@ type Config struct {
 	// message names none). Actions come translated to rules.Action
 	// (output:TABLE = rules.PortTable runs the frame through the flow
 	// tables). It is called on the connection's goroutine; an error is
-	// answered as the OFPT_ERROR that openflow.ErrorFor derives. Without
+	// answered as the OFPT_ERROR that openflow.ErrorFor derives. actions
+	// and frame are the callee's: the agent does not reuse them. Without
 	// it the switch behaves as one without ports: see packet.go.
 	PacketOut func(inPort uint32, actions []rules.Action, frame []byte) error
 	// FailMode is what happens when no controller of Run's active

@@ -35,6 +35,7 @@ func (c *conn) onPacketOut(msg []byte) error {
 		return err
 	}
 	a := c.a
+	ports := a.switchPorts()
 	in := po.InPort
 	switch {
 	case in == openflow.PortController || in == openflow.PortLocal:
@@ -42,7 +43,7 @@ func (c *conn) onPacketOut(msg []byte) error {
 		in = openflow.PortController
 	case in == 0 || in > openflow.PortMax:
 		return badRequest(openflow.BadRequestBadPort)
-	case !a.portExists(in):
+	case !ports.has(in):
 		return badRequest(openflow.BadRequestBadPort)
 	}
 	acts, err := actionsFromWire(po.Actions)
@@ -50,7 +51,7 @@ func (c *conn) onPacketOut(msg []byte) error {
 		return err
 	}
 	for _, act := range acts {
-		if act.Kind == rules.ActionOutput && act.Port <= openflow.PortMax && !a.portExists(act.Port) {
+		if act.Kind == rules.ActionOutput && act.Port <= openflow.PortMax && !ports.has(act.Port) {
 			return badAction(openflow.BadActionBadOutPort)
 		}
 	}
@@ -72,15 +73,27 @@ func (c *conn) onPacketOut(msg []byte) error {
 	return nil
 }
 
-// portExists reports whether port (1..OFPP_MAX) is one of the switch's:
-// one that Config.Ports describes; without Ports, any port when a data
-// plane executes PACKET_OUT (it decides), none otherwise.
-func (a *Agent) portExists(port uint32) bool {
+// portSet is the switch's ports (1..OFPP_MAX) as PACKET_OUT checks them.
+type portSet struct {
+	all   bool // any port number: the data plane decides
+	descs []openflow.Port
+}
+
+// switchPorts returns the ports Config.Ports describes; without Ports,
+// any port when a data plane executes PACKET_OUT, none otherwise.
+func (a *Agent) switchPorts() portSet {
 	if a.cfg.Ports == nil {
-		return a.cfg.PacketOut != nil
+		return portSet{all: a.cfg.PacketOut != nil}
 	}
-	for _, d := range a.cfg.Ports.Descs(nil) {
-		if d.PortNo == port {
+	return portSet{descs: a.cfg.Ports.Descs(nil)}
+}
+
+func (s portSet) has(port uint32) bool {
+	if s.all {
+		return true
+	}
+	for i := range s.descs {
+		if s.descs[i].PortNo == port {
 			return true
 		}
 	}
