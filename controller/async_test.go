@@ -2,11 +2,15 @@ package controller
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"log/slog"
+	"net"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -465,4 +469,57 @@ func TestRoleStatus(t *testing.T) {
 	eq.barrier(5)
 	c14.send(&openflow.Empty{Header: openflow.Header{Version: openflow.Version14, Type: openflow.TypeBarrierRequest, XID: 6}})
 	c14.recv(openflow.TypeBarrierReply)
+}
+
+// countWarnings is a slog handler that counts warnings.
+type countWarnings struct{ n *atomic.Int32 }
+
+func (h countWarnings) Enabled(context.Context, slog.Level) bool { return true }
+func (h countWarnings) Handle(_ context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn {
+		h.n.Add(1)
+	}
+	return nil
+}
+func (h countWarnings) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h countWarnings) WithGroup(string) slog.Handler      { return h }
+
+// TestPacketInFloodSlowController: a controller that stops reading is
+// disconnected once its backlog passes the limit, with one warning, and
+// PacketIn goes on returning at once.
+func TestPacketInFloodSlowController(t *testing.T) {
+	var warnings atomic.Int32
+	a, err := New(&Config{Logger: slog.New(countWarnings{&warnings}), EchoInterval: time.Minute, AsyncLimit: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Serve(ctx, l) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	slow := dial(t, l.Addr().String())
+	slow.handshake(openflow.Version13)
+	waitConns(t, a, 1)
+	slow.nc.(*net.TCPConn).SetReadBuffer(4096)
+	p := &PacketIn{InPort: 1, MaxLen: openflow.ControllerMaxLenNoBuffer, Frame: testFrame(1500)}
+	for range 20000 { // 30 MB, beyond any socket buffer
+		a.PacketIn(p)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for a.Conns() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := a.Conns(); n != 0 {
+		t.Fatal("a controller over its backlog limit was not disconnected")
+	}
+	if n := warnings.Load(); n != 1 {
+		t.Errorf("%d warnings for one slow controller, want 1", n)
+	}
 }

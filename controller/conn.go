@@ -52,9 +52,10 @@ type conn struct {
 	// PORT_STATUS) are queued for a writer goroutine, so that a controller
 	// that reads slowly delays nobody but itself; one whose backlog passes
 	// Config.AsyncLimit bytes is disconnected.
-	qmu    sync.Mutex // guards q and qbytes
+	qmu    sync.Mutex // guards q, qbytes and cut
 	q      [][]byte
 	qbytes int
+	cut    bool          // the backlog passed the limit: the connection is closing
 	kick   chan struct{} // wakes the writer; capacity 1
 	done   chan struct{} // closed when serve returns
 }
@@ -141,11 +142,16 @@ func (c *conn) sendAsync(m openflow.Message) bool {
 // reads (several connections may share b), as sendAsync does.
 func (c *conn) enqueue(b []byte) bool {
 	c.qmu.Lock()
+	if c.cut {
+		c.qmu.Unlock()
+		return false // disconnected already
+	}
 	over := c.qbytes+len(b) > c.a.cfg.AsyncLimit
 	if !over {
 		c.q = append(c.q, b)
 		c.qbytes += len(b)
 	}
+	c.cut = over
 	c.qmu.Unlock()
 	if over {
 		c.a.cfg.Logger.Warn("controller too slow: asynchronous backlog over the limit, disconnecting",
