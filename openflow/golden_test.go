@@ -192,6 +192,8 @@ func goldens() []struct {
 			}}},
 		{"flow_removed_idle.hex", syntheticOf(TypeFlowRemoved, 0)},
 		{"port_status_modify.hex", syntheticOf(TypePortStatus, 0)},
+		{"port_status_of14.hex", &PortStatus{Header: Header{Version14, TypePortStatus, 88, 10}, Reason: PortModify,
+			Desc: Port{PortNo: 1, HWAddr: [6]byte{2, 0, 0, 0, 0, 1}, Name: name16("veth1"), State: 4, Curr: 0x840, CurrSpeed: 10000000}}},
 		{"group_mod_select.hex", syntheticOf(TypeGroupMod, 0)},
 		{"port_mod_down.hex", syntheticOf(TypePortMod, 0)},
 		{"table_mod.hex", syntheticOf(TypeTableMod, 0)},

@@ -247,6 +247,11 @@ const (
 )
 
 // PortStatus is an OFPT_PORT_STATUS message (OpenFlow 1.3.5 §7.4.3).
+//
+// At Version14 the port is encoded in OpenFlow 1.4's ofp_port layout
+// (OpenFlow 1.4.1 §7.2.1): config and state in the port, the Ethernet
+// figures in one OFPPDPT_ETHERNET property. Decoding accepts that one
+// property and no other (ErrBadProperty).
 type PortStatus struct {
 	Header
 	Reason uint8 // Port*
@@ -258,7 +263,11 @@ func (m *PortStatus) AppendBinary(dst []byte) ([]byte, error) {
 	start := len(dst)
 	dst = appendHeader(dst, &m.Header, TypePortStatus)
 	dst = append(dst, m.Reason, 0, 0, 0, 0, 0, 0, 0)
-	dst = m.Desc.appendTo(dst)
+	if m.Version >= Version14 {
+		dst = m.Desc.appendTo14(dst)
+	} else {
+		dst = m.Desc.appendTo(dst)
+	}
 	return finish(dst, start, TypePortStatus)
 }
 
@@ -270,11 +279,64 @@ func (m *PortStatus) UnmarshalBinary(b []byte) error {
 	if err := decodeHeader(&m.Header, b, TypePortStatus, 80); err != nil {
 		return err
 	}
+	m.Reason = b[8]
+	if m.Version >= Version14 {
+		return m.Desc.decode14(b[16:], 16)
+	}
 	if len(b) != 80 {
 		return &DecodeError{Type: TypePortStatus, Field: "header.length", Offset: 2, Err: ErrBadLength}
 	}
-	m.Reason = b[8]
 	m.Desc.decode(b[16:])
+	return nil
+}
+
+// OpenFlow 1.4 port description sizes (OpenFlow 1.4.1 §7.2.1).
+const (
+	port14Len     = 40 // ofp_port without properties
+	port14EthLen  = 32 // ofp_port_desc_prop_ethernet
+	port14EthType = 0  // OFPPDPT_ETHERNET
+)
+
+// appendTo14 appends p in OpenFlow 1.4's layout, with its Ethernet
+// figures in an OFPPDPT_ETHERNET property.
+func (p *Port) appendTo14(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, p.PortNo)
+	dst = binary.BigEndian.AppendUint16(dst, port14Len+port14EthLen)
+	dst = append(dst, 0, 0)
+	dst = append(dst, p.HWAddr[:]...)
+	dst = append(dst, 0, 0)
+	dst = append(dst, p.Name[:]...)
+	dst = binary.BigEndian.AppendUint32(dst, p.Config)
+	dst = binary.BigEndian.AppendUint32(dst, p.State)
+	dst = binary.BigEndian.AppendUint16(dst, port14EthType)
+	dst = binary.BigEndian.AppendUint16(dst, port14EthLen)
+	dst = append(dst, 0, 0, 0, 0)
+	for _, w := range [...]uint32{p.Curr, p.Advertised, p.Supported, p.Peer, p.CurrSpeed, p.MaxSpeed} {
+		dst = binary.BigEndian.AppendUint32(dst, w)
+	}
+	return dst
+}
+
+// decode14 decodes an OpenFlow 1.4 ofp_port that fills b and carries one
+// OFPPDPT_ETHERNET property; off is b's offset in the message.
+func (p *Port) decode14(b []byte, off int) error {
+	if len(b) != port14Len+port14EthLen {
+		return &DecodeError{Type: TypePortStatus, Field: "header.length", Offset: 2, Err: ErrBadLength}
+	}
+	if n := binary.BigEndian.Uint16(b[4:]); int(n) != len(b) {
+		return &DecodeError{Type: TypePortStatus, Field: "port.length", Offset: off + 4, Err: ErrBadLength}
+	}
+	prop := b[port14Len:]
+	if binary.BigEndian.Uint16(prop) != port14EthType || binary.BigEndian.Uint16(prop[2:]) != port14EthLen {
+		return &DecodeError{Type: TypePortStatus, Field: "port.properties[0]", Offset: off + port14Len, Err: ErrBadProperty}
+	}
+	p.PortNo = binary.BigEndian.Uint32(b)
+	copy(p.HWAddr[:], b[8:14])
+	copy(p.Name[:], b[16:32])
+	p.Config = binary.BigEndian.Uint32(b[32:])
+	p.State = binary.BigEndian.Uint32(b[36:])
+	u := func(i int) uint32 { return binary.BigEndian.Uint32(prop[8+4*i:]) }
+	p.Curr, p.Advertised, p.Supported, p.Peer, p.CurrSpeed, p.MaxSpeed = u(0), u(1), u(2), u(3), u(4), u(5)
 	return nil
 }
 
