@@ -151,7 +151,8 @@ func (a *Agent) PacketIn(p *PacketIn) {
 // PortStatus sends OFPT_PORT_STATUS (OpenFlow 1.3.5 §7.4.3; reason
 // openflow.PortAdd, PortDelete or PortModify) to every connection whose
 // asynchronous configuration wants it: port_status_mask[0] for masters and
-// equals, [1] for slaves. It never blocks.
+// equals, [1] for slaves. OpenFlow 1.4 connections get the port in the
+// 1.4 layout (an Ethernet property). It never blocks.
 func (a *Agent) PortStatus(reason uint8, port openflow.Port) {
 	cs := a.live.Load()
 	if cs == nil || reason >= 32 {

@@ -196,13 +196,15 @@ func TestPacketInRolesAndAsync(t *testing.T) {
 	}
 }
 
-// TestPortStatus: port_status_mask per role.
+// TestPortStatus: port_status_mask per role; an OpenFlow 1.4 controller
+// gets the port in the 1.4 layout.
 func TestPortStatus(t *testing.T) {
 	a, addr := startAgent(t, nil)
-	m, s := dial(t, addr), dial(t, addr)
+	m, s, e := dial(t, addr), dial(t, addr), dial(t, addr)
 	m.handshake(openflow.Version13)
 	s.handshake(openflow.Version13)
-	waitConns(t, a, 2)
+	e.handshake(openflow.Version14)
+	waitConns(t, a, 3)
 	m.setRole(openflow.RoleMaster, 1, 1)
 	s.setRole(openflow.RoleSlave, 1, 1)
 	s.send(&openflow.AsyncConfig{Header: hdr(openflow.TypeSetAsync, 2), PortStatusMask: [2]uint32{0b111, 1 << openflow.PortDelete}})
@@ -226,6 +228,17 @@ func TestPortStatus(t *testing.T) {
 	}
 	if ps := status(s); ps.Reason != openflow.PortDelete {
 		t.Errorf("slave got reason %d first, want delete (modify is masked off)", ps.Reason)
+	}
+	b := e.recv(openflow.TypePortStatus)
+	if b[0] != openflow.Version14 || len(b) != 88 {
+		t.Fatalf("1.4 PORT_STATUS: version %#x, %d bytes; want 0x05, 88", b[0], len(b))
+	}
+	if ofctl, err := exec.LookPath("ovs-ofctl"); err == nil {
+		out, err := exec.Command(ofctl, "ofp-print", hex.EncodeToString(b)).CombinedOutput()
+		if s := string(out); err != nil || !strings.Contains(s, "OFPT_PORT_STATUS (OF1.4) (xid=0x0): MOD: 3(veth3): addr:02:00:00:00:00:03") ||
+			!strings.Contains(s, "speed: 10000 Mbps now") {
+			t.Errorf("ovs-ofctl ofp-print of the 1.4 PORT_STATUS: %v\n%s", err, s)
+		}
 	}
 }
 
