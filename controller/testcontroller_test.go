@@ -205,43 +205,51 @@ func TestOvsTestcontroller(t *testing.T) {
 }
 
 // TestOvsOfctlMonitor: Open vSwitch's own decoder, ovs-ofctl monitor, is
-// the controller: it prints the PACKET_IN and PORT_STATUS the switch
-// sends as they should read.
+// the controller, over OpenFlow 1.3 and 1.4: it prints the PACKET_IN and
+// PORT_STATUS the switch sends as they should read.
 func TestOvsOfctlMonitor(t *testing.T) {
 	ofctl := requireTool(t, "ovs-ofctl")
-	a, addr := startAgent(t, nil)
-	_, port, _ := net.SplitHostPort(addr)
-	var out lockedBuffer
-	cmd := exec.Command(ofctl, "-O", "OpenFlow13", "monitor", "tcp:127.0.0.1:"+port, "65534",
-		"--unixctl="+filepath.Join(t.TempDir(), "monitor.ctl"))
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
-	waitConns(t, a, 1)
-	p := openflow.Port{PortNo: 3, HWAddr: [6]byte{2, 0, 0, 0, 0, 3}}
-	copy(p.Name[:], "veth3")
-	want := []string{
-		"OFPT_PACKET_IN (OF1.3) (xid=0x0): cookie=0x9 total_len=64 metadata=0x5,in_port=1 (via no_match) data_len=40 (unbuffered)",
-		"dl_src=02:00:00:00:00:0a,dl_dst=02:00:00:00:00:0b", // the rest is cut off
-		"OFPT_PORT_STATUS (OF1.3) (xid=0x0): ADD: 3(veth3): addr:02:00:00:00:00:03",
-	}
-	// ovs-ofctl drops what arrives while it still sets the connection
-	// up, so the messages are sent again until they show.
-	eventually(t, "monitor output", out.String, func() bool {
-		a.PacketIn(&PacketIn{InPort: 1, Reason: openflow.PacketInNoMatch, Cookie: 9, Metadata: 5, MaxLen: 40, Frame: udpFrame(t, false)})
-		a.PortStatus(openflow.PortAdd, p)
-		time.Sleep(20 * time.Millisecond)
-		s := out.String()
-		for _, w := range want {
-			if !strings.Contains(s, w) {
-				return false
+	for _, v := range []struct {
+		flag, name string
+	}{{"OpenFlow13", "OF1.3"}, {"OpenFlow14", "OF1.4"}} {
+		t.Run(v.flag, func(t *testing.T) {
+			a, addr := startAgent(t, nil)
+			_, port, _ := net.SplitHostPort(addr)
+			var out lockedBuffer
+			cmd := exec.Command(ofctl, "-O", v.flag, "monitor", "tcp:127.0.0.1:"+port, "65534",
+				"--unixctl="+filepath.Join(t.TempDir(), "monitor.ctl"))
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-		}
-		return true
-	})
+			defer func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}()
+			waitConns(t, a, 1)
+			p := openflow.Port{PortNo: 3, HWAddr: [6]byte{2, 0, 0, 0, 0, 3}, CurrSpeed: 1000000}
+			copy(p.Name[:], "veth3")
+			want := []string{
+				"OFPT_PACKET_IN (" + v.name + ") (xid=0x0): cookie=0x9 total_len=64 metadata=0x5,in_port=1 (via no_match) data_len=40 (unbuffered)",
+				"dl_src=02:00:00:00:00:0a,dl_dst=02:00:00:00:00:0b", // the rest is cut off
+				"OFPT_PORT_STATUS (" + v.name + ") (xid=0x0): ADD: 3(veth3): addr:02:00:00:00:00:03",
+				"speed: 1000 Mbps now",
+			}
+			// ovs-ofctl drops what arrives while it still sets the
+			// connection up, so the messages are sent again until they
+			// show.
+			eventually(t, "monitor output", out.String, func() bool {
+				a.PacketIn(&PacketIn{InPort: 1, Reason: openflow.PacketInNoMatch, Cookie: 9, Metadata: 5, MaxLen: 40, Frame: udpFrame(t, false)})
+				a.PortStatus(openflow.PortAdd, p)
+				time.Sleep(20 * time.Millisecond)
+				s := out.String()
+				for _, w := range want {
+					if !strings.Contains(s, w) {
+						return false
+					}
+				}
+				return true
+			})
+		})
+	}
 }
