@@ -369,32 +369,43 @@ func (f *Filter) Contains(h uint64) bool {
 	if f.hit(w1, w2, fp) {
 		return true
 	}
-	if f.confirm(i1, i2, w1, w2) {
+	if f.confirm(i1, i2, w1, w2, f.readStripes(i1, i2)) {
 		return false
 	}
 	return f.probe(i1, i2, fp)
 }
 
-// confirm reports whether a no that a lookup read from the words w1 and w2
-// of buckets i1 and i2 stands. The two loads were not validated: a kick walk
-// may have moved the element between them. So confirm makes one seqlock
-// read: the version stripes of both buckets, the buckets again, the stripes
-// again. The no stands if the buckets still hold w1 and w2, no store hit
-// either stripe meanwhile, and the stash is empty. The second loads hit the
-// cache lines the first ones brought in.
-func (f *Filter) confirm(i1, i2, w1, w2 uint64) bool {
-	v1p, v2p := f.stripe(i1), f.stripe(i2)
-	v1, v2 := v1p.Load(), v2p.Load()
-	b := f.buckets
-	return (b[i1].Load()^w1)|(b[i2].Load()^w2) == 0 && f.settled(v1p, v2p, v1, v2)
+// stripeRead is what a lookup read from the version stripes of its two
+// buckets: the stripes and the versions they showed.
+type stripeRead struct {
+	p1, p2 *atomic.Uint32
+	v1, v2 uint32
 }
 
-// settled reports whether a negative answer from buckets read after the
-// stripes v1p and v2p showed versions v1 and v2 stands: neither stripe has
-// changed since (no store hit the buckets while they were read), and the
-// stash, which the answer did not look at, is empty.
-func (f *Filter) settled(v1p, v2p *atomic.Uint32, v1, v2 uint32) bool {
-	return (v1p.Load()^v1)|(v2p.Load()^v2)|uint32(f.stashN.Load()) == 0
+// readStripes reads the version stripes of buckets i1 and i2.
+func (f *Filter) readStripes(i1, i2 uint64) stripeRead {
+	p1, p2 := f.stripe(i1), f.stripe(i2)
+	return stripeRead{p1, p2, p1.Load(), p2.Load()}
+}
+
+// confirm reports whether a no that a lookup read from the words w1 and w2
+// of buckets i1 and i2 stands, given s, read from their stripes after those
+// words. The two loads were not validated: a kick walk may have moved the
+// element between them. So confirm completes one seqlock read with s: the
+// buckets again, then the stripes again. The no stands if the buckets still
+// hold w1 and w2 and s is settled. The second loads hit the cache lines the
+// first ones brought in.
+func (f *Filter) confirm(i1, i2, w1, w2 uint64, s stripeRead) bool {
+	b := f.buckets
+	return (b[i1].Load()^w1)|(b[i2].Load()^w2) == 0 && f.settled(s)
+}
+
+// settled reports whether a negative answer from buckets read after their
+// stripes showed s stands: neither stripe has changed since (no store hit
+// the buckets while they were read), and the stash, which the answer did not
+// look at, is empty.
+func (f *Filter) settled(s stripeRead) bool {
+	return (s.p1.Load()^s.v1)|(s.p2.Load()^s.v2)|uint32(f.stashN.Load()) == 0
 }
 
 // stashKey names the class of keys that a cuckoo filter cannot tell apart:
@@ -404,26 +415,25 @@ func (f *Filter) settled(v1p, v2p *atomic.Uint32, v1, v2 uint32) bool {
 func stashKey(i1, i2, fp uint64) uint64 { return min(i1, i2)<<16 | fp }
 
 // probe looks fp up in buckets i1 and i2, the Bloom bits and the stash, for
-// a lookup whose no confirm could not confirm. A positive answer
-// needs no validation: a fingerprint seen anywhere belongs to a live
-// element (a walk copies before it overwrites). A negative answer is
-// confirmed seqlock-style: the version stripes of both buckets are read
-// before and after the buckets; if a store hit either in between, the probe
-// runs again.
+// a lookup whose no confirm could not confirm. A positive answer needs no
+// validation: a fingerprint seen anywhere belongs to a live element (a walk
+// copies before it overwrites). A negative answer is confirmed
+// seqlock-style: the version stripes of both buckets are read before and
+// after the buckets; if a store hit either in between, the probe runs
+// again.
 //
 //go:noinline
 func (f *Filter) probe(i1, i2, fp uint64) bool {
-	v1p, v2p := f.stripe(i1), f.stripe(i2)
 	b := f.buckets
 	for {
-		v1, v2 := v1p.Load(), v2p.Load()
+		s := f.readStripes(i1, i2)
 		if f.hit(b[i1].Load(), b[i2].Load(), fp) {
 			return true
 		}
 		if f.stashN.Load() != 0 && f.inStash(i1, i2, fp) {
 			return true
 		}
-		if v1p.Load() == v1 && v2p.Load() == v2 {
+		if s.p1.Load() == s.v1 && s.p2.Load() == s.v2 {
 			return false
 		}
 	}
@@ -461,6 +471,7 @@ func (f *Filter) ContainsBatch(hs []uint64, out []bool) {
 	)
 	b := f.buckets
 	if len(b) == 0 {
+		clear(out)
 		return
 	}
 	m := uint64(len(b) - 1)
@@ -478,7 +489,8 @@ func (f *Filter) ContainsBatch(hs []uint64, out []bool) {
 		for j := range n {
 			fp := fps[j]
 			i1, i2, w1, w2 := i1s[j], i2s[j], w1s[j], w2s[j]
-			out[j] = f.hit(w1, w2, fp) || !f.confirm(i1, i2, w1, w2) && f.probe(i1, i2, fp)
+			out[j] = f.hit(w1, w2, fp) ||
+				!f.confirm(i1, i2, w1, w2, f.readStripes(i1, i2)) && f.probe(i1, i2, fp)
 		}
 		hs, out = hs[n:], out[n:]
 	}

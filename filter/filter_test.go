@@ -238,13 +238,13 @@ func TestEveryInstant(t *testing.T) {
 						}
 						// The reader re-reads the stripes now, with
 						// the versions it read before its loads.
-						if !found && f.settled(f.stripe(i1), f.stripe(i2), r.v1, r.v2) {
+						if !found && f.settled(stripeRead{f.stripe(i1), f.stripe(i2), r.v1, r.v2}) {
 							t.Fatalf("after store %d: a reader straddling it misses %#x without noticing", stores, h)
 						}
 						// Contains reads the stripes only after a
 						// miss: its confirmation must catch the
 						// straddle by loading the buckets again.
-						if !found && f.confirm(i1, i2, r.w1, r.w2) {
+						if !found && f.confirm(i1, i2, r.w1, r.w2, f.readStripes(i1, i2)) {
 							t.Fatalf("after store %d: confirm accepts a straddled miss of %#x", stores, h)
 						}
 						if !found {
@@ -273,17 +273,17 @@ func TestSettled(t *testing.T) {
 		s1.Store(r.Uint32() >> r.UintN(32))
 		s2.Store(r.Uint32() >> r.UintN(32))
 		v1, v2 := s1.Load(), s2.Load()
-		if !f.settled(s1, s2, v1, v2) {
+		if !f.settled(stripeRead{s1, s2, v1, v2}) {
 			t.Fatalf("versions %d, %d unchanged: not settled", v1, v2)
 		}
 		d1, d2 := uint32(r.IntN(3)), uint32(r.IntN(3))
 		s1.Add(d1)
 		s2.Add(d2)
-		if got, want := f.settled(s1, s2, v1, v2), d1 == 0 && d2 == 0; got != want {
+		if got, want := f.settled(stripeRead{s1, s2, v1, v2}), d1 == 0 && d2 == 0; got != want {
 			t.Fatalf("versions %d, %d then %d, %d: settled = %v, want %v", v1, v2, s1.Load(), s2.Load(), got, want)
 		}
 		f.stashN.Store(1)
-		if f.settled(s1, s2, s1.Load(), s2.Load()) {
+		if f.settled(f.readStripes(1, 2)) {
 			t.Fatal("settled with a key in the stash")
 		}
 		f.stashN.Store(0)
