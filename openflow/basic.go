@@ -262,11 +262,56 @@ func (m *Role) UnmarshalBinary(b []byte) error {
 // the master and equal roles, index 1 to the slave role; bit n of a mask
 // enables reason n. Header.Type says which message; a zero Type encodes as
 // OFPT_SET_ASYNC.
+//
+// At Version14 the message is OpenFlow 1.4's (OpenFlow 1.4.1 §7.3.10): a
+// list of 8-byte OFPACPT_* properties, one per mask and role, of which
+// Props says which are present (a SET_ASYNC changes only those). The
+// masks of ROLE_STATUS, TABLE_STATUS and REQUESTFORWARD exist only there.
+// Experimenter properties, and a type given twice, are refused
+// (ErrBadProperty).
 type AsyncConfig struct {
 	Header
 	PacketInMask    [2]uint32
 	PortStatusMask  [2]uint32
 	FlowRemovedMask [2]uint32
+
+	RoleStatusMask     [2]uint32 // Version14 only
+	TableStatusMask    [2]uint32 // Version14 only
+	RequestForwardMask [2]uint32 // Version14 only
+	// Props has bit t set when the property of type t (AsyncProp*) is
+	// present; Version14 only.
+	Props uint16
+}
+
+// OpenFlow 1.4 asynchronous configuration property types (enum
+// ofp_async_config_prop_type): even types are the slave's mask, odd ones
+// the master's (and equal's).
+const (
+	AsyncPropPacketInSlave        = 0  // OFPACPT_PACKET_IN_SLAVE
+	AsyncPropPacketInMaster       = 1  // OFPACPT_PACKET_IN_MASTER
+	AsyncPropPortStatusSlave      = 2  // OFPACPT_PORT_STATUS_SLAVE
+	AsyncPropPortStatusMaster     = 3  // OFPACPT_PORT_STATUS_MASTER
+	AsyncPropFlowRemovedSlave     = 4  // OFPACPT_FLOW_REMOVED_SLAVE
+	AsyncPropFlowRemovedMaster    = 5  // OFPACPT_FLOW_REMOVED_MASTER
+	AsyncPropRoleStatusSlave      = 6  // OFPACPT_ROLE_STATUS_SLAVE
+	AsyncPropRoleStatusMaster     = 7  // OFPACPT_ROLE_STATUS_MASTER
+	AsyncPropTableStatusSlave     = 8  // OFPACPT_TABLE_STATUS_SLAVE
+	AsyncPropTableStatusMaster    = 9  // OFPACPT_TABLE_STATUS_MASTER
+	AsyncPropRequestForwardSlave  = 10 // OFPACPT_REQUESTFORWARD_SLAVE
+	AsyncPropRequestForwardMaster = 11 // OFPACPT_REQUESTFORWARD_MASTER
+	// AsyncPropsAll has the bit of every property type above.
+	AsyncPropsAll uint16 = 1<<12 - 1
+)
+
+// mask returns the mask that property type t sets.
+func (m *AsyncConfig) mask(t int) *uint32 {
+	pairs := [...]*[2]uint32{&m.PacketInMask, &m.PortStatusMask, &m.FlowRemovedMask,
+		&m.RoleStatusMask, &m.TableStatusMask, &m.RequestForwardMask}
+	role := 0 // master and equal
+	if t%2 == 0 {
+		role = 1 // slave
+	}
+	return &pairs[t/2][role]
 }
 
 // AppendBinary appends the wire form of m to dst.
@@ -277,6 +322,16 @@ func (m *AsyncConfig) AppendBinary(dst []byte) ([]byte, error) {
 	}
 	start := len(dst)
 	dst = appendHeader(dst, &m.Header, t)
+	if m.Version >= Version14 {
+		for p := 0; p < 12; p++ {
+			if m.Props&(1<<p) != 0 {
+				dst = binary.BigEndian.AppendUint16(dst, uint16(p))
+				dst = binary.BigEndian.AppendUint16(dst, 8)
+				dst = binary.BigEndian.AppendUint32(dst, *m.mask(p))
+			}
+		}
+		return finish(dst, start, t)
+	}
 	for _, w := range [...]uint32{m.PacketInMask[0], m.PacketInMask[1], m.PortStatusMask[0],
 		m.PortStatusMask[1], m.FlowRemovedMask[0], m.FlowRemovedMask[1]} {
 		dst = binary.BigEndian.AppendUint32(dst, w)
@@ -293,8 +348,29 @@ func (m *AsyncConfig) UnmarshalBinary(b []byte) error {
 	if len(b) > 1 && Type(b[1]) == TypeGetAsyncReply {
 		t = TypeGetAsyncReply
 	}
-	if err := decodeHeader(&m.Header, b, t, 32); err != nil {
+	min := 32
+	if len(b) > 0 && b[0] >= Version14 {
+		min = HeaderLen
+	}
+	if err := decodeHeader(&m.Header, b, t, min); err != nil {
 		return err
+	}
+	m.RoleStatusMask, m.TableStatusMask, m.RequestForwardMask, m.Props = [2]uint32{}, [2]uint32{}, [2]uint32{}, 0
+	if m.Version >= Version14 {
+		m.PacketInMask, m.PortStatusMask, m.FlowRemovedMask = [2]uint32{}, [2]uint32{}, [2]uint32{}
+		for off := HeaderLen; off < len(b); off += 8 {
+			if len(b)-off < 8 || binary.BigEndian.Uint16(b[off+2:]) != 8 {
+				return &DecodeError{Type: t, Field: "properties.length", Offset: off + 2, Err: ErrBadProperty}
+			}
+			p := int(binary.BigEndian.Uint16(b[off:]))
+			if p >= 12 || m.Props&(1<<p) != 0 {
+				// Unknown, experimenter, or twice.
+				return &DecodeError{Type: t, Field: "properties.type", Offset: off, Err: ErrBadProperty}
+			}
+			*m.mask(p) = binary.BigEndian.Uint32(b[off+4:])
+			m.Props |= 1 << p
+		}
+		return nil
 	}
 	if len(b) != 32 {
 		return &DecodeError{Type: t, Field: "header.length", Offset: 2, Err: ErrBadLength}
