@@ -48,6 +48,30 @@ func (c *conn) syncAsync() {
 	c.am.portStatus.Store(c.async.PortStatusMask[i])
 }
 
+// setAsync applies a SET_ASYNC: on OpenFlow 1.4 only the masks whose
+// properties it carries, on 1.3 all three pairs. a.mu must be held.
+func (c *conn) setAsync(m *openflow.AsyncConfig) {
+	if m.Version < openflow.Version14 {
+		c.async.PacketInMask, c.async.PortStatusMask, c.async.FlowRemovedMask = m.PacketInMask, m.PortStatusMask, m.FlowRemovedMask
+		return
+	}
+	pairs := [...]struct{ dst, src *[2]uint32 }{
+		{&c.async.PacketInMask, &m.PacketInMask}, {&c.async.PortStatusMask, &m.PortStatusMask},
+		{&c.async.FlowRemovedMask, &m.FlowRemovedMask}, {&c.async.RoleStatusMask, &m.RoleStatusMask},
+		{&c.async.TableStatusMask, &m.TableStatusMask}, {&c.async.RequestForwardMask, &m.RequestForwardMask},
+	}
+	for p := range 12 {
+		if m.Props&(1<<p) == 0 {
+			continue
+		}
+		role := 0 // OFPACPT_*_MASTER: master and equal
+		if p%2 == 0 {
+			role = 1 // OFPACPT_*_SLAVE
+		}
+		pairs[p/2].dst[role] = pairs[p/2].src[role]
+	}
+}
+
 // pinHeaderLen is the fixed part of a PACKET_IN before its match.
 const pinHeaderLen = 24
 
@@ -183,8 +207,10 @@ func (a *Agent) PortStatus(reason uint8, port openflow.Port) {
 
 // roleStatus tells the controllers that another one's master request made
 // slaves that they are (OpenFlow 1.4.1 §7.4.4): OFPT_ROLE_STATUS on
-// OpenFlow 1.4 connections, and on OpenFlow 1.3 ones the ONF experimenter
-// message ONFT_ROLE_STATUS with the same body, as Open vSwitch sends.
+// OpenFlow 1.4 connections (unless their role status mask for slaves,
+// which only 1.4's SET_ASYNC can change, says otherwise), and on OpenFlow
+// 1.3 ones the ONF experimenter message ONFT_ROLE_STATUS with the same
+// body, as Open vSwitch sends.
 func (a *Agent) roleStatus(demoted []*conn, generation uint64) {
 	for _, o := range demoted {
 		m := openflow.RoleStatus{

@@ -536,3 +536,72 @@ func TestPacketInFloodSlowController(t *testing.T) {
 		t.Errorf("%d warnings for one slow controller, want 1", n)
 	}
 }
+
+// TestAsyncConfig14: an OpenFlow 1.4 controller reads and changes its
+// asynchronous configuration in the property form; a SET_ASYNC changes
+// only the masks it carries, and the role status mask holds back
+// ROLE_STATUS.
+func TestAsyncConfig14(t *testing.T) {
+	a, addr := startAgent(t, nil)
+	c, m := dial(t, addr), dial(t, addr)
+	c.handshake(openflow.Version14)
+	m.handshake(openflow.Version13)
+	waitConns(t, a, 2)
+	h14 := func(typ openflow.Type, xid uint32) openflow.Header {
+		return openflow.Header{Version: openflow.Version14, Type: typ, XID: xid}
+	}
+	get := func(xid uint32) openflow.AsyncConfig {
+		t.Helper()
+		c.send(&openflow.Empty{Header: h14(openflow.TypeGetAsyncRequest, xid)})
+		b := c.recv(openflow.TypeGetAsyncReply)
+		var rep openflow.AsyncConfig
+		if err := rep.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Version != openflow.Version14 || rep.Props != openflow.AsyncPropsAll || rep.XID != xid {
+			t.Fatalf("GET_ASYNC_REPLY v%#x props %#x xid %d", rep.Version, rep.Props, rep.XID)
+		}
+		return rep
+	}
+	want := openflow.AsyncConfig{PacketInMask: [2]uint32{3, 0}, PortStatusMask: [2]uint32{7, 7},
+		FlowRemovedMask: [2]uint32{15, 0}, RoleStatusMask: [2]uint32{7, 7}}
+	got := get(1)
+	got.Header, got.Props = openflow.Header{}, 0
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("default asynchronous configuration (-want +got):\n%s", diff)
+	}
+	c.send(&openflow.AsyncConfig{Header: h14(openflow.TypeSetAsync, 2),
+		PacketInMask: [2]uint32{1 << openflow.PacketInInvalidTTL, 0}, RoleStatusMask: [2]uint32{0, 0},
+		Props: 1<<openflow.AsyncPropPacketInMaster | 1<<openflow.AsyncPropRoleStatusSlave})
+	want.PacketInMask[0], want.RoleStatusMask[1] = 1<<openflow.PacketInInvalidTTL, 0
+	got = get(3)
+	got.Header, got.Props = openflow.Header{}, 0
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("after SET_ASYNC (-want +got):\n%s", diff)
+	}
+	a.PacketIn(&PacketIn{InPort: 1, Reason: openflow.PacketInNoMatch, MaxLen: 64, Frame: testFrame(60)})
+	a.PacketIn(&PacketIn{InPort: 1, Reason: openflow.PacketInInvalidTTL, MaxLen: 64, Frame: testFrame(60)})
+	var pin openflow.PacketIn
+	if err := pin.UnmarshalBinary(c.recv(openflow.TypePacketIn)); err != nil || pin.Reason != openflow.PacketInInvalidTTL {
+		t.Fatalf("PACKET_IN reason %d, %v; want only invalid-ttl", pin.Reason, err)
+	}
+	m.recv(openflow.TypePacketIn) // the 1.3 controller keeps the defaults: no-match
+	// Demoted with role status off for slaves: no ROLE_STATUS; the next
+	// message is the answer to the barrier.
+	c.send(&openflow.Role{Header: h14(openflow.TypeRoleRequest, 4), Role: openflow.RoleMaster, GenerationID: 1})
+	c.recv(openflow.TypeRoleReply)
+	m.setRole(openflow.RoleMaster, 2, 5)
+	a.PortStatus(openflow.PortAdd, openflow.Port{PortNo: 9}) // queued after any ROLE_STATUS
+	c.recv(openflow.TypePortStatus)
+	// A malformed property list is refused and changes nothing.
+	bad := []byte{5, byte(openflow.TypeSetAsync), 0, 16, 0, 0, 0, 6, 0, 1, 0, 8, 0, 0, 0}
+	bad = append(bad, 0)
+	binary.BigEndian.PutUint16(bad[8:], 0xfffe) // experimenter
+	c.sendRaw(bad)
+	c.expectError(6, openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadLen))
+	got = get(7)
+	got.Header, got.Props = openflow.Header{}, 0
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("after a refused SET_ASYNC (-want +got):\n%s", diff)
+	}
+}

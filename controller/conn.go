@@ -111,6 +111,8 @@ func newConn(a *Agent, nc net.Conn) *conn {
 	c.async.PacketInMask = [2]uint32{0b11, 0}
 	c.async.PortStatusMask = [2]uint32{0b111, 0b111}
 	c.async.FlowRemovedMask = [2]uint32{0b1111, 0}
+	// OpenFlow 1.4 adds role status (every reason, every role).
+	c.async.RoleStatusMask = [2]uint32{0b111, 0b111}
 	c.syncAsync()
 	c.am.missSendLen.Store(128) // OFP_DEFAULT_MISS_SEND_LEN
 	return c
@@ -532,7 +534,9 @@ func (c *conn) onRoleRequest(msg []byte) error {
 				if o != c && o.role == openflow.RoleMaster {
 					o.role = openflow.RoleSlave
 					o.syncAsync()
-					demoted = append(demoted, o)
+					if o.async.RoleStatusMask[1]&(1<<openflow.RoleReasonMasterRequest) != 0 {
+						demoted = append(demoted, o)
+					}
 				}
 			}
 		}
@@ -552,6 +556,7 @@ func (c *conn) onGetAsyncRequest(msg []byte) error {
 	c.a.mu.Lock()
 	rep := c.async
 	c.a.mu.Unlock()
+	rep.Props = openflow.AsyncPropsAll // used by the OpenFlow 1.4 form
 	return out(c.reply(msg, &rep, openflow.TypeGetAsyncReply))
 }
 
@@ -561,7 +566,7 @@ func (c *conn) onSetAsync(msg []byte) error {
 		return err
 	}
 	c.a.mu.Lock()
-	c.async.PacketInMask, c.async.PortStatusMask, c.async.FlowRemovedMask = m.PacketInMask, m.PortStatusMask, m.FlowRemovedMask
+	c.setAsync(&m)
 	c.syncAsync()
 	c.a.mu.Unlock()
 	return nil
