@@ -29,6 +29,24 @@
 // Open vSwitch's inactivity probe), the switch sends ECHO_REQUEST; if nothing
 // arrives within another interval the connection is closed.
 //
+// # Roles and asynchronous messages
+//
+// Each connection starts as an equal; ROLE_REQUEST makes it master or slave
+// (generation ids compare with wraparound; a stale one is refused). A new
+// master demotes the old one to slave, which is told so with
+// OFPT_ROLE_STATUS on OpenFlow 1.4 and, as Open vSwitch does, with the ONF
+// experimenter message ONFT_ROLE_STATUS on OpenFlow 1.3. A slave's
+// state-changing messages (FLOW_MOD, PACKET_OUT, bundles ...) are refused
+// with OFPBRC_IS_SLAVE. SET_ASYNC chooses, per role, the reasons of
+// PACKET_IN, PORT_STATUS and FLOW_REMOVED a connection receives (on
+// OpenFlow 1.4 in the property form, which also covers ROLE_STATUS).
+//
+// # Multipart requests
+//
+// A request sent in several parts (OFPMPF_REQ_MORE) is reassembled and
+// answered when its last part arrives; see multipart.go for the limits and
+// the errors. Replies larger than one message are split with REPLY_MORE.
+//
 // # Packets
 //
 // The data plane hands frames for the controllers to Agent.PacketIn and
