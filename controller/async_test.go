@@ -605,3 +605,89 @@ func TestAsyncConfig14(t *testing.T) {
 		t.Fatalf("after a refused SET_ASYNC (-want +got):\n%s", diff)
 	}
 }
+
+// TestPacketInConcurrent: data plane workers call PacketIn and PortStatus
+// at once while controllers come and go; every steady controller gets
+// every message, intact.
+func TestPacketInConcurrent(t *testing.T) {
+	a, addr := startAgent(t, nil)
+	readers := []*client{dial(t, addr), dial(t, addr)}
+	for _, c := range readers {
+		c.handshake(openflow.Version13)
+	}
+	waitConns(t, a, 2)
+	const workers, each = 4, 250
+	stop := make(chan struct{})
+	var churn sync.WaitGroup
+	churn.Add(1)
+	go func() { // a controller that keeps connecting and leaving
+		defer churn.Done()
+		for i := 0; i < 200; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			h := openflow.NewHello(1, openflow.Version13)
+			b, _ := h.AppendBinary(nil)
+			nc.Write(b)
+			time.Sleep(time.Millisecond)
+			nc.Close()
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			frame := testFrame(200)
+			for i := range each {
+				frame[0] = byte(w) // PacketIn copies: the worker may reuse its frame
+				a.PacketIn(&PacketIn{InPort: uint32(w + 1), Reason: openflow.PacketInNoMatch, Cookie: uint64(i), MaxLen: 128, Frame: frame})
+				if i%50 == 0 {
+					a.PortStatus(openflow.PortModify, openflow.Port{PortNo: uint32(w + 1)})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	churn.Wait()
+	for n, c := range readers {
+		var pins, status int
+		perWorker := make([]int, workers)
+		for pins < workers*each || status < workers*each/50 {
+			c.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+			msg, err := c.r.Next()
+			if err != nil {
+				t.Fatalf("reader %d after %d PACKET_IN, %d PORT_STATUS: %v", n, pins, status, err)
+			}
+			switch openflow.Type(msg[1]) {
+			case openflow.TypeEchoRequest:
+			case openflow.TypePacketIn:
+				var pin openflow.PacketIn
+				if err := pin.UnmarshalBinary(msg); err != nil {
+					t.Fatal(err)
+				}
+				w := int(pin.Data[0])
+				if w >= workers || len(pin.Data) != 128 || pin.TotalLen != 200 || !bytes.Equal(pin.Data[1:], testFrame(128)[1:]) {
+					t.Fatalf("reader %d: PACKET_IN %+v", n, pin)
+				}
+				if pin.Cookie != uint64(perWorker[w]) {
+					t.Fatalf("reader %d: worker %d's PACKET_IN %d came as number %d", n, w, pin.Cookie, perWorker[w])
+				}
+				perWorker[w]++
+				pins++
+			case openflow.TypePortStatus:
+				status++
+			default:
+				t.Fatalf("reader %d: unexpected %v", n, openflow.Type(msg[1]))
+			}
+		}
+	}
+}
