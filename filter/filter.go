@@ -461,8 +461,10 @@ func (f *Filter) inStash(i1, i2, fp uint64) bool {
 const batchChunk = 16
 
 // ContainsBatch sets out[i] = Contains(hs[i]) for every i; out must be at
-// least as long as hs. It loads the buckets of a chunk of keys before it
-// looks at any of them, so their cache misses overlap.
+// least as long as hs. It works through hs in chunks: first the bucket
+// indices and fingerprints of the whole chunk, then all its bucket loads in
+// a tight loop, so that their cache misses are in flight together, and only
+// then the matches (and, for a no, the confirmation Contains makes).
 func (f *Filter) ContainsBatch(hs []uint64, out []bool) {
 	out = out[:len(hs)]
 	var (
@@ -482,9 +484,10 @@ func (f *Filter) ContainsBatch(hs []uint64, out []bool) {
 			if fp == 0 {
 				fp = 1
 			}
-			i1, i2 := h&m, (h^fp*altMul>>32)&m
-			i1s[j], i2s[j], fps[j] = i1, i2, fp
-			w1s[j], w2s[j] = b[i1].Load(), b[i2].Load()
+			i1s[j], i2s[j], fps[j] = h&m, (h^fp*altMul>>32)&m, fp
+		}
+		for j := range n {
+			w1s[j], w2s[j] = b[i1s[j]&m].Load(), b[i2s[j]&m].Load() // &m: no bounds checks
 		}
 		for j := range n {
 			fp := fps[j]

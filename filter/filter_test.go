@@ -416,6 +416,20 @@ func TestContainsBatch(t *testing.T) {
 	}
 }
 
+// TestZeroFilter checks that the zero Filter answers lookups: nothing is
+// in it.
+func TestZeroFilter(t *testing.T) {
+	var f Filter
+	if f.Contains(mix(1)) {
+		t.Error("zero Filter contains a key")
+	}
+	out := []bool{true, true}
+	f.ContainsBatch([]uint64{mix(1), mix(2)}, out)
+	if out[0] || out[1] {
+		t.Errorf("zero Filter: ContainsBatch = %v, want all false", out)
+	}
+}
+
 func TestNoAllocs(t *testing.T) {
 	f := mustNew(t, Config{Buckets: 1 << 12, BloomAfter: 5})
 	next := fill(f, 0, 0.97)
@@ -478,10 +492,18 @@ func TestConcurrent(t *testing.T) {
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			var misses, checks atomic.Int64
+			// Reader 0 uses Contains, reader 1 ContainsBatch.
 			for reader := range 2 {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					var (
+						idx  []int
+						st   []uint64
+						hs   []uint64
+						out  = make([]bool, 32)
+						last = -1
+					)
 					for j := reader; ; j = (j + 7) % universe {
 						if j%1024 == 0 {
 							select {
@@ -491,14 +513,30 @@ func TestConcurrent(t *testing.T) {
 							}
 						}
 						s1 := state[j].Load()
-						if s1&1 == 0 {
+						if s1&1 == 0 || j == last {
 							continue
 						}
-						ok := f.Contains(key(j))
-						checks.Add(1)
-						if !ok && state[j].Load() == s1 {
-							misses.Add(1)
+						if reader == 0 {
+							ok := f.Contains(key(j))
+							checks.Add(1)
+							if !ok && state[j].Load() == s1 {
+								misses.Add(1)
+							}
+							continue
 						}
+						last = j
+						idx, st, hs = append(idx, j), append(st, s1), append(hs, key(j))
+						if len(hs) < cap(out) {
+							continue
+						}
+						f.ContainsBatch(hs, out)
+						checks.Add(int64(len(hs)))
+						for k, i := range idx {
+							if !out[k] && state[i].Load() == st[k] {
+								misses.Add(1)
+							}
+						}
+						idx, st, hs = idx[:0], st[:0], hs[:0]
 					}
 				}()
 			}
