@@ -45,14 +45,23 @@
 // that was inserted and not deleted, also while a kick walk or a Rebalance is
 // moving fingerprints. The writer carries out a walk from its end, so each
 // store copies a fingerprint to its new slot before the next store overwrites
-// its old one, and it bumps a version counter (striped by bucket) before every
-// store. A reader that finds nothing re-reads the versions of its two
-// buckets and retries only if a store hit them while it was reading, as in
-// MemC3's optimistic cuckoo hashing.
+// its old one, and it bumps a version counter (one of 1024 stripes, chosen by
+// bucket) before every store. A lookup that finds its fingerprint in one of
+// its two buckets answers yes at once: a fingerprint seen anywhere belongs to
+// a live element. A lookup that finds nothing confirms the no before it
+// stands, as in MemC3's optimistic cuckoo hashing: it reads the stripes of
+// its two buckets, loads the buckets again, and re-reads the stripes; the no
+// stands if the buckets still hold what it saw and no store hit either stripe
+// meanwhile (and the stash is empty). Otherwise the lookup falls back to a
+// probe that reads the stripes before and after the buckets and the stash,
+// and repeats until no store intervened.
 //
 // # Performance
 //
-// Contains, ContainsBatch, Insert and Delete allocate nothing. ContainsBatch
-// issues the loads of a whole batch before it inspects any of them, so the
-// cache misses of a batch overlap.
+// Contains, ContainsBatch, Insert and Delete allocate nothing. A lookup's
+// two bucket loads are independent, so the cache misses of one lookup, and
+// of consecutive lookups, overlap; the version stripes are read only to
+// confirm a no, and they fit in the first-level cache. ContainsBatch computes
+// the buckets of a chunk of keys, then issues all their loads back to back,
+// and only then inspects them, so that many more misses are in flight.
 package filter
