@@ -58,6 +58,8 @@ var setOrder = [...]rules.ActionKind{rules.ActionPopVLAN, rules.ActionPushVLAN, 
 // costs only the packet that caused it.
 func (w *Worker) Process(b *Burst) {
 	w.processed.Add(uint64(b.N))
+	w.clock = false
+	w.open = w.sw.failOpen.Load()
 	w.parser.ParseBurst(b)
 	st := &w.stats
 	n := 0
@@ -156,6 +158,9 @@ func (w *Worker) instrRun(t uint8, m, k int) (next int) {
 			st.Misses++
 			if t == 0 {
 				st.MissTable0++
+			}
+			if w.open {
+				w.normal(j)
 			}
 			continue
 		}
@@ -288,6 +293,8 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 				w.transmit(j, i)
 			}
 		}
+	case rules.PortNormal:
+		w.normal(j)
 	case rules.PortController:
 		fs.sent = true
 		w.stats.PacketIns++

@@ -2,7 +2,9 @@ package dataplane
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -47,6 +49,12 @@ type Config struct {
 	// PacketIn, if set, receives every packet-in, on the worker's
 	// goroutine. It must not block for long nor keep the frame.
 	PacketIn func(*PacketIn)
+	// MACTableSize bounds the NORMAL action's learning table (entries);
+	// zero means DefaultMACTableSize.
+	MACTableSize int
+	// MACAging is how long a learned address stays valid without being
+	// seen again; zero means DefaultMACAging.
+	MACAging time.Duration
 }
 
 // Switch classifies frames against a rules.Pipeline and applies the
@@ -65,6 +73,15 @@ type Switch struct {
 	portIdx []int32 // port number → index in ports, for numbers < len
 	devs    []Port  // by port index (nil: count only)
 	workers []*Worker
+
+	start    time.Time   // origin of the MAC table's clock
+	macs     *macTable   // NORMAL's learning table, shared by the workers
+	failOpen atomic.Bool // table misses go to NORMAL
+
+	// pktMu guards the fields below.
+	pktMu  sync.Mutex
+	pktout *Worker // runs PACKET_OUT actions
+	pktBuf []byte  // frame copy for output:TABLE
 }
 
 // NewSwitch returns a switch over p. It panics if p is nil.
@@ -72,10 +89,11 @@ func NewSwitch(p *rules.Pipeline, cfg *Config) *Switch {
 	if p == nil {
 		panic("dataplane: NewSwitch with nil pipeline")
 	}
-	s := &Switch{pipe: p}
+	s := &Switch{pipe: p, start: time.Now()}
 	if cfg != nil {
 		s.cfg = *cfg
 	}
+	s.macs = newMACTable(s.cfg.MACTableSize, s.cfg.MACAging)
 	if s.cfg.Workers <= 0 {
 		s.cfg.Workers = 1
 	}
@@ -102,6 +120,7 @@ func NewSwitch(p *rules.Pipeline, cfg *Config) *Switch {
 	for i := range s.cfg.Workers {
 		s.workers = append(s.workers, newWorker(s, i))
 	}
+	s.pktout = newWorker(s, len(s.workers))
 	return s
 }
 
@@ -116,6 +135,11 @@ func (s *Switch) index(pn uint32) int {
 		}
 	}
 	return -1
+}
+
+// all returns the workers and the PACKET_OUT worker.
+func (s *Switch) all() []*Worker {
+	return append(s.workers[:len(s.workers):len(s.workers)], s.pktout)
 }
 
 // Pipeline returns the pipeline the switch classifies against.
@@ -143,7 +167,7 @@ func (s *Switch) Processed() uint64 {
 // Stats returns the sum of the workers' counters.
 func (s *Switch) Stats() Counters {
 	var t Counters
-	for _, w := range s.workers {
+	for _, w := range s.all() {
 		t.Add(&w.stats)
 		t.Parse.Add(&w.parser.Stats)
 	}
@@ -156,7 +180,7 @@ func (s *Switch) PortStats() []PortStats {
 	out := make([]PortStats, len(s.ports))
 	for i, pn := range s.ports {
 		out[i].Port = pn
-		for _, w := range s.workers {
+		for _, w := range s.all() {
 			c := &w.portc[i]
 			out[i].RxPackets += c.RxPackets
 			out[i].RxBytes += c.RxBytes
@@ -265,6 +289,9 @@ type Worker struct {
 	burst   Burst                  // ReplayShard's burst
 	pin     PacketIn               // handed to Config.PacketIn
 	probe   *probe                 // lookup latency recorder of an experiment, or nil
+	now     uint32                 // seconds since the switch started, read once per burst by NORMAL
+	clock   bool                   // now is set for this burst
+	open    bool                   // fail-open, read once per burst
 }
 
 func newWorker(s *Switch, id int) *Worker {
