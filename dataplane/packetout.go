@@ -1,0 +1,124 @@
+package dataplane
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// PacketOut errors; a *PacketOutError unwraps to one of them.
+var (
+	ErrBadOutPort = errors.New("dataplane: no such output port") // OFPBAC_BAD_OUT_PORT
+	ErrBadAction  = errors.New("dataplane: unsupported action")  // OFPBAC_BAD_TYPE
+	ErrFrameSize  = errors.New("dataplane: bad frame length")    // OFPBRC_BAD_LEN
+)
+
+// PacketOutError says which action of a PACKET_OUT was refused and why.
+type PacketOutError struct {
+	Action int    // index in the action list; -1 for the frame itself
+	Port   uint32 // the output port, for ErrBadOutPort
+	Err    error  // a sentinel of this package
+}
+
+func (e *PacketOutError) Error() string {
+	if e.Action < 0 {
+		return fmt.Sprintf("packet_out: frame: %v", e.Err)
+	}
+	if errors.Is(e.Err, ErrBadOutPort) {
+		return fmt.Sprintf("packet_out: action[%d]: output to %#x: %v", e.Action, e.Port, e.Err)
+	}
+	return fmt.Sprintf("packet_out: action[%d]: %v", e.Action, e.Err)
+}
+
+func (e *PacketOutError) Unwrap() error { return e.Err }
+
+// MaxFrame is the largest frame PacketOut accepts.
+const MaxFrame = 65535
+
+// PacketOut executes a PACKET_OUT (OpenFlow 1.3.5 §7.3.7): actions, in
+// order, on an Ethernet frame as if it had been received on inPort
+// (rules.PortController when the controller names none). Output to
+// rules.PortTable runs the frame through the flow tables from table 0, as
+// received on inPort; FLOOD and ALL exclude inPort; NORMAL switches it
+// through the learning table; CONTROLLER sends it back as a packet-in of
+// reason action. Later actions see the frame as the earlier ones left it,
+// not as the pipeline of an output:TABLE did.
+//
+// The actions are checked before any runs: an output to a port the
+// switch does not have, or an action the data plane does not model
+// (groups), refuses the whole PACKET_OUT with a *PacketOutError. frame is
+// not modified nor retained.
+//
+// PacketOut is safe to call from any goroutine while the workers run:
+// calls are serialised on a worker of their own, and frames go out
+// through the same Port.Transmit as the workers'. Its counters are merged
+// into Stats and PortStats.
+func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) error {
+	if len(frame) < 14 || len(frame) > MaxFrame {
+		return &PacketOutError{Action: -1, Err: ErrFrameSize}
+	}
+	for i := range actions {
+		a := &actions[i]
+		switch a.Kind {
+		case rules.ActionOutput:
+			switch a.Port {
+			case rules.PortTable, rules.PortNormal, rules.PortFlood, rules.PortAll, rules.PortController, rules.PortInPort:
+			default:
+				if s.index(a.Port) < 0 {
+					return &PacketOutError{Action: i, Port: a.Port, Err: ErrBadOutPort}
+				}
+			}
+		case rules.ActionSetField, rules.ActionPushVLAN, rules.ActionPopVLAN, rules.ActionDecNwTTL, rules.ActionSetQueue:
+		default:
+			return &PacketOutError{Action: i, Err: ErrBadAction}
+		}
+	}
+	s.pktMu.Lock()
+	defer s.pktMu.Unlock()
+	w := s.pktout
+	w.clock, w.open = false, false
+	w.load(0, frame, inPort)
+	for i := range actions {
+		a := &actions[i]
+		if a.Kind == rules.ActionOutput && a.Port == rules.PortTable {
+			w.table(inPort)
+			continue
+		}
+		w.act(0, a, nil, 0xff)
+		if w.pkt[0].dropped {
+			break
+		}
+	}
+	return nil
+}
+
+// load makes frame the parsed frame j of w, received on inPort.
+func (w *Worker) load(j int, frame []byte, inPort uint32) {
+	fs := &w.pkt[j]
+	*fs = frameState{data: frame, eth: true, inPort: inPort}
+	w.set[j].n = 0
+	w.next[j] = 0xff
+	h, ok := w.parser.Parse(frame, layers.LinkTypeEthernet, inPort)
+	if !ok {
+		w.keys[j] = rules.Key{}
+		return
+	}
+	h.Key(&w.keys[j])
+	fs.l3, fs.l4, fs.vlans, fs.ethType, fs.proto = int(h.L3Off), int(h.L4Off), int(h.VLANs), h.EthType, h.IPProto
+}
+
+// table runs frame 0 of the PACKET_OUT worker through the pipeline, then
+// restores it for the actions after output:TABLE.
+func (w *Worker) table(inPort uint32) {
+	s := w.sw
+	s.pktBuf = append(s.pktBuf[:0], w.pkt[0].data...)
+	b := &w.burst
+	b.N = 1
+	b.Frames[0], b.Link[0], b.InPort[0] = s.pktBuf, layers.LinkTypeEthernet, inPort
+	w.Process(b)
+	b.Frames[0] = nil
+	w.load(0, s.pktBuf, inPort)
+}
