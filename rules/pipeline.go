@@ -266,9 +266,9 @@ func (p *Pipeline) Rules(id uint8) []*Rule {
 	v := p.version.Load()
 	var out []*Rule
 	for _, st := range t.subs {
-		for _, es := range st.keys {
-			for _, r := range es {
-				if r.Visible(v) {
+		for _, n := range st.nodes {
+			for i := range n.ents {
+				if r := n.ents[i].r; r.Visible(v) {
 					out = append(out, r)
 				}
 			}
@@ -490,10 +490,35 @@ func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) erro
 	return nil
 }
 
-// identical returns the live rule with exactly this match and priority.
+// identical returns the live rule with exactly this match and priority. It
+// looks in the subtables link could have put such a rule in: those of the
+// relaxed masks, then the mask's own.
 func (t *Table) identical(m *Match, pri uint16, p *Pipeline) *Rule {
-	for _, r := range t.byMatch[*m] {
-		if r.Priority == pri && p.live(r) {
+	if !p.cfg.NoMerge {
+		for _, g := range mergeLevels {
+			cm := coarseMask(&m.Mask, g)
+			if cm == m.Mask {
+				break
+			}
+			if r := t.identicalIn(t.subs[cm], m, pri, p); r != nil {
+				return r
+			}
+		}
+	}
+	return t.identicalIn(t.subs[m.Mask], m, pri, p)
+}
+
+func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline) *Rule {
+	if st == nil {
+		return nil
+	}
+	key := m.Key.And(&st.mask)
+	_, _, _, n := t.nodeOf(st, &key)
+	if n == nil {
+		return nil
+	}
+	for i := range n.ents {
+		if r := n.ents[i].r; r.Priority == pri && r.Match == *m && p.live(r) {
 			return r
 		}
 	}
@@ -503,9 +528,9 @@ func (t *Table) identical(m *Match, pri uint16, p *Pipeline) *Rule {
 // each calls fn for every physically present rule until fn returns false.
 func (t *Table) each(fn func(*Rule) bool) {
 	for _, st := range t.subs {
-		for _, es := range st.keys {
-			for _, r := range es {
-				if !fn(r) {
+		for _, n := range st.nodes {
+			for i := range n.ents {
+				if !fn(n.ents[i].r) {
 					return
 				}
 			}

@@ -76,10 +76,10 @@ type subtable struct {
 	nw    int
 
 	// writer only
-	keys     map[Key][]*Rule // masked key → rules, rank descending (physically present)
-	n        int
-	maxRank  uint64 // at least the best rank present
-	staleMax int    // removals of the best rule since maxRank was computed
+	nodes    []*inode // its index nodes, each at its pos
+	n        int      // rules physically present
+	maxRank  uint64   // at least the best rank present
+	staleMax int      // removals of the best rule since maxRank was computed
 }
 
 func (st *subtable) hash(k *Key) uint64 {
@@ -101,64 +101,63 @@ func fmix(h uint64) uint64 {
 	return h
 }
 
-// inode is one distinct (subtable, masked key) in the lookup index. Nodes are
-// immutable once linked: a change replaces the node (copying the chain before
-// it), so a lookup walking an old chain sees a consistent old list.
+// inode is one distinct (subtable, masked key) in the lookup index, with its
+// rules rank descending. The rules of a node never change: adding one
+// replaces the node in its slot. Only the removal versions change, in place
+// (atomically), so marking a rule removed allocates nothing; a lookup that
+// reads an entry at version v sees a removal version that is either final
+// or greater than v.
+//
+// Layout: the fields a lookup reads (hash, subtable, entries, the first
+// entry and the packed key) fill the node's first two cache lines.
 type inode struct {
 	h    uint64
 	st   *subtable
-	next *inode
-	ents []entry // rank descending
-	key  Key
+	ents []entry // rank descending; one[:] when there is one rule
+	one  [1]entry
+	key  [KeyWords]uint64 // the masked key words st.words[:st.nw], packed
+	pos  int              // writer only: index in st.nodes
 }
 
 // entry is a rule as the lookup path needs it, copied into its node so that
-// a probe touches one allocation: the node is replaced whenever a rule of
-// it is added or marked removed.
+// a probe touches one allocation.
 type entry struct {
 	rank    uint64
 	added   uint64
-	removed uint64
+	removed atomic.Uint64
 	r       *Rule
 	exact   bool // no full-match check needed
 }
 
-// inode1 and inode2 hold a node and its entries in one allocation.
-type inode1 struct {
-	inode
-	arr [1]entry
+func (e *entry) set(r *Rule) {
+	e.rank, e.added, e.r, e.exact = r.rank, r.added, r, r.exact
+	e.removed.Store(r.removed.Load())
 }
 
-type inode2 struct {
-	inode
-	arr [2]entry
-}
+// tomb marks a slot whose node was removed: probes go on past it.
+var tomb = &inode{}
 
-func newNode(h uint64, st *subtable, key *Key, next *inode, rs []*Rule) *inode {
-	var n *inode
-	var es []entry
-	switch len(rs) {
-	case 1:
-		x := &inode1{}
-		n, es = &x.inode, x.arr[:]
-	case 2:
-		x := &inode2{}
-		n, es = &x.inode, x.arr[:]
-	default:
-		n, es = &inode{}, make([]entry, len(rs))
+// newNode returns a node of st for the packed key pk holding rs (rank
+// descending), with old's slot position.
+func newNode(h uint64, st *subtable, pk *[KeyWords]uint64, rs []*Rule) *inode {
+	n := &inode{h: h, st: st, key: *pk}
+	if len(rs) == 1 {
+		n.ents = n.one[:]
+	} else {
+		n.ents = make([]entry, len(rs))
 	}
-	n.h, n.st, n.next, n.key, n.ents = h, st, next, *key, es
 	for i, r := range rs {
-		es[i] = entry{rank: r.rank, added: r.added, removed: r.removed.Load(), r: r, exact: r.exact}
+		n.ents[i].set(r)
 	}
 	return n
 }
 
-// copyNode returns a copy of n with a different next pointer; the entries
-// are shared (they are immutable).
-func copyNode(n *inode, next *inode) *inode {
-	c := &inode{h: n.h, st: n.st, next: next, ents: n.ents, key: n.key}
-	return c
+// slot is one cell of the open-addressing index: the node's hash (so that
+// a probe skips other keys without touching their nodes) and the node. An
+// empty slot has a nil node; a slot never becomes empty again.
+type slot struct {
+	h atomic.Uint64
+	n atomic.Pointer[inode]
 }
 
 type orderEntry struct {
@@ -168,29 +167,38 @@ type orderEntry struct {
 
 // tableState is what lookups load with one atomic pointer read.
 type tableState struct {
-	order   []orderEntry // subtables by decreasing best rank
-	filter  *filter.Filter
-	buckets []atomic.Pointer[inode]
-	bmask   uint64
+	order  []orderEntry // subtables by decreasing best rank
+	filter *filter.Filter
+	slots  []slot // linear probing by hash
+	smask  uint64
 }
 
+// find returns the node of (st, masked k) with hash h, or nil.
 func (s *tableState) find(h uint64, st *subtable, k *Key) *inode {
-	for n := s.buckets[h&s.bmask].Load(); n != nil; n = n.next {
-		if n.h != h || n.st != st {
-			continue
+	for i := h & s.smask; ; i = (i + 1) & s.smask {
+		sl := &s.slots[i]
+		n := sl.n.Load()
+		if n == nil {
+			return nil
 		}
-		ok := true
-		for _, w := range st.words[:st.nw] {
-			if n.key[w] != k[w]&st.mask[w] {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if sl.h.Load() == h && n.st == st && keyEqual(n, st, k) {
 			return n
 		}
 	}
-	return nil
+}
+
+// findPacked is find for a packed masked key; it returns the slot too.
+func (s *tableState) findPacked(h uint64, st *subtable, pk *[KeyWords]uint64) (*slot, *inode) {
+	for i := h & s.smask; ; i = (i + 1) & s.smask {
+		sl := &s.slots[i]
+		n := sl.n.Load()
+		if n == nil {
+			return nil, nil
+		}
+		if sl.h.Load() == h && n.st == st && n.key == *pk {
+			return sl, n
+		}
+	}
 }
 
 // Table is one flow table: a tuple-space classifier whose subtables (one per
@@ -208,11 +216,12 @@ type Table struct {
 
 	// writer only
 	subs       map[Key]*subtable
-	byMatch    map[Match][]*Rule // rules physically present, by exact match
-	probed     []*subtable       // subtables created during one link
-	staleSubs  []*subtable       // subtables whose maxRank may be too high
+	lastSub    *subtable   // the subtable subtableFor returned last
+	probed     []*subtable // subtables created during one link
+	staleSubs  []*subtable // subtables whose maxRank may be too high
 	nextSubID  uint64
-	nodes      int
+	nodes      int // live index nodes
+	used       int // index slots holding a node or a tombstone
 	rules      int // physically present
 	orderDirty bool
 	fcfg       filter.Config
@@ -221,9 +230,9 @@ type Table struct {
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
-	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, byMatch: map[Match][]*Rule{}, kind: p.cfg.Filter}
+	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, kind: p.cfg.Filter}
 	nb := 64
-	s := &tableState{buckets: make([]atomic.Pointer[inode], nb), bmask: uint64(nb - 1)}
+	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1)}
 	if t.kind != FilterNone {
 		t.fcfg = filter.Config{
 			Buckets:         p.cfg.FilterBuckets,
@@ -347,7 +356,7 @@ func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 			if best != nil && e.rank <= bestRank {
 				break
 			}
-			if e.added <= v && v < e.removed && (e.exact || e.r.Match.Matches(k)) {
+			if e.added <= v && v < e.removed.Load() && (e.exact || e.r.Match.Matches(k)) {
 				best, bestRank = e.r, e.rank
 				break
 			}
@@ -406,13 +415,13 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 				hit[j] = true
 			}
 		}
-		// Load the bucket heads of all hits first, then one word of each
-		// node, so that their cache misses overlap before the walks.
+		// Load the home slots of all hits first, then one word of each
+		// node there, so that their cache misses overlap before the probes.
 		var heads [batchChunk]*inode
 		var sum uint64
 		for j := range na {
 			if hit[j] {
-				heads[j] = s.buckets[hs[j]&s.bmask].Load()
+				heads[j] = s.slots[hs[j]&s.smask].n.Load()
 			}
 		}
 		for j := range na {
@@ -428,13 +437,7 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 			}
 			a := idx[j]
 			c.Probes++
-			var n *inode
-			for x := heads[j]; x != nil; x = x.next {
-				if x.h == hs[j] && x.st == st && keyEqual(x, st, &keys[a]) {
-					n = x
-					break
-				}
-			}
+			n := s.find(hs[j], st, &keys[a])
 			if n == nil {
 				if f != nil {
 					c.FalsePositives++
@@ -446,7 +449,7 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 				if out[a] != nil && e.rank <= rank[a] {
 					break
 				}
-				if e.added <= v && v < e.removed && (e.exact || e.r.Match.Matches(&keys[a])) {
+				if e.added <= v && v < e.removed.Load() && (e.exact || e.r.Match.Matches(&keys[a])) {
 					out[a], rank[a] = e.r, e.rank
 					break
 				}
@@ -456,22 +459,34 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 }
 
 func keyEqual(n *inode, st *subtable, k *Key) bool {
-	for _, w := range st.words[:st.nw] {
-		if n.key[w] != k[w]&st.mask[w] {
+	for i, w := range st.words[:st.nw] {
+		if n.key[i] != k[w]&st.mask[w] {
 			return false
 		}
 	}
 	return true
 }
 
+// pack returns the masked words of k that st tests, packed.
+func (st *subtable) pack(k *Key) (pk [KeyWords]uint64) {
+	for i, w := range st.words[:st.nw] {
+		pk[i] = k[w] & st.mask[w]
+	}
+	return pk
+}
+
 // --- writer side ---
 
 func (t *Table) subtableFor(mask *Key) *subtable {
+	if st := t.lastSub; st != nil && st.mask == *mask {
+		return st
+	}
 	if st := t.subs[*mask]; st != nil {
+		t.lastSub = st
 		return st
 	}
 	t.nextSubID++
-	st := &subtable{id: t.nextSubID, mask: *mask, keys: map[Key][]*Rule{}}
+	st := &subtable{id: t.nextSubID, mask: *mask}
 	st.seed = fmix(st.id*0x9e3779b97f4a7c15 + uint64(t.id)<<56 + 1)
 	for w := range mask {
 		if mask[w] != 0 {
@@ -480,6 +495,7 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 		}
 	}
 	t.subs[*mask] = st
+	t.lastSub = st
 	t.probed = append(t.probed, st)
 	t.orderDirty = true
 	return st
@@ -516,6 +532,15 @@ func coarseMask(m *Key, g int) Key {
 	return c
 }
 
+// nodeOf returns the hash, packed key, slot and node of (st, key), key
+// masked by st's mask; slot and node are nil when there is none.
+func (t *Table) nodeOf(st *subtable, key *Key) (uint64, [KeyWords]uint64, *slot, *inode) {
+	h := st.hash(key)
+	pk := st.pack(key)
+	sl, n := t.state.Load().findPacked(h, st, &pk)
+	return h, pk, sl, n
+}
+
 // link makes r physically present (not yet visible unless its added version
 // is published).
 func (t *Table) link(r *Rule) error {
@@ -531,38 +556,89 @@ func (t *Table) link(r *Rule) error {
 			}
 			cst := t.subtableFor(&cm)
 			ck := r.Match.Key.And(&cm)
-			if len(cst.keys[ck]) < mergeLimit {
+			if _, _, _, n := t.nodeOf(cst, &ck); n == nil || len(n.ents) < mergeLimit {
 				st, key = cst, ck
 				break
 			}
 		}
-		t.dropIfEmpty(st)
+		if len(t.probed) > 0 {
+			t.dropIfEmpty(st)
+		}
 	}
 	r.st = st
 	r.exact = st.mask == r.Match.Mask
-	t.byMatch[r.Match] = append(t.byMatch[r.Match], r)
-	old := st.keys[key]
-	ents := make([]*Rule, 0, len(old)+1)
-	i := 0
-	for i < len(old) && old[i].rank > r.rank {
-		i++
-	}
-	ents = append(ents, old[:i]...)
-	ents = append(ents, r)
-	ents = append(ents, old[i:]...)
-	st.keys[key] = ents
 	st.n++
 	t.rules++
 	if r.rank > st.maxRank || st.n == 1 {
 		st.maxRank = r.rank
 		t.orderDirty = true
 	}
-	h := st.hash(&key)
-	t.setNode(h, st, &key, ents)
-	if len(old) == 0 {
+	h, pk, sl, old := t.nodeOf(st, &key)
+	if old == nil {
+		n := &inode{h: h, st: st, key: pk}
+		n.ents = n.one[:]
+		n.one[0].set(r)
+		t.addNode(n)
 		return t.filterInsert(h)
 	}
+	rs := make([]*Rule, 0, len(old.ents)+1)
+	i := 0
+	for i < len(old.ents) && old.ents[i].rank > r.rank {
+		rs = append(rs, old.ents[i].r)
+		i++
+	}
+	rs = append(rs, r)
+	for ; i < len(old.ents); i++ {
+		rs = append(rs, old.ents[i].r)
+	}
+	t.replaceNode(sl, old, newNode(h, st, &pk, rs))
 	return nil
+}
+
+// addNode puts a new node into the first free slot of its probe sequence
+// (the caller knows its key is absent).
+func (t *Table) addNode(n *inode) {
+	s := t.state.Load()
+	if 2*(t.used+1) > len(s.slots) {
+		t.growIndex()
+		s = t.state.Load()
+	}
+	for i := n.h & s.smask; ; i = (i + 1) & s.smask {
+		sl := &s.slots[i]
+		x := sl.n.Load()
+		if x == nil || x == tomb {
+			if x == nil {
+				t.used++
+			}
+			// The hash first: a lookup that sees the node sees its hash.
+			sl.h.Store(n.h)
+			sl.n.Store(n)
+			break
+		}
+	}
+	st := n.st
+	n.pos = len(st.nodes)
+	st.nodes = append(st.nodes, n)
+	t.nodes++
+}
+
+// replaceNode puts n into the slot of old, a node of the same key.
+func (t *Table) replaceNode(sl *slot, old, n *inode) {
+	n.pos = old.pos
+	n.st.nodes[n.pos] = n
+	sl.n.Store(n)
+}
+
+// removeNode leaves a tombstone in old's slot.
+func (t *Table) removeNode(sl *slot, old *inode) {
+	sl.n.Store(tomb)
+	st := old.st
+	last := st.nodes[len(st.nodes)-1]
+	st.nodes[old.pos] = last
+	last.pos = old.pos
+	st.nodes[len(st.nodes)-1] = nil
+	st.nodes = st.nodes[:len(st.nodes)-1]
+	t.nodes--
 }
 
 // dropIfEmpty forgets subtables created by link's probing that got no rule.
@@ -570,6 +646,9 @@ func (t *Table) dropIfEmpty(keep *subtable) {
 	for _, st := range t.probed {
 		if st != keep && st.n == 0 {
 			delete(t.subs, st.mask)
+			if t.lastSub == st {
+				t.lastSub = nil
+			}
 		}
 	}
 	t.probed = t.probed[:0]
@@ -579,41 +658,38 @@ func (t *Table) dropIfEmpty(keep *subtable) {
 func (t *Table) unlink(r *Rule) {
 	st := r.st
 	key := r.Match.Key.And(&st.mask)
-	if bm := t.byMatch[r.Match]; len(bm) > 0 {
-		if i := slices.Index(bm, r); i >= 0 {
-			bm = slices.Delete(bm, i, i+1)
-			if len(bm) == 0 {
-				delete(t.byMatch, r.Match)
-			} else {
-				t.byMatch[r.Match] = bm
-			}
-		}
-	}
-	old := st.keys[key]
-	i := slices.Index(old, r)
-	if i < 0 {
+	h, pk, sl, old := t.nodeOf(st, &key)
+	if old == nil {
 		return
 	}
-	ents := make([]*Rule, 0, len(old)-1)
-	ents = append(ents, old[:i]...)
-	ents = append(ents, old[i+1:]...)
-	h := st.hash(&key)
-	if len(ents) == 0 {
-		delete(st.keys, key)
-		ents = nil
-	} else {
-		st.keys[key] = ents
+	i := 0
+	for i < len(old.ents) && old.ents[i].r != r {
+		i++
 	}
-	t.setNode(h, st, &key, ents)
-	if ents == nil {
+	if i == len(old.ents) {
+		return
+	}
+	if len(old.ents) == 1 {
+		t.removeNode(sl, old)
 		if f := t.state.Load().filter; f != nil {
 			f.Delete(h)
 		}
+	} else {
+		rs := make([]*Rule, 0, len(old.ents)-1)
+		for j := range old.ents {
+			if j != i {
+				rs = append(rs, old.ents[j].r)
+			}
+		}
+		t.replaceNode(sl, old, newNode(h, st, &pk, rs))
 	}
 	st.n--
 	t.rules--
 	if st.n == 0 {
 		delete(t.subs, st.mask)
+		if t.lastSub == st {
+			t.lastSub = nil
+		}
 		t.orderDirty = true
 	} else if r.rank == st.maxRank {
 		// maxRank only bounds the early exit, so a stale (too high) value
@@ -641,8 +717,8 @@ func (t *Table) refreshMaxRanks() {
 			continue
 		}
 		st.maxRank = 0
-		for _, es := range st.keys {
-			st.maxRank = max(st.maxRank, es[0].rank)
+		for _, n := range st.nodes {
+			st.maxRank = max(st.maxRank, n.ents[0].rank)
 		}
 		st.staleMax = 0
 		t.orderDirty = true
@@ -651,66 +727,48 @@ func (t *Table) refreshMaxRanks() {
 	t.staleSubs = kept
 }
 
-// refresh rewrites the index node holding r after r's removal mark changed,
-// so that lookups see the mark in the node's copy of the entry.
+// refresh copies r's removal mark into its index node, in place.
 func (t *Table) refresh(r *Rule) {
 	st := r.st
 	key := r.Match.Key.And(&st.mask)
-	t.setNode(st.hash(&key), st, &key, st.keys[key])
-}
-
-// setNode replaces the index node of (st, key) by one holding ents, or
-// removes it if ents is empty.
-func (t *Table) setNode(h uint64, st *subtable, key *Key, ents []*Rule) {
-	s := t.state.Load()
-	b := &s.buckets[h&s.bmask]
-	head := b.Load()
-	var prefix []*inode
-	var found *inode
-	for n := head; n != nil; n = n.next {
-		if n.h == h && n.st == st && n.key == *key {
-			found = n
-			break
+	_, _, _, n := t.nodeOf(st, &key)
+	if n == nil {
+		return
+	}
+	for i := range n.ents {
+		if n.ents[i].r == r {
+			n.ents[i].removed.Store(r.removed.Load())
+			return
 		}
-		prefix = append(prefix, n)
-	}
-	var tail *inode
-	if found != nil {
-		tail = found.next
-	} else {
-		tail = head
-		prefix = nil
-	}
-	if len(ents) > 0 {
-		tail = newNode(h, st, key, tail, ents)
-	}
-	for i := len(prefix) - 1; i >= 0; i-- {
-		tail = copyNode(prefix[i], tail)
-	}
-	b.Store(tail)
-	switch {
-	case found == nil && len(ents) > 0:
-		t.nodes++
-		if t.nodes > len(s.buckets) {
-			t.growIndex()
-		}
-	case found != nil && len(ents) == 0:
-		t.nodes--
 	}
 }
 
+// growIndex publishes an index of at least four slots per node, without
+// tombstones. Lookups on the old one stay correct: its nodes are the same.
 func (t *Table) growIndex() {
 	s := t.state.Load()
-	nb := len(s.buckets) * 2
+	nb := 64
+	for nb < 4*(t.nodes+1) {
+		nb *= 2
+	}
 	ns := *s
-	ns.buckets = make([]atomic.Pointer[inode], nb)
-	ns.bmask = uint64(nb - 1)
-	for i := range s.buckets {
-		for n := s.buckets[i].Load(); n != nil; n = n.next {
-			b := &ns.buckets[n.h&ns.bmask]
-			b.Store(copyNode(n, b.Load()))
+	ns.slots = make([]slot, nb)
+	ns.smask = uint64(nb - 1)
+	for i := range s.slots {
+		n := s.slots[i].n.Load()
+		if n == nil || n == tomb {
+			continue
+		}
+		for j := n.h & ns.smask; ; j = (j + 1) & ns.smask {
+			sl := &ns.slots[j]
+			if sl.n.Load() == nil {
+				sl.h.Store(n.h)
+				sl.n.Store(n)
+				break
+			}
 		}
 	}
+	t.used = t.nodes
 	t.state.Store(&ns)
 }
 
@@ -740,13 +798,14 @@ func (t *Table) rebuildFilter(nb int) error {
 		// Refill with plain cuckoo insertion: the Bloom part is for bursts.
 		f.SetBloomAfter(-1)
 		ok := true
-	scan:
-		for i := range s.buckets {
-			for n := s.buckets[i].Load(); n != nil; n = n.next {
-				if f.Insert(n.h).Placement == filter.Full {
-					ok = false
-					break scan
-				}
+		for i := range s.slots {
+			n := s.slots[i].n.Load()
+			if n == nil || n == tomb {
+				continue
+			}
+			if f.Insert(n.h).Placement == filter.Full {
+				ok = false
+				break
 			}
 		}
 		if ok {
