@@ -1,0 +1,277 @@
+package main
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/dataplane"
+	"github.com/ofswitch/ofswitch/openflow"
+)
+
+// Port description bits (OpenFlow 1.3.5 §7.2.1, enums ofp_port_config,
+// ofp_port_state and ofp_port_features) that ofswitch sets.
+const (
+	ofppcPortDown = 1 << 0 // OFPPC_PORT_DOWN: administratively down
+
+	ofppsLinkDown = 1 << 0 // OFPPS_LINK_DOWN: no physical link
+	ofppsLive     = 1 << 2 // OFPPS_LIVE: live for fast-failover groups
+
+	ofppf10MbFD  = 1 << 1  // OFPPF_10MB_FD
+	ofppf100MbFD = 1 << 3  // OFPPF_100MB_FD
+	ofppf1GbFD   = 1 << 5  // OFPPF_1GB_FD
+	ofppf10GbFD  = 1 << 6  // OFPPF_10GB_FD
+	ofppf40GbFD  = 1 << 7  // OFPPF_40GB_FD
+	ofppf100GbFD = 1 << 8  // OFPPF_100GB_FD
+	ofppf1TbFD   = 1 << 9  // OFPPF_1TB_FD
+	ofppfOther   = 1 << 10 // OFPPF_OTHER: a rate not in the list
+	ofppfCopper  = 1 << 11 // OFPPF_COPPER
+)
+
+// speedFeature maps a link rate in kbit/s to its OFPPF_* rate bit. The
+// kernel reports the rate but not always the duplex of a virtual link;
+// like Open vSwitch for veth and tap ports, ofswitch reports full duplex.
+func speedFeature(kbps uint32) uint32 {
+	switch kbps {
+	case 0:
+		return 0
+	case 10_000:
+		return ofppf10MbFD
+	case 100_000:
+		return ofppf100MbFD
+	case 1_000_000:
+		return ofppf1GbFD
+	case 10_000_000:
+		return ofppf10GbFD
+	case 40_000_000:
+		return ofppf40GbFD
+	case 100_000_000:
+		return ofppf100GbFD
+	case 1_000_000_000:
+		return ofppf1TbFD
+	}
+	return ofppfOther
+}
+
+// portDesc is the OpenFlow description (ofp_port) of a port as netlink
+// reports its interface. config says OFPPC_PORT_DOWN when the interface
+// is administratively down; state says OFPPS_LINK_DOWN without a carrier
+// and OFPPS_LIVE when the port can forward (up and with a carrier).
+// curr_speed is the rate the driver reports; max_speed stays 0 (unknown):
+// netlink tells no maximum. Advertised, supported and peer features are
+// not known either and stay 0, as Open vSwitch reports them for veth.
+func portDesc(p *dataplane.PortInfo) openflow.Port {
+	d := openflow.Port{PortNo: p.No, HWAddr: p.HWAddr, CurrSpeed: p.SpeedKbps}
+	copy(d.Name[:len(d.Name)-1], p.Name)
+	if !p.AdminUp {
+		d.Config |= ofppcPortDown
+	}
+	switch {
+	case !p.LinkUp:
+		d.State |= ofppsLinkDown
+	case p.AdminUp:
+		d.State |= ofppsLive
+	}
+	if f := speedFeature(p.SpeedKbps); f != 0 {
+		d.Curr = f | ofppfCopper
+	}
+	return d
+}
+
+// portCounters is what the port table needs of the data plane: the
+// counters of every port, safe to read while the workers run.
+type portCounters interface {
+	PortStats() []dataplane.PortStats
+}
+
+// portTable is the switch's ports as the OpenFlow channel sees them: their
+// netlink descriptions, kept current by port events, and the data plane's
+// per-port counters. It implements controller.Ports.
+//
+// # Concurrency
+//
+// Its methods are safe for concurrent use: connections read it while the
+// port watcher updates it.
+type portTable struct {
+	counters portCounters // nil: all counters zero
+
+	// mu guards the fields below.
+	mu    sync.Mutex
+	ports []portEntry // by port number - 1
+}
+
+// portEntry is one port of the table.
+type portEntry struct {
+	info    dataplane.PortInfo
+	present bool      // the interface exists
+	since   time.Time // when it (last) appeared: duration in PORT_STATS
+}
+
+var _ controller.Ports = (*portTable)(nil)
+
+// newPortTable returns a table of infos, numbered 1..len(infos) in order,
+// whatever their No says.
+func newPortTable(infos []dataplane.PortInfo, counters portCounters) *portTable {
+	now := time.Now()
+	t := &portTable{counters: counters, ports: make([]portEntry, len(infos))}
+	for i := range infos {
+		t.ports[i] = portEntry{info: infos[i], present: true, since: now}
+		t.ports[i].info.No = uint32(i + 1)
+	}
+	return t
+}
+
+// Descs appends the description of every present port to dst, in port
+// number order.
+func (t *portTable) Descs(dst []openflow.Port) []openflow.Port {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range t.ports {
+		if t.ports[i].present {
+			dst = append(dst, portDesc(&t.ports[i].info))
+		}
+	}
+	return dst
+}
+
+// Stats appends the counters of port (every present port for
+// openflow.PortAny) to dst: received and transmitted frames and bytes
+// as the data plane counted them, and the time since the port appeared.
+func (t *portTable) Stats(dst []openflow.PortStats, port uint32) ([]openflow.PortStats, bool) {
+	var counts []dataplane.PortStats
+	if t.counters != nil {
+		counts = t.counters.PortStats()
+	}
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	found := false
+	for i := range t.ports {
+		e := &t.ports[i]
+		if !e.present || (port != openflow.PortAny && port != e.info.No) {
+			continue
+		}
+		found = true
+		s := openflow.PortStats{PortNo: e.info.No}
+		for _, c := range counts {
+			if c.Port == e.info.No {
+				s.RxPackets, s.RxBytes = c.RxPackets, c.RxBytes
+				s.TxPackets, s.TxBytes = c.TxPackets, c.TxBytes
+			}
+		}
+		d := now.Sub(e.since)
+		s.DurationSec, s.DurationNsec = uint32(d/time.Second), uint32(d%time.Second)
+		dst = append(dst, s)
+	}
+	return dst, found
+}
+
+// Info returns the current information of port number no.
+func (t *portTable) Info(no uint32) (dataplane.PortInfo, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if no == 0 || no > uint32(len(t.ports)) || !t.ports[no-1].present {
+		return dataplane.PortInfo{}, false
+	}
+	return t.ports[no-1].info, true
+}
+
+// Update applies a port event to the table and returns the PORT_STATUS
+// reason and description that announce it. Events of port numbers
+// outside the table are ignored (ok false).
+func (t *portTable) Update(ev dataplane.PortEvent) (reason uint8, desc openflow.Port, ok bool) {
+	no := ev.Info.No
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if no == 0 || no > uint32(len(t.ports)) {
+		return 0, openflow.Port{}, false
+	}
+	e := &t.ports[no-1]
+	switch ev.Reason {
+	case dataplane.PortAdded:
+		reason = openflow.PortAdd
+		e.present, e.since = true, time.Now()
+	case dataplane.PortDeleted:
+		reason = openflow.PortDelete
+		e.present = false
+	case dataplane.PortModified:
+		reason = openflow.PortModify
+		e.present = true
+	default:
+		return 0, openflow.Port{}, false
+	}
+	e.info = ev.Info
+	return reason, portDesc(&e.info), true
+}
+
+// datapathID derives a datapath id from the ports' Ethernet addresses as
+// Open vSwitch does for a bridge without other-config:datapath-id: the
+// numerically lowest unicast, non-zero address, in the low 48 bits. It
+// returns def when no port has such an address.
+func datapathID(infos []dataplane.PortInfo, def uint64) uint64 {
+	best, found := uint64(0), false
+	for i := range infos {
+		a := infos[i].HWAddr
+		if a[0]&1 != 0 || a == [6]byte{} {
+			continue // multicast or none
+		}
+		v := uint64(a[0])<<40 | uint64(a[1])<<32 | uint64(a[2])<<24 | uint64(a[3])<<16 | uint64(a[4])<<8 | uint64(a[5])
+		if !found || v < best {
+			best, found = v, true
+		}
+	}
+	if !found {
+		return def
+	}
+	return best
+}
+
+// packetOutError turns the data plane's refusal of a PACKET_OUT into the
+// OFPT_ERROR the agent sends for it, keeping the data plane's message.
+func packetOutError(err error) error {
+	var m openflow.ErrorMsg
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, dataplane.ErrBadOutPort):
+		m = openflow.ErrorMsg{Type: openflow.ErrTypeBadAction, Code: uint16(openflow.BadActionBadOutPort)}
+	case errors.Is(err, dataplane.ErrBadAction):
+		m = openflow.ErrorMsg{Type: openflow.ErrTypeBadAction, Code: uint16(openflow.BadActionBadType)}
+	case errors.Is(err, dataplane.ErrFrameSize):
+		m = openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadLen)}
+	default:
+		return err
+	}
+	return &wrappedOFError{msg: m, err: err}
+}
+
+// wrappedOFError is an OFPT_ERROR that still reads as, and unwraps to,
+// the data plane's error: openflow.ErrorFor finds the ErrorMsg through
+// errors.As, a log line shows the cause.
+type wrappedOFError struct {
+	msg openflow.ErrorMsg
+	err error
+}
+
+func (e *wrappedOFError) Error() string { return e.msg.Error() + ": " + e.err.Error() }
+
+// Unwrap returns both: errors.As finds the ErrorMsg, errors.Is the cause.
+func (e *wrappedOFError) Unwrap() []error { return []error{e.msg, e.err} }
+
+// packetIn converts a data plane packet-in into the agent's.
+func packetIn(dst *controller.PacketIn, p *dataplane.PacketIn) {
+	*dst = controller.PacketIn{
+		InPort: p.InPort, Reason: p.Reason, Table: p.Table, Cookie: p.Cookie,
+		MaxLen: p.MaxLen, Frame: p.Frame,
+	}
+}
+
+// portNumbers returns 1..n.
+func portNumbers(n int) []uint32 {
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = uint32(i + 1)
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ofswitch/ofswitch/dataplane"
+	"github.com/ofswitch/ofswitch/openflow"
+)
+
+func portName(s string) (n [16]byte) {
+	copy(n[:], s)
+	return n
+}
+
+func TestPortDesc(t *testing.T) {
+	mac := [6]byte{2, 0x5e, 0, 0, 0, 1}
+	for _, tt := range []struct {
+		name string
+		in   dataplane.PortInfo
+		want openflow.Port
+	}{
+		{"veth up", dataplane.PortInfo{No: 1, Name: "s1", HWAddr: mac, AdminUp: true, LinkUp: true, SpeedKbps: 10_000_000},
+			openflow.Port{PortNo: 1, HWAddr: mac, Name: portName("s1"), State: ofppsLive, Curr: ofppf10GbFD | ofppfCopper, CurrSpeed: 10_000_000}},
+		{"admin down", dataplane.PortInfo{No: 2, Name: "s2", HWAddr: mac, LinkUp: false},
+			openflow.Port{PortNo: 2, HWAddr: mac, Name: portName("s2"), Config: ofppcPortDown, State: ofppsLinkDown}},
+		{"up without carrier", dataplane.PortInfo{No: 3, Name: "eth3", AdminUp: true, SpeedKbps: 1_000_000},
+			openflow.Port{PortNo: 3, Name: portName("eth3"), State: ofppsLinkDown, Curr: ofppf1GbFD | ofppfCopper, CurrSpeed: 1_000_000}},
+		{"odd rate", dataplane.PortInfo{No: 4, Name: "x", AdminUp: true, LinkUp: true, SpeedKbps: 2_500_000},
+			openflow.Port{PortNo: 4, Name: portName("x"), State: ofppsLive, Curr: ofppfOther | ofppfCopper, CurrSpeed: 2_500_000}},
+		{"name of 16 bytes keeps its NUL", dataplane.PortInfo{No: 5, Name: "abcdefghijklmnopq", AdminUp: true, LinkUp: true},
+			openflow.Port{PortNo: 5, Name: portName("abcdefghijklmno"), State: ofppsLive}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, portDesc(&tt.in)); diff != "" {
+				t.Errorf("portDesc (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for kbps, want := range map[uint32]uint32{10_000: ofppf10MbFD, 100_000: ofppf100MbFD, 40_000_000: ofppf40GbFD,
+		100_000_000: ofppf100GbFD, 1_000_000_000: ofppf1TbFD} {
+		if got := speedFeature(kbps); got != want {
+			t.Errorf("speedFeature(%d) = %#x, want %#x", kbps, got, want)
+		}
+	}
+}
+
+func TestDatapathID(t *testing.T) {
+	infos := []dataplane.PortInfo{
+		{HWAddr: [6]byte{0x02, 0x5e, 0, 0, 0, 9}},
+		{HWAddr: [6]byte{0x01, 0, 0x5e, 0, 0, 1}}, // multicast: never
+		{},                                        // no address
+		{HWAddr: [6]byte{0x02, 0x5e, 0, 0, 0, 2}},
+		{HWAddr: [6]byte{0x0a, 0, 0, 0, 0, 1}},
+	}
+	if got := datapathID(infos, 7); got != 0x025e00000002 {
+		t.Errorf("datapathID = %#x, want the lowest unicast MAC 0x025e00000002", got)
+	}
+	if got := datapathID(infos[1:3], 7); got != 7 {
+		t.Errorf("datapathID without a usable MAC = %#x, want the default 7", got)
+	}
+	if got := datapathID(nil, 1); got != 1 {
+		t.Errorf("datapathID of no ports = %#x, want 1", got)
+	}
+}
+
+type fakeCounters []dataplane.PortStats
+
+func (f fakeCounters) PortStats() []dataplane.PortStats { return f }
+
+func TestPortTable(t *testing.T) {
+	infos := []dataplane.PortInfo{
+		{No: 9, Name: "s1", HWAddr: [6]byte{2, 0, 0, 0, 0, 1}, AdminUp: true, LinkUp: true},
+		{No: 9, Name: "s2", HWAddr: [6]byte{2, 0, 0, 0, 0, 2}, AdminUp: true, LinkUp: true},
+	}
+	counts := fakeCounters{{Port: 1, RxPackets: 3, RxBytes: 300, TxPackets: 4, TxBytes: 400}, {Port: 2, RxPackets: 5}}
+	pt := newPortTable(infos, counts)
+
+	descs := pt.Descs(nil)
+	if len(descs) != 2 || descs[0].PortNo != 1 || descs[0].NameString() != "s1" || descs[1].PortNo != 2 || descs[1].NameString() != "s2" {
+		t.Fatalf("Descs numbers the ports in order: %+v", descs)
+	}
+	st, ok := pt.Stats(nil, 1)
+	if !ok || len(st) != 1 || st[0].PortNo != 1 || st[0].RxPackets != 3 || st[0].RxBytes != 300 || st[0].TxPackets != 4 || st[0].TxBytes != 400 {
+		t.Fatalf("Stats(1) = %+v, %v", st, ok)
+	}
+	st, ok = pt.Stats(nil, openflow.PortAny)
+	if !ok || len(st) != 2 || st[1].RxPackets != 5 {
+		t.Fatalf("Stats(ANY) = %+v, %v", st, ok)
+	}
+	if _, ok := pt.Stats(nil, 3); ok {
+		t.Error("Stats(3) of a two-port switch reports a port")
+	}
+
+	// Port 2 goes down, then away, then comes back.
+	down := infos[1]
+	down.No, down.LinkUp, down.AdminUp = 2, false, false
+	for _, tt := range []struct {
+		ev     dataplane.PortEvent
+		reason uint8
+		ports  int
+	}{
+		{dataplane.PortEvent{Reason: dataplane.PortModified, Info: down}, openflow.PortModify, 2},
+		{dataplane.PortEvent{Reason: dataplane.PortDeleted, Info: down}, openflow.PortDelete, 1},
+		{dataplane.PortEvent{Reason: dataplane.PortAdded, Info: down}, openflow.PortAdd, 2},
+	} {
+		reason, desc, ok := pt.Update(tt.ev)
+		if !ok || reason != tt.reason || desc.PortNo != 2 || desc.Config != ofppcPortDown || desc.State != ofppsLinkDown {
+			t.Fatalf("Update(%v) = %d, %+v, %v; want reason %d, port 2 down", tt.ev.Reason, reason, desc, ok, tt.reason)
+		}
+		if got := len(pt.Descs(nil)); got != tt.ports {
+			t.Fatalf("after %v: %d ports described, want %d", tt.ev.Reason, got, tt.ports)
+		}
+	}
+	if _, _, ok := pt.Update(dataplane.PortEvent{Reason: dataplane.PortAdded, Info: dataplane.PortInfo{No: 3}}); ok {
+		t.Error("Update of port 3, not in the table, was applied")
+	}
+	if info, ok := pt.Info(2); !ok || info.AdminUp {
+		t.Errorf("Info(2) = %v, %v; want the port, down", info, ok)
+	}
+}
+
+func TestPacketOutError(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		typ  openflow.ErrorType
+		code uint16
+	}{
+		{&dataplane.PacketOutError{Action: 0, Port: 7, Err: dataplane.ErrBadOutPort}, openflow.ErrTypeBadAction, uint16(openflow.BadActionBadOutPort)},
+		{&dataplane.PacketOutError{Action: 1, Err: dataplane.ErrBadAction}, openflow.ErrTypeBadAction, uint16(openflow.BadActionBadType)},
+		{&dataplane.PacketOutError{Action: -1, Err: dataplane.ErrFrameSize}, openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadLen)},
+	} {
+		t.Run(fmt.Sprint(tt.err), func(t *testing.T) {
+			err := packetOutError(tt.err)
+			m := openflow.ErrorFor(err, nil)
+			if m.Type != tt.typ || m.Code != tt.code {
+				t.Errorf("ErrorFor(packetOutError(%v)) = %v/%d, want %v/%d", tt.err, m.Type, m.Code, tt.typ, tt.code)
+			}
+			var pe *dataplane.PacketOutError
+			if !errors.As(err, &pe) {
+				t.Errorf("packetOutError(%v) lost the data plane's error", tt.err)
+			}
+		})
+	}
+	if packetOutError(nil) != nil {
+		t.Error("packetOutError(nil) != nil")
+	}
+}
