@@ -52,7 +52,7 @@ func TestDatapathID(t *testing.T) {
 	infos := []dataplane.PortInfo{
 		{HWAddr: [6]byte{0x02, 0x5e, 0, 0, 0, 9}},
 		{HWAddr: [6]byte{0x01, 0, 0x5e, 0, 0, 1}}, // multicast: never
-		{},                                        // no address
+		{}, // no address
 		{HWAddr: [6]byte{0x02, 0x5e, 0, 0, 0, 2}},
 		{HWAddr: [6]byte{0x0a, 0, 0, 0, 0, 1}},
 	}
