@@ -222,6 +222,7 @@ type Counters struct {
 	Rewrites   uint64         // set_field, push/pop VLAN, dec_ttl applied
 	Skipped    uint64         // actions that did not apply to the frame (e.g. pop_vlan without tag)
 	Panics     uint64         // packets whose actions panicked (a bug; skipped)
+	RxErrors   uint64         // live ports: socket errors (e.g. link down) and frames too large to take
 }
 
 // Add adds o to s.
@@ -241,6 +242,7 @@ func (s *Counters) Add(o *Counters) {
 	s.Rewrites += o.Rewrites
 	s.Skipped += o.Skipped
 	s.Panics += o.Panics
+	s.RxErrors += o.RxErrors
 }
 
 // FalsePositiveRate returns the measured filter false-positive rate: false
@@ -292,6 +294,7 @@ type Worker struct {
 	now     uint32                 // seconds since the switch started, read once per burst by NORMAL
 	clock   bool                   // now is set for this burst
 	open    bool                   // fail-open, read once per burst
+	arena   []byte                 // live ports: the current burst's frames, copied out of the ring
 }
 
 func newWorker(s *Switch, id int) *Worker {

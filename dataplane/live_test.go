@@ -1,0 +1,365 @@
+//go:build linux
+
+package dataplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/afpacket"
+	"github.com/vishvananda/netlink"
+
+	"github.com/ofswitch/ofswitch/internal/netnstest"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// fakeSource hands out frames, then times out once and stops the worker.
+type fakeSource struct {
+	frames [][]byte
+	i      int
+	stop   *atomic.Bool
+	err    error // returned once instead of the frame at errAt
+	errAt  int
+}
+
+func (f *fakeSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	if f.err != nil && f.i == f.errAt {
+		err := f.err
+		f.err = nil
+		return nil, gopacket.CaptureInfo{}, err
+	}
+	if f.i < len(f.frames) {
+		d := f.frames[f.i]
+		f.i++
+		return d, gopacket.CaptureInfo{CaptureLength: len(d), Length: len(d)}, nil
+	}
+	f.stop.Store(true)
+	return nil, gopacket.CaptureInfo{}, afpacket.ErrTimeout
+}
+
+func TestRunQueueBursts(t *testing.T) {
+	a, b := [6]byte{2, 0, 0, 0, 0, 0xa}, [6]byte{2, 0, 0, 0, 0, 0xb}
+	s, ports := newTestSwitch(t, "in_port=1,actions=output:2\n", 2)
+	w := s.Worker(0)
+	var stop atomic.Bool
+	frames := make([][]byte, 70)
+	for i := range frames {
+		frames[i] = l2frame(t, b, a)
+	}
+	frames[5] = make([]byte, liveArena+1) // too large: counted, skipped
+	src := &fakeSource{frames: frames, stop: &stop, err: afpacket.ErrPoll, errAt: 40}
+	if err := w.runQueue(src, -1, 1, time.Millisecond, &stop); err != nil {
+		t.Fatal(err)
+	}
+	if got := counts(ports); !eq(got, []int64{0, 69}) {
+		t.Errorf("transmitted %v, want [0 69]", got)
+	}
+	st := w.Stats()
+	if st.RxErrors != 2 || st.Packets != 69 {
+		t.Errorf("RxErrors = %d, Packets = %d; want 2, 69", st.RxErrors, st.Packets)
+	}
+	// A read error other than timeout and POLLERR ends the queue.
+	stop.Store(false)
+	boom := errors.New("boom")
+	src = &fakeSource{stop: &stop, err: boom}
+	if err := w.runQueue(src, -1, 1, time.Millisecond, &stop); !errors.Is(err, boom) {
+		t.Errorf("runQueue: err = %v, want boom", err)
+	}
+}
+
+func TestRunQueueAllocs(t *testing.T) {
+	a, b := [6]byte{2, 0, 0, 0, 0, 0xa}, [6]byte{2, 0, 0, 0, 0, 0xb}
+	s, _ := newTestSwitch(t, "in_port=1,actions=output:2\nin_port=2,actions=NORMAL\n", 2)
+	w := s.Worker(0)
+	var stop atomic.Bool
+	frames := make([][]byte, 3*BurstSize+5)
+	for i := range frames {
+		frames[i] = l2frame(t, b, a)
+	}
+	src := &fakeSource{frames: frames, stop: &stop}
+	run := func() {
+		src.i = 0
+		stop.Store(false)
+		if err := w.runQueue(src, -1, 1, time.Millisecond, &stop); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(50, run); n != 0 {
+		t.Errorf("runQueue: %v allocations per %d frames, want 0", n, len(frames))
+	}
+}
+
+// liveNet is the topology of the live tests: namespace sw holds the
+// switch ends p1 and p2 of two veth pairs whose other ends are eth0 in h1
+// (10.0.0.1/24) and h2 (10.0.0.2/24).
+type liveNet struct {
+	sw, h1, h2 *netnstest.NS
+	ports      []*LivePort
+}
+
+func newLiveNet(t *testing.T, queues int) *liveNet {
+	n := &liveNet{sw: netnstest.New(t, "ofsw"), h1: netnstest.New(t, "ofh1"), h2: netnstest.New(t, "ofh2")}
+	netnstest.Veth(t, n.sw, "p1", n.h1, "eth0")
+	netnstest.Veth(t, n.sw, "p2", n.h2, "eth0")
+	n.h1.IP(t, "addr", "add", "10.0.0.1/24", "dev", "eth0")
+	n.h2.IP(t, "addr", "add", "10.0.0.2/24", "dev", "eth0")
+	for _, h := range []*netnstest.NS{n.h1, n.h2} {
+		// Frames leave with complete checksums and no larger than the MTU.
+		if _, err := exec.LookPath("ethtool"); err == nil {
+			if out, err := h.Exec("ethtool", "-K", "eth0", "tx", "off", "tso", "off", "gso", "off"); err != nil {
+				t.Logf("ethtool (offloads stay on): %v %s", err, out)
+			}
+		}
+	}
+	err := n.sw.Do(func() error {
+		for i, name := range []string{"p1", "p2"} {
+			p, err := OpenLivePort(name, uint32(i+1), &LiveConfig{Queues: queues})
+			if err != nil {
+				return err
+			}
+			n.ports = append(n.ports, p)
+		}
+		return nil
+	})
+	t.Cleanup(func() {
+		for _, p := range n.ports {
+			p.Close()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// run starts a switch with flows on the ports and returns it and a
+// function that stops it.
+func (n *liveNet) run(t *testing.T, flows string, failOpen bool) (*Switch, func()) {
+	cfg := &Config{Devices: map[uint32]Port{}}
+	for _, p := range n.ports {
+		cfg.Ports = append(cfg.Ports, p.Info().No)
+		cfg.Devices[p.Info().No] = p
+		cfg.Workers += p.Queues()
+	}
+	s := NewSwitch(testPipeline(t, 1, rules.FilterBloomCuckoo, flows), cfg)
+	s.SetFailOpen(failOpen)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var err error
+	wg.Go(func() { err = s.RunLive(ctx, n.ports) })
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+			if err != nil {
+				t.Errorf("RunLive: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return s, stop
+}
+
+func (n *liveNet) ping(count int) error {
+	out, err := n.h1.Exec("ping", "-c", fmt.Sprint(count), "-i", "0.2", "-W", "1", "10.0.0.2")
+	if err != nil {
+		return fmt.Errorf("%v\n%s", err, out)
+	}
+	return nil
+}
+
+func TestLiveForwarding(t *testing.T) {
+	n := newLiveNet(t, 2)
+	for _, tt := range []struct {
+		name     string
+		flows    string
+		failOpen bool
+		reach    bool
+	}{
+		{name: "port flows", flows: "in_port=1,actions=output:2\nin_port=2,actions=output:1\n", reach: true},
+		{name: "no flows", reach: false},
+		{name: "NORMAL", flows: "actions=NORMAL\n", reach: true},
+		{name: "fail-open", failOpen: true, reach: true},
+		{name: "one way only", flows: "in_port=1,actions=output:2\n", reach: false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The hosts forget each other, so every case starts with ARP.
+			n.h1.IP(t, "neigh", "flush", "dev", "eth0")
+			n.h2.IP(t, "neigh", "flush", "dev", "eth0")
+			s, stop := n.run(t, tt.flows, tt.failOpen)
+			count := 3
+			if !tt.reach {
+				count = 2
+			}
+			err := n.ping(count)
+			stop()
+			st := s.Stats()
+			switch {
+			case tt.reach && err != nil:
+				t.Errorf("ping failed: %v\nswitch: %+v", err, st)
+			case !tt.reach && err == nil:
+				t.Errorf("ping succeeded through a switch that should drop")
+			}
+			if tt.reach && st.Outputs < 6 {
+				t.Errorf("switch counted %d outputs, want ≥ 6 (3 echo requests and replies)", st.Outputs)
+			}
+			if !tt.reach && tt.flows == "" && st.Outputs != 0 {
+				t.Errorf("switch with no flows output %d frames", st.Outputs)
+			}
+			for _, p := range n.ports {
+				if e := p.TxErrors(); e != 0 {
+					t.Errorf("port %d: %d transmit errors", p.Info().No, e)
+				}
+			}
+		})
+	}
+}
+
+// rxPackets returns the received-packet counter of eth0 in ns.
+func rxPackets(t *testing.T, ns *netnstest.NS) uint64 {
+	var n uint64
+	if err := ns.Do(func() error {
+		l, err := netlink.LinkByName("eth0")
+		if err == nil {
+			n = l.Attrs().Statistics.RxPackets
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestLivePacketOut(t *testing.T) {
+	n := newLiveNet(t, 1)
+	// A frame the switch sent and saw again would go out of port 1.
+	s, stop := n.run(t, "dl_src=02:00:00:00:00:11,actions=output:1\n", false)
+	frame := l2frame(t, [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, [6]byte{2, 0, 0, 0, 0, 0x11})
+	before := rxPackets(t, n.h2)
+	const sent = 5
+	for range sent {
+		if err := s.PacketOut(rules.PortController, []rules.Action{out(2)}, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	if got := rxPackets(t, n.h2) - before; got < sent {
+		t.Errorf("h2 received %d frames, want ≥ %d", got, sent)
+	}
+	if tx := s.PortStats()[1].TxPackets; tx != sent {
+		t.Errorf("port 2 tx %d, want %d", tx, sent)
+	}
+	if tx := s.PortStats()[0].TxPackets; tx != 0 {
+		t.Errorf("port 1 tx %d: the switch saw its own transmissions", tx)
+	}
+}
+
+// TestLiveIgnoresOutgoing checks that what the switch's namespace itself
+// sends on a port (PACKET_OUTGOING) is not taken as received there.
+func TestLiveIgnoresOutgoing(t *testing.T) {
+	n := newLiveNet(t, 2)
+	n.sw.IP(t, "addr", "add", "10.0.0.9/24", "dev", "p1")
+	mac := n.ports[0].Info().HWAddr
+	s, stop := n.run(t, fmt.Sprintf("in_port=1,dl_src=%s,actions=output:2\nin_port=1,actions=drop\n", net.HardwareAddr(mac[:])), false)
+	if out, err := n.sw.Exec("ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.0.1"); err != nil {
+		t.Errorf("ping from the switch's namespace: %v\n%s", err, out)
+	}
+	stop()
+	if tx := s.PortStats()[1].TxPackets; tx != 0 {
+		t.Errorf("port 2 tx %d: frames sent by the namespace on p1 were switched", tx)
+	}
+	if rx := s.PortStats()[0].RxPackets; rx < 2 {
+		t.Errorf("port 1 rx %d, want ≥ 2 (the echo replies)", rx)
+	}
+}
+
+func TestLivePortEvents(t *testing.T) {
+	n := newLiveNet(t, 1)
+	_, stop := n.run(t, "in_port=1,actions=output:2\nin_port=2,actions=output:1\n", false)
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan PortEvent, 64)
+	h := n.sw.Handle()
+	var wg sync.WaitGroup
+	var werr error
+	wg.Go(func() {
+		werr = WatchPorts(ctx, &WatchConfig{Ports: map[string]uint32{"p1": 1, "p2": 2}, Namespace: &h},
+			func(e PortEvent) { events <- e })
+	})
+	defer func() {
+		cancel()
+		wg.Wait()
+		if !errors.Is(werr, context.Canceled) {
+			t.Errorf("WatchPorts: %v, want context.Canceled", werr)
+		}
+	}()
+	// wait returns the first event on port 1 that satisfies ok, or fails.
+	wait := func(what string, ok func(PortEvent) bool) PortEvent {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case e := <-events:
+				if e.Info.No == 1 && ok(e) {
+					return e
+				}
+			case <-timeout:
+				t.Fatalf("no event: %s", what)
+			}
+		}
+	}
+	// The subscription starts asynchronously: change the MTU until a change
+	// is reported (bounded), then every later change is seen.
+	subscribed := false
+	for i := 0; i < 50 && !subscribed; i++ {
+		n.sw.IP(t, "link", "set", "p1", "mtu", fmt.Sprint(1400+i))
+		select {
+		case e := <-events:
+			subscribed = e.Reason == PortModified && e.Info.MTU == 1400+i
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if !subscribed {
+		t.Fatal("no PortModified event for MTU changes")
+	}
+	n.sw.IP(t, "link", "set", "p1", "down")
+	e := wait("admin down", func(e PortEvent) bool { return !e.Info.AdminUp })
+	if e.Reason != PortModified || e.Info.Name != "p1" || e.Info.LinkUp {
+		t.Errorf("link down: %+v", e)
+	}
+	n.sw.IP(t, "link", "set", "p1", "up")
+	wait("admin and link up", func(e PortEvent) bool { return e.Info.AdminUp && e.Info.LinkUp })
+	// The switch survived the socket errors of the link going down.
+	n.h1.IP(t, "neigh", "flush", "dev", "eth0")
+	if err := n.ping(2); err != nil {
+		t.Errorf("ping after link down/up: %v", err)
+	}
+	stop()
+	// A veth that is deleted is reported.
+	n.sw.IP(t, "link", "del", "p2")
+	e = func() PortEvent {
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case e := <-events:
+				if e.Reason == PortDeleted {
+					return e
+				}
+			case <-timeout:
+				t.Fatal("no PortDeleted event")
+			}
+		}
+	}()
+	if e.Info.No != 2 || e.Info.Name != "p2" {
+		t.Errorf("deleted: %+v", e)
+	}
+}
