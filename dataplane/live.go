@@ -298,6 +298,7 @@ func (w *Worker) runQueue(src frameSource, fd int, inPort uint32, poll time.Dura
 					continue
 				}
 				w.Process(b)
+				w.publish()
 				off, b.N = 0, 0
 			}
 			n := copy(w.arena[off:], data)
@@ -309,6 +310,7 @@ func (w *Worker) runQueue(src frameSource, fd int, inPort uint32, poll time.Dura
 		}
 		if b.N > 0 {
 			w.Process(b)
+			w.publish()
 		}
 	}
 	for i := range b.Frames {

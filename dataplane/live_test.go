@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/afpacket"
 	"github.com/vishvananda/netlink"
@@ -204,9 +205,32 @@ func TestLiveForwarding(t *testing.T) {
 			if !tt.reach {
 				count = 2
 			}
+			// Counters are read while the workers run (checked by -race).
+			done := make(chan struct{})
+			var polls sync.WaitGroup
+			polls.Go(func() {
+				for {
+					select {
+					case <-done:
+						return
+					case <-time.After(20 * time.Millisecond):
+						_ = s.LiveStats()
+						_ = s.LivePortStats()
+					}
+				}
+			})
 			err := n.ping(count)
+			close(done)
+			polls.Wait()
 			stop()
 			st := s.Stats()
+			live := s.LiveStats()
+			if live.Packets != st.Packets || live.Outputs != st.Outputs || live.Drops != st.Drops || live.Misses != st.Misses {
+				t.Errorf("LiveStats after stop %+v disagrees with Stats %+v", live, st)
+			}
+			if lp, ps := s.LivePortStats(), s.PortStats(); !cmp.Equal(lp, ps) {
+				t.Errorf("LivePortStats %v, PortStats %v", lp, ps)
+			}
 			switch {
 			case tt.reach && err != nil:
 				t.Errorf("ping failed: %v\nswitch: %+v", err, st)

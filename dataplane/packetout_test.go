@@ -121,7 +121,15 @@ func TestPacketOutWhileRunning(t *testing.T) {
 			}
 		})
 	}
+	wg.Go(func() {
+		for range n {
+			_ = s.LivePortStats()
+		}
+	})
 	wg.Wait()
+	if lp := s.LivePortStats(); lp[0].TxPackets != 2*n {
+		t.Errorf("LivePortStats port 1 tx %d, want %d (PacketOut publishes)", lp[0].TxPackets, 2*n)
+	}
 	// Worker: n frames 1→2. PACKET_OUTs as from 2 go NORMAL: dst b is
 	// never a source, so each is flooded to port 1.
 	if got := counts(ports); !eq(got, []int64{2 * n, n}) {

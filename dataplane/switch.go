@@ -295,6 +295,7 @@ type Worker struct {
 	clock   bool                   // now is set for this burst
 	open    bool                   // fail-open, read once per burst
 	arena   []byte                 // live ports: the current burst's frames, copied out of the ring
+	pub     published              // counters readable while the worker runs
 }
 
 func newWorker(s *Switch, id int) *Worker {
@@ -303,6 +304,7 @@ func newWorker(s *Switch, id int) *Worker {
 	// workers' port counters apart.
 	pc := make([]portCounters, len(s.ports)+4)
 	w.portc = pc[2 : 2+len(s.ports)]
+	w.pub.port = make([]pubPort, len(s.ports))
 	for i := range w.bufs {
 		w.bufs[i] = make([]byte, 0, 2048)
 	}
