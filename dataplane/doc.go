@@ -46,6 +46,22 @@
 // receive-side scaling would, so a flow stays on one worker;
 // [Switch.Replay] replays captures through all workers.
 //
+// # Live ports
+//
+// [PortInfoByName] reads an interface from netlink (ifindex, address,
+// MTU, admin and link state, speed) as a [PortInfo], the stuff of an
+// OpenFlow port description; [WatchPorts] turns netlink link
+// notifications into [PortEvent]s (added, deleted, modified) until its
+// context ends. [OpenLivePort] opens an interface through AF_PACKET
+// TPACKET_V3 rings (gopacket/afpacket), one socket per worker in a hash
+// fanout group, ignoring PACKET_OUTGOING frames; [Switch.RunLive] runs one
+// worker per socket, in bursts, until its context ends. [Switch.PacketOut]
+// executes a PACKET_OUT while the workers run. The NORMAL action is an L2
+// learning switch over a lock-free, bounded MAC table shared by the
+// workers; [Switch.SetFailOpen] sends table misses to it (standalone
+// fail mode). [Switch.LiveStats] and [Switch.LivePortStats] read counters
+// while the workers run.
+//
 // # Update latency during bursts
 //
 // [RunExperiment] replays captures on N workers once per [FilterSpec]
@@ -61,8 +77,9 @@
 //
 // # Performance
 //
-// Nothing in [Parser.Parse], [Parser.ParseBurst], [Headers.Key] or
-// [Worker.Process] allocates in steady state; tests check this with
+// Nothing in [Parser.Parse], [Parser.ParseBurst], [Headers.Key],
+// [Worker.Process] (NORMAL included) or a live port's receive loop
+// allocates in steady state; tests check this with
 // testing.AllocsPerRun and the benchmarks (BenchmarkSwitchExact,
 // BenchmarkSwitchClassBench) report allocs/op, Mpps and Mpps per worker.
 package dataplane
