@@ -415,21 +415,35 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 				hit[j] = true
 			}
 		}
-		// Load the home slots of all hits first, then one word of each
-		// node there, so that their cache misses overlap before the probes.
-		var heads [batchChunk]*inode
-		var sum uint64
+		// Load the home slots of all hits, then the first words of the
+		// nodes found there, each loop issuing independent loads so that
+		// their cache misses overlap; the probes then mostly hit the cache.
+		var (
+			heads [batchChunk]*inode
+			sts   [batchChunk]*subtable
+			k0    [batchChunk]uint64
+		)
 		for j := range na {
-			if hit[j] {
-				heads[j] = s.slots[hs[j]&s.smask].n.Load()
+			if !hit[j] {
+				continue
+			}
+			for i := hs[j] & s.smask; ; i = (i + 1) & s.smask {
+				sl := &s.slots[i]
+				n := sl.n.Load()
+				if n == nil {
+					break
+				}
+				if sl.h.Load() == hs[j] {
+					heads[j] = n
+					break
+				}
 			}
 		}
 		for j := range na {
-			if heads[j] != nil {
-				sum += heads[j].h
+			if n := heads[j]; n != nil {
+				sts[j], k0[j] = n.st, n.key[0]
 			}
 		}
-		_ = sum
 		for j := range na {
 			if !hit[j] {
 				c.FilterNegatives++
@@ -437,7 +451,13 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 			}
 			a := idx[j]
 			c.Probes++
-			n := s.find(hs[j], st, &keys[a])
+			var n *inode
+			if x := heads[j]; x != nil && sts[j] == st &&
+				(st.nw == 0 || k0[j] == keys[a][st.words[0]]&st.mask[st.words[0]]) && keyEqual(x, st, &keys[a]) {
+				n = x
+			} else {
+				n = s.find(hs[j], st, &keys[a])
+			}
 			if n == nil {
 				if f != nil {
 					c.FalsePositives++
@@ -564,6 +584,8 @@ func (t *Table) link(r *Rule) error {
 		if len(t.probed) > 0 {
 			t.dropIfEmpty(st)
 		}
+	} else {
+		t.probed = t.probed[:0]
 	}
 	r.st = st
 	r.exact = st.mask == r.Match.Mask
