@@ -19,6 +19,8 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/ofswitch/ofswitch/internal/netnstest"
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -108,7 +110,12 @@ type liveNet struct {
 }
 
 func newLiveNet(t testing.TB, queues int) *liveNet {
-	n := &liveNet{sw: netnstest.New(t, "ofsw"), h1: netnstest.New(t, "ofh1"), h2: netnstest.New(t, "ofh2")}
+	return newLiveNetIn(t, netnstest.New(t, "ofsw"), queues)
+}
+
+// newLiveNetIn is newLiveNet with the switch ends in namespace sw.
+func newLiveNetIn(t testing.TB, sw *netnstest.NS, queues int) *liveNet {
+	n := &liveNet{sw: sw, h1: netnstest.New(t, "ofh1"), h2: netnstest.New(t, "ofh2")}
 	netnstest.Veth(t, n.sw, "p1", n.h1, "eth0")
 	netnstest.Veth(t, n.sw, "p2", n.h2, "eth0")
 	n.h1.IP(t, "addr", "add", "10.0.0.1/24", "dev", "eth0")
@@ -396,20 +403,42 @@ func TestLivePortEvents(t *testing.T) {
 // can, and the frames h2's interface received are counted. It reports
 // delivered frames per second ("pps") and the share lost ("loss"), for
 // ofswitch (flows in_port=1→2, 1 and 2 queues per port) and, as the
-// reference on the same setup, a Linux bridge in the switch namespace.
+// references on the same setup, a Linux bridge in the switch namespace
+// and Open vSwitch's userspace datapath with the same flows (skipped
+// without Open vSwitch).
 func BenchmarkLiveForward(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		queues int
-	}{{"ofswitch/queues=1", 1}, {"ofswitch/queues=2", 2}, {"linux-bridge", 0}} {
+	}{{"ofswitch/queues=1", 1}, {"ofswitch/queues=2", 2}, {"linux-bridge", 0}, {"ovs-userspace", -1}} {
 		b.Run(c.name, func(b *testing.B) {
-			n := newLiveNet(b, c.queues)
+			var n *liveNet
+			if c.queues < 0 {
+				if err := ovstest.Available(testutil.RepoRoot(b)); err != nil {
+					b.Skip(err)
+				}
+				ovs := ovstest.Start(b)
+				n = newLiveNetIn(b, netnstest.Attach(b, ovs.NS), 0)
+				for i, p := range []string{"p1", "p2"} {
+					if out, err := ovs.Exec("ovs-vsctl", "add-port", "br0", p, "--", "set", "interface", p,
+						fmt.Sprintf("ofport_request=%d", i+1)).CombinedOutput(); err != nil {
+						b.Fatalf("ovs-vsctl add-port %s: %v\n%s", p, err, out)
+					}
+				}
+				for _, f := range []string{"in_port=1,actions=output:2", "in_port=2,actions=output:1"} {
+					if out, err := ovs.Ofctl("", "add-flow", f); err != nil {
+						b.Fatalf("%v\n%s", err, out)
+					}
+				}
+			} else {
+				n = newLiveNet(b, c.queues)
+			}
 			if c.queues == 0 {
 				n.sw.IP(b, "link", "add", "br0", "type", "bridge")
 				n.sw.IP(b, "link", "set", "p1", "master", "br0")
 				n.sw.IP(b, "link", "set", "p2", "master", "br0")
 				n.sw.IP(b, "link", "set", "br0", "up")
-			} else {
+			} else if c.queues > 0 {
 				_, stop := n.run(b, "in_port=1,actions=output:2\nin_port=2,actions=output:1\n", false)
 				defer stop()
 			}
@@ -423,7 +452,7 @@ func BenchmarkLiveForward(b *testing.B) {
 			defer tx.Close()
 			// To h2's address, so that the bridge forwards rather than floods
 			// once it learned it (h2 sends a frame first).
-			if out, err := n.h2.Exec("ping", "-c", "1", "-W", "1", "10.0.0.1"); err != nil && c.queues == 0 {
+			if out, err := n.h2.Exec("ping", "-c", "1", "-W", "1", "10.0.0.1"); err != nil && c.queues <= 0 {
 				b.Fatalf("ping: %v\n%s", err, out)
 			}
 			var dst [6]byte

@@ -78,6 +78,19 @@ func New(t testing.TB, prefix string) *NS {
 	return n
 }
 
+// Attach returns an NS for an existing namespace that another helper
+// owns (it is not deleted at t's cleanup; its handle is closed then).
+func Attach(t testing.TB, name string) *NS {
+	t.Helper()
+	Require(t)
+	h, err := netns.GetFromName(name)
+	if err != nil {
+		t.Fatalf("open namespace %s: %v", name, err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return &NS{Name: name, h: h}
+}
+
 // Handle returns the namespace's handle, valid until the test's cleanup.
 func (n *NS) Handle() netns.NsHandle { return n.h }
 
