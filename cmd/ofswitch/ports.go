@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -79,10 +81,11 @@ func portDesc(p *dataplane.PortInfo) openflow.Port {
 	return d
 }
 
-// portCounters is what the port table needs of the data plane: the
-// counters of every port, safe to read while the workers run.
+// portCounters is what the port table needs of the data plane: it fills
+// the counters of one port into s (the table sets port_no and duration).
+// It is called without the table's lock, from connection goroutines.
 type portCounters interface {
-	PortStats() []dataplane.PortStats
+	Counters(info *dataplane.PortInfo, s *openflow.PortStats)
 }
 
 // portTable is the switch's ports as the OpenFlow channel sees them: their
@@ -136,35 +139,29 @@ func (t *portTable) Descs(dst []openflow.Port) []openflow.Port {
 }
 
 // Stats appends the counters of port (every present port for
-// openflow.PortAny) to dst: received and transmitted frames and bytes
-// as the data plane counted them, and the time since the port appeared.
+// openflow.PortAny) to dst, with the time since the port appeared.
 func (t *portTable) Stats(dst []openflow.PortStats, port uint32) ([]openflow.PortStats, bool) {
-	var counts []dataplane.PortStats
-	if t.counters != nil {
-		counts = t.counters.PortStats()
-	}
 	now := time.Now()
+	start := len(dst)
+	var infos [16]dataplane.PortInfo
+	sel := infos[:0]
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	found := false
 	for i := range t.ports {
 		e := &t.ports[i]
 		if !e.present || (port != openflow.PortAny && port != e.info.No) {
 			continue
 		}
-		found = true
-		s := openflow.PortStats{PortNo: e.info.No}
-		for _, c := range counts {
-			if c.Port == e.info.No {
-				s.RxPackets, s.RxBytes = c.RxPackets, c.RxBytes
-				s.TxPackets, s.TxBytes = c.TxPackets, c.TxBytes
-			}
-		}
 		d := now.Sub(e.since)
-		s.DurationSec, s.DurationNsec = uint32(d/time.Second), uint32(d%time.Second)
-		dst = append(dst, s)
+		dst = append(dst, openflow.PortStats{PortNo: e.info.No, DurationSec: uint32(d / time.Second), DurationNsec: uint32(d % time.Second)})
+		sel = append(sel, e.info)
 	}
-	return dst, found
+	t.mu.Unlock()
+	if t.counters != nil {
+		for i := range sel {
+			t.counters.Counters(&sel[i], &dst[start+i])
+		}
+	}
+	return dst, len(sel) > 0
 }
 
 // Info returns the current information of port number no.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -67,16 +69,21 @@ func TestDatapathID(t *testing.T) {
 	}
 }
 
-type fakeCounters []dataplane.PortStats
+// fakeCounters gives port n the counters at index n-1.
+type fakeCounters []openflow.PortStats
 
-func (f fakeCounters) PortStats() []dataplane.PortStats { return f }
+func (f fakeCounters) Counters(info *dataplane.PortInfo, s *openflow.PortStats) {
+	c := f[info.No-1]
+	c.PortNo, c.DurationSec, c.DurationNsec = s.PortNo, s.DurationSec, s.DurationNsec
+	*s = c
+}
 
 func TestPortTable(t *testing.T) {
 	infos := []dataplane.PortInfo{
 		{No: 9, Name: "s1", HWAddr: [6]byte{2, 0, 0, 0, 0, 1}, AdminUp: true, LinkUp: true},
 		{No: 9, Name: "s2", HWAddr: [6]byte{2, 0, 0, 0, 0, 2}, AdminUp: true, LinkUp: true},
 	}
-	counts := fakeCounters{{Port: 1, RxPackets: 3, RxBytes: 300, TxPackets: 4, TxBytes: 400}, {Port: 2, RxPackets: 5}}
+	counts := fakeCounters{{RxPackets: 3, RxBytes: 300, TxPackets: 4, TxBytes: 400, RxDropped: 1}, {RxPackets: 5}}
 	pt := newPortTable(infos, counts)
 
 	descs := pt.Descs(nil)
@@ -84,7 +91,7 @@ func TestPortTable(t *testing.T) {
 		t.Fatalf("Descs numbers the ports in order: %+v", descs)
 	}
 	st, ok := pt.Stats(nil, 1)
-	if !ok || len(st) != 1 || st[0].PortNo != 1 || st[0].RxPackets != 3 || st[0].RxBytes != 300 || st[0].TxPackets != 4 || st[0].TxBytes != 400 {
+	if !ok || len(st) != 1 || st[0].PortNo != 1 || st[0].RxPackets != 3 || st[0].RxBytes != 300 || st[0].TxPackets != 4 || st[0].TxBytes != 400 || st[0].RxDropped != 1 {
 		t.Fatalf("Stats(1) = %+v, %v", st, ok)
 	}
 	st, ok = pt.Stats(nil, openflow.PortAny)

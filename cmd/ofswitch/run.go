@@ -32,11 +32,14 @@ func newRunCmd() *cobra.Command {
 		tlsKey      string
 		tlsCert     string
 		tlsCA       string
+		portNames   []string
+		failMode    string
+		workers     int
 		cfg         controller.Config
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
-		Short: "Run the switch: flow tables managed over OpenFlow 1.3",
+		Short: "Run the switch between interfaces, managed over OpenFlow 1.3",
 		Long: `Runs ofswitch's flow tables behind its OpenFlow channel, like an Open vSwitch
 bridge that controllers and ovs-ofctl manage. It listens on every --listen
 target (ptcp:[PORT][:IP], default ptcp:6653 on 127.0.0.1) and keeps a
@@ -46,8 +49,21 @@ pssl: and ssl: targets use TLS 1.3 with mutual certificate authentication
 FLOW_MODs are applied in bursts; --metrics serves Prometheus metrics on
 /metrics. SIGINT or SIGTERM stops it cleanly.
 
-Interfaces (--port) come with the data plane; until then the switch has no
-ports, like an empty bridge.`,
+Every --port IFACE is a switch port, numbered 1, 2, ... in the order of
+the flags: frames are read through AF_PACKET TPACKET_V3 rings (--workers
+receive queues and workers per port, in a fanout group), classified by
+the flow tables and sent out of the ports their actions name. Port
+descriptions come from netlink and link changes are sent to the
+controllers as PORT_STATUS. Without --dpid the datapath id is the lowest
+MAC address of the ports, as Open vSwitch derives it. Without --port the
+switch has no ports, like an empty bridge, and its tables can still be
+managed.
+
+--fail-mode says what happens while none of the --controller targets is
+connected: secure (the default) keeps the flows and drops table misses;
+standalone switches table misses as a learning switch (NORMAL) after
+three inactivity probes without a controller, and at once when there is
+no --controller at all.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var lvl slog.Level
@@ -55,6 +71,7 @@ ports, like an empty bridge.`,
 				return fmt.Errorf("--log-level: %w", err)
 			}
 			cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: lvl}))
+			cfg.DatapathID = 1
 			if dpid != "" {
 				v, err := strconv.ParseUint(strings.TrimPrefix(dpid, "0x"), 16, 64)
 				if err != nil {
@@ -62,6 +79,11 @@ ports, like an empty bridge.`,
 				}
 				cfg.DatapathID = v
 			}
+			fm, err := controller.ParseFailMode(failMode)
+			if err != nil {
+				return fmt.Errorf("--fail-mode: %w", err)
+			}
+			cfg.FailMode = fm
 			if tlsKey != "" || tlsCert != "" || tlsCA != "" {
 				tc, err := controller.LoadTLS(tlsKey, tlsCert, tlsCA)
 				if err != nil {
@@ -78,6 +100,17 @@ ports, like an empty bridge.`,
 				return err
 			}
 			cfg.Pipeline = pipe
+			var dp dataPlane
+			if len(portNames) > 0 {
+				dp, err = openLive(portNames, workers, pipe)
+				if err != nil {
+					return err
+				}
+				if dpid == "" {
+					cfg.DatapathID = dp.datapathID(cfg.DatapathID)
+				}
+				dp.configure(&cfg)
+			}
 			var targets []controller.Target
 			for _, s := range append(append([]string(nil), listen...), controllers...) {
 				t, err := controller.ParseTarget(s)
@@ -87,6 +120,9 @@ ports, like an empty bridge.`,
 				targets = append(targets, t)
 			}
 			if len(targets) == 0 {
+				if dp != nil {
+					dp.close()
+				}
 				return errors.New("nothing to do: give --listen or --controller")
 			}
 			var reg *prometheus.Registry
@@ -108,13 +144,38 @@ ports, like an empty bridge.`,
 			}
 			agent, err := controller.New(&cfg)
 			if err != nil {
+				if dp != nil {
+					dp.close()
+				}
 				return err
 			}
+			cfg.Logger.Info("switch", "dpid", fmt.Sprintf("%016x", cfg.DatapathID), "ports", len(portNames), "fail_mode", fm.String())
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
-			errc := make(chan error, 2)
+			errc := make(chan error, 3)
+			if dp != nil {
+				// Started first, so that an early return below still
+				// stops the workers (cancel) and waits for them.
+				dpDone := make(chan struct{})
+				go func() {
+					defer close(dpDone)
+					if err := dp.run(ctx, agent, cfg.Logger); err != nil {
+						errc <- err
+					}
+				}()
+				// Runs after the agent stopped (every return below
+				// waits for it): no PACKET_OUT can use a closed port.
+				defer func() {
+					cancel()
+					<-dpDone
+					dp.close()
+				}()
+			}
 			if reg != nil {
 				reg.MustRegister(&tableCollector{agent: agent})
+				if dp != nil {
+					reg.MustRegister(dp.collector())
+				}
 				srv, err := serveMetrics(metrics, reg)
 				if err != nil {
 					return err
@@ -131,15 +192,21 @@ ports, like an empty bridge.`,
 					srv.Shutdown(sctx)
 				}()
 			}
-			go func() { errc <- agent.Run(ctx, targets) }()
+			agentDone := make(chan error, 1)
+			go func() { agentDone <- agent.Run(ctx, targets) }()
 			select {
 			case err := <-errc:
 				cancel()
+				<-agentDone
 				return err
+			case err := <-agentDone:
+				if err != nil && !errors.Is(err, context.Canceled) {
+					return err
+				}
+				return nil
 			case <-ctx.Done():
 				cfg.Logger.Info("stopping")
-				cancel()
-				if err := <-errc; err != nil && !errors.Is(err, context.Canceled) {
+				if err := <-agentDone; err != nil && !errors.Is(err, context.Canceled) {
 					return err
 				}
 				return nil
@@ -155,7 +222,10 @@ ports, like an empty bridge.`,
 	f.IntVar(&tables, "tables", 8, "number of flow tables")
 	f.StringVar(&filterKind, "filter", "bcf", "filter in front of each table: bcf (Bloom-Cuckoo), cf (plain cuckoo) or none")
 	f.IntVar(&bloomAfter, "t", 10, "Bloom-Cuckoo t: kicks before an insertion may use the Bloom part")
-	f.StringVar(&dpid, "dpid", "1", "datapath id, hex")
+	f.StringVar(&dpid, "dpid", "", "datapath id, hex (default: the lowest MAC of the ports, 1 without ports)")
+	f.StringArrayVar(&portNames, "port", nil, "network interface to switch between, port 1, 2, ... in flag order (repeatable)")
+	f.IntVar(&workers, "workers", 1, "receive queues, each with its worker, per port")
+	f.StringVar(&failMode, "fail-mode", "secure", "without a connected --controller: secure (drop table misses) or standalone (learning switch)")
 	f.StringVar(&metrics, "metrics", "", "serve Prometheus metrics on this address (e.g. 127.0.0.1:9100)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&cfg.StrictPorts, "strict-ports", false, "refuse masked TCP/UDP/SCTP ports (strict OpenFlow 1.3)")
@@ -206,4 +276,19 @@ func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descOccupancy, prometheus.GaugeValue, ts.Occupancy, t, ts.Filter)
 		ch <- prometheus.MustNewConstMetric(descBloom, prometheus.GaugeValue, float64(ts.FilterBloomLen), t)
 	}
+}
+
+// dataPlane is what run needs of the switch's ports and workers: on Linux,
+// live ports (live_linux.go).
+type dataPlane interface {
+	// datapathID returns the id derived from the ports, or def.
+	datapathID(def uint64) uint64
+	// configure points the agent's configuration at the data plane.
+	configure(cfg *controller.Config)
+	// run switches frames until ctx ends, then stops the workers.
+	run(ctx context.Context, agent *controller.Agent, log *slog.Logger) error
+	// close closes the ports, once neither the workers nor the agent run.
+	close()
+	// collector exports the ports' counters.
+	collector() prometheus.Collector
 }

@@ -1,0 +1,214 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/vishvananda/netlink"
+
+	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/dataplane"
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// liveSwitch is the data plane of `ofswitch run --port`: a dataplane.Switch
+// whose workers read the ports' AF_PACKET rings, the OpenFlow view of the
+// ports, and the watcher that keeps that view current.
+type liveSwitch struct {
+	names []string
+	infos []dataplane.PortInfo // as opened; port i+1 is infos[i]
+	ports []*dataplane.LivePort
+	sw    *dataplane.Switch
+	table *portTable
+	agent *controller.Agent // set by run, before any worker starts
+}
+
+// openLive opens the interfaces names as ports 1..len(names), each with
+// queues receive queues (one worker each), in the namespace of the
+// calling thread.
+func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, error) {
+	if queues <= 0 {
+		return nil, fmt.Errorf("--workers %d: want at least 1", queues)
+	}
+	ls := &liveSwitch{names: names}
+	devs := make(map[uint32]dataplane.Port, len(names))
+	seen := make(map[string]bool, len(names))
+	for i, name := range names {
+		if seen[name] {
+			ls.close()
+			return nil, fmt.Errorf("--port %s: given twice", name)
+		}
+		seen[name] = true
+		lp, err := dataplane.OpenLivePort(name, uint32(i+1), &dataplane.LiveConfig{Queues: queues})
+		if err != nil {
+			ls.close()
+			return nil, fmt.Errorf("--port %s: %w", name, err)
+		}
+		ls.ports = append(ls.ports, lp)
+		ls.infos = append(ls.infos, lp.Info())
+		devs[uint32(i+1)] = lp
+	}
+	ls.sw = dataplane.NewSwitch(pipe, &dataplane.Config{
+		Workers:  len(names) * queues,
+		Ports:    portNumbers(len(names)),
+		Devices:  devs,
+		PacketIn: ls.packetIn,
+	})
+	ls.table = newPortTable(ls.infos, kernelCounters(ls.ports))
+	return ls, nil
+}
+
+// configure points the agent's configuration at the data plane.
+func (ls *liveSwitch) configure(cfg *controller.Config) {
+	cfg.Ports = ls.table
+	cfg.PacketOut = func(inPort uint32, actions []rules.Action, frame []byte) error {
+		return packetOutError(ls.sw.PacketOut(inPort, actions, frame))
+	}
+	cfg.OnFailOpen = ls.sw.SetFailOpen
+}
+
+// packetIn hands a worker's packet-in to the controllers. It runs on the
+// worker's goroutine; the agent copies the frame and does not block.
+func (ls *liveSwitch) packetIn(p *dataplane.PacketIn) {
+	var pin controller.PacketIn
+	packetIn(&pin, p)
+	ls.agent.PacketIn(&pin)
+}
+
+// run switches frames until ctx ends, announcing port changes to the
+// agent's controllers, then stops the workers. It returns the workers'
+// error, if a socket failed. The ports stay open for PacketOut until
+// close.
+func (ls *liveSwitch) run(ctx context.Context, agent *controller.Agent, log *slog.Logger) error {
+	ls.agent = agent
+	byName := make(map[string]uint32, len(ls.names))
+	for i, n := range ls.names {
+		byName[n] = uint32(i + 1)
+	}
+	for i := range ls.infos {
+		log.Info("port", "no", i+1, "name", ls.infos[i].Name, "mac", fmt.Sprintf("%x", ls.infos[i].HWAddr[:]),
+			"up", ls.infos[i].AdminUp && ls.infos[i].LinkUp, "queues", ls.ports[i].Queues())
+	}
+	wctx, stopWatch := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		err := dataplane.WatchPorts(wctx, &dataplane.WatchConfig{Ports: byName}, func(ev dataplane.PortEvent) {
+			reason, desc, ok := ls.table.Update(ev)
+			if !ok {
+				return
+			}
+			log.Info("port status", "no", ev.Info.No, "name", ev.Info.Name, "reason", ev.Reason.String(),
+				"admin_up", ev.Info.AdminUp, "link_up", ev.Info.LinkUp)
+			agent.PortStatus(reason, desc)
+		})
+		if err != nil && !errors.Is(err, context.Canceled) {
+			log.Error("port watcher stopped: port changes are no longer reported", "err", err)
+		}
+	})
+	err := ls.sw.RunLive(ctx, ls.ports)
+	stopWatch()
+	wg.Wait()
+	if err != nil {
+		return fmt.Errorf("data plane: %w", err)
+	}
+	return nil
+}
+
+// close closes the ports opened so far. Call it once neither the
+// workers nor the agent (PACKET_OUT) can use them any more.
+func (ls *liveSwitch) close() {
+	for _, p := range ls.ports {
+		p.Close()
+	}
+}
+
+// datapathID returns the lowest MAC of the ports, or def.
+func (ls *liveSwitch) datapathID(def uint64) uint64 { return datapathID(ls.infos, def) }
+
+// collector exports the ports' counters (those PORT_STATS replies carry)
+// and the frames the workers took in.
+func (ls *liveSwitch) collector() prometheus.Collector { return &portCollector{ls: ls} }
+
+// portCollector reads the port table at scrape time.
+type portCollector struct{ ls *liveSwitch }
+
+var (
+	portLabels    = []string{"port", "name"}
+	descRxPackets = prometheus.NewDesc("ofswitch_port_rx_packets_total", "Frames received on a port.", portLabels, nil)
+	descTxPackets = prometheus.NewDesc("ofswitch_port_tx_packets_total", "Frames transmitted on a port.", portLabels, nil)
+	descRxBytes   = prometheus.NewDesc("ofswitch_port_rx_bytes_total", "Bytes received on a port.", portLabels, nil)
+	descTxBytes   = prometheus.NewDesc("ofswitch_port_tx_bytes_total", "Bytes transmitted on a port.", portLabels, nil)
+	descRxDropped = prometheus.NewDesc("ofswitch_port_rx_dropped_total", "Frames dropped on receive: by the interface, or because the switch's rings were full.", portLabels, nil)
+	descTxDropped = prometheus.NewDesc("ofswitch_port_tx_dropped_total", "Frames dropped on transmit by the interface.", portLabels, nil)
+	descRxErrors  = prometheus.NewDesc("ofswitch_port_rx_errors_total", "Receive errors of a port's interface.", portLabels, nil)
+	descTxErrors  = prometheus.NewDesc("ofswitch_port_tx_errors_total", "Transmit errors: of the interface, and sends of the switch that failed.", portLabels, nil)
+	descProcessed = prometheus.NewDesc("ofswitch_frames_processed_total", "Frames the data plane's workers took in.", nil, nil)
+)
+
+// Describe sends the descriptors of the port metrics.
+func (c *portCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descRxPackets, descTxPackets, descRxBytes, descTxBytes,
+		descRxDropped, descTxDropped, descRxErrors, descTxErrors, descProcessed} {
+		ch <- d
+	}
+}
+
+// Collect sends the current counters of every present port.
+func (c *portCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(descProcessed, prometheus.CounterValue, float64(c.ls.sw.Processed()))
+	descs := c.ls.table.Descs(nil)
+	stats, _ := c.ls.table.Stats(nil, openflow.PortAny)
+	for i := range stats {
+		s := &stats[i]
+		name := ""
+		for j := range descs {
+			if descs[j].PortNo == s.PortNo {
+				name = descs[j].NameString()
+			}
+		}
+		l := []string{strconv.FormatUint(uint64(s.PortNo), 10), name}
+		for _, m := range []struct {
+			d *prometheus.Desc
+			v uint64
+		}{{descRxPackets, s.RxPackets}, {descTxPackets, s.TxPackets}, {descRxBytes, s.RxBytes}, {descTxBytes, s.TxBytes},
+			{descRxDropped, s.RxDropped}, {descTxDropped, s.TxDropped}, {descRxErrors, s.RxErrors}, {descTxErrors, s.TxErrors}} {
+			ch <- prometheus.MustNewConstMetric(m.d, prometheus.CounterValue, float64(m.v), l...)
+		}
+	}
+}
+
+// kernelCounters reads a port's counters as Open vSwitch does for the
+// ports of a netdev bridge: from the interface's kernel statistics
+// (netlink IFLA_STATS64, which count every frame the interface received
+// and every frame the switch sent on it), adding the frames the switch's
+// receive rings dropped to rx_dropped and its failed sends to tx_errors.
+type kernelCounters []*dataplane.LivePort
+
+// Counters fills s with the counters of the interface info names.
+func (k kernelCounters) Counters(info *dataplane.PortInfo, s *openflow.PortStats) {
+	if info.No >= 1 && int(info.No) <= len(k) {
+		p := k[info.No-1]
+		s.RxDropped += p.RxDrops()
+		s.TxErrors += p.TxErrors()
+	}
+	l, err := netlink.LinkByName(info.Name)
+	if err != nil || l.Attrs().Statistics == nil {
+		return
+	}
+	st := l.Attrs().Statistics
+	s.RxPackets, s.TxPackets = st.RxPackets, st.TxPackets
+	s.RxBytes, s.TxBytes = st.RxBytes, st.TxBytes
+	s.RxDropped += st.RxDropped
+	s.TxDropped = st.TxDropped
+	s.RxErrors, s.TxErrors = st.RxErrors, s.TxErrors+st.TxErrors
+	s.RxFrameErr, s.RxOverErr, s.RxCRCErr = st.RxFrameErrors, st.RxOverErrors, st.RxCrcErrors
+	s.Collisions = st.Collisions
+}

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package main
+
+import (
+	"errors"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// openLive fails: live ports are AF_PACKET sockets, which only Linux has.
+func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, error) {
+	return nil, errors.New("--port: live ports need Linux (AF_PACKET)")
+}
