@@ -1,0 +1,267 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ofPort is the OpenFlow port the switch listens on in its namespace.
+const ofPort = 6653
+
+// startSwitch runs `ofswitch run --port s1 --port s2 --listen
+// ptcp:6653:127.0.0.1 args...` in the switch's namespace and waits until
+// ovs-ofctl gets an answer from it. At cleanup it stops the switch with
+// SIGTERM and fails the test unless it exits cleanly (a data race found
+// by a -race binary makes the exit status non-zero).
+func startSwitch(t *testing.T, tp *topo, args ...string) *proc {
+	t.Helper()
+	bin := ofswitchBinary(t)
+	args = append([]string{"run", "--port", tp.swIf[0], "--port", tp.swIf[1],
+		"--listen", "ptcp:" + strconv.Itoa(ofPort) + ":127.0.0.1", "--log-level", "debug"}, args...)
+	p := startProc(t, tp.sw, func(err error, log string) {
+		if err != nil {
+			t.Errorf("ofswitch did not stop cleanly on SIGTERM: %v\n%s", err, log)
+		}
+	}, bin, args...)
+	waitFor(t, "answer from ofswitch", p.log, func() (bool, string) {
+		out, err := ofctl(tp.sw, ofPort, "show")
+		return err == nil, out
+	})
+	return p
+}
+
+// counter returns the integer after key= in the first line of text that
+// has it and contains all of near, or -1.
+func counter(text, key string, near ...string) int {
+	re := regexp.MustCompile(regexp.QuoteMeta(key) + `=(\d+)`)
+lines:
+	for _, l := range strings.Split(text, "\n") {
+		for _, n := range near {
+			if !strings.Contains(l, n) {
+				continue lines
+			}
+		}
+		if m := re.FindStringSubmatch(l); m != nil {
+			v, _ := strconv.Atoi(m[1])
+			return v
+		}
+	}
+	return -1
+}
+
+// TestLiveOfctl: flows added by ovs-ofctl join the two hosts, and
+// deleting them parts the hosts again; show, dump-flows and dump-ports
+// print the ports and counters; a port going down reaches a monitoring
+// controller as PORT_STATUS; Prometheus shows the port counters.
+func TestLiveOfctl(t *testing.T) {
+	needLive(t, "ovs-ofctl")
+	tp := newTopo(t, "")
+	sw := startSwitch(t, tp, "--metrics", "127.0.0.1:9100")
+
+	show, err := ofctl(tp.sw, ofPort, "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"dpid:0000" + strings.ReplaceAll(swMAC(1), ":", ""), // the lowest MAC: port 1's
+		" 1(s1): addr:" + swMAC(1), " 2(s2): addr:" + swMAC(2),
+		"config:     0", "state:      LIVE", "current:    10GB-FD COPPER", "speed: 10000 Mbps now",
+	} {
+		if !strings.Contains(show, want) {
+			t.Errorf("ovs-ofctl show lacks %q:\n%s", want, show)
+		}
+	}
+	if n := strings.Count(show, "addr:"); n != 2 {
+		t.Errorf("ovs-ofctl show lists %d ports, want 2:\n%s", n, show)
+	}
+
+	for _, f := range []string{"in_port=1,actions=output:2", "in_port=2,actions=output:1"} {
+		if out, err := ofctl(tp.sw, ofPort, "add-flow", f); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	if out, ok := tp.ping(t, 3); !ok {
+		t.Fatalf("h1 cannot ping h2 through flows in_port=1→2, 2→1:\n%s\nswitch log:\n%s", out, sw.log())
+	}
+	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 echo requests and at least one ARP request each way.
+	for _, f := range []string{"in_port=1 actions=output:2", "in_port=2 actions=output:1"} {
+		if n := counter(flows, "n_packets", f); n < 4 {
+			t.Errorf("flow %s: n_packets=%d, want ≥ 4 after 3 pings:\n%s", f, n, flows)
+		}
+	}
+	ports, err := ofctl(tp.sw, ofPort, "dump-ports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"1", "2"} {
+		// "port  1: rx pkts=4, ..." and on the next line "tx pkts=4, ...".
+		block := ""
+		if i := strings.Index(ports, "port  "+p+":"); i >= 0 {
+			block = ports[i:]
+		}
+		for _, k := range []string{"rx pkts", "tx pkts"} {
+			if n := counter(block, k); n < 4 {
+				t.Errorf("dump-ports: port %s %s=%d, want ≥ 4:\n%s", p, k, n, ports)
+			}
+		}
+	}
+
+	if out, err := ofctl(tp.sw, ofPort, "del-flows"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if out, ok := tp.ping(t, 2); ok || !strings.Contains(out, " 0 received") {
+		t.Fatalf("h1 still pings h2 after del-flows:\n%s", out)
+	}
+
+	// Port 2 goes down: a controller that monitors the switch hears it.
+	var mon lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := nsExec(ctx, tp.sw, "ovs-ofctl", "-O", "OpenFlow13", "--unixctl="+filepath.Join(t.TempDir(), "mon.ctl"),
+		"monitor", "tcp:127.0.0.1:"+strconv.Itoa(ofPort))
+	m.Stdout, m.Stderr = &mon, &mon
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Wait()
+	defer cancel()
+	time.Sleep(300 * time.Millisecond) // let the monitor connect before the change
+	sh(t, "ip", "-n", tp.sw, "link", "set", tp.swIf[1], "down")
+	waitFor(t, "PORT_STATUS of port 2 going down", mon.String, func() (bool, string) {
+		out := mon.String()
+		return strings.Contains(out, "OFPT_PORT_STATUS") && strings.Contains(out, "MOD: 2(s2)") &&
+			strings.Contains(out, "PORT_DOWN"), ""
+	})
+	show, err = ofctl(tp.sw, ofPort, "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(show, " 2(s2):")
+	if i < 0 || !strings.Contains(show[i:], "config:     PORT_DOWN") || !strings.Contains(show[i:], "state:      LINK_DOWN") {
+		t.Errorf("ovs-ofctl show after s2 went down:\n%s", show)
+	}
+
+	metrics := httpGetIn(t, tp, "127.0.0.1:9100", "/metrics")
+	for _, re := range []string{
+		`ofswitch_port_rx_packets_total\{name="s1",port="1"\} [1-9]`,
+		`ofswitch_port_tx_packets_total\{name="s2",port="2"\} [1-9]`,
+		`ofswitch_frames_processed_total [1-9]`,
+	} {
+		if !regexp.MustCompile(re).MatchString(metrics) {
+			t.Errorf("metrics lack %s:\n%s", re, metrics)
+		}
+	}
+}
+
+// httpGetIn fetches path from addr inside the switch's namespace.
+func httpGetIn(t *testing.T, tp *topo, addr, path string) string {
+	t.Helper()
+	var body []byte
+	err := tp.swNS.Do(func() error {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := fmt.Fprintf(c, "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, addr); err != nil {
+			return err
+		}
+		body, err = io.ReadAll(c)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("GET http://%s%s in %s: %v", addr, path, tp.sw, err)
+	}
+	if !bytes.HasPrefix(body, []byte("HTTP/1.0 200")) && !bytes.HasPrefix(body, []byte("HTTP/1.1 200")) {
+		t.Fatalf("GET http://%s%s: %.200s", addr, path, body)
+	}
+	return string(body)
+}
+
+// TestLiveTestcontroller: with ovs-testcontroller as the controller (the
+// switch connects out), the hosts ping each other, and the flows the
+// controller learned show in dump-flows.
+func TestLiveTestcontroller(t *testing.T) {
+	needLive(t, "ovs-ofctl", "ovs-testcontroller")
+	tp := newTopo(t, "")
+	const cport = 6633
+	tc := startProc(t, tp.sw, nil, "ovs-testcontroller", "-O", "OpenFlow13",
+		"--unixctl="+filepath.Join(t.TempDir(), "tc.ctl"), "ptcp:"+strconv.Itoa(cport)+":127.0.0.1")
+	sw := startSwitch(t, tp, "--controller", "tcp:127.0.0.1:"+strconv.Itoa(cport))
+	log := func() string { return "ovs-testcontroller:\n" + tc.log() + "\nofswitch:\n" + sw.log() }
+	// The controller's first flow sends table misses to it.
+	waitFor(t, "table-miss flow from ovs-testcontroller", log, func() (bool, string) {
+		out, _ := ofctl(tp.sw, ofPort, "dump-flows")
+		return strings.Contains(out, "priority=0 actions=CONTROLLER:128"), out
+	})
+	if out, ok := tp.ping(t, 3); !ok {
+		t.Fatalf("h1 cannot ping h2 with ovs-testcontroller as the controller:\n%s\n%s", out, log())
+	}
+	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Learned flows match the frames exactly; the echo requests' flow
+	// goes from port 1 to port 2, the replies' back.
+	for _, tt := range []struct{ in, src, dst, out string }{
+		{"1", hostMAC(1), hostMAC(2), "2"},
+		{"2", hostMAC(2), hostMAC(1), "1"},
+	} {
+		found := false
+		for _, l := range strings.Split(flows, "\n") {
+			if strings.Contains(l, "icmp,in_port="+tt.in) && strings.Contains(l, "dl_src="+tt.src+",dl_dst="+tt.dst) &&
+				strings.HasSuffix(strings.TrimSpace(l), "actions=output:"+tt.out) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no learned ICMP flow in_port=%s %s→%s actions=output:%s:\n%s", tt.in, tt.src, tt.dst, tt.out, flows)
+		}
+	}
+}
+
+// TestLiveStandalone: in standalone fail mode with no controller, the
+// switch forwards as a learning switch: the hosts ping each other without
+// a single flow entry.
+func TestLiveStandalone(t *testing.T) {
+	needLive(t, "ovs-ofctl")
+	tp := newTopo(t, "")
+	sw := startSwitch(t, tp, "--fail-mode", "standalone")
+	if out, ok := tp.ping(t, 3); !ok {
+		t.Fatalf("h1 cannot ping h2 through a standalone switch:\n%s\nswitch log:\n%s", out, sw.log())
+	}
+	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(flows, "actions=") {
+		t.Errorf("standalone forwarding installed flows:\n%s", flows)
+	}
+}
+
+// TestLiveSecureDrops: in secure fail mode (the default) a switch
+// without flows forwards nothing.
+func TestLiveSecureDrops(t *testing.T) {
+	needLive(t, "ovs-ofctl")
+	tp := newTopo(t, "")
+	startSwitch(t, tp)
+	if out, ok := tp.ping(t, 2); ok || !strings.Contains(out, " 0 received") {
+		t.Fatalf("h1 pings h2 through a secure switch without flows:\n%s", out)
+	}
+}

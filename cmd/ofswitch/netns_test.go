@@ -1,0 +1,254 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/internal/netnstest"
+	"github.com/ofswitch/ofswitch/internal/testutil"
+)
+
+// Live tests run `ofswitch run` between network namespaces the test makes:
+// hosts h1 (10.0.0.1/24) and h2 (10.0.0.2/24), each with an interface
+// eth0 joined by a veth pair to interface s1 or s2 of the switch's
+// namespace. The switch binary is built once per test binary, with the
+// race detector when the tests have it.
+
+// Fixed addresses make ovs-ofctl's output and the derived datapath id
+// predictable: the switch side of host i's pair is 02:5e:00:00:00:0i (so
+// the lowest, port 1's, is the datapath id), the host side
+// 02:ee:00:00:00:0i.
+func swMAC(i int) string   { return fmt.Sprintf("02:5e:00:00:00:%02x", i) }
+func hostMAC(i int) string { return fmt.Sprintf("02:ee:00:00:00:%02x", i) }
+func hostIP(i int) string  { return fmt.Sprintf("10.0.0.%d", i) }
+
+// needLive skips the test (fails it under CI=true) unless it can make
+// network namespaces and run the programs named.
+func needLive(t testing.TB, progs ...string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		testutil.SkipOrFail(t, "live tests need root for network namespaces")
+	}
+	for _, p := range append([]string{"ip", "ping"}, progs...) {
+		if _, err := exec.LookPath(p); err != nil {
+			testutil.SkipOrFail(t, p+" is not installed (apt-get install iproute2 iputils-ping openvswitch-switch openvswitch-testcontroller tcpreplay)")
+		}
+	}
+}
+
+var ofswitchBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// ofswitchBinary returns the path of an ofswitch binary built from this package,
+// built on first use into a folder that TestMain removes.
+func ofswitchBinary(t testing.TB) string {
+	t.Helper()
+	ofswitchBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ofswitch-bin-")
+		if err != nil {
+			ofswitchBin.err = err
+			return
+		}
+		binDirs = append(binDirs, dir)
+		path := filepath.Join(dir, "ofswitch")
+		args := []string{"build", "-o", path}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+		if err != nil {
+			ofswitchBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		ofswitchBin.path = path
+	})
+	if ofswitchBin.err != nil {
+		t.Fatal(ofswitchBin.err)
+	}
+	return ofswitchBin.path
+}
+
+var binDirs []string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range binDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
+// sh runs a command and fails the test with its output if it fails.
+func sh(t testing.TB, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// nsExec returns a command running in namespace ns, bounded by ctx.
+func nsExec(ctx context.Context, ns, name string, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, name}, args...)...)
+}
+
+// topo is two hosts joined to a switch namespace by veth pairs.
+type topo struct {
+	sw    string        // the switch's namespace
+	swNS  *netnstest.NS // the switch's namespace if newTopo made it
+	hosts [2]string     // h1, h2 namespaces
+	swIf  [2]string     // interface names in sw: s1, s2
+}
+
+// newTopo creates namespaces h1 and h2 and, when sw is empty, the
+// switch's, with veth pairs eth0 (host i) to si (switch); the namespaces
+// go at cleanup (netnstest), and the pairs with them. IPv6 is off on
+// every interface, so that only the test's own traffic (and ARP) crosses
+// the switch.
+func newTopo(t testing.TB, sw string) *topo {
+	t.Helper()
+	h1, h2 := netnstest.New(t, "ofsh1-"), netnstest.New(t, "ofsh2-")
+	tp := &topo{sw: sw, hosts: [2]string{h1.Name, h2.Name}, swIf: [2]string{"s1", "s2"}}
+	nss := tp.hosts[:]
+	if sw == "" {
+		tp.swNS = netnstest.New(t, "ofssw-")
+		tp.sw = tp.swNS.Name
+		nss = append(nss, tp.sw)
+	}
+	for _, ns := range nss {
+		sh(t, "ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+	}
+	for i, h := range tp.hosts {
+		sh(t, "ip", "-n", h, "link", "add", "name", "eth0", "address", hostMAC(i+1), "type", "veth",
+			"peer", "name", tp.swIf[i], "address", swMAC(i+1), "netns", tp.sw)
+		sh(t, "ip", "-n", h, "addr", "add", hostIP(i+1)+"/24", "dev", "eth0")
+		sh(t, "ip", "-n", h, "link", "set", "eth0", "up")
+		sh(t, "ip", "-n", tp.sw, "link", "set", tp.swIf[i], "up")
+	}
+	return tp
+}
+
+// ping pings host 2 from host 1 (count packets, 0.2 s apart, 1 s wait
+// each) and returns ping's output and whether it succeeded.
+func (tp *topo) ping(t testing.TB, count int) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(count+5)*time.Second)
+	defer cancel()
+	out, err := nsExec(ctx, tp.hosts[0], "ping", "-c", strconv.Itoa(count), "-i", "0.2", "-W", "1", hostIP(2)).CombinedOutput()
+	return string(out), err == nil
+}
+
+// lockedBuffer collects a process's output for failure messages.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// proc is a program running in a namespace for the length of a test.
+type proc struct {
+	cmd    *exec.Cmd
+	out    lockedBuffer
+	exited chan struct{}
+	err    error // Wait's, once exited is closed
+}
+
+// startProc starts name in namespace ns. At cleanup it sends SIGTERM and,
+// if the program is still there 10 s later, SIGKILL; if stopErr is set it
+// receives the program's exit error (nil for a clean exit on SIGTERM).
+func startProc(t testing.TB, ns string, stopErr func(error, string), name string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command("ip", append([]string{"netns", "exec", ns, name}, args...)...), exited: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+			p.cmd.Process.Kill()
+			<-p.exited
+			if stopErr != nil {
+				stopErr(fmt.Errorf("%s did not stop within 10 s of SIGTERM", name), p.out.String())
+			}
+			return
+		}
+		if stopErr != nil {
+			stopErr(p.err, p.out.String())
+		}
+	})
+	return p
+}
+
+// log returns what the program wrote so far, and its exit status if it
+// has exited.
+func (p *proc) log() string {
+	select {
+	case <-p.exited:
+		return fmt.Sprintf("(exited: %v)\n%s", p.err, p.out.String())
+	default:
+		return p.out.String()
+	}
+}
+
+// ofctl runs "ovs-ofctl -O OpenFlow13 CMD tcp:127.0.0.1:PORT ARGS..." in
+// namespace ns, bounded to 10 s.
+func ofctl(ns string, port int, cmd string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := nsExec(ctx, ns, "ovs-ofctl", append([]string{"-O", "OpenFlow13", cmd, "tcp:127.0.0.1:" + strconv.Itoa(port)}, args...)...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("ovs-ofctl %s %s: %w\n%s", cmd, strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
+}
+
+// waitFor polls cond every 50 ms for up to 10 s and fails the test with
+// what, cond's last note and log() if it never holds.
+func waitFor(t testing.TB, what string, log func() string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ok, note := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 10 s: %s\nlog:\n%s", what, note, log())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
