@@ -230,8 +230,8 @@ const liveArena = 1 << 18
 // socket fails. Worker k reads queue q of port i, numbered in order
 // (port 0's queues first), so the switch needs exactly as many workers as
 // the ports have queues in total (ErrWorkers otherwise), and each port's
-// number must be one of Config.Ports with the port as its Device.
-// Shutdown is noticed within the ports' PollTimeout. RunLive starts no
+// number must be one of Config.Ports with the port as its Device. With no
+// ports it just waits for ctx (PacketOut still works). Shutdown is noticed within the ports' PollTimeout. RunLive starts no
 // goroutine that outlives it; it must not run twice at once, nor with
 // Replay.
 func (s *Switch) RunLive(ctx context.Context, ports []*LivePort) error {
@@ -241,6 +241,10 @@ func (s *Switch) RunLive(ctx context.Context, ports []*LivePort) error {
 		if i := s.index(p.info.No); i < 0 || s.devs[i] != Port(p) {
 			return fmt.Errorf("run live: port %d (%s): not a device of the switch: %w", p.info.No, p.info.Name, ErrWorkers)
 		}
+	}
+	if len(ports) == 0 { // a switch with no ports: nothing to read
+		<-ctx.Done()
+		return nil
 	}
 	if total != len(s.workers) {
 		return fmt.Errorf("run live: %d queues, %d workers: %w", total, len(s.workers), ErrWorkers)

@@ -497,3 +497,21 @@ func BenchmarkLiveForward(b *testing.B) {
 		})
 	}
 }
+
+func TestRunLiveChecksPorts(t *testing.T) {
+	p := &LivePort{info: PortInfo{No: 1, Name: "p1"}}
+	s := NewSwitch(testPipeline(t, 1, rules.FilterBloomCuckoo, ""), &Config{Ports: []uint32{1}, Workers: 1})
+	if err := s.RunLive(context.Background(), []*LivePort{p}); !errors.Is(err, ErrWorkers) {
+		t.Errorf("port not a device: err = %v, want ErrWorkers", err)
+	}
+	s = NewSwitch(testPipeline(t, 1, rules.FilterBloomCuckoo, ""), &Config{Ports: []uint32{1}, Workers: 2, Devices: map[uint32]Port{1: p}})
+	if err := s.RunLive(context.Background(), []*LivePort{p}); !errors.Is(err, ErrWorkers) {
+		t.Errorf("2 workers, 0 queues: err = %v, want ErrWorkers", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s = NewSwitch(testPipeline(t, 1, rules.FilterBloomCuckoo, ""), &Config{})
+	if err := s.RunLive(ctx, nil); err != nil {
+		t.Errorf("no ports, context ended: err = %v, want nil", err)
+	}
+}
