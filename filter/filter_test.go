@@ -28,6 +28,17 @@ func scale(n, div int) int {
 	return n
 }
 
+// layouts are the bucket layouts the tests run over: a word per bucket,
+// and packed.
+var layouts = []bool{false, true}
+
+func layoutName(packed bool) string {
+	if packed {
+		return "packed"
+	}
+	return "word"
+}
+
 func mustNew(t testing.TB, c Config) *Filter {
 	t.Helper()
 	f, err := New(c)
@@ -176,13 +187,16 @@ func TestOracle(t *testing.T) {
 		{Buckets: 32, FingerprintBits: 15, BloomAfter: 1, MaxIterations: 8},
 		{Buckets: 1, FingerprintBits: 6, BloomAfter: 0},
 	} {
-		t.Run(fmt.Sprintf("m=%d,f=%d,t=%d,bits=%d", cfg.Buckets, cfg.FingerprintBits, cfg.BloomAfter, cfg.BloomBits), func(t *testing.T) {
-			cfg.Seed = 7
-			c := newChecker(t, mustNew(t, cfg))
-			r := rand.New(rand.NewPCG(3, uint64(cfg.Buckets)))
-			// Enough keys to overfill: walks, Bloom, stash and Full all happen.
-			c.run(r, scale(8000, 4), uint64(cfg.Buckets*5))
-		})
+		for _, packed := range layouts {
+			t.Run(fmt.Sprintf("m=%d,f=%d,t=%d,bits=%d,%s", cfg.Buckets, cfg.FingerprintBits, cfg.BloomAfter, cfg.BloomBits, layoutName(packed)), func(t *testing.T) {
+				cfg.Seed = 7
+				cfg.Packed = packed
+				c := newChecker(t, mustNew(t, cfg))
+				r := rand.New(rand.NewPCG(3, uint64(cfg.Buckets)))
+				// Enough keys to overfill: walks, Bloom, stash and Full all happen.
+				c.run(r, scale(8000, 4), uint64(cfg.Buckets*5))
+			})
+		}
 	}
 }
 
@@ -196,7 +210,7 @@ func (f *Filter) viewOf(h uint64) (v view, fp uint64) {
 	i1, fp := f.split(h)
 	i2 := f.alt(i1, fp)
 	return view{
-		w1: f.buckets[i1].Load(), w2: f.buckets[i2].Load(),
+		w1: f.load(i1), w2: f.load(i2),
 		v1: f.stripe(i1).Load(), v2: f.stripe(i2).Load(),
 	}, fp
 }
@@ -210,6 +224,8 @@ func TestEveryInstant(t *testing.T) {
 		{Buckets: 64, FingerprintBits: 8, BloomAfter: -1},
 		{Buckets: 64, FingerprintBits: 8, BloomAfter: 3},
 		{Buckets: 64, FingerprintBits: 5, BloomAfter: 0, BloomBits: 2},
+		{Buckets: 64, FingerprintBits: 12, BloomAfter: 3, Packed: true},
+		{Buckets: 64, FingerprintBits: 5, BloomAfter: 0, BloomBits: 2, Packed: true},
 	} {
 		f := mustNew(t, cfg)
 		c := newChecker(t, f)
@@ -255,8 +271,12 @@ func TestEveryInstant(t *testing.T) {
 				prev[h] = now
 			}
 		}
-		c.run(rand.New(rand.NewPCG(5, 6)), scale(3000, 2), 600)
-		if st := f.Stats(); stores < scale(3000, 2)/2 || st.Kicks == 0 || straddles == 0 {
+		ops := scale(3000, 2)
+		if cfg.Packed {
+			ops /= 2 // a packed store has a torn instant to check as well
+		}
+		c.run(rand.New(rand.NewPCG(5, 6)), ops, 600)
+		if st := f.Stats(); stores < ops/2 || st.Kicks == 0 || straddles == 0 {
 			t.Fatalf("only %d stores, %d kicks and %d caught straddles observed", stores, st.Kicks, straddles)
 		}
 	}
@@ -291,7 +311,13 @@ func TestSettled(t *testing.T) {
 }
 
 func TestFullKeepsEverything(t *testing.T) {
-	f := mustNew(t, Config{Buckets: 4, FingerprintBits: 12, BloomAfter: -1, MaxIterations: 50})
+	for _, packed := range layouts {
+		t.Run(layoutName(packed), func(t *testing.T) { testFullKeepsEverything(t, packed) })
+	}
+}
+
+func testFullKeepsEverything(t *testing.T, packed bool) {
+	f := mustNew(t, Config{Buckets: 4, FingerprintBits: 12, BloomAfter: -1, MaxIterations: 50, Packed: packed})
 	c := newChecker(t, f)
 	full := 0
 	for i := range uint64(200) {
@@ -344,8 +370,9 @@ func TestFPR(t *testing.T) {
 	queries := scale(1<<20, 4)
 	for _, fb := range []int{8, 12, 15} {
 		for _, bits := range []int{1, 2} {
-			t.Run(fmt.Sprintf("f=%d,bloombits=%d", fb, bits), func(t *testing.T) {
-				f := mustNew(t, Config{Buckets: 1 << 14, FingerprintBits: fb, BloomAfter: -1, BloomBits: bits, Seed: 1})
+			packed := bits == 1 && fb != 8 || bits == 2 && fb == 8 // half of the cases packed, each layout with both Bloom widths
+			t.Run(fmt.Sprintf("f=%d,bloombits=%d,%s", fb, bits, layoutName(packed)), func(t *testing.T) {
+				f := mustNew(t, Config{Buckets: 1 << 14, FingerprintBits: fb, BloomAfter: -1, BloomBits: bits, Seed: 1, Packed: packed})
 				next := fill(f, 0, 0.95)
 				check := func(phase string) {
 					got, want := measuredFPR(f, 1<<40, queries), f.TheoreticalFPR()
@@ -366,7 +393,13 @@ func TestFPR(t *testing.T) {
 }
 
 func TestBloomBurstAndRebalance(t *testing.T) {
-	f := mustNew(t, Config{Buckets: 1 << 12, BloomAfter: -1, Seed: 3})
+	for _, packed := range layouts {
+		t.Run(layoutName(packed), func(t *testing.T) { testBloomBurstAndRebalance(t, packed) })
+	}
+}
+
+func testBloomBurstAndRebalance(t *testing.T, packed bool) {
+	f := mustNew(t, Config{Buckets: 1 << 12, BloomAfter: -1, Seed: 3, Packed: packed})
 	c := newChecker(t, f)
 	for f.Occupancy() < 0.96 {
 		c.insert(mix(uint64(len(c.live))))
@@ -393,15 +426,21 @@ func TestBloomBurstAndRebalance(t *testing.T) {
 	if moved != before || f.BloomLen() != 0 {
 		t.Fatalf("Rebalance moved %d of %d, %d left", moved, before, f.BloomLen())
 	}
-	for i := range f.buckets {
-		if f.buckets[i].Load()>>62 != 0 {
+	for i := range uint64(f.Buckets()) {
+		if f.load(i)>>(SlotsPerBucket*f.fbits) != 0 {
 			t.Fatalf("bucket %d still has a Bloom bit after Rebalance", i)
 		}
 	}
 }
 
 func TestContainsBatch(t *testing.T) {
-	f := mustNew(t, Config{Buckets: 1 << 10, BloomAfter: 0})
+	for _, packed := range layouts {
+		t.Run(layoutName(packed), func(t *testing.T) { testContainsBatch(t, packed) })
+	}
+}
+
+func testContainsBatch(t *testing.T, packed bool) {
+	f := mustNew(t, Config{Buckets: 1 << 10, BloomAfter: 0, Packed: packed})
 	next := fill(f, 0, 0.97)
 	hs := make([]uint64, 1000)
 	for i := range hs {
@@ -431,7 +470,13 @@ func TestZeroFilter(t *testing.T) {
 }
 
 func TestNoAllocs(t *testing.T) {
-	f := mustNew(t, Config{Buckets: 1 << 12, BloomAfter: 5})
+	for _, packed := range layouts {
+		t.Run(layoutName(packed), func(t *testing.T) { testNoAllocs(t, packed) })
+	}
+}
+
+func testNoAllocs(t *testing.T, packed bool) {
+	f := mustNew(t, Config{Buckets: 1 << 12, BloomAfter: 5, Packed: packed})
 	next := fill(f, 0, 0.97)
 	hs := make([]uint64, 64)
 	out := make([]bool, 64)
@@ -459,8 +504,10 @@ func TestConcurrent(t *testing.T) {
 	for _, cfg := range []Config{
 		{Buckets: 1 << 12, BloomAfter: 10, Seed: 11},
 		{Buckets: 1 << 12, BloomAfter: -1, Seed: 12},
+		{Buckets: 1 << 12, BloomAfter: 10, Seed: 13, Packed: true},
+		{Buckets: 1 << 12, BloomAfter: -1, Seed: 14, Packed: true},
 	} {
-		t.Run(fmt.Sprintf("t=%d", cfg.BloomAfter), func(t *testing.T) {
+		t.Run(fmt.Sprintf("t=%d,%s", cfg.BloomAfter, layoutName(cfg.Packed)), func(t *testing.T) {
 			f := mustNew(t, cfg)
 			universe := 2 * f.Capacity()
 			state := make([]atomic.Uint64, universe) // gen<<1 | live
@@ -580,9 +627,11 @@ func FuzzFilter(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(4), int8(0))
 	f.Add([]byte("insert delete lookup at high occupancy"), uint8(8), int8(-1))
 	f.Add([]byte{255, 0, 255, 0, 17, 34, 51}, uint8(12), int8(3))
+	f.Add([]byte("packed buckets straddle words"), uint8(64+8), int8(2))
+	f.Add([]byte{9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 200, 250, 255}, uint8(128+64+11), int8(0))
 	f.Fuzz(func(t *testing.T, ops []byte, fbits uint8, bloomAfter int8) {
 		fb := 4 + int(fbits)%12
-		flt := mustNew(t, Config{Buckets: 8, FingerprintBits: fb, BloomAfter: int(bloomAfter), MaxIterations: 20, BloomBits: 1 + int(fbits)/128})
+		flt := mustNew(t, Config{Buckets: 8, FingerprintBits: fb, BloomAfter: int(bloomAfter), MaxIterations: 20, BloomBits: 1 + int(fbits)/128, Packed: fbits&64 != 0})
 		c := newChecker(t, flt)
 		for i, op := range ops {
 			switch {
@@ -613,3 +662,71 @@ func TestTheoreticalFPRFormula(t *testing.T) {
 // stashLen returns the stash size; straddle checks skip instants with
 // a stash, whose own version guards it.
 func (f *Filter) stashLen() int { return int(f.stashN.Load()) }
+
+// TestPackedBits checks the size of the packed table: B = 4f + BloomBits
+// bits a bucket, and at most 13 bits an item at 95% with f = 12 and one
+// Bloom bit, where a word a bucket needs 16.8.
+func TestPackedBits(t *testing.T) {
+	const m = 1 << 14
+	for _, tt := range []struct {
+		fb, bloom int
+		packed    bool
+		bits      int // table bits
+	}{
+		{12, 1, true, (m*49 + 63) / 64 * 64},
+		{12, 2, true, (m*50 + 63) / 64 * 64},
+		{15, 2, true, m * 62},
+		{4, 1, true, m * 17},
+		{12, 1, false, m * 64},
+	} {
+		f := mustNew(t, Config{Buckets: m, FingerprintBits: tt.fb, BloomBits: tt.bloom, BloomAfter: -1, Packed: tt.packed})
+		if f.TableBits() != tt.bits || f.Packed() != tt.packed {
+			t.Errorf("f=%d bloom=%d packed=%v: TableBits %d Packed %v, want %d", tt.fb, tt.bloom, tt.packed, f.TableBits(), f.Packed(), tt.bits)
+		}
+	}
+	f := mustNew(t, Config{Buckets: m, FingerprintBits: 12, BloomAfter: -1, Packed: true, Seed: 1})
+	fill(f, 0, 0.95)
+	if bpi := float64(f.TableBits()) / float64(f.Len()); bpi > 13 || f.Occupancy() < 0.9499 {
+		t.Fatalf("packed f=12 at occupancy %.4f: %.2f bits/item, want <= 13", f.Occupancy(), bpi)
+	}
+}
+
+// TestPackedNeighbours writes random values to random packed buckets, the
+// way the writer does, and checks every bucket against a plain array after
+// each write: a read-modify-write of a shared word keeps the neighbour's
+// bits exactly, and nothing is written past the last bucket.
+func TestPackedNeighbours(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for _, fb := range []int{4, 5, 7, 8, 11, 12, 13, 15} {
+		for _, bloom := range []int{1, 2} {
+			m := 1 << r.IntN(7)
+			f := mustNew(t, Config{Buckets: m, FingerprintBits: fb, BloomBits: bloom, Packed: true})
+			want := make([]uint64, m)
+			width := uint64(4*fb + bloom)
+			for n := range scale(4000, 4) {
+				i := r.Uint64N(uint64(m))
+				v := r.Uint64() & f.bmask
+				switch n % 3 {
+				case 0: // a slot, as set does
+					v = f.set(want[i], r.IntN(SlotsPerBucket), r.Uint64()&f.fpMask)
+				case 1: // a Bloom bit
+					v = want[i] ^ f.bloomBit(r.Uint64())
+				}
+				if v>>width != 0 {
+					t.Fatalf("f=%d bloom=%d: value %#x wider than %d bits", fb, bloom, v, width)
+				}
+				f.store(i, v)
+				want[i] = v
+				for j := range want {
+					if got := f.load(uint64(j)); got != want[j] {
+						t.Fatalf("f=%d bloom=%d m=%d: after storing %#x to bucket %d, bucket %d = %#x, want %#x", fb, bloom, m, v, i, j, got, want[j])
+					}
+				}
+				last := f.words[len(f.words)-1].Load()
+				if used := uint64(m) * width % 64; used != 0 && last>>used != 0 {
+					t.Fatalf("f=%d bloom=%d m=%d: bits %#x set past the last bucket", fb, bloom, m, last>>used)
+				}
+			}
+		}
+	}
+}

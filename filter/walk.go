@@ -56,7 +56,7 @@ func (f *Filter) simBucket(i uint64) *simBucket {
 	for p := (i * 0x9e3779b97f4a7c15 >> 40) & s.mask; ; p = (p + 1) & s.mask {
 		e := &s.tab[p]
 		if e.stamp != s.stamp {
-			e.stamp, e.idx, e.word = s.stamp, i, f.buckets[i].Load()
+			e.stamp, e.idx, e.word = s.stamp, i, f.load(i)
 			for j := range e.ids {
 				e.ids[j] = i<<2 | uint64(j)
 			}
@@ -94,7 +94,7 @@ func (f *Filter) walk(fp, i1, i2 uint64, t int) (Placement, int) {
 		if t >= 0 && kicks >= t {
 			b2 := f.alt(b, c)
 			bit := f.bloomBit(c)
-			if (f.buckets[b].Load()|f.buckets[b2].Load())&bit == 0 {
+			if (f.load(b)|f.load(b2))&bit == 0 {
 				f.commitBloom(c, cid, b, b2)
 				return Bloom, iters
 			}
@@ -112,7 +112,7 @@ func (f *Filter) walk(fp, i1, i2 uint64, t int) (Placement, int) {
 		e = f.simBucket(b)
 		if s := f.slotOf(e.word, 0); s >= 0 {
 			e.word, e.ids[s] = f.set(e.word, s, c), cid
-			f.store(b, f.set(f.buckets[b].Load(), s, c))
+			f.store(b, f.set(f.load(b), s, c))
 			f.follow(cid)
 			return Cuckoo, iters
 		}
@@ -137,7 +137,7 @@ func (f *Filter) follow(id uint64) {
 		src, slot := id>>2, int(id&(SlotsPerBucket-1))
 		e := f.simBucket(src)
 		fp := f.get(e.word, slot)
-		f.store(src, f.set(f.buckets[src].Load(), slot, fp))
+		f.store(src, f.set(f.load(src), slot, fp))
 		id = e.ids[slot]
 	}
 }
