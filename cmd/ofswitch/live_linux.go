@@ -62,7 +62,7 @@ func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, erro
 		Devices:  devs,
 		PacketIn: ls.packetIn,
 	})
-	ls.table = newPortTable(ls.infos, kernelCounters(ls.ports))
+	ls.table = newPortTable(ls.infos, liveCounters{sw: ls.sw, ports: ls.ports})
 	return ls, nil
 }
 
@@ -151,12 +151,20 @@ var (
 	descRxErrors  = prometheus.NewDesc("ofswitch_port_rx_errors_total", "Receive errors of a port's interface.", portLabels, nil)
 	descTxErrors  = prometheus.NewDesc("ofswitch_port_tx_errors_total", "Transmit errors: of the interface, and sends of the switch that failed.", portLabels, nil)
 	descProcessed = prometheus.NewDesc("ofswitch_frames_processed_total", "Frames the data plane's workers took in.", nil, nil)
+	descDropped   = prometheus.NewDesc("ofswitch_frames_dropped_total", "Classified frames that left the pipeline without an output (misses in secure mode included).", nil, nil)
+	descMisses    = prometheus.NewDesc("ofswitch_table_misses_total", "Lookups that found no flow entry.", nil, nil)
+	descNoPort    = prometheus.NewDesc("ofswitch_output_no_port_total", "Outputs to a port the switch does not have.", nil, nil)
+	descTTL       = prometheus.NewDesc("ofswitch_ttl_expired_total", "Frames dropped by dec_ttl at TTL 1 or 0.", nil, nil)
+	descRxErr     = prometheus.NewDesc("ofswitch_rx_errors_total", "Socket errors of live ports and frames too large to take.", nil, nil)
+	descPanics    = prometheus.NewDesc("ofswitch_panics_total", "Frames whose actions panicked (a bug; skipped).", nil, nil)
+	descMalformed = prometheus.NewDesc("ofswitch_malformed_frames_total", "Frames the parser skipped, by reason.", []string{"reason"}, nil)
 )
 
 // Describe sends the descriptors of the port metrics.
 func (c *portCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRxPackets, descTxPackets, descRxBytes, descTxBytes,
-		descRxDropped, descTxDropped, descRxErrors, descTxErrors, descProcessed} {
+		descRxDropped, descTxDropped, descRxErrors, descTxErrors, descProcessed,
+		descDropped, descMisses, descNoPort, descTTL, descRxErr, descPanics, descMalformed} {
 		ch <- d
 	}
 }
@@ -164,6 +172,17 @@ func (c *portCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the current counters of every present port.
 func (c *portCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descProcessed, prometheus.CounterValue, float64(c.ls.sw.Processed()))
+	lc := c.ls.sw.LiveStats()
+	for _, m := range []struct {
+		d *prometheus.Desc
+		v uint64
+	}{{descDropped, lc.Drops}, {descMisses, lc.Misses}, {descNoPort, lc.NoPort}, {descTTL, lc.TTLExpired},
+		{descRxErr, lc.RxErrors}, {descPanics, lc.Panics}} {
+		ch <- prometheus.MustNewConstMetric(m.d, prometheus.CounterValue, float64(m.v))
+	}
+	for r, v := range lc.Malformed {
+		ch <- prometheus.MustNewConstMetric(descMalformed, prometheus.CounterValue, float64(v), dataplane.Reason(r).String())
+	}
 	descs := c.ls.table.Descs(nil)
 	stats, _ := c.ls.table.Stats(nil, openflow.PortAny)
 	for i := range stats {
@@ -185,17 +204,28 @@ func (c *portCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// kernelCounters reads a port's counters as Open vSwitch does for the
-// ports of a netdev bridge: from the interface's kernel statistics
-// (netlink IFLA_STATS64, which count every frame the interface received
-// and every frame the switch sent on it), adding the frames the switch's
-// receive rings dropped to rx_dropped and its failed sends to tx_errors.
-type kernelCounters []*dataplane.LivePort
+// liveCounters reads a port's counters while the switch runs: frames
+// and bytes received and transmitted as the switch's workers counted them
+// (dataplane.Switch.LivePortStats), and, as Open vSwitch reports them for
+// the ports of a netdev bridge, drops and errors from the interface's
+// kernel statistics (netlink IFLA_STATS64), to which it adds the frames
+// the switch's receive rings dropped (rx_dropped) and its failed sends
+// (tx_errors).
+type liveCounters struct {
+	sw    *dataplane.Switch
+	ports []*dataplane.LivePort // port i+1 is ports[i]
+}
 
-// Counters fills s with the counters of the interface info names.
-func (k kernelCounters) Counters(info *dataplane.PortInfo, s *openflow.PortStats) {
-	if info.No >= 1 && int(info.No) <= len(k) {
-		p := k[info.No-1]
+// Counters fills s with the counters of port info.No.
+func (c liveCounters) Counters(info *dataplane.PortInfo, s *openflow.PortStats) {
+	for _, ps := range c.sw.LivePortStats() {
+		if ps.Port == info.No {
+			s.RxPackets, s.RxBytes = ps.RxPackets, ps.RxBytes
+			s.TxPackets, s.TxBytes = ps.TxPackets, ps.TxBytes
+		}
+	}
+	if info.No >= 1 && int(info.No) <= len(c.ports) {
+		p := c.ports[info.No-1]
 		s.RxDropped += p.RxDrops()
 		s.TxErrors += p.TxErrors()
 	}
@@ -204,11 +234,10 @@ func (k kernelCounters) Counters(info *dataplane.PortInfo, s *openflow.PortStats
 		return
 	}
 	st := l.Attrs().Statistics
-	s.RxPackets, s.TxPackets = st.RxPackets, st.TxPackets
-	s.RxBytes, s.TxBytes = st.RxBytes, st.TxBytes
 	s.RxDropped += st.RxDropped
-	s.TxDropped = st.TxDropped
-	s.RxErrors, s.TxErrors = st.RxErrors, s.TxErrors+st.TxErrors
+	s.TxDropped += st.TxDropped
+	s.RxErrors += st.RxErrors
+	s.TxErrors += st.TxErrors
 	s.RxFrameErr, s.RxOverErr, s.RxCRCErr = st.RxFrameErrors, st.RxOverErrors, st.RxCrcErrors
 	s.Collisions = st.Collisions
 }

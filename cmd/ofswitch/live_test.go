@@ -161,6 +161,9 @@ func TestLiveOfctl(t *testing.T) {
 		`ofswitch_port_rx_packets_total\{name="s1",port="1"\} [1-9]`,
 		`ofswitch_port_tx_packets_total\{name="s2",port="2"\} [1-9]`,
 		`ofswitch_frames_processed_total [1-9]`,
+		`ofswitch_frames_dropped_total [2-9]`, // the pings after del-flows
+		`ofswitch_table_misses_total [2-9]`,
+		`ofswitch_malformed_frames_total\{reason="ipv4-header"\} 0`,
 	} {
 		if !regexp.MustCompile(re).MatchString(metrics) {
 			t.Errorf("metrics lack %s:\n%s", re, metrics)
