@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vishvananda/netns"
 
@@ -162,4 +163,25 @@ func (s *Switch) Do(fn func() error) error {
 		return fmt.Errorf("return from namespace %s: %w", s.NS, err)
 	}
 	return fnErr
+}
+
+// AddPort adds interface name, which must already be in the bridge's
+// namespace, to br0 as OpenFlow port ofport (ofport_request), and waits
+// until the bridge describes it: the port is usable once AddPort returns.
+// It fails t if Open vSwitch does not take the port within 10 s.
+func (s *Switch) AddPort(t testing.TB, name string, ofport int) {
+	t.Helper()
+	if out, err := s.Exec("ovs-vsctl", "add-port", "br0", name, "--", "set", "interface", name,
+		"ofport_request="+strconv.Itoa(ofport)).CombinedOutput(); err != nil {
+		t.Fatalf("ovs-vsctl add-port br0 %s: %v\n%s", name, err, out)
+	}
+	want := " " + strconv.Itoa(ofport) + "(" + name + "): "
+	var out string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		out, _ = s.Ofctl("", "show")
+		if strings.Contains(out, want) {
+			return
+		}
+	}
+	t.Fatalf("br0 does not show port %d(%s) within 10 s:\n%s", ofport, name, out)
 }

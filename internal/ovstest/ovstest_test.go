@@ -35,3 +35,18 @@ func TestStartAndTalk(t *testing.T) {
 		t.Fatalf("no HELLO from Open vSwitch: %x, %v", msg, err)
 	}
 }
+
+func TestAddPort(t *testing.T) {
+	s := Start(t)
+	if out, err := s.Exec("ip", "link", "add", "name", "va", "type", "veth", "peer", "name", "vb").CombinedOutput(); err != nil {
+		t.Fatalf("ip link add: %v\n%s", err, out)
+	}
+	s.AddPort(t, "va", 7)
+	out, err := s.Ofctl("", "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, " 7(va): addr:") {
+		t.Fatalf("show does not list port 7(va):\n%s", out)
+	}
+}
