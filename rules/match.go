@@ -168,11 +168,12 @@ func (m *Match) validate(strict bool) error {
 				Why: "value has bits set outside the mask"}
 		}
 	}
+	p := m.present()
 	for f := Field(0); f < numFields; f++ {
-		if f.Bits() == 128 || !m.Has(f) {
+		if p&(1<<f) == 0 || f.Bits() == 128 {
 			continue
 		}
-		_, mask := m.Get(f)
+		mask := m.Mask.Get(f)
 		maskable := f.Maskable()
 		if strict && (f == FieldL4Src || f == FieldL4Dst) {
 			maskable = false
@@ -182,7 +183,23 @@ func (m *Match) validate(strict bool) error {
 				Why: fmt.Sprintf("mask %#x on a field that takes no mask", mask)}
 		}
 	}
-	return m.checkPrereqs()
+	return m.checkPrereqsOf(p)
+}
+
+// present returns the set of fields m tests, bit f for Field f.
+func (m *Match) present() uint32 {
+	var p uint32
+	for f := Field(0); f < numFields; f++ {
+		fi := &fields[f]
+		if fi.bits == 128 {
+			if m.Mask[fi.word]|m.Mask[fi.word+1] != 0 {
+				p |= 1 << f
+			}
+		} else if m.Mask[fi.word]>>fi.shift&f.FullMask() != 0 {
+			p |= 1 << f
+		}
+	}
+	return p
 }
 
 func wordFields(w int, bits uint64) string {
@@ -207,42 +224,46 @@ func prereq(f Field, why string) error {
 }
 
 // checkPrereqs applies OpenFlow 1.3.5 table 12.
-func (m *Match) checkPrereqs() error {
+func (m *Match) checkPrereqs() error { return m.checkPrereqsOf(m.present()) }
+
+// checkPrereqsOf is checkPrereqs given m.present().
+func (m *Match) checkPrereqsOf(p uint32) error {
+	has := func(f Field) bool { return p&(1<<f) != 0 }
 	ethIs := func(t uint64) bool { return m.Exact(FieldEthType, t) }
 	isIP := ethIs(EthTypeIPv4) || ethIs(EthTypeIPv6)
-	if m.Has(FieldVLANPCP) {
+	if has(FieldVLANPCP) {
 		v, mask := m.Get(FieldVLANVID)
 		if mask&VIDPresent == 0 || v&VIDPresent == 0 {
 			return prereq(FieldVLANPCP, "needs vlan_vid with OFPVID_PRESENT")
 		}
 	}
 	for _, f := range []Field{FieldIPDSCP, FieldIPECN, FieldIPProto} {
-		if m.Has(f) && !isIP {
+		if has(f) && !isIP {
 			return prereq(f, "needs eth_type=0x0800 or 0x86dd")
 		}
 	}
 	for _, f := range []Field{FieldIPv4Src, FieldIPv4Dst} {
-		if m.Has(f) && !ethIs(EthTypeIPv4) {
+		if has(f) && !ethIs(EthTypeIPv4) {
 			return prereq(f, "needs eth_type=0x0800")
 		}
 	}
 	for _, f := range []Field{FieldIPv6Src, FieldIPv6Dst} {
-		if m.Has(f) && !ethIs(EthTypeIPv6) {
+		if has(f) && !ethIs(EthTypeIPv6) {
 			return prereq(f, "needs eth_type=0x86dd")
 		}
 	}
 	for _, f := range []Field{FieldARPOp, FieldARPSPA, FieldARPTPA, FieldARPSHA, FieldARPTHA} {
-		if m.Has(f) && !ethIs(EthTypeARP) {
+		if has(f) && !ethIs(EthTypeARP) {
 			return prereq(f, "needs eth_type=0x0806")
 		}
 	}
 	for _, f := range []Field{FieldL4Src, FieldL4Dst} {
-		if m.Has(f) && !(m.Exact(FieldIPProto, IPProtoTCP) || m.Exact(FieldIPProto, IPProtoUDP) || m.Exact(FieldIPProto, IPProtoSCTP)) {
+		if has(f) && !(m.Exact(FieldIPProto, IPProtoTCP) || m.Exact(FieldIPProto, IPProtoUDP) || m.Exact(FieldIPProto, IPProtoSCTP)) {
 			return prereq(f, "needs ip_proto=6, 17 or 132")
 		}
 	}
 	for _, f := range []Field{FieldICMPType, FieldICMPCode} {
-		if m.Has(f) && !(m.Exact(FieldIPProto, IPProtoICMP) && ethIs(EthTypeIPv4) ||
+		if has(f) && !(m.Exact(FieldIPProto, IPProtoICMP) && ethIs(EthTypeIPv4) ||
 			m.Exact(FieldIPProto, IPProtoICMPv6) && ethIs(EthTypeIPv6)) {
 			return prereq(f, "needs ip_proto=1 with eth_type=0x0800 or ip_proto=58 with eth_type=0x86dd")
 		}

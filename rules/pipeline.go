@@ -399,10 +399,15 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 				Why: fmt.Sprintf("overlaps a priority-%d rule", clash.Priority)}
 		}
 	}
-	r := &Rule{Match: u.Match, Priority: u.Priority, Cookie: u.Cookie, IdleTimeout: u.IdleTimeout,
-		HardTimeout: u.HardTimeout, Flags: u.Flags &^ (FlagCheckOverlap | FlagResetCounts),
-		Instructions: u.Instructions, ID: u.ID}
-	r.stats = &ruleStats{created: now, lastActive: now}
+	// The rule and its counters in one allocation.
+	x := &ruleWithStats{
+		r: Rule{Match: u.Match, Priority: u.Priority, Cookie: u.Cookie, IdleTimeout: u.IdleTimeout,
+			HardTimeout: u.HardTimeout, Flags: u.Flags &^ (FlagCheckOverlap | FlagResetCounts),
+			Instructions: u.Instructions, ID: u.ID},
+		s: ruleStats{created: now, lastActive: now},
+	}
+	r := &x.r
+	r.stats = &x.s
 	if old := t.identical(&u.Match, u.Priority, p); old != nil {
 		r.seq = old.seq
 		if u.Flags&FlagResetCounts == 0 {
@@ -417,6 +422,11 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 		p.seq++
 	}
 	return p.insert(t, r)
+}
+
+type ruleWithStats struct {
+	r Rule
+	s ruleStats
 }
 
 func cookieOK(u *Update, r *Rule) bool {

@@ -108,7 +108,8 @@ type Rule struct {
 	added   uint64 // first version at which the rule is visible
 	removed atomic.Uint64
 	st      *subtable
-	exact   bool // r's mask is its subtable's: no full-match check needed
+	node    *inode // writer only: the index node holding r
+	exact   bool   // r's mask is its subtable's: no full-match check needed
 	stats   *ruleStats
 }
 

@@ -117,6 +117,7 @@ type inode struct {
 	one  [1]entry
 	key  [KeyWords]uint64 // the masked key words st.words[:st.nw], packed
 	pos  int              // writer only: index in st.nodes
+	si   int              // writer only: index of its slot
 }
 
 // entry is a rule as the lookup path needs it, copied into its node so that
@@ -600,6 +601,7 @@ func (t *Table) link(r *Rule) error {
 		n := &inode{h: h, st: st, key: pk}
 		n.ents = n.one[:]
 		n.one[0].set(r)
+		r.node = n
 		t.addNode(n)
 		return t.filterInsert(h)
 	}
@@ -635,6 +637,7 @@ func (t *Table) addNode(n *inode) {
 			// The hash first: a lookup that sees the node sees its hash.
 			sl.h.Store(n.h)
 			sl.n.Store(n)
+			n.si = int(i)
 			break
 		}
 	}
@@ -646,8 +649,11 @@ func (t *Table) addNode(n *inode) {
 
 // replaceNode puts n into the slot of old, a node of the same key.
 func (t *Table) replaceNode(sl *slot, old, n *inode) {
-	n.pos = old.pos
+	n.pos, n.si = old.pos, old.si
 	n.st.nodes[n.pos] = n
+	for i := range n.ents {
+		n.ents[i].r.node = n
+	}
 	sl.n.Store(n)
 }
 
@@ -679,11 +685,13 @@ func (t *Table) dropIfEmpty(keep *subtable) {
 // unlink removes r physically. Called only inside a cleanup window.
 func (t *Table) unlink(r *Rule) {
 	st := r.st
-	key := r.Match.Key.And(&st.mask)
-	h, pk, sl, old := t.nodeOf(st, &key)
+	old := r.node
 	if old == nil {
 		return
 	}
+	r.node = nil
+	h := old.h
+	sl := &t.state.Load().slots[old.si]
 	i := 0
 	for i < len(old.ents) && old.ents[i].r != r {
 		i++
@@ -703,7 +711,7 @@ func (t *Table) unlink(r *Rule) {
 				rs = append(rs, old.ents[j].r)
 			}
 		}
-		t.replaceNode(sl, old, newNode(h, st, &pk, rs))
+		t.replaceNode(sl, old, newNode(h, st, &old.key, rs))
 	}
 	st.n--
 	t.rules--
@@ -751,9 +759,7 @@ func (t *Table) refreshMaxRanks() {
 
 // refresh copies r's removal mark into its index node, in place.
 func (t *Table) refresh(r *Rule) {
-	st := r.st
-	key := r.Match.Key.And(&st.mask)
-	_, _, _, n := t.nodeOf(st, &key)
+	n := r.node
 	if n == nil {
 		return
 	}
@@ -786,6 +792,7 @@ func (t *Table) growIndex() {
 			if sl.n.Load() == nil {
 				sl.h.Store(n.h)
 				sl.n.Store(n)
+				n.si = int(j)
 				break
 			}
 		}
