@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/afpacket"
@@ -71,9 +72,12 @@ type LiveConfig struct {
 //
 // # Transmit
 //
-// Transmit is one write(2) of the frame on the port's first socket. The
-// kernel serialises concurrent sends on a packet socket, so workers and
-// PacketOut share it without a lock. A frame sent through a fanout member
+// Each worker (and PacketOut) has a transmit queue of its own on the
+// port: frames output during a burst are copied into it and sent at the
+// end of the burst with one sendmmsg(2) on the port's first socket.
+// Transmit, for callers outside the switch, is one write(2) on it. The
+// kernel serialises concurrent sends on a packet socket, so the queues
+// and Transmit share it without a lock. A frame sent through a fanout member
 // is not looped back to the group. Failed sends (interface down, frame
 // larger than the MTU: disable GSO/TSO on peers that send large frames)
 // are counted by TxErrors.
@@ -184,9 +188,73 @@ func (p *LivePort) Queues() int { return len(p.rx) }
 
 // Transmit sends frame out of the interface. Safe from any goroutine.
 func (p *LivePort) Transmit(frame []byte) {
+	if len(p.rx) == 0 {
+		p.txErrs.Add(1)
+		return
+	}
 	if err := p.rx[0].WritePacketData(frame); err != nil {
 		p.txErrs.Add(1)
 	}
+}
+
+// txQueue returns worker i's transmit queue on the port (queuedPort).
+func (p *LivePort) txQueue(int) txQueue {
+	q := &liveQueue{p: p, fd: -1}
+	if len(p.fds) > 0 && p.fds[0] >= 0 {
+		q.fd, q.buf = p.fds[0], make([]byte, liveArena)
+	}
+	return q
+}
+
+// liveQueue is one worker's transmit queue on a LivePort: frames are
+// copied into its buffer during a burst and sent with one sendmmsg(2) at
+// Flush. Owned by the worker's goroutine; allocates nothing.
+type liveQueue struct {
+	p    *LivePort
+	fd   int // the port's first socket; -1: send each frame with Transmit
+	n    int // frames queued
+	off  int // bytes of buf in use
+	buf  []byte
+	iov  [BurstSize]unix.Iovec
+	msgs [BurstSize]unix.Mmsghdr
+}
+
+// Transmit queues a copy of frame.
+func (q *liveQueue) Transmit(frame []byte) {
+	if q.fd < 0 {
+		q.p.Transmit(frame)
+		return
+	}
+	if q.n == len(q.msgs) || len(frame) > len(q.buf)-q.off {
+		q.Flush()
+	}
+	if len(frame) == 0 || len(frame) > len(q.buf) {
+		q.p.txErrs.Add(1)
+		return
+	}
+	c := copy(q.buf[q.off:], frame)
+	q.iov[q.n].Base = &q.buf[q.off]
+	q.iov[q.n].SetLen(c)
+	q.msgs[q.n].Hdr = unix.Msghdr{Iov: &q.iov[q.n], Iovlen: 1}
+	q.n++
+	q.off += c
+}
+
+// Flush sends the queued frames; a frame the kernel refuses is counted
+// in TxErrors and the rest are still sent.
+func (q *liveQueue) Flush() {
+	for sent := 0; sent < q.n; {
+		r, _, errno := unix.Syscall6(unix.SYS_SENDMMSG, uintptr(q.fd), uintptr(unsafe.Pointer(&q.msgs[sent])), uintptr(q.n-sent), 0, 0, 0)
+		switch {
+		case errno == unix.EINTR:
+		case errno != 0:
+			q.p.txErrs.Add(1)
+			sent++
+		default:
+			sent += int(r)
+		}
+	}
+	q.n, q.off = 0, 0
 }
 
 // TxErrors returns the number of frames Transmit failed to send.

@@ -17,6 +17,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/afpacket"
 	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 
 	"github.com/ofswitch/ofswitch/internal/netnstest"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
@@ -513,5 +514,56 @@ func TestRunLiveChecksPorts(t *testing.T) {
 	s = NewSwitch(testPipeline(t, 1, rules.FilterBloomCuckoo, ""), &Config{})
 	if err := s.RunLive(ctx, nil); err != nil {
 		t.Errorf("no ports, context ended: err = %v, want nil", err)
+	}
+}
+
+func TestLiveQueueSendsBursts(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	if err := unix.SetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	p := &LivePort{fds: []int{fds[0]}}
+	q := p.txQueue(0).(*liveQueue)
+	const n = BurstSize + 7 // one flush when the queue is full, one at Flush
+	frame := make([]byte, 100)
+	for i := range n {
+		frame[0], frame[99] = byte(i), byte(i)
+		q.Transmit(frame)
+		frame[0] = 0xee // queued frames are copies
+	}
+	q.Transmit(nil) // refused, counted
+	q.Flush()
+	if p.TxErrors() != 1 {
+		t.Errorf("TxErrors = %d, want 1", p.TxErrors())
+	}
+	buf := make([]byte, 200)
+	for i := range n {
+		m, _, err := unix.Recvfrom(fds[1], buf, unix.MSG_DONTWAIT)
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if m != 100 || buf[0] != byte(i) || buf[99] != byte(i) {
+			t.Fatalf("frame %d: %d bytes, first %#x last %#x", i, m, buf[0], buf[99])
+		}
+	}
+	if _, _, err := unix.Recvfrom(fds[1], buf, unix.MSG_DONTWAIT); err == nil {
+		t.Error("more frames than were queued")
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		for range BurstSize {
+			q.Transmit(frame)
+		}
+		q.Flush()
+		for range BurstSize {
+			unix.Read(fds[1], buf)
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("%v allocations per burst queued and flushed, want 0", allocs)
 	}
 }

@@ -92,6 +92,7 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 			break
 		}
 	}
+	w.flush()
 	w.publish()
 	return nil
 }

@@ -133,6 +133,14 @@ func (w *Worker) Process(b *Burst) {
 	for j := 0; j < n; {
 		j = w.finishRun(n, j)
 	}
+	w.flush()
+}
+
+// flush sends what the worker queued on ports with transmit queues.
+func (w *Worker) flush() {
+	for _, q := range w.queues {
+		q.Flush()
+	}
 }
 
 // instrRun runs the instructions of the entries found in table t for
@@ -331,7 +339,7 @@ func (w *Worker) transmit(j, pi int) {
 	w.stats.Outputs++
 	w.portc[pi].TxPackets++
 	w.portc[pi].TxBytes += uint64(len(fs.data))
-	if d := w.sw.devs[pi]; d != nil {
+	if d := w.devs[pi]; d != nil {
 		d.Transmit(fs.data)
 	}
 }

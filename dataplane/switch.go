@@ -17,6 +17,21 @@ type Port interface {
 	Transmit(frame []byte)
 }
 
+// queuedPort is a Port that gives each worker a transmit queue of its
+// own: the worker hands it frames during a burst and flushes it once at
+// the end, so a port can send a burst in one system call.
+type queuedPort interface {
+	Port
+	// txQueue returns worker i's queue (i = Workers() for PacketOut's).
+	txQueue(i int) txQueue
+}
+
+// txQueue is one worker's transmit queue; Transmit copies the frame.
+type txQueue interface {
+	Transmit(frame []byte)
+	Flush()
+}
+
 // Packet-in reasons (enum ofp_packet_in_reason).
 const (
 	PacketInNoMatch    = 0 // OFPR_NO_MATCH: output to CONTROLLER by a table-miss entry
@@ -296,6 +311,8 @@ type Worker struct {
 	open    bool                   // fail-open, read once per burst
 	arena   []byte                 // live ports: the current burst's frames, copied out of the ring
 	pub     published              // counters readable while the worker runs
+	devs    []Port                 // by port index: the switch's, or this worker's queue on it
+	queues  []txQueue              // queues to flush after each burst
 }
 
 func newWorker(s *Switch, id int) *Worker {
@@ -305,6 +322,15 @@ func newWorker(s *Switch, id int) *Worker {
 	pc := make([]portCounters, len(s.ports)+4)
 	w.portc = pc[2 : 2+len(s.ports)]
 	w.pub.port = make([]pubPort, len(s.ports))
+	w.devs = make([]Port, len(s.devs))
+	for i, d := range s.devs {
+		w.devs[i] = d
+		if qp, ok := d.(queuedPort); ok {
+			q := qp.txQueue(id)
+			w.devs[i] = q
+			w.queues = append(w.queues, q)
+		}
+	}
 	for i := range w.bufs {
 		w.bufs[i] = make([]byte, 0, 2048)
 	}
