@@ -135,6 +135,7 @@ type Pipeline struct {
 	seq   uint64
 	timed map[*Rule]struct{}
 	dead  []*Rule
+	sel   []*Rule // selected's buffer
 }
 
 // New returns an empty pipeline.
@@ -433,8 +434,10 @@ func cookieOK(u *Update, r *Rule) bool {
 	return r.Cookie&u.CookieMask == u.Cookie&u.CookieMask
 }
 
+// selected returns the rules u selects, in p.sel: valid until the next call.
 func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
-	var out []*Rule
+	clear(p.sel)
+	out := p.sel[:0]
 	if strict {
 		if r := t.identical(&u.Match, u.Priority, p); r != nil && cookieOK(u, r) {
 			out = append(out, r)
@@ -458,6 +461,7 @@ func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 		out = out[:n]
 	}
 	sortRules(out)
+	p.sel = out
 	return out
 }
 
@@ -510,12 +514,12 @@ func (t *Table) identical(m *Match, pri uint16, p *Pipeline) *Rule {
 			if cm == m.Mask {
 				break
 			}
-			if r := t.identicalIn(t.subs[cm], m, pri, p); r != nil {
+			if r := t.identicalIn(t.sub(&cm), m, pri, p); r != nil {
 				return r
 			}
 		}
 	}
-	return t.identicalIn(t.subs[m.Mask], m, pri, p)
+	return t.identicalIn(t.sub(&m.Mask), m, pri, p)
 }
 
 func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline) *Rule {

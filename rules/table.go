@@ -196,7 +196,7 @@ func (s *tableState) findPacked(h uint64, st *subtable, pk *[KeyWords]uint64) (*
 		if n == nil {
 			return nil, nil
 		}
-		if sl.h.Load() == h && n.st == st && n.key == *pk {
+		if sl.h.Load() == h && n.st == st && packedEqual(&n.key, pk, st.nw) {
 			return sl, n
 		}
 	}
@@ -488,6 +488,15 @@ func keyEqual(n *inode, st *subtable, k *Key) bool {
 	return true
 }
 
+func packedEqual(a, b *[KeyWords]uint64, nw int) bool {
+	for i := range nw {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // pack returns the masked words of k that st tests, packed.
 func (st *subtable) pack(k *Key) (pk [KeyWords]uint64) {
 	for i, w := range st.words[:st.nw] {
@@ -497,6 +506,14 @@ func (st *subtable) pack(k *Key) (pk [KeyWords]uint64) {
 }
 
 // --- writer side ---
+
+// sub returns the subtable of mask, or nil.
+func (t *Table) sub(mask *Key) *subtable {
+	if st := t.lastSub; st != nil && st.mask == *mask {
+		return st
+	}
+	return t.subs[*mask]
+}
 
 func (t *Table) subtableFor(mask *Key) *subtable {
 	if st := t.lastSub; st != nil && st.mask == *mask {
