@@ -155,6 +155,36 @@ func OpenLivePort(name string, no uint32, cfg *LiveConfig) (*LivePort, error) {
 	return p, nil
 }
 
+// OpenLivePorts opens the interfaces names as ports 1..len(names), in
+// order, each with cfg; on an error it closes those it opened.
+func OpenLivePorts(names []string, cfg *LiveConfig) ([]*LivePort, error) {
+	var ports []*LivePort
+	for i, name := range names {
+		p, err := OpenLivePort(name, uint32(i+1), cfg)
+		if err != nil {
+			for _, q := range ports {
+				q.Close()
+			}
+			return nil, err
+		}
+		ports = append(ports, p)
+	}
+	return ports, nil
+}
+
+// LiveSwitchConfig returns a Config for a switch over ports: one worker
+// per receive queue, the ports' numbers and the ports as their devices,
+// as RunLive requires. The caller adds PacketIn and MAC table settings.
+func LiveSwitchConfig(ports []*LivePort) Config {
+	cfg := Config{Devices: make(map[uint32]Port, len(ports))}
+	for _, p := range ports {
+		cfg.Workers += p.Queues()
+		cfg.Ports = append(cfg.Ports, p.info.No)
+		cfg.Devices[p.info.No] = p
+	}
+	return cfg
+}
+
 // noOutgoing is a classic BPF program that drops frames of packet type
 // PACKET_OUTGOING and accepts the others whole.
 var noOutgoing = func() []bpf.RawInstruction {
