@@ -14,16 +14,22 @@ var benchSizes = []int{1 << 14, 1 << 20, 1 << 22}
 
 // benchFilter returns a filter filled to 95% with keys mix(0..n-1), and n,
 // with t set for what follows.
-func benchFilter(b *testing.B, m, t int) (*Filter, uint64) {
+func benchFilter(b *testing.B, m, t int, packed bool) (*Filter, uint64) {
 	b.Helper()
-	f := mustNew(b, Config{Buckets: m, BloomAfter: -1, Seed: 1})
+	f := mustNew(b, Config{Buckets: m, BloomAfter: -1, Seed: 1, Packed: packed})
 	n := fill(f, 0, 0.95) // as the paper fills: plain cuckoo insertion
 	f.SetBloomAfter(t)
 	return f, n
 }
 
-// filled caches the filters of sharedFilter by size, with their key counts.
-var filled = map[int]struct {
+type benchKey struct {
+	m      int
+	packed bool
+}
+
+// filled caches the filters of sharedFilter by size and layout, with their
+// key counts.
+var filled = map[benchKey]struct {
 	f *Filter
 	n uint64
 }{}
@@ -31,12 +37,12 @@ var filled = map[int]struct {
 // sharedFilter is benchFilter(b, m, 10) for benchmarks that only look up:
 // it fills each size once per process, so that -count repeats and
 // sub-benchmarks spend their time measuring, not filling.
-func sharedFilter(b *testing.B, m int) (*Filter, uint64) {
+func sharedFilter(b *testing.B, m int, packed bool) (*Filter, uint64) {
 	b.Helper()
-	e, ok := filled[m]
+	e, ok := filled[benchKey{m, packed}]
 	if !ok {
-		e.f, e.n = benchFilter(b, m, 10)
-		filled[m] = e
+		e.f, e.n = benchFilter(b, m, 10, packed)
+		filled[benchKey{m, packed}] = e
 	}
 	return e.f, e.n
 }
@@ -44,78 +50,98 @@ func sharedFilter(b *testing.B, m int) (*Filter, uint64) {
 func reportFilter(b *testing.B, f *Filter, ops int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/key")
 	b.ReportMetric(float64(ops)/b.Elapsed().Seconds()/1e6, "Mkeys/s")
-	bitsPerItem := float64(64*f.Buckets()) / float64(f.Len())
+	bitsPerItem := float64(f.TableBits()) / float64(f.Len())
 	b.ReportMetric(bitsPerItem, "bits/item")
 }
+
+// layoutNames name the bucket layouts in benchmark names.
+var layoutNames = map[bool]string{false: "layout=word", true: "layout=packed"}
 
 func BenchmarkContains(b *testing.B) {
 	for _, m := range benchSizes {
 		for _, kind := range []string{"positive", "negative"} {
-			b.Run(fmt.Sprintf("buckets=%d/%s", m, kind), func(b *testing.B) {
-				f, n := sharedFilter(b, m)
-				base := uint64(0)
-				if kind == "negative" {
-					base = 1 << 40
-				}
-				b.ReportAllocs()
-				i, hits := uint64(0), 0
-				for b.Loop() {
-					// A multiplicative stride walks the keys in an
-					// order the prefetcher cannot follow.
-					if f.Contains(mix(base + (i*0x9e3779b1)%n)) {
-						hits++
-					}
-					i++
-				}
-				reportFilter(b, f, int(i))
-				if kind == "negative" {
-					b.ReportMetric(float64(hits)/float64(i), "fpr")
-				} else if hits != int(i) {
-					b.Fatalf("%d false negatives", int(i)-hits)
-				}
+			for _, packed := range layouts {
+				b.Run(fmt.Sprintf("buckets=%d/%s/%s", m, kind, layoutNames[packed]), func(b *testing.B) {
+					benchContains(b, m, kind, packed)
+				})
+			}
+		}
+	}
+}
+
+func benchContains(b *testing.B, m int, kind string, packed bool) {
+	f, n := sharedFilter(b, m, packed)
+	base := uint64(0)
+	if kind == "negative" {
+		base = 1 << 40
+	}
+	b.ReportAllocs()
+	i, hits := uint64(0), 0
+	for b.Loop() {
+		// A multiplicative stride walks the keys in an order the
+		// prefetcher cannot follow.
+		if f.Contains(mix(base + (i*0x9e3779b1)%n)) {
+			hits++
+		}
+		i++
+	}
+	reportFilter(b, f, int(i))
+	if kind == "negative" {
+		b.ReportMetric(float64(hits)/float64(i), "fpr")
+	} else if hits != int(i) {
+		b.Fatalf("%d false negatives", int(i)-hits)
+	}
+}
+
+func BenchmarkContainsBatch(b *testing.B) {
+	for _, m := range benchSizes {
+		for _, packed := range layouts {
+			b.Run(fmt.Sprintf("buckets=%d/%s", m, layoutNames[packed]), func(b *testing.B) {
+				benchContainsBatch(b, m, packed)
 			})
 		}
 	}
 }
 
-func BenchmarkContainsBatch(b *testing.B) {
+func benchContainsBatch(b *testing.B, m int, packed bool) {
 	const batch = 32
-	for _, m := range benchSizes {
-		b.Run(fmt.Sprintf("buckets=%d", m), func(b *testing.B) {
-			f, n := sharedFilter(b, m)
-			hs := make([]uint64, batch)
-			out := make([]bool, batch)
-			b.ReportAllocs()
-			i := uint64(0)
-			for b.Loop() {
-				for j := range hs {
-					hs[j] = mix((i * 0x9e3779b1) % (2 * n)) // half present
-					i++
-				}
-				f.ContainsBatch(hs, out)
-			}
-			sinkBool = out[0]
-			reportFilter(b, f, int(i))
-		})
+	f, n := sharedFilter(b, m, packed)
+	hs := make([]uint64, batch)
+	out := make([]bool, batch)
+	b.ReportAllocs()
+	i := uint64(0)
+	for b.Loop() {
+		for j := range hs {
+			hs[j] = mix((i * 0x9e3779b1) % (2 * n)) // half present
+			i++
+		}
+		f.ContainsBatch(hs, out)
 	}
+	sinkBool = out[0]
+	reportFilter(b, f, int(i))
 }
 
 // BenchmarkInsert measures insertion across the whole fill from empty to
 // 95%, then at the top of the fill (the last 5%), where walks are long.
 func BenchmarkInsert(b *testing.B) {
-	for _, m := range []int{1 << 14, 1 << 22} {
-		for _, t := range []int{-1, 10} {
+	for _, m := range benchSizes {
+		for _, tp := range []struct {
+			t      int
+			packed bool
+		}{{-1, false}, {-1, true}, {10, false}, {10, true}} {
+			t, packed := tp.t, tp.packed
 			name := "cuckoo"
 			if t >= 0 {
 				name = fmt.Sprintf("bcf-t=%d", t)
 			}
+			name += "/" + layoutNames[packed]
 			b.Run(fmt.Sprintf("buckets=%d/%s/fill-0-95", m, name), func(b *testing.B) {
 				b.ReportAllocs()
 				var ops, iters int
 				var f *Filter
 				for b.Loop() {
 					b.StopTimer()
-					f = mustNew(b, Config{Buckets: m, BloomAfter: t, Seed: 2})
+					f = mustNew(b, Config{Buckets: m, BloomAfter: t, Seed: 2, Packed: packed})
 					n := int(0.95 * float64(f.Capacity()))
 					b.StartTimer()
 					for k := range n {
@@ -129,7 +155,7 @@ func BenchmarkInsert(b *testing.B) {
 			b.Run(fmt.Sprintf("buckets=%d/%s/fill-90-95", m, name), func(b *testing.B) {
 				// Replace: delete one key of the 90% fill, insert a
 				// new one at 95%, so occupancy stays at the top.
-				f := mustNew(b, Config{Buckets: m, BloomAfter: -1, Seed: 3})
+				f := mustNew(b, Config{Buckets: m, BloomAfter: -1, Seed: 3, Packed: packed})
 				n := fill(f, 0, 0.95)
 				f.SetBloomAfter(t)
 				b.ReportAllocs()
@@ -154,7 +180,7 @@ func BenchmarkInsert(b *testing.B) {
 func BenchmarkDelete(b *testing.B) {
 	for _, m := range []int{1 << 14, 1 << 22} {
 		b.Run(fmt.Sprintf("buckets=%d", m), func(b *testing.B) {
-			f, n := benchFilter(b, m, 10)
+			f, n := benchFilter(b, m, 10, false)
 			b.ReportAllocs()
 			i := uint64(0)
 			for b.Loop() {
