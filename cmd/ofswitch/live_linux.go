@@ -38,15 +38,16 @@ func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, erro
 	if queues <= 0 {
 		return nil, fmt.Errorf("--workers %d: want at least 1", queues)
 	}
-	ls := &liveSwitch{names: names}
-	devs := make(map[uint32]dataplane.Port, len(names))
 	seen := make(map[string]bool, len(names))
-	for i, name := range names {
+	for _, name := range names {
 		if seen[name] {
-			ls.close()
 			return nil, fmt.Errorf("--port %s: given twice", name)
 		}
 		seen[name] = true
+	}
+	ls := &liveSwitch{names: names}
+	devs := make(map[uint32]dataplane.Port, len(names))
+	for i, name := range names {
 		lp, err := dataplane.OpenLivePort(name, uint32(i+1), &dataplane.LiveConfig{Queues: queues})
 		if err != nil {
 			ls.close()

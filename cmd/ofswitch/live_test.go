@@ -24,7 +24,7 @@ const ofPort = 6653
 // ovs-ofctl gets an answer from it. At cleanup it stops the switch with
 // SIGTERM and fails the test unless it exits cleanly (a data race found
 // by a -race binary makes the exit status non-zero).
-func startSwitch(t *testing.T, tp *topo, args ...string) *proc {
+func startSwitch(t testing.TB, tp *topo, args ...string) *proc {
 	t.Helper()
 	bin := ofswitchBinary(t)
 	args = append([]string{"run", "--port", tp.swIf[0], "--port", tp.swIf[1],
