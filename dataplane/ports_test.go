@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"net"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vishvananda/netlink"
@@ -88,5 +90,34 @@ func TestPortInfoByName(t *testing.T) {
 	}
 	if s := (PortEvent{Reason: PortModified}).Reason.String(); s != "MODIFY" {
 		t.Errorf("PortModified.String() = %q", s)
+	}
+}
+
+// TestWatchPortsLeavesNoGoroutine subscribes in the test's namespace,
+// stops, and checks that the subscription's goroutines are gone.
+func TestWatchPortsLeavesNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 3 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- WatchPorts(ctx, &WatchConfig{Ports: map[string]uint32{"lo": 1}}, func(PortEvent) {}) }()
+		time.Sleep(20 * time.Millisecond) // let it subscribe; the check below does not depend on it
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("WatchPorts: %v, want context.Canceled", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("WatchPorts did not return after its context ended")
+		}
+	}
+	n := runtime.NumGoroutine()
+	for i := 0; i < 100 && n > before; i++ {
+		time.Sleep(10 * time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	if n > before {
+		t.Errorf("%d goroutines after 3 watches, %d before", n, before)
 	}
 }
