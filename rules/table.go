@@ -118,6 +118,42 @@ type inode struct {
 	key  [KeyWords]uint64 // the masked key words st.words[:st.nw], packed
 	pos  int              // writer only: index in st.nodes
 	si   int              // writer only: index of its slot
+	chk  []check          // per entry, when some entry is not exact
+}
+
+// relaxedWords are the Key words coarseMask can change (IPv4 addresses, L4
+// ports, ARP addresses): on every other word a rule's mask equals its
+// subtable's, so a node whose key matches has checked them already.
+var relaxedWords = [3]uint8{4, 9, 10}
+
+// check is what a lookup must still test of a rule whose mask is not its
+// subtable's: the rule's value and mask on the relaxed words. Kept in the
+// node, so that the test does not load the rule.
+type check struct {
+	k, m [len(relaxedWords)]uint64
+}
+
+func (c *check) set(r *Rule) {
+	for i, w := range relaxedWords {
+		c.k[i], c.m[i] = r.Match.Key[w], r.Match.Mask[w]
+	}
+}
+
+func (c *check) matches(k *Key) bool {
+	return k[4]&c.m[0] == c.k[0] && k[9]&c.m[1] == c.k[1] && k[10]&c.m[2] == c.k[2]
+}
+
+// setChecks gives n its checks if one of its rules needs them.
+func (n *inode) setChecks() {
+	for i := range n.ents {
+		if !n.ents[i].exact {
+			n.chk = make([]check, len(n.ents))
+			for j := range n.ents {
+				n.chk[j].set(n.ents[j].r)
+			}
+			return
+		}
+	}
 }
 
 // entry is a rule as the lookup path needs it, copied into its node so that
@@ -150,6 +186,7 @@ func newNode(h uint64, st *subtable, pk *[KeyWords]uint64, rs []*Rule) *inode {
 	for i, r := range rs {
 		n.ents[i].set(r)
 	}
+	n.setChecks()
 	return n
 }
 
@@ -357,7 +394,7 @@ func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 			if best != nil && e.rank <= bestRank {
 				break
 			}
-			if e.added <= v && v < e.removed.Load() && (e.exact || e.r.Match.Matches(k)) {
+			if e.added <= v && v < e.removed.Load() && (e.exact || n.chk[i].matches(k)) {
 				best, bestRank = e.r, e.rank
 				break
 			}
@@ -470,7 +507,7 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 				if out[a] != nil && e.rank <= rank[a] {
 					break
 				}
-				if e.added <= v && v < e.removed.Load() && (e.exact || e.r.Match.Matches(&keys[a])) {
+				if e.added <= v && v < e.removed.Load() && (e.exact || n.chk[i].matches(&keys[a])) {
 					out[a], rank[a] = e.r, e.rank
 					break
 				}
@@ -618,6 +655,7 @@ func (t *Table) link(r *Rule) error {
 		n := &inode{h: h, st: st, key: pk}
 		n.ents = n.one[:]
 		n.one[0].set(r)
+		n.setChecks()
 		r.node = n
 		t.addNode(n)
 		return t.filterInsert(h)
