@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ofswitch/ofswitch/internal/ovstest"
 )
 
 // ofPort is the OpenFlow port the switch listens on in its namespace.
@@ -266,5 +268,74 @@ func TestLiveSecureDrops(t *testing.T) {
 	startSwitch(t, tp)
 	if out, ok := tp.ping(t, 2); ok || !strings.Contains(out, " 0 received") {
 		t.Fatalf("h1 pings h2 through a secure switch without flows:\n%s", out)
+	}
+}
+
+// portBlocks returns the port descriptions of `ovs-ofctl show` output,
+// keyed by their "N(name)" heading, each with its indented lines.
+func portBlocks(show string) map[string]string {
+	blocks := map[string]string{}
+	key := ""
+	for _, l := range strings.Split(show, "\n") {
+		switch {
+		case strings.HasPrefix(l, "     ") && key != "":
+			blocks[key] += l + "\n"
+		case strings.HasPrefix(l, " ") && strings.Contains(l, "): addr:"):
+			key = strings.TrimSpace(l[:strings.Index(l, ":")])
+			blocks[key] = l + "\n"
+		default:
+			key = ""
+		}
+	}
+	return blocks
+}
+
+// TestLiveShowMatchesOVS: for the same veth ports (same names, numbers
+// and MACs), `ovs-ofctl show` prints ofswitch's port descriptions exactly
+// as it prints Open vSwitch's.
+func TestLiveShowMatchesOVS(t *testing.T) {
+	needLive(t, "ovs-ofctl")
+	ovs := ovstest.Start(t)
+	otp := newTopo(t, ovs.NS)
+	ovs.AddPort(t, otp.swIf[0], 1)
+	ovs.AddPort(t, otp.swIf[1], 2)
+	want, err := ovs.Ofctl("", "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := newTopo(t, "")
+	startSwitch(t, tp)
+	got, err := ofctl(tp.sw, ofPort, "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, gb := portBlocks(want), portBlocks(got)
+	for _, p := range []string{"1(s1)", "2(s2)"} {
+		if wb[p] == "" || gb[p] != wb[p] {
+			t.Errorf("port %s: ofswitch shows\n%sOpen vSwitch shows\n%s", p, gb[p], wb[p])
+		}
+	}
+	if _, ok := gb["LOCAL(br0)"]; ok {
+		t.Errorf("ofswitch shows a LOCAL port:\n%s", got)
+	}
+
+	// Port 2 down on both: both descriptions change the same way.
+	sh(t, "ip", "-n", ovs.NS, "link", "set", otp.swIf[1], "down")
+	sh(t, "ip", "-n", tp.sw, "link", "set", tp.swIf[1], "down")
+	for _, sw := range []struct {
+		name string
+		show func() (string, error)
+		out  *string
+	}{
+		{"Open vSwitch", func() (string, error) { return ovs.Ofctl("", "show") }, &want},
+		{"ofswitch", func() (string, error) { return ofctl(tp.sw, ofPort, "show") }, &got},
+	} {
+		waitFor(t, sw.name+" showing port 2 down", func() string { return *sw.out }, func() (bool, string) {
+			*sw.out, _ = sw.show()
+			return strings.Contains(portBlocks(*sw.out)["2(s2)"], "PORT_DOWN"), *sw.out
+		})
+	}
+	if w, g := portBlocks(want)["2(s2)"], portBlocks(got)["2(s2)"]; g != w {
+		t.Errorf("port 2 down: ofswitch shows\n%sOpen vSwitch shows\n%s", g, w)
 	}
 }
