@@ -142,7 +142,11 @@ func TestLiveOfctl(t *testing.T) {
 	}
 	defer m.Wait()
 	defer cancel()
-	time.Sleep(300 * time.Millisecond) // let the monitor connect before the change
+	// The monitor's is the only lasting connection: wait for it.
+	waitFor(t, "ovs-ofctl monitor connected", mon.String, func() (bool, string) {
+		m := httpGetIn(t, tp, "127.0.0.1:9100", "/metrics")
+		return strings.Contains(m, "\nofswitch_openflow_connections 1\n"), ""
+	})
 	sh(t, "ip", "-n", tp.sw, "link", "set", tp.swIf[1], "down")
 	waitFor(t, "PORT_STATUS of port 2 going down", mon.String, func() (bool, string) {
 		out := mon.String()
