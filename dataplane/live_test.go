@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -234,8 +235,8 @@ func TestLiveForwarding(t *testing.T) {
 			case !tt.reach && err == nil:
 				t.Errorf("ping succeeded through a switch that should drop")
 			}
-			if tt.reach && st.Outputs < 6 {
-				t.Errorf("switch counted %d outputs, want ≥ 6 (3 echo requests and replies)", st.Outputs)
+			if tt.reach && st.Outputs < 2 {
+				t.Errorf("switch counted %d outputs, want ≥ 2 (an echo request and its reply)", st.Outputs)
 			}
 			if !tt.reach && tt.flows == "" && st.Outputs != 0 {
 				t.Errorf("switch with no flows output %d frames", st.Outputs)
@@ -266,6 +267,7 @@ func rxPackets(t testing.TB, ns *netnstest.NS) uint64 {
 
 func TestLivePacketOut(t *testing.T) {
 	n := newLiveNet(t, 1)
+	goroutines := runtime.NumGoroutine()
 	// A frame the switch sent and saw again would go out of port 1.
 	s, stop := n.run(t, "dl_src=02:00:00:00:00:11,actions=output:1\n", false)
 	frame := l2frame(t, [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, [6]byte{2, 0, 0, 0, 0, 0x11})
@@ -277,6 +279,14 @@ func TestLivePacketOut(t *testing.T) {
 		}
 	}
 	stop()
+	g := runtime.NumGoroutine() // rxPackets' goroutines may still be exiting
+	for i := 0; i < 100 && g > goroutines; i++ {
+		time.Sleep(10 * time.Millisecond)
+		g = runtime.NumGoroutine()
+	}
+	if g > goroutines {
+		t.Errorf("%d goroutines after RunLive returned, %d before it started", g, goroutines)
+	}
 	if got := rxPackets(t, n.h2) - before; got < sent {
 		t.Errorf("h2 received %d frames, want ≥ %d", got, sent)
 	}
