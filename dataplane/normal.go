@@ -147,7 +147,9 @@ func (t *macTable) learn(mac uint64, pi int, now uint32) {
 // frames to the port their destination was learned on (dropping them if
 // that is the ingress port) and floods broadcast, multicast and unknown
 // destinations to every port but the ingress one. Frames from a port the
-// switch does not have are flooded without learning.
+// switch does not have are flooded without learning. The table is
+// VLAN-unaware (one table for all VLANs, as a switch with every port in
+// one VLAN); frames keep their tags.
 func (w *Worker) normal(j int) {
 	fs := &w.pkt[j]
 	s := w.sw
