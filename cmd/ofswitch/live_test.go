@@ -64,8 +64,9 @@ lines:
 
 // TestLiveOfctl: flows added by ovs-ofctl join the two hosts, and
 // deleting them parts the hosts again; show, dump-flows and dump-ports
-// print the ports and counters; a port going down reaches a monitoring
-// controller as PORT_STATUS; Prometheus shows the port counters.
+// print the ports and counters; a port going down, then away, reaches a
+// monitoring controller as PORT_STATUS and leaves the port list; Prometheus
+// shows the port and drop counters.
 func TestLiveOfctl(t *testing.T) {
 	needLive(t, "ovs-ofctl")
 	tp := newTopo(t, "")
@@ -162,10 +163,24 @@ func TestLiveOfctl(t *testing.T) {
 		t.Errorf("ovs-ofctl show after s2 went down:\n%s", show)
 	}
 
+	// Port 2 goes away: DELETE, and the switch describes only port 1
+	// (and, checked at cleanup, still stops cleanly).
+	sh(t, "ip", "-n", tp.sw, "link", "del", tp.swIf[1])
+	waitFor(t, "PORT_STATUS of port 2 deleted", mon.String, func() (bool, string) {
+		return strings.Contains(mon.String(), "DEL: 2(s2)"), ""
+	})
+	show, err = ofctl(tp.sw, ofPort, "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(show, "2(s2)") || !strings.Contains(show, " 1(s1): addr:") {
+		t.Errorf("ovs-ofctl show after s2 was deleted:\n%s", show)
+	}
+
 	metrics := httpGetIn(t, tp, "127.0.0.1:9100", "/metrics")
 	for _, re := range []string{
 		`ofswitch_port_rx_packets_total\{name="s1",port="1"\} [1-9]`,
-		`ofswitch_port_tx_packets_total\{name="s2",port="2"\} [1-9]`,
+		`ofswitch_port_tx_packets_total\{name="s1",port="1"\} [1-9]`,
 		`ofswitch_frames_processed_total [1-9]`,
 		`ofswitch_frames_dropped_total [2-9]`, // the pings after del-flows
 		`ofswitch_table_misses_total [2-9]`,
