@@ -712,9 +712,23 @@ func (t *Table) replaceNode(sl *slot, old, n *inode) {
 	sl.n.Store(n)
 }
 
-// removeNode leaves a tombstone in old's slot.
+// removeNode leaves a tombstone in old's slot, or empties it when the next
+// slot is empty (no probe sequence of a present key then passes through it),
+// and then the tombstones before it. Called only inside a cleanup window.
 func (t *Table) removeNode(sl *slot, old *inode) {
-	sl.n.Store(tomb)
+	s := t.state.Load()
+	if i := uint64(old.si); &s.slots[i] == sl && s.slots[(i+1)&s.smask].n.Load() == nil {
+		for {
+			s.slots[i].n.Store(nil)
+			t.used--
+			i = (i - 1) & s.smask
+			if s.slots[i].n.Load() != tomb {
+				break
+			}
+		}
+	} else {
+		sl.n.Store(tomb)
+	}
 	st := old.st
 	last := st.nodes[len(st.nodes)-1]
 	st.nodes[old.pos] = last
