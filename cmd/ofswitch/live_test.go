@@ -358,3 +358,36 @@ func TestLiveShowMatchesOVS(t *testing.T) {
 		t.Errorf("port 2 down: ofswitch shows\n%sOpen vSwitch shows\n%s", g, w)
 	}
 }
+
+// TestLiveStandaloneFailOpen: a standalone switch whose controller is not
+// there fails open after three inactivity probes and forwards as a
+// learning switch; once the controller comes, the switch closes again and
+// the controller's flows forward.
+func TestLiveStandaloneFailOpen(t *testing.T) {
+	needLive(t, "ovs-ofctl", "ovs-testcontroller")
+	tp := newTopo(t, "")
+	const cport = 6634
+	sw := startSwitch(t, tp, "--fail-mode", "standalone", "--controller", "tcp:127.0.0.1:"+strconv.Itoa(cport),
+		"--inactivity-probe", "200ms")
+	waitFor(t, "fail-open", sw.log, func() (bool, string) {
+		return strings.Contains(sw.log(), "open=true"), ""
+	})
+	if out, ok := tp.ping(t, 2); !ok {
+		t.Fatalf("h1 cannot ping h2 through a switch that failed open:\n%s\n%s", out, sw.log())
+	}
+	tc := startProc(t, tp.sw, nil, "ovs-testcontroller", "-O", "OpenFlow13",
+		"--unixctl="+filepath.Join(t.TempDir(), "tc.ctl"), "ptcp:"+strconv.Itoa(cport)+":127.0.0.1")
+	waitFor(t, "fail-open to end when the controller connects", func() string { return sw.log() + tc.log() }, func() (bool, string) {
+		return strings.Contains(sw.log(), "open=false"), ""
+	})
+	if out, ok := tp.ping(t, 2); !ok {
+		t.Fatalf("h1 cannot ping h2 once the controller is back:\n%s\n%s", out, sw.log())
+	}
+	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(flows, "icmp,in_port=1") {
+		t.Errorf("no flow learned by the controller once it is back:\n%s", flows)
+	}
+}
