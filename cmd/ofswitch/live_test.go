@@ -219,15 +219,17 @@ func httpGetIn(t *testing.T, tp *topo, addr, path string) string {
 }
 
 // TestLiveTestcontroller: with ovs-testcontroller as the controller (the
-// switch connects out), the hosts ping each other, and the flows the
-// controller learned show in dump-flows.
+// switch connects out), the hosts ping each other (packet-ins from the
+// workers, the controller's PACKET_OUTs through the data plane), and the
+// flows the controller learned show in dump-flows.
 func TestLiveTestcontroller(t *testing.T) {
 	needLive(t, "ovs-ofctl", "ovs-testcontroller")
 	tp := newTopo(t, "")
 	const cport = 6633
 	tc := startProc(t, tp.sw, nil, "ovs-testcontroller", "-O", "OpenFlow13",
 		"--unixctl="+filepath.Join(t.TempDir(), "tc.ctl"), "ptcp:"+strconv.Itoa(cport)+":127.0.0.1")
-	sw := startSwitch(t, tp, "--controller", "tcp:127.0.0.1:"+strconv.Itoa(cport))
+	// Two receive queues (workers) per port, in a fanout group.
+	sw := startSwitch(t, tp, "--controller", "tcp:127.0.0.1:"+strconv.Itoa(cport), "--workers", "2")
 	log := func() string { return "ovs-testcontroller:\n" + tc.log() + "\nofswitch:\n" + sw.log() }
 	// The controller's first flow sends table misses to it.
 	waitFor(t, "table-miss flow from ovs-testcontroller", log, func() (bool, string) {

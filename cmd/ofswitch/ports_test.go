@@ -5,11 +5,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/openflow"
 )
@@ -177,5 +179,25 @@ func TestRunFlagErrors(t *testing.T) {
 	_, err := run(t, "run", "--port", "ofsw-nosuchif")
 	if !errors.Is(err, dataplane.ErrNoInterface) {
 		t.Errorf("run --port of a missing interface: err = %v, want dataplane.ErrNoInterface", err)
+	}
+}
+
+// TestPacketInAllocs: handing a worker's packet-in to the agent costs the
+// worker no allocation of its own (the agent encodes only for connected
+// controllers, and there are none here).
+func TestPacketInAllocs(t *testing.T) {
+	a, err := controller.New(&controller.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := &liveSwitch{agent: a}
+	p := &dataplane.PacketIn{InPort: 1, Reason: dataplane.PacketInNoMatch, MaxLen: 128, Frame: make([]byte, 64)}
+	if n := testing.AllocsPerRun(100, func() { ls.packetIn(p) }); n != 0 {
+		t.Errorf("packetIn allocates %.1f times per frame, want 0", n)
+	}
+	var pin controller.PacketIn
+	packetIn(&pin, &dataplane.PacketIn{InPort: 3, Reason: 1, Table: 2, Cookie: 9, MaxLen: 5, Frame: []byte{1}})
+	if pin.InPort != 3 || pin.Reason != 1 || pin.Table != 2 || pin.Cookie != 9 || pin.MaxLen != 5 || len(pin.Frame) != 1 {
+		t.Errorf("packetIn conversion: %+v", pin)
 	}
 }
