@@ -508,7 +508,8 @@ func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) erro
 // looks in the subtables link could have put such a rule in: those of the
 // relaxed masks, then the mask's own.
 func (t *Table) identical(m *Match, pri uint16, p *Pipeline) *Rule {
-	if !p.cfg.NoMerge {
+	own := t.sub(&m.Mask)
+	if !p.cfg.NoMerge && (own == nil || !own.noRelax) {
 		for _, g := range mergeLevels {
 			cm := coarseMask(&m.Mask, g)
 			if cm == m.Mask {
@@ -519,7 +520,7 @@ func (t *Table) identical(m *Match, pri uint16, p *Pipeline) *Rule {
 			}
 		}
 	}
-	return t.identicalIn(t.sub(&m.Mask), m, pri, p)
+	return t.identicalIn(own, m, pri, p)
 }
 
 func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline) *Rule {

@@ -76,6 +76,7 @@ type subtable struct {
 	nw    int
 
 	// writer only
+	noRelax  bool     // coarseMask leaves mask as it is at every level
 	nodes    []*inode // its index nodes, each at its pos
 	n        int      // rules physically present
 	maxRank  uint64   // at least the best rank present
@@ -569,6 +570,9 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 			st.nw++
 		}
 	}
+	// A mask that the coarsest level leaves alone, the finer levels leave
+	// alone too (a multiple of 16 is a multiple of 8 and of 4).
+	st.noRelax = coarseMask(mask, mergeLevels[0]) == *mask
 	t.subs[*mask] = st
 	t.lastSub = st
 	t.probed = append(t.probed, st)
@@ -621,7 +625,7 @@ func (t *Table) nodeOf(st *subtable, key *Key) (uint64, [KeyWords]uint64, *slot,
 func (t *Table) link(r *Rule) error {
 	st := t.subtableFor(&r.Match.Mask)
 	key := r.Match.Key
-	if !t.p.cfg.NoMerge {
+	if !t.p.cfg.NoMerge && !st.noRelax {
 		// Coarsest first: a rule joins the first relaxed subtable whose
 		// node for it is not yet full.
 		for _, g := range mergeLevels {
