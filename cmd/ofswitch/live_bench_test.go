@@ -41,9 +41,10 @@ func rxTx(tb testing.TB, ns, dev string) (rx, tx uint64) {
 // malformed ones included) in a loop from h1 into the switch, which has
 // the flows in_port=1,actions=output:2 and back, and the frames h2's
 // interface receives are counted from its kernel counters. The same
-// setup runs `ofswitch run` (its own binary, default one queue per port)
-// and Open vSwitch's userspace datapath (netdev bridge, the same veth
-// ports and flows), one after the other in the same run.
+// setup runs `ofswitch run` (its own binary; "ofswitch" with the default
+// one receive queue per port, "ofswitch-2q" with --workers 2) and Open
+// vSwitch's userspace datapath (netdev bridge, the same veth ports and
+// flows), one after the other in the same run.
 //
 // Reported per switch: "fwd-pps", frames delivered to h2 per second
 // (from the first frame sent until h2's counter stops moving), "sent-pps"
@@ -54,7 +55,7 @@ func rxTx(tb testing.TB, ns, dev string) (rx, tx uint64) {
 func BenchmarkLive(b *testing.B) {
 	capture := filepath.Join(testutil.RepoRoot(b), "testdata", "pcaps", "mix.pcap")
 	flows := []string{"in_port=1,actions=output:2", "in_port=2,actions=output:1"}
-	for _, kind := range []string{"ofswitch", "ovs"} {
+	for _, kind := range []string{"ofswitch", "ofswitch-2q", "ovs"} {
 		b.Run("switch="+kind, func(b *testing.B) {
 			needLive(b, "tcpreplay", "ovs-ofctl")
 			var tp *topo
@@ -70,7 +71,11 @@ func BenchmarkLive(b *testing.B) {
 				}
 			} else {
 				tp = newTopo(b, "")
-				startSwitch(b, tp)
+				if kind == "ofswitch-2q" {
+					startSwitch(b, tp, "--workers", "2")
+				} else {
+					startSwitch(b, tp)
+				}
 				for _, f := range flows {
 					if out, err := ofctl(tp.sw, ofPort, "add-flow", f); err != nil {
 						b.Fatalf("%v\n%s", err, out)
