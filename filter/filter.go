@@ -389,11 +389,17 @@ func (f *Filter) load(i uint64) uint64 {
 // and -(e-s) masks it out), so there is no branch and no load beyond the
 // bucket's own words.
 func (f *Filter) loadPacked(i uint64) uint64 {
-	p := i * f.bw
-	s, e := p>>6, (p+f.bw-1)>>6
-	lo := f.words[s].Load() >> (p & 63)
-	hi := f.words[e].Load() << ((64 - p) & 63) & -(e - s)
-	return (lo | hi) & f.bmask
+	return packedAt(f.words, i*f.bw, f.bw, f.bmask)
+}
+
+// packedAt returns the bw bits at bit p of w, masked by bm; see loadPacked.
+// The lookups call it with the filter's fields in locals, so that the
+// compiler need not reload them after each atomic load.
+func packedAt(w []atomic.Uint64, p, bw, bm uint64) uint64 {
+	s, e := p>>6, (p+bw-1)>>6
+	lo := w[s].Load() >> (p & 63)
+	hi := w[e].Load() << ((64 - p) & 63) & -(e - s)
+	return (lo | hi) & bm
 }
 
 // store publishes a new value for bucket i, bumping its version stripe
@@ -467,7 +473,8 @@ func (f *Filter) containsPacked(h uint64) bool {
 		fp = 1
 	}
 	i1, i2 := h&m, (h^fp*altMul>>32)&m
-	w1, w2 := f.loadPacked(i1), f.loadPacked(i2)
+	w, bw, bm := f.words, f.bw, f.bmask
+	w1, w2 := packedAt(w, i1*bw, bw, bm), packedAt(w, i2*bw, bw, bm)
 	if f.hit(w1, w2, fp) {
 		return true
 	}
@@ -619,8 +626,9 @@ func (f *Filter) containsBatchPacked(hs []uint64, out []bool) {
 			}
 			i1s[j], i2s[j], fps[j] = h&m, (h^fp*altMul>>32)&m, fp
 		}
+		w, bw, bm := f.words, f.bw, f.bmask
 		for j := range n {
-			w1s[j], w2s[j] = f.loadPacked(i1s[j]), f.loadPacked(i2s[j])
+			w1s[j], w2s[j] = packedAt(w, i1s[j]*bw, bw, bm), packedAt(w, i2s[j]*bw, bw, bm)
 		}
 		for j := range n {
 			fp := fps[j]
