@@ -100,6 +100,19 @@ no --controller at all.`,
 				return err
 			}
 			cfg.Pipeline = pipe
+			var targets []controller.Target
+			for _, s := range append(append([]string(nil), listen...), controllers...) {
+				t, err := controller.ParseTarget(s)
+				if err != nil {
+					return err
+				}
+				targets = append(targets, t)
+			}
+			if len(targets) == 0 {
+				return errors.New("nothing to do: give --listen or --controller")
+			}
+			// Ports are opened last among the checks: every later
+			// error path closes them.
 			var dp dataPlane
 			if len(portNames) > 0 {
 				dp, err = openLive(portNames, workers, pipe)
@@ -110,20 +123,6 @@ no --controller at all.`,
 					cfg.DatapathID = dp.datapathID(cfg.DatapathID)
 				}
 				dp.configure(&cfg)
-			}
-			var targets []controller.Target
-			for _, s := range append(append([]string(nil), listen...), controllers...) {
-				t, err := controller.ParseTarget(s)
-				if err != nil {
-					return err
-				}
-				targets = append(targets, t)
-			}
-			if len(targets) == 0 {
-				if dp != nil {
-					dp.close()
-				}
-				return errors.New("nothing to do: give --listen or --controller")
 			}
 			var reg *prometheus.Registry
 			if metrics != "" {
