@@ -385,9 +385,11 @@ func (f *Filter) load(i uint64) uint64 {
 
 // loadPacked returns the bits of packed bucket i, from the word its first bit
 // is in and the word its last bit is in: two loads of the same word if it
-// does not straddle (the second hits the cache line the first brought in,
-// and -(e-s) masks it out), so there is no branch and no load beyond the
-// bucket's own words.
+// does not straddle (the second hits the cache line the first brought in),
+// so there is no branch and no load beyond the bucket's own words. The
+// second word needs no masking when it is the first: shifted up by 64 -
+// offset it lands at or above bit bw, which the mask clears, and at offset 0
+// the shift is 0 and it ORs in the same bits.
 func (f *Filter) loadPacked(i uint64) uint64 {
 	return packedAt(f.words, i*f.bw, f.bw, f.bmask)
 }
@@ -398,7 +400,7 @@ func (f *Filter) loadPacked(i uint64) uint64 {
 func packedAt(w []atomic.Uint64, p, bw, bm uint64) uint64 {
 	s, e := p>>6, (p+bw-1)>>6
 	lo := w[s].Load() >> (p & 63)
-	hi := w[e].Load() << ((64 - p) & 63) & -(e - s)
+	hi := w[e].Load() << ((64 - p) & 63)
 	return (lo | hi) & bm
 }
 
@@ -640,8 +642,8 @@ func (f *Filter) containsBatchPacked(hs []uint64, out []bool) {
 			fp := fps[j]
 			i1, i2 := i1s[j], i2s[j]
 			p1, p2 := i1*bw, i2*bw
-			w1 := (a1s[j]>>(p1&63) | b1s[j]<<((64-p1)&63)&-(e1s[j]-s1s[j])) & bm
-			w2 := (a2s[j]>>(p2&63) | b2s[j]<<((64-p2)&63)&-(e2s[j]-s2s[j])) & bm
+			w1 := (a1s[j]>>(p1&63) | b1s[j]<<((64-p1)&63)) & bm // see packedAt
+			w2 := (a2s[j]>>(p2&63) | b2s[j]<<((64-p2)&63)) & bm
 			out[j] = f.hit(w1, w2, fp) ||
 				!f.confirm(i1, i2, w1, w2, f.readStripes(i1, i2)) && f.probe(i1, i2, fp)
 		}
