@@ -199,9 +199,48 @@ type slot struct {
 	n atomic.Pointer[inode]
 }
 
+// orderEntry is one subtable in lookup order, with what hashing a key for
+// it needs (its seed and packed mask) copied in, so that a lookup walking
+// the order reads one array front to back and touches a subtable itself
+// only when the filter lets a key through.
 type orderEntry struct {
-	st      *subtable
 	maxRank uint64
+	st      *subtable
+	seed    uint64
+	nw      uint8 // masked words, or wideMask when there are more than orderWords
+	words   [orderWords]uint8
+	mask    [orderWords]uint64 // mask words, packed
+}
+
+// orderWords is the most mask words an orderEntry holds (an IPv6 5-tuple
+// takes 7).
+const orderWords = 7
+
+const wideMask = 0xff
+
+func newOrderEntry(st *subtable) orderEntry {
+	oe := orderEntry{maxRank: st.maxRank, st: st, seed: st.seed, nw: wideMask}
+	if st.nw <= orderWords {
+		oe.nw = uint8(st.nw)
+		for i, w := range st.words[:st.nw] {
+			oe.words[i], oe.mask[i] = w, st.mask[w]
+		}
+	}
+	return oe
+}
+
+// hash is st.hash(k), from the entry's copy of the mask.
+func (oe *orderEntry) hash(k *Key) uint64 {
+	if oe.nw == wideMask {
+		return oe.st.hash(k)
+	}
+	h := oe.seed
+	for i := range oe.nw {
+		h ^= k[oe.words[i]] & oe.mask[i]
+		h *= 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	return fmix(h)
 }
 
 // tableState is what lookups load with one atomic pointer read.
@@ -376,14 +415,13 @@ func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 			break
 		}
 		c.Visited++
-		st := oe.st
-		h := st.hash(k)
+		h := oe.hash(k)
 		if f != nil && !f.Contains(h) {
 			c.FilterNegatives++
 			continue
 		}
 		c.Probes++
-		n := s.find(h, st, k)
+		n := s.find(h, oe.st, k)
 		if n == nil {
 			if f != nil {
 				c.FalsePositives++
@@ -443,7 +481,7 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 			break
 		}
 		for j, a := range active[:na] {
-			hs[j] = st.hash(&keys[a])
+			hs[j] = oe.hash(&keys[a])
 			idx[j] = a
 		}
 		c.Visited += uint64(na)
@@ -932,7 +970,7 @@ func (t *Table) publishOrder() {
 	t.orderDirty = false
 	order := make([]orderEntry, 0, len(t.subs))
 	for _, st := range t.subs {
-		order = append(order, orderEntry{st: st, maxRank: st.maxRank})
+		order = append(order, newOrderEntry(st))
 	}
 	slices.SortFunc(order, func(a, b orderEntry) int {
 		switch {
