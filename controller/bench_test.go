@@ -40,18 +40,8 @@ type benchTarget struct {
 }
 
 func benchTargets(b *testing.B) []benchTarget {
-	a, err := New(&Config{Logger: quiet, Tables: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go a.Serve(ctx, l)
-	b.Cleanup(cancel)
-	ts := []benchTarget{{"ofswitch", func() (net.Conn, error) { return net.Dial("tcp", l.Addr().String()) }}}
+	_, addr := startBenchAgent(b)
+	ts := []benchTarget{{"ofswitch", func() (net.Conn, error) { return net.Dial("tcp", addr) }}}
 	if ovs := startOVS(b); ovs != nil {
 		ts = append(ts, benchTarget{"openvswitch", func() (net.Conn, error) { return ovs.Dial("127.0.0.1:16653") }})
 	}
