@@ -502,22 +502,8 @@ func (h countWarnings) WithGroup(string) slog.Handler      { return h }
 // PacketIn goes on returning at once.
 func TestPacketInFloodSlowController(t *testing.T) {
 	var warnings atomic.Int32
-	a, err := New(&Config{Logger: slog.New(countWarnings{&warnings}), EchoInterval: time.Minute, AsyncLimit: 64 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Serve(ctx, l) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	slow := dial(t, l.Addr().String())
+	a, addr := startAgent(t, &Config{Logger: slog.New(countWarnings{&warnings}), EchoInterval: time.Minute, AsyncLimit: 64 << 10})
+	slow := dial(t, addr)
 	slow.handshake(openflow.Version13)
 	waitConns(t, a, 1)
 	slow.nc.(*net.TCPConn).SetReadBuffer(4096)

@@ -66,7 +66,9 @@ func startAgent(t *testing.T, cfg *Config) (*Agent, string) {
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	cfg.Logger = quiet
+	if cfg.Logger == nil {
+		cfg.Logger = quiet
+	}
 	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

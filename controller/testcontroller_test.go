@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"net"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,24 +17,6 @@ import (
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
-
-// lockedBuffer collects a process's output for the failure message.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // eventually polls cond every few milliseconds for up to 10 s.
 func eventually(t *testing.T, what string, log func() string, cond func() bool) {
@@ -79,7 +59,7 @@ func TestOvsTestcontroller(t *testing.T) {
 	port := freeTCPPort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out lockedBuffer
+	var out testutil.LockedBuffer
 	dir := t.TempDir()
 	cmd := exec.CommandContext(ctx, bin, "-O", "OpenFlow13", "--unixctl="+filepath.Join(dir, "tc.ctl"),
 		"ptcp:"+strconv.Itoa(port)+":127.0.0.1")
@@ -215,7 +195,7 @@ func TestOvsOfctlMonitor(t *testing.T) {
 		t.Run(v.flag, func(t *testing.T) {
 			a, addr := startAgent(t, nil)
 			_, port, _ := net.SplitHostPort(addr)
-			var out lockedBuffer
+			var out testutil.LockedBuffer
 			cmd := exec.Command(ofctl, "-O", v.flag, "monitor", "tcp:127.0.0.1:"+port, "65534",
 				"--unixctl="+filepath.Join(t.TempDir(), "monitor.ctl"))
 			cmd.Stdout, cmd.Stderr = &out, &out

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/internal/testutil"
 )
 
 // ofPort is the OpenFlow port the switch listens on in its namespace.
@@ -132,7 +133,7 @@ func TestLiveOfctl(t *testing.T) {
 	}
 
 	// Port 2 goes down: a controller that monitors the switch hears it.
-	var mon lockedBuffer
+	var mon testutil.LockedBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := nsExec(ctx, tp.sw, "ovs-ofctl", "-O", "OpenFlow13", "--unixctl="+filepath.Join(t.TempDir(), "mon.ctl"),

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -154,28 +153,10 @@ func (tp *topo) ping(t testing.TB, count int) (string, bool) {
 	return string(out), err == nil
 }
 
-// lockedBuffer collects a process's output for failure messages.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // proc is a program running in a namespace for the length of a test.
 type proc struct {
 	cmd    *exec.Cmd
-	out    lockedBuffer
+	out    testutil.LockedBuffer
 	exited chan struct{}
 	err    error // Wait's, once exited is closed
 }
