@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -161,41 +162,83 @@ func (m *Match) Validate() error { return m.validate(false) }
 // OFPBMC_BAD_MASK as a strict OpenFlow 1.3 switch must.
 func (m *Match) ValidateStrict() error { return m.validate(true) }
 
-func (m *Match) validate(strict bool) error {
+func (m *Match) validate(strict bool) error { return m.validateCached(strict, nil) }
+
+// maskCache remembers the last mask that passed validation's mask checks,
+// and the fields it tests: the rules of a burst mostly share a mask.
+type maskCache struct {
+	ok      bool
+	strict  bool
+	mask    Key
+	present uint32
+}
+
+// validateCached is validate; c, when not nil, skips the mask checks of a
+// mask that passed them last time.
+func (m *Match) validateCached(strict bool, c *maskCache) error {
+	var outside uint64
 	for i := range m.Key {
-		if m.Key[i]&^m.Mask[i] != 0 {
-			return &Error{Type: ErrTypeBadMatch, Code: BadMatchBadWildcards, Field: wordFields(i, m.Key[i]&^m.Mask[i]),
-				Why: "value has bits set outside the mask"}
+		outside |= m.Key[i] &^ m.Mask[i]
+	}
+	if outside != 0 {
+		for i := range m.Key {
+			if bad := m.Key[i] &^ m.Mask[i]; bad != 0 {
+				return &Error{Type: ErrTypeBadMatch, Code: BadMatchBadWildcards, Field: wordFields(i, bad),
+					Why: "value has bits set outside the mask"}
+			}
 		}
 	}
+	if c != nil && c.ok && c.strict == strict && c.mask == m.Mask {
+		return m.checkPrereqsOf(c.present)
+	}
 	p := m.present()
-	for f := Field(0); f < numFields; f++ {
-		if p&(1<<f) == 0 || f.Bits() == 128 {
-			continue
-		}
-		mask := m.Mask.Get(f)
-		maskable := f.Maskable()
-		if strict && (f == FieldL4Src || f == FieldL4Dst) {
-			maskable = false
-		}
-		if !maskable && mask != f.FullMask() {
+	unmaskable := unmaskableFields
+	if strict {
+		unmaskable |= 1<<FieldL4Src | 1<<FieldL4Dst
+	}
+	for q := p & unmaskable; q != 0; q &= q - 1 {
+		f := Field(bits.TrailingZeros32(q))
+		if wm := fieldWordMask[f]; m.Mask[fields[f].word]&wm != wm {
 			return &Error{Type: ErrTypeBadMatch, Code: BadMatchBadMask, Field: f.String(),
-				Why: fmt.Sprintf("mask %#x on a field that takes no mask", mask)}
+				Why: fmt.Sprintf("mask %#x on a field that takes no mask", m.Mask.Get(f))}
 		}
+	}
+	if c != nil {
+		*c = maskCache{ok: true, strict: strict, mask: m.Mask, present: p}
 	}
 	return m.checkPrereqsOf(p)
 }
 
+// fieldWordMask is, for each field of at most 64 bits, its bits in its word.
+var fieldWordMask = func() (wm [numFields]uint64) {
+	for f := range numFields {
+		if fields[f].bits <= 64 {
+			wm[f] = f.FullMask() << fields[f].shift
+		}
+	}
+	return wm
+}()
+
+// unmaskableFields is the set of fields of at most 64 bits that take no mask.
+var unmaskableFields = func() (s uint32) {
+	for f := range numFields {
+		if fields[f].bits <= 64 && !fields[f].maskable {
+			s |= 1 << f
+		}
+	}
+	return s
+}()
+
 // present returns the set of fields m tests, bit f for Field f.
 func (m *Match) present() uint32 {
 	var p uint32
-	for f := Field(0); f < numFields; f++ {
+	for f := range numFields {
 		fi := &fields[f]
+		t := m.Mask[fi.word] & fieldWordMask[f]
 		if fi.bits == 128 {
-			if m.Mask[fi.word]|m.Mask[fi.word+1] != 0 {
-				p |= 1 << f
-			}
-		} else if m.Mask[fi.word]>>fi.shift&f.FullMask() != 0 {
+			t = m.Mask[fi.word] | m.Mask[fi.word+1]
+		}
+		if t != 0 {
 			p |= 1 << f
 		}
 	}
@@ -228,48 +271,50 @@ func (m *Match) checkPrereqs() error { return m.checkPrereqsOf(m.present()) }
 
 // checkPrereqsOf is checkPrereqs given m.present().
 func (m *Match) checkPrereqsOf(p uint32) error {
-	has := func(f Field) bool { return p&(1<<f) != 0 }
-	ethIs := func(t uint64) bool { return m.Exact(FieldEthType, t) }
+	if p&prereqFields == 0 {
+		return nil
+	}
+	ethType, ethMask := m.Get(FieldEthType)
+	ethIs := func(t uint64) bool { return ethMask == 0xffff && ethType == t }
+	proto, protoMask := m.Get(FieldIPProto)
+	protoIs := func(t uint64) bool { return protoMask == 0xff && proto == t }
 	isIP := ethIs(EthTypeIPv4) || ethIs(EthTypeIPv6)
-	if has(FieldVLANPCP) {
+	first := func(s uint32) Field { return Field(bits.TrailingZeros32(s)) }
+	if p&(1<<FieldVLANPCP) != 0 {
 		v, mask := m.Get(FieldVLANVID)
 		if mask&VIDPresent == 0 || v&VIDPresent == 0 {
 			return prereq(FieldVLANPCP, "needs vlan_vid with OFPVID_PRESENT")
 		}
 	}
-	for _, f := range []Field{FieldIPDSCP, FieldIPECN, FieldIPProto} {
-		if has(f) && !isIP {
-			return prereq(f, "needs eth_type=0x0800 or 0x86dd")
-		}
+	if s := p & (1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto); s != 0 && !isIP {
+		return prereq(first(s), "needs eth_type=0x0800 or 0x86dd")
 	}
-	for _, f := range []Field{FieldIPv4Src, FieldIPv4Dst} {
-		if has(f) && !ethIs(EthTypeIPv4) {
-			return prereq(f, "needs eth_type=0x0800")
-		}
+	if s := p & (1<<FieldIPv4Src | 1<<FieldIPv4Dst); s != 0 && !ethIs(EthTypeIPv4) {
+		return prereq(first(s), "needs eth_type=0x0800")
 	}
-	for _, f := range []Field{FieldIPv6Src, FieldIPv6Dst} {
-		if has(f) && !ethIs(EthTypeIPv6) {
-			return prereq(f, "needs eth_type=0x86dd")
-		}
+	if s := p & (1<<FieldIPv6Src | 1<<FieldIPv6Dst); s != 0 && !ethIs(EthTypeIPv6) {
+		return prereq(first(s), "needs eth_type=0x86dd")
 	}
-	for _, f := range []Field{FieldARPOp, FieldARPSPA, FieldARPTPA, FieldARPSHA, FieldARPTHA} {
-		if has(f) && !ethIs(EthTypeARP) {
-			return prereq(f, "needs eth_type=0x0806")
-		}
+	if s := p & arpFields; s != 0 && !ethIs(EthTypeARP) {
+		return prereq(first(s), "needs eth_type=0x0806")
 	}
-	for _, f := range []Field{FieldL4Src, FieldL4Dst} {
-		if has(f) && !(m.Exact(FieldIPProto, IPProtoTCP) || m.Exact(FieldIPProto, IPProtoUDP) || m.Exact(FieldIPProto, IPProtoSCTP)) {
-			return prereq(f, "needs ip_proto=6, 17 or 132")
-		}
+	if s := p & (1<<FieldL4Src | 1<<FieldL4Dst); s != 0 && !(protoIs(IPProtoTCP) || protoIs(IPProtoUDP) || protoIs(IPProtoSCTP)) {
+		return prereq(first(s), "needs ip_proto=6, 17 or 132")
 	}
-	for _, f := range []Field{FieldICMPType, FieldICMPCode} {
-		if has(f) && !(m.Exact(FieldIPProto, IPProtoICMP) && ethIs(EthTypeIPv4) ||
-			m.Exact(FieldIPProto, IPProtoICMPv6) && ethIs(EthTypeIPv6)) {
-			return prereq(f, "needs ip_proto=1 with eth_type=0x0800 or ip_proto=58 with eth_type=0x86dd")
-		}
+	if s := p & (1<<FieldICMPType | 1<<FieldICMPCode); s != 0 && !(protoIs(IPProtoICMP) && ethIs(EthTypeIPv4) ||
+		protoIs(IPProtoICMPv6) && ethIs(EthTypeIPv6)) {
+		return prereq(first(s), "needs ip_proto=1 with eth_type=0x0800 or ip_proto=58 with eth_type=0x86dd")
 	}
 	return nil
 }
+
+const (
+	arpFields = 1<<FieldARPOp | 1<<FieldARPSPA | 1<<FieldARPTPA | 1<<FieldARPSHA | 1<<FieldARPTHA
+	// prereqFields are the fields that have prerequisites.
+	prereqFields = 1<<FieldVLANPCP | 1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto | 1<<FieldIPv4Src |
+		1<<FieldIPv4Dst | 1<<FieldIPv6Src | 1<<FieldIPv6Dst | arpFields | 1<<FieldL4Src | 1<<FieldL4Dst |
+		1<<FieldICMPType | 1<<FieldICMPCode
+)
 
 // FixPrereqs returns the matches that m becomes once its missing
 // prerequisites are added, the way a lenient loader repairs rule sets such as

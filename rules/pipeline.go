@@ -136,6 +136,7 @@ type Pipeline struct {
 	timed map[*Rule]struct{}
 	dead  []*Rule
 	sel   []*Rule // selected's buffer
+	masks maskCache
 }
 
 // New returns an empty pipeline.
@@ -356,13 +357,7 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 	if t == nil {
 		return nil, &Error{Type: ErrTypeFlowModFailed, Code: FlowModBadTableID, Why: fmt.Sprintf("table %d of %d", u.Table, len(p.tables))}
 	}
-	var err error
-	if p.cfg.StrictPorts {
-		err = u.Match.ValidateStrict()
-	} else {
-		err = u.Match.Validate()
-	}
-	if err != nil {
+	if err := u.Match.validateCached(p.cfg.StrictPorts, &p.masks); err != nil {
 		return nil, err
 	}
 	for i := range u.Instructions {
