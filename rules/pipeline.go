@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Config sets up a Pipeline. The zero value is usable: one table, a
@@ -193,6 +194,9 @@ func (p *Pipeline) ApplyBatch(ups []Update, atomic bool) BatchResult {
 	res := BatchResult{Errs: make([]error, len(ups))}
 	now := p.cfg.Now()
 	for i := range ups {
+		if i+1 < len(ups) {
+			p.prefetch(&ups[i+1])
+		}
 		res.Errs[i] = p.apply(&ups[i], now, &res.Removed)
 		if !atomic {
 			p.publish()
@@ -213,6 +217,21 @@ func (p *Pipeline) ApplyBatch(ups []Update, atomic bool) BatchResult {
 	}
 	res.Version = p.version.Load()
 	return res
+}
+
+// prefetch starts loading the index slot that applying u will probe first,
+// so that the cache miss overlaps the update before it.
+func (p *Pipeline) prefetch(u *Update) {
+	t := p.Table(u.Table)
+	if t == nil {
+		return
+	}
+	st := t.sub(&u.Match.Mask)
+	if st == nil {
+		return
+	}
+	s := t.state.Load()
+	prefetch(unsafe.Pointer(&s.slots[st.hash(&u.Match.Key)&s.smask]))
 }
 
 // Expire removes the rules whose idle or hard timeout has passed on the
