@@ -35,10 +35,14 @@
 // the next version and publishes it with one atomic store, so publishing
 // costs the size of the burst, not of the table. Index nodes are immutable
 // and replaced by copy-on-write, so a lookup walking an old node sees a
-// consistent old list. Removed rules are unlinked after publication; a
-// lookup that overlaps such a cleanup notices the generation change and
-// starts over at the newer version, so it never blocks and never returns an
-// answer that no single version would give.
+// consistent old list. Removed rules stay in the index for a short grace
+// after the version removing them is published (Config.UnlinkAfter, 50 µs by
+// default) and are then unlinked, their largest removal version announced
+// first. A lookup at version v that finds the announced version above v may
+// have missed a rule unlinked under it and starts over at the newer version;
+// any other lookup, however many bursts went by meanwhile, needs no retry.
+// So a lookup never blocks, is not starved by a stream of small bursts, and
+// never returns an answer that no single version would give.
 //
 // # Lock-free lookups
 //

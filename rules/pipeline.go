@@ -39,6 +39,11 @@ type Config struct {
 	// as a strict OpenFlow 1.3 switch must. By default they are accepted,
 	// as Open vSwitch accepts them.
 	StrictPorts bool
+	// UnlinkAfter is how long a removed rule stays physically in the index
+	// after the version that removes it is published, so that lookups
+	// running then (which may still see it) finish without a retry. Zero
+	// means 50 µs; a negative value unlinks at the end of every burst.
+	UnlinkAfter time.Duration
 }
 
 // Command is a FLOW_MOD command (enum ofp_flow_mod_command).
@@ -129,15 +134,21 @@ type Pipeline struct {
 	cfg     Config
 	tables  []*Table
 	version atomic.Uint64 // published
-	gen     atomic.Uint64 // bumped at the start of every cleanup
+	// unlinked is the largest removal version of the rules cleanup has
+	// taken out of the index, stored before it takes them out. A lookup at
+	// version v that then reads unlinked <= v saw only rules and nodes it
+	// could rely on; otherwise it retries.
+	unlinked atomic.Uint64
 
 	// writer only
-	next  uint64
-	seq   uint64
-	timed map[*Rule]struct{}
-	dead  []*Rule
-	sel   []*Rule // selected's buffer
-	masks maskCache
+	next    uint64
+	seq     uint64
+	timed   map[*Rule]struct{}
+	dead    []deadRule // removed, still in the index; removal versions ascending
+	stamped int        // dead[:stamped] have their publication time
+	epoch   time.Time
+	sel     []*Rule // selected's buffer
+	masks   maskCache
 }
 
 // New returns an empty pipeline.
@@ -158,7 +169,7 @@ func New(cfg *Config) (*Pipeline, error) {
 	if c.MaxOccupancy == 0 {
 		c.MaxOccupancy = 0.9
 	}
-	p := &Pipeline{cfg: c, timed: map[*Rule]struct{}{}}
+	p := &Pipeline{cfg: c, timed: map[*Rule]struct{}{}, epoch: time.Now()}
 	p.version.Store(1)
 	p.next = 2
 	for i := range c.Tables {
@@ -239,6 +250,7 @@ func (p *Pipeline) prefetch(u *Update) {
 // those that asked for them. A rule counts as idle from the last Expire that
 // saw its packet counter unchanged.
 func (p *Pipeline) Expire() []FlowRemoved {
+	ndead := len(p.dead)
 	now := p.cfg.Now()
 	var out []FlowRemoved
 	for r := range p.timed {
@@ -257,17 +269,19 @@ func (p *Pipeline) Expire() []FlowRemoved {
 			p.remove(r, reason, now, &out)
 		}
 	}
-	if len(out) > 0 || len(p.dead) > 0 {
+	if len(p.dead) > ndead {
 		p.publish()
-		p.cleanup()
 	}
+	p.cleanup()
 	return out
 }
 
 // Rebalance lets each table's filter move up to budget elements from its
-// Bloom part back to cuckoo slots; call it when the writer is idle. It
-// returns the number moved.
+// Bloom part back to cuckoo slots, after unlinking the removed rules whose
+// Config.UnlinkAfter has passed; call it when the writer is idle. It returns
+// the number of filter elements moved.
 func (p *Pipeline) Rebalance(budget int) int {
+	p.cleanup()
 	n := 0
 	for _, t := range p.tables {
 		if f := t.state.Load().filter; f != nil {
@@ -317,22 +331,59 @@ func (p *Pipeline) publish() {
 	p.next++
 }
 
-// cleanup unlinks the rules removed at published versions. Lookups that
-// overlap it see the generation change and start over at the new version.
+// cleanup unlinks the rules removed at published versions at least
+// Config.UnlinkAfter ago. It raises p.unlinked before it unlinks, so that a
+// lookup at an older version that overlaps it starts over.
 func (p *Pipeline) cleanup() {
 	if len(p.dead) == 0 {
 		return
 	}
-	p.gen.Add(1)
-	for _, r := range p.dead {
-		p.tables[r.table].unlink(r)
+	// dead[p.stamped:] were removed by versions published just now.
+	now := time.Since(p.epoch)
+	for i := p.stamped; i < len(p.dead); i++ {
+		p.dead[i].at = now
 	}
-	clear(p.dead)
-	p.dead = p.dead[:0]
+	p.stamped = len(p.dead)
+	grace := p.cfg.UnlinkAfter
+	if grace == 0 {
+		grace = defaultUnlinkAfter
+	}
+	k := len(p.dead)
+	if grace > 0 {
+		k = 0
+		for k < len(p.dead) && now-p.dead[k].at >= grace {
+			k++
+		}
+	}
+	if k == 0 {
+		return
+	}
+	if v := p.dead[k-1].r.removed.Load(); v > p.unlinked.Load() {
+		p.unlinked.Store(v)
+	}
+	for _, d := range p.dead[:k] {
+		p.tables[d.r.table].unlink(d.r)
+	}
+	n := copy(p.dead, p.dead[k:])
+	clear(p.dead[n:])
+	p.dead = p.dead[:n]
+	p.stamped = n
 	for _, t := range p.tables {
 		t.refreshMaxRanks()
 		t.publishOrder()
 	}
+}
+
+// defaultUnlinkAfter is Config.UnlinkAfter's default: several times what a
+// batch of 32 lookups takes (unless its goroutine is descheduled), and short
+// enough that a burst's deletes free their filter slots within the burst.
+const defaultUnlinkAfter = 50 * time.Microsecond
+
+// deadRule is a removed rule waiting to be unlinked, with the time (since
+// the pipeline's epoch) the version removing it was published.
+type deadRule struct {
+	r  *Rule
+	at time.Duration
 }
 
 func (p *Pipeline) live(r *Rule) bool { return r.removed.Load() == never }
@@ -340,7 +391,8 @@ func (p *Pipeline) live(r *Rule) bool { return r.removed.Load() == never }
 func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]FlowRemoved) {
 	r.removed.Store(p.next)
 	p.tables[r.table].refresh(r)
-	p.dead = append(p.dead, r)
+	p.tables[r.table].flows--
+	p.dead = append(p.dead, deadRule{r: r})
 	delete(p.timed, r)
 	if out != nil && r.Flags&FlagSendFlowRem != 0 {
 		*out = append(*out, FlowRemoved{Rule: r, Reason: reason, Duration: now.Sub(r.stats.created),
@@ -353,6 +405,7 @@ func (p *Pipeline) insert(t *Table, r *Rule) error {
 	r.added = p.next
 	r.removed.Store(never)
 	r.rank = makeRank(r.Priority, r.seq)
+	t.flows++
 	if r.IdleTimeout != 0 || r.HardTimeout != 0 {
 		p.timed[r] = struct{}{}
 	}
@@ -581,7 +634,6 @@ func (p *Pipeline) Walk(k *Key, out []*Rule, c *Counters) []*Rule {
 	base := len(out)
 	orig := k.Get(FieldMetadata)
 	for {
-		g := p.gen.Load()
 		v := p.version.Load()
 		out = out[:base]
 		k.Set(FieldMetadata, orig)
@@ -609,7 +661,7 @@ func (p *Pipeline) Walk(k *Key, out []*Rule, c *Counters) []*Rule {
 			}
 			t = p.tables[next]
 		}
-		if p.gen.Load() == g {
+		if p.unlinked.Load() <= v {
 			return out
 		}
 		c.Retries++

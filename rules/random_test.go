@@ -231,6 +231,9 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, more fu
 			if len(got) != len(want) {
 				t.Fatalf("step %d table %d: %d rules, oracle %d", step, tb, len(got), len(want))
 			}
+			if st := p.Table(tb).Stats(); st.Flows != len(want) || st.Rules < st.Flows {
+				t.Fatalf("step %d table %d: stats count %d flows, %d present; oracle %d", step, tb, st.Flows, st.Rules, len(want))
+			}
 			for i := range got {
 				if got[i].Match != want[i].Match || got[i].Priority != want[i].Priority || got[i].Seq() != want[i].Seq {
 					t.Fatalf("step %d table %d rule %d differs", step, tb, i)
@@ -288,12 +291,20 @@ func FuzzPipeline(f *testing.F) {
 
 // TestConcurrentBursts runs lookups on two goroutines while bursts apply;
 // every answer must be the oracle's answer at the version the lookup read.
+// Removed rules are unlinked at once, after a short grace and after the
+// default one.
 func TestConcurrentBursts(t *testing.T) {
+	for _, ua := range []time.Duration{-1, 50 * time.Microsecond, 0} {
+		t.Run(fmt.Sprintf("unlink-after=%v", ua), func(t *testing.T) { testConcurrentBursts(t, ua) })
+	}
+}
+
+func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 	rounds := 300
 	if raceEnabled {
 		rounds = 80
 	}
-	p, err := rules.New(&rules.Config{FilterBuckets: 4, Seed: 3})
+	p, err := rules.New(&rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,5 +412,6 @@ func TestConcurrentBursts(t *testing.T) {
 	if st := p.Table(0).Stats(); st.Rebuilds == 0 {
 		t.Errorf("filter never rebuilt (%+v)", st)
 	}
-	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup", checked.Load(), len(snaps), retries.Load())
+	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup; %d removed rules not yet unlinked",
+		checked.Load(), len(snaps), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)))
 }

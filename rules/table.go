@@ -53,7 +53,7 @@ type Counters struct {
 	FilterNegatives uint64 // subtables skipped because the filter said absent
 	FalsePositives  uint64 // filter said present, the subtable had no such key
 	Probes          uint64 // hash-table probes of a subtable
-	Retries         uint64 // lookups redone because a cleanup ran meanwhile
+	Retries         uint64 // lookups redone because a rule they could see was unlinked meanwhile
 }
 
 // Add adds o to c.
@@ -301,6 +301,7 @@ type Table struct {
 	nodes      int // live index nodes
 	used       int // index slots holding a node or a tombstone
 	rules      int // physically present
+	flows      int // not removed: visible once the writer publishes
 	orderDirty bool
 	fcfg       filter.Config
 	kind       FilterKind
@@ -357,11 +358,10 @@ func (t *Table) LookupCount(k *Key, c *Counters) *Rule {
 func (t *Table) LookupVersion(k *Key, c *Counters) (*Rule, uint64) {
 	p := t.p
 	for {
-		g := p.gen.Load()
 		v := p.version.Load()
 		s := t.state.Load()
 		r := lookup(k, v, s, c)
-		if p.gen.Load() == g {
+		if p.unlinked.Load() <= v {
 			c.Lookups++
 			return r, v
 		}
@@ -382,7 +382,6 @@ func (t *Table) LookupBatchCount(keys []Key, out []*Rule, c *Counters) uint64 {
 	p := t.p
 	out = out[:len(keys)]
 	for {
-		g := p.gen.Load()
 		v := p.version.Load()
 		s := t.state.Load()
 		var local Counters
@@ -396,7 +395,7 @@ func (t *Table) LookupBatchCount(keys []Key, out []*Rule, c *Counters) uint64 {
 				out[i] = lookup(&keys[i], v, s, &local)
 			}
 		}
-		if p.gen.Load() == g {
+		if p.unlinked.Load() <= v {
 			local.Lookups += uint64(len(keys))
 			c.Add(&local)
 			return v
@@ -988,7 +987,8 @@ func (t *Table) publishOrder() {
 
 // TableStats describes a table's shape.
 type TableStats struct {
-	Rules          int           // physically present (visible or awaiting cleanup)
+	Flows          int           // visible at the published version (what OpenFlow counts)
+	Rules          int           // physically present (visible or removed and awaiting unlink)
 	Subtables      int           // distinct masks
 	Keys           int           // distinct (subtable, masked key) pairs: elements of the filter
 	Filter         string        // bcf, cf or none
@@ -1003,7 +1003,7 @@ type TableStats struct {
 // Stats returns the table's shape. Call it from the writer goroutine.
 func (t *Table) Stats() TableStats {
 	s := t.state.Load()
-	ts := TableStats{Rules: t.rules, Subtables: len(t.subs), Keys: t.nodes, Filter: t.kind.String(), Rebuilds: t.rebuilds}
+	ts := TableStats{Flows: t.flows, Rules: t.rules, Subtables: len(t.subs), Keys: t.nodes, Filter: t.kind.String(), Rebuilds: t.rebuilds}
 	if s.filter != nil {
 		fs := s.filter.Stats()
 		ts.FilterBuckets = s.filter.Buckets()

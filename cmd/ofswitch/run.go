@@ -270,7 +270,7 @@ func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(c.agent.Conns()))
 	for i, ts := range c.agent.TableStats() {
 		t := strconv.Itoa(i)
-		ch <- prometheus.MustNewConstMetric(descFlows, prometheus.GaugeValue, float64(ts.Rules), t)
+		ch <- prometheus.MustNewConstMetric(descFlows, prometheus.GaugeValue, float64(ts.Flows), t)
 		ch <- prometheus.MustNewConstMetric(descSubtables, prometheus.GaugeValue, float64(ts.Subtables), t)
 		ch <- prometheus.MustNewConstMetric(descOccupancy, prometheus.GaugeValue, ts.Occupancy, t, ts.Filter)
 		ch <- prometheus.MustNewConstMetric(descBloom, prometheus.GaugeValue, float64(ts.FilterBloomLen), t)
