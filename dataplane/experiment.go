@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -636,8 +637,11 @@ func runBursts(ctx context.Context, c *ExperimentConfig, pipe *rules.Pipeline, s
 		br.During.Seconds = t2.Sub(t1).Seconds()
 		br.After.Seconds = t3.Sub(t2).Seconds()
 		kr.Bursts = append(kr.Bursts, br)
-		// Idle writer: let the Bloom part drain back into cuckoo slots.
+		// Idle writer: let the Bloom part drain back into cuckoo slots,
+		// and collect the garbage of the bursts so far now, between the
+		// measured windows, rather than at a random point inside one.
 		pipe.Rebalance(1 << 20)
+		runtime.GC()
 	}
 	return nil
 }
