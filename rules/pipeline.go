@@ -139,6 +139,7 @@ type Pipeline struct {
 	// version v that then reads unlinked <= v saw only rules and nodes it
 	// could rely on; otherwise it retries.
 	unlinked atomic.Uint64
+	_        [64]byte // keep the writer's fields off the readers' cache line
 
 	// writer only
 	next    uint64

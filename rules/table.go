@@ -291,6 +291,7 @@ type Table struct {
 	id    uint8
 	p     *Pipeline
 	state atomic.Pointer[tableState]
+	_     [64]byte // keep the writer's fields off the readers' cache line
 
 	// writer only
 	subs       map[Key]*subtable
