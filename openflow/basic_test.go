@@ -246,6 +246,35 @@ func TestReaderWriter(t *testing.T) {
 			t.Fatalf("chunk %d offsets: %s", chunk, diff)
 		}
 	}
+	// Messages larger than the buffer a Reader starts with, between small
+	// ones, in reads of every size: the buffer grows and nothing is lost.
+	var big bytes.Buffer
+	w = NewWriter(&big)
+	sizes := []int{0, 40000, 5, MaxMessageLen - HeaderLen, 100, 20000, 65000, 0}
+	for i, n := range sizes {
+		if err := w.Append(&EchoRequest{Header: Header{XID: uint32(i)}, Data: bytes.Repeat([]byte{byte(i)}, n)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []int{1000, 4096, 50000, 1 << 20} {
+		r := NewReader(&chunkReader{data: append([]byte(nil), big.Bytes()...), n: chunk}, 0)
+		for i, n := range sizes {
+			b, err := r.Next()
+			if err != nil {
+				t.Fatalf("chunk %d, message %d: %v", chunk, i, err)
+			}
+			var m EchoRequest
+			if err := m.UnmarshalBinary(b); err != nil || m.XID != uint32(i) || !bytes.Equal(m.Data, bytes.Repeat([]byte{byte(i)}, n)) {
+				t.Fatalf("chunk %d, message %d: xid %d, %d bytes, err %v", chunk, i, m.XID, len(m.Data), err)
+			}
+		}
+		if _, err := r.Next(); err != io.EOF {
+			t.Fatalf("chunk %d: after the last message: %v", chunk, err)
+		}
+	}
 	// Truncated stream, oversize and undersize lengths.
 	r := NewReader(bytes.NewReader(stream[:20]), 0)
 	if _, err := r.Next(); err != io.ErrUnexpectedEOF {

@@ -21,7 +21,9 @@ const DefaultMaxLen = MaxMessageLen
 // Reader frames OpenFlow messages from a byte stream (OpenFlow 1.3.5 §7.1:
 // every message starts with ofp_header, whose length covers the whole
 // message). It reads into one buffer that it reuses for every message, so
-// reading allocates nothing in steady state.
+// reading allocates nothing in steady state. The buffer starts small, so
+// that a short-lived connection costs little, and doubles (up to twice the
+// maximum message length) when a message does not fit or a read fills it.
 //
 // A Reader is not safe for concurrent use.
 type Reader struct {
@@ -41,9 +43,13 @@ func NewReader(r io.Reader, maxLen int) *Reader {
 		maxLen = DefaultMaxLen
 	}
 	maxLen = max(maxLen, HeaderLen)
-	size := max(2*maxLen, 4096)
+	size := min(max(2*maxLen, 4096), initialReadBuf)
 	return &Reader{r: r, buf: make([]byte, size), maxLen: maxLen}
 }
+
+// initialReadBuf is the size a Reader's buffer starts at: a burst of a few
+// hundred FLOW_MODs in one read.
+const initialReadBuf = 32 << 10
 
 // Offset returns the stream offset at which the message most recently
 // returned by Next started; after an error, where the failing message
@@ -93,15 +99,24 @@ func (r *Reader) Next() ([]byte, error) {
 
 // fill reads at least once, first making room for need bytes.
 func (r *Reader) fill(need int) error {
-	if r.start+need > len(r.buf) || r.start == r.end {
+	// Move the partial message to the front when the one being read
+	// would not fit, or when little room is left for the read.
+	if r.start+need > len(r.buf) || r.start == r.end || len(r.buf)-r.end < len(r.buf)/4 {
 		copy(r.buf, r.buf[r.start:r.end])
 		r.end -= r.start
 		r.start = 0
 	}
+	if need > len(r.buf) {
+		r.grow(need)
+	}
 	for i := 0; ; i++ {
 		n, err := r.r.Read(r.buf[r.end:])
+		full := r.end+n == len(r.buf)
 		r.end += n
 		if n > 0 {
+			if full {
+				r.grow(0) // more is likely waiting: read more at once next time
+			}
 			return nil
 		}
 		if err != nil {
@@ -111,6 +126,20 @@ func (r *Reader) fill(need int) error {
 			return io.ErrNoProgress
 		}
 	}
+}
+
+// grow doubles the buffer, to at least need bytes, up to twice the maximum
+// message length.
+func (r *Reader) grow(need int) {
+	limit := max(2*r.maxLen, 4096)
+	if len(r.buf) >= limit {
+		return
+	}
+	size := min(max(2*len(r.buf), need), limit)
+	buf := make([]byte, size)
+	r.end = copy(buf, r.buf[r.start:r.end])
+	r.start = 0
+	r.buf = buf
 }
 
 // Writer encodes messages into one reused buffer and writes them to an
