@@ -132,6 +132,11 @@ type Agent struct {
 	// plane never take it.
 	tmu sync.Mutex
 
+	// batches holds the FLOW_MOD queues of closed connections, for new
+	// ones: a queue of BatchMax updates is large, and growing one for
+	// every connection would cost a short-lived one more than its burst.
+	batches sync.Pool // of *batchBuf
+
 	// live is a snapshot of conns for the asynchronous senders
 	// (PacketIn, PortStatus), replaced whenever conns changes.
 	live atomic.Pointer[[]*conn]

@@ -250,6 +250,7 @@ func (c *conn) serve() error {
 	}()
 	defer wg.Wait()
 	defer close(c.done)
+	defer c.releaseBatch()
 	// FLOW_MODs read before the connection ended still take effect, as
 	// they would have had the controller sent a barrier; their errors
 	// have nobody to go to.

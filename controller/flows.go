@@ -31,6 +31,30 @@ type pendingMod struct {
 	n   int
 }
 
+// batchBuf is a connection's queue of FLOW_MODs, kept for the next
+// connection when it closes.
+type batchBuf struct {
+	ups  []rules.Update
+	reqs []pendingMod
+}
+
+// takeBatch gives the connection a queue of a closed one, if there is one.
+func (c *conn) takeBatch() {
+	if b, ok := c.a.batches.Get().(*batchBuf); ok {
+		c.batch, c.batchReq = b.ups, b.reqs
+	}
+}
+
+// releaseBatch hands the (flushed) queue on to the next connection.
+func (c *conn) releaseBatch() {
+	if cap(c.batch) == 0 {
+		return
+	}
+	clear(c.batch[:cap(c.batch)])
+	c.a.batches.Put(&batchBuf{ups: c.batch[:0], reqs: c.batchReq[:0]})
+	c.batch, c.batchReq = nil, nil
+}
+
 func (c *conn) onFlowMod(msg []byte) error {
 	fm := &c.fm
 	if err := fm.UnmarshalBinary(msg); err != nil {
@@ -52,6 +76,9 @@ func (c *conn) onFlowMod(msg []byte) error {
 		ic.raw, ic.table, ic.ins = append(ic.raw[:0], raw...), fm.TableID, u.Instructions
 	}
 	if len(c.batch) == 0 {
+		if cap(c.batch) == 0 {
+			c.takeBatch()
+		}
 		c.batchStart = time.Now()
 	}
 	var p pendingMod

@@ -114,7 +114,6 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 		return nil, err
 	}
 	res := &PushResult{Version: p.version}
-	p.hist = hdrhistogram.New(1, 60_000_000, 3) // 1 µs .. 60 s
 	start := time.Now()
 	for lo := 0; lo < len(updates); lo += c.Batch {
 		hi := min(lo+c.Batch, len(updates))
@@ -132,13 +131,22 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 			return res, p.fail(ctx, err, p.inflight[0].lo)
 		}
 	}
-	hist := p.hist
 	res.Elapsed = time.Since(start)
 	res.Flows = len(updates)
 	if res.Elapsed > 0 {
 		res.PerSec = float64(res.Flows) / res.Elapsed.Seconds()
 	}
 	res.ErrCount = len(res.Errors)
+	// The histogram is made once the latencies are known, sized to the
+	// largest: one over 1 µs .. 60 s is a large allocation for a short push.
+	hi := int64(2)
+	for _, v := range p.lat {
+		hi = max(hi, v)
+	}
+	hist := hdrhistogram.New(1, hi, 3)
+	for _, v := range p.lat {
+		hist.RecordValue(v)
+	}
 	us := func(q float64) time.Duration { return time.Duration(hist.ValueAtQuantile(q)) * time.Microsecond }
 	res.LatencyP50, res.LatencyP99 = us(50), us(99)
 	res.LatencyMax = time.Duration(hist.Max()) * time.Microsecond
@@ -159,7 +167,8 @@ type pusher struct {
 	xid      uint32
 	fm       openflow.FlowMod
 	inflight []sentBatch // oldest first
-	hist     *hdrhistogram.Histogram
+	lat      []int64     // barrier latency of each batch, µs
+	flushAt  int         // buffered bytes that make send write them; see send
 	insCache wireInsCache
 }
 
@@ -205,6 +214,10 @@ func (p *pusher) handshake() error {
 // send writes updates[lo:hi] and a barrier.
 func (p *pusher) send(updates []rules.Update, lo, hi int) error {
 	b := sentBatch{lo: lo, first: p.xid + 1, t0: time.Now()}
+	// The switch starts decoding while the rest is encoded: the first
+	// FLOW_MODs go out after a few are encoded, and each later write is
+	// twice as large, up to 16 KiB, so that a batch costs few writes.
+	p.flushAt = 1 << 10
 	for i := lo; i < hi; i++ {
 		p.xid++
 		encodeUpdate(&updates[i], &p.fm, &p.insCache)
@@ -212,10 +225,11 @@ func (p *pusher) send(updates []rules.Update, lo, hi int) error {
 		if err := p.w.Append(&p.fm); err != nil {
 			return fmt.Errorf("encode flow %d: %w", i+1, err)
 		}
-		if p.w.Buffered() > 16<<10 { // the switch starts reading while the rest is encoded
+		if p.w.Buffered() >= p.flushAt {
 			if err := p.w.Flush(); err != nil {
 				return err
 			}
+			p.flushAt = min(2*p.flushAt, 16<<10)
 		}
 	}
 	p.xid++
@@ -246,7 +260,7 @@ func (p *pusher) await(res *PushResult) error {
 		switch openflow.Type(msg[1]) {
 		case openflow.TypeBarrierReply:
 			if xid == oldest.barrier {
-				p.hist.RecordValue(max(time.Since(oldest.t0).Microseconds(), 1))
+				p.lat = append(p.lat, max(time.Since(oldest.t0).Microseconds(), 1))
 				p.inflight = p.inflight[1:]
 				res.Batches++
 				return nil
