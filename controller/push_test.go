@@ -6,6 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
@@ -177,5 +180,22 @@ priority=5,ip,actions=drop
 		if !bytes.Equal(a, b) {
 			t.Errorf("flow %d: with the cache %x, without %x", i+1, b, a)
 		}
+	}
+}
+
+func TestLatencyFigures(t *testing.T) {
+	var res PushResult
+	latencyFigures(&res, []int64{5, 3, 3, 9, 1})
+	us := time.Microsecond
+	if res.LatencyP50 != 3*us || res.LatencyP99 != 9*us || res.LatencyMax != 9*us {
+		t.Errorf("p50 %v, p99 %v, max %v; want 3µs, 9µs, 9µs", res.LatencyP50, res.LatencyP99, res.LatencyMax)
+	}
+	if diff := cmp.Diff([][2]int64{{1, 1}, {3, 2}, {5, 1}, {9, 1}}, res.Histogram); diff != "" {
+		t.Errorf("histogram (-want +got):\n%s", diff)
+	}
+	var empty PushResult
+	latencyFigures(&empty, nil)
+	if empty.LatencyMax != 0 || empty.Histogram != nil {
+		t.Errorf("no batches: %+v", empty)
 	}
 }
