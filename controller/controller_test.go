@@ -769,3 +769,64 @@ func TestSharedInstructions(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelinedBursts sends several batches, each ended by a barrier, in
+// one write, so that the switch hands bursts to its applier while it
+// decodes the next: each burst's errors come with their own xids before its
+// barrier reply, the replies keep their order, and a stats request after
+// FLOW_MODs without a barrier sees all of them.
+func TestPipelinedBursts(t *testing.T) {
+	for _, batchMax := range []int{1024, 4} {
+		a, addr := startAgent(t, &Config{BatchMax: batchMax, BatchWait: time.Hour})
+		c := dial(t, addr)
+		c.handshake(openflow.Version13)
+		flows := exactFlows(40, 0)
+		var wire []byte
+		var fm openflow.FlowMod
+		add := func(u *rules.Update, xid uint32, flags uint16) {
+			updateToWire(u, &fm)
+			fm.Version, fm.XID, fm.Flags = openflow.Version13, xid, flags
+			var err error
+			if wire, err = fm.AppendBinary(wire); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const batches = 3
+		for b := range batches {
+			for i := range 10 {
+				add(&flows[10*b+i], uint32(100*b+i+1), 0)
+			}
+			// The same flow again with CHECK_OVERLAP: the flow tables
+			// refuse it when the burst is applied.
+			add(&flows[10*b], uint32(100*b+50), openflow.FlowCheckOverlap)
+			br := openflow.Empty{Header: hdr(openflow.TypeBarrierRequest, uint32(100*b+99))}
+			wire, _ = br.AppendBinary(wire)
+		}
+		for i := 30; i < 40; i++ {
+			add(&flows[i], uint32(1000+i), 0)
+		}
+		agg := openflow.MultipartRequest{Header: hdr(openflow.TypeMultipartRequest, 2000), Part: openflow.MultipartAggregate,
+			Flow: openflow.FlowStatsRequest{TableID: 0xff, OutPort: openflow.PortAny, OutGroup: openflow.GroupAny}}
+		wire, err := agg.AppendBinary(wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.sendRaw(wire)
+		for b := range batches {
+			c.expectError(uint32(100*b+50), openflow.ErrTypeFlowModFailed, uint16(openflow.FlowModFailedOverlap))
+			if xid := xidOf(c.recv(openflow.TypeBarrierReply)); xid != uint32(100*b+99) {
+				t.Fatalf("batch max %d: barrier reply xid %d, want %d", batchMax, xid, 100*b+99)
+			}
+		}
+		var rep openflow.MultipartReply
+		if err := rep.UnmarshalBinary(c.recv(openflow.TypeMultipartReply)); err != nil {
+			t.Fatal(err)
+		}
+		if rep.XID != 2000 || rep.Aggregate.FlowCount != 40 {
+			t.Fatalf("batch max %d: aggregate xid %d, %d flows; want xid 2000, 40 flows", batchMax, rep.XID, rep.Aggregate.FlowCount)
+		}
+		if n := len(a.Pipeline().Rules(0)); n != 40 {
+			t.Fatalf("batch max %d: %d rules, want 40", batchMax, n)
+		}
+	}
+}
