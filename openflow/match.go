@@ -563,6 +563,7 @@ func (m *Match) Validate() error { return m.validate(false) }
 func (m *Match) ValidateStrict() error { return m.validate(true) }
 
 func (m *Match) validate(strict bool) error {
+	facts := m.facts()
 	var seen uint64
 	off := 4
 	for i := range m.Fields {
@@ -590,7 +591,7 @@ func (m *Match) validate(strict bool) error {
 				}
 			}
 		}
-		if !m.prereqMet(fields[f].pre) {
+		if !facts.met(fields[f].pre) {
 			return m.verr(i, at, "prerequisite", ErrBadPrereq)
 		}
 	}
@@ -601,41 +602,75 @@ func (m *Match) verr(i, off int, what string, err error) error {
 	return &DecodeError{Field: fmt.Sprintf("match.oxm[%d].%s", i, what), Offset: off, Err: err}
 }
 
-// exact returns the value of field f if m matches it exactly.
-func (m *Match) exact(f OXMField) (uint64, bool) {
-	o := m.Field(f)
-	if o == nil || o.HasMask {
-		return 0, false
-	}
-	return o.Uint(), true
+// matchFacts holds what the prerequisites of a match's fields test, read in
+// one pass over the match: for each field, the first basic-class OXM that
+// has it, as Field returns.
+type matchFacts struct {
+	eth, proto, icmp6         uint64 // exact values
+	hasEth, hasProto, hasICMP bool   // present without a mask
+	inPort                    bool   // IN_PORT present
+	vlan                      *OXM   // VLAN_VID, or nil
 }
 
-func (m *Match) ethTypeIs(types ...uint16) bool {
-	v, ok := m.exact(FieldEthType)
-	if !ok {
-		return false
-	}
-	for _, t := range types {
-		if v == uint64(t) {
-			return true
+func (m *Match) facts() (f matchFacts) {
+	var seen uint8
+	for i := range m.Fields {
+		o := &m.Fields[i]
+		if o.Class != OXMClassOpenFlow {
+			continue
+		}
+		var bit uint8
+		switch o.Field {
+		case FieldEthType:
+			bit = 1
+		case FieldIPProto:
+			bit = 2
+		case FieldICMPv6Type:
+			bit = 4
+		case FieldInPort:
+			bit = 8
+		case FieldVLANVID:
+			bit = 16
+		default:
+			continue
+		}
+		if seen&bit != 0 {
+			continue
+		}
+		seen |= bit
+		switch o.Field {
+		case FieldEthType:
+			f.eth, f.hasEth = o.Uint(), !o.HasMask
+		case FieldIPProto:
+			f.proto, f.hasProto = o.Uint(), !o.HasMask
+		case FieldICMPv6Type:
+			f.icmp6, f.hasICMP = o.Uint(), !o.HasMask
+		case FieldInPort:
+			f.inPort = true
+		case FieldVLANVID:
+			f.vlan = o
 		}
 	}
-	return false
+	return f
 }
 
-func (m *Match) protoIs(p uint8) bool {
-	v, ok := m.exact(FieldIPProto)
-	return ok && v == uint64(p) && m.ethTypeIs(0x0800, 0x86dd)
+func (f *matchFacts) ethTypeIs(a, b uint16) bool {
+	return f.hasEth && (f.eth == uint64(a) || f.eth == uint64(b))
 }
 
-func (m *Match) prereqMet(p prereq) bool {
+func (f *matchFacts) protoIs(p uint8) bool {
+	return f.hasProto && f.proto == uint64(p) && f.ethTypeIs(0x0800, 0x86dd)
+}
+
+// met reports whether the match satisfies prerequisite p.
+func (f *matchFacts) met(p prereq) bool {
 	switch p {
 	case preNone:
 		return true
 	case preInPort:
-		return m.Field(FieldInPort) != nil
+		return f.inPort
 	case preVLAN:
-		o := m.Field(FieldVLANVID)
+		o := f.vlan
 		if o == nil {
 			return false
 		}
@@ -645,33 +680,33 @@ func (m *Match) prereqMet(p prereq) bool {
 		}
 		return v&VLANPresent != 0
 	case preIP:
-		return m.ethTypeIs(0x0800, 0x86dd)
+		return f.ethTypeIs(0x0800, 0x86dd)
 	case preIPv4:
-		return m.ethTypeIs(0x0800)
+		return f.ethTypeIs(0x0800, 0x0800)
 	case preIPv6:
-		return m.ethTypeIs(0x86dd)
+		return f.ethTypeIs(0x86dd, 0x86dd)
 	case preARP:
-		return m.ethTypeIs(0x0806)
+		return f.ethTypeIs(0x0806, 0x0806)
 	case preTCP:
-		return m.protoIs(6)
+		return f.protoIs(6)
 	case preUDP:
-		return m.protoIs(17)
+		return f.protoIs(17)
 	case preSCTP:
-		return m.protoIs(132)
+		return f.protoIs(132)
 	case preICMPv4:
-		return m.protoIs(1) && m.ethTypeIs(0x0800)
+		return f.protoIs(1) && f.ethTypeIs(0x0800, 0x0800)
 	case preICMPv6:
-		return m.protoIs(58) && m.ethTypeIs(0x86dd)
+		return f.protoIs(58) && f.ethTypeIs(0x86dd, 0x86dd)
 	case preNDTarget, preNDSLL, preNDTLL:
-		v, ok := m.exact(FieldICMPv6Type)
-		if !ok || !m.prereqMet(preICMPv6) {
+		if !f.hasICMP || !f.met(preICMPv6) {
 			return false
 		}
+		v := f.icmp6
 		return (p != preNDSLL && v == 136) || (p != preNDTLL && v == 135)
 	case preMPLS:
-		return m.ethTypeIs(0x8847, 0x8848)
+		return f.ethTypeIs(0x8847, 0x8848)
 	case prePBB:
-		return m.ethTypeIs(0x88e7)
+		return f.ethTypeIs(0x88e7, 0x88e7)
 	}
 	return false
 }
