@@ -169,38 +169,61 @@ func wireField(f rules.Field, proto, ethType uint64) openflow.OXMField {
 	case rules.FieldICMPCode:
 		return code
 	}
-	for of, rf := range fieldMap {
-		if rf == f {
-			switch openflow.OXMField(of) {
-			case openflow.FieldTCPSrc, openflow.FieldTCPDst, openflow.FieldICMPv4Type, openflow.FieldICMPv4Code:
-				continue
-			}
-			return openflow.OXMField(of)
-		}
+	if int(f) >= len(wireFields) {
+		return 0
 	}
-	return 0
+	return wireFields[f]
 }
+
+// wireFields maps each rules field that one OXM field holds to that field.
+var wireFields = func() (w [rules.NumFields]openflow.OXMField) {
+	for of, rf := range fieldMap {
+		if rf == noField || w[rf] != 0 {
+			continue
+		}
+		w[rf] = openflow.OXMField(of)
+	}
+	return w
+}()
 
 // oxmOf builds the OXM for a rules field's value and mask.
 func oxmOf(of openflow.OXMField, vhi, vlo, mhi, mlo uint64, full bool) openflow.OXM {
-	n := of.Size()
-	var val, mask [16]byte
-	if n == 16 {
-		binary.BigEndian.PutUint64(val[:8], vhi)
-		binary.BigEndian.PutUint64(val[8:], vlo)
-		binary.BigEndian.PutUint64(mask[:8], mhi)
-		binary.BigEndian.PutUint64(mask[8:], mlo)
+	var o openflow.OXM
+	setOXM(&o, of, vhi, vlo, mhi, mlo, full)
+	return o
+}
+
+// appendOXM appends oxmOf(...) to dst, built in place.
+func appendOXM(dst []openflow.OXM, of openflow.OXMField, vhi, vlo, mhi, mlo uint64, full bool) []openflow.OXM {
+	if len(dst) < cap(dst) {
+		dst = dst[:len(dst)+1]
 	} else {
-		var b [8]byte
-		binary.BigEndian.PutUint64(b[:], vlo)
-		copy(val[:n], b[8-n:])
-		binary.BigEndian.PutUint64(b[:], mlo)
-		copy(mask[:n], b[8-n:])
+		dst = append(dst, openflow.OXM{})
 	}
-	if full {
-		return openflow.NewOXM(of, val[:n], nil)
+	setOXM(&dst[len(dst)-1], of, vhi, vlo, mhi, mlo, full)
+	return dst
+}
+
+func setOXM(o *openflow.OXM, of openflow.OXMField, vhi, vlo, mhi, mlo uint64, full bool) {
+	*o = openflow.OXM{Class: openflow.OXMClassOpenFlow, Field: of, HasMask: !full}
+	n := of.Size()
+	putValue(o.Value[:n], vhi, vlo)
+	if !full {
+		putValue(o.Mask[:n], mhi, mlo)
 	}
-	return openflow.NewOXM(of, val[:n], mask[:n])
+}
+
+// putValue writes the low len(b) bytes of hi:lo to b, big-endian.
+func putValue(b []byte, hi, lo uint64) {
+	if len(b) == 16 {
+		binary.BigEndian.PutUint64(b[:8], hi)
+		binary.BigEndian.PutUint64(b[8:], lo)
+		return
+	}
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte(lo)
+		lo >>= 8
+	}
 }
 
 // matchToWire translates a rules match back to OXMs, in field order.
@@ -246,11 +269,11 @@ func appendMatch(dst []openflow.OXM, m *rules.Match) []openflow.OXM {
 		if f.Bits() == 128 {
 			vhi, vlo, mhi, mlo := get128(m, f)
 			full := mhi == ^uint64(0) && mlo == ^uint64(0)
-			out.Fields = append(out.Fields, oxmOf(of, vhi, vlo, mhi, mlo, full))
+			out.Fields = appendOXM(out.Fields, of, vhi, vlo, mhi, mlo, full)
 			continue
 		}
 		v, mask := m.Get(f)
-		out.Fields = append(out.Fields, oxmOf(of, 0, v, 0, mask, mask == f.FullMask()))
+		out.Fields = appendOXM(out.Fields, of, 0, v, 0, mask, mask == f.FullMask())
 	}
 	return out.Fields
 }
