@@ -323,12 +323,18 @@ type wireInsCache struct {
 	proto, eth  uint64
 	out         []openflow.Instruction
 	initialized bool
+	plan        matchPlan // of the last match
 }
 
 // encodeUpdate is updateToWire; with a cache, flows whose instructions
 // equal the previous flow's share their translation (it is only read).
 func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
-	fields := appendMatch(fm.Match.Fields[:0], &u.Match)
+	var fields []openflow.OXM
+	if c != nil {
+		fields = appendMatchPlanned(fm.Match.Fields[:0], &u.Match, &c.plan)
+	} else {
+		fields = appendMatch(fm.Match.Fields[:0], &u.Match)
+	}
 	var ins []openflow.Instruction
 	if c != nil {
 		proto, _ := u.Match.Get(rules.FieldIPProto)
@@ -337,7 +343,7 @@ func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
 			ins = c.out
 		} else {
 			ins = instructionsToWire(u.Instructions, &u.Match)
-			*c = wireInsCache{ins: u.Instructions, proto: proto, eth: eth, out: ins, initialized: true}
+			*c = wireInsCache{ins: u.Instructions, proto: proto, eth: eth, out: ins, initialized: true, plan: c.plan}
 		}
 	} else {
 		ins = instructionsToWire(u.Instructions, &u.Match)

@@ -278,6 +278,64 @@ func appendMatch(dst []openflow.OXM, m *rules.Match) []openflow.OXM {
 	return out.Fields
 }
 
+// matchPlan is the list of OXMs that matches with one mask (and one
+// ip_proto and eth_type, which name the L4 and ICMP fields) encode to:
+// a client pushes long runs of flows with the same mask.
+type matchPlan struct {
+	mask       rules.Key
+	proto, eth uint64
+	fields     []planField
+	ok         bool
+}
+
+type planField struct {
+	f          rules.Field
+	of         openflow.OXMField
+	full, wide bool // exact; 128 bits
+}
+
+// appendMatchPlanned is appendMatch with the field list kept in p.
+func appendMatchPlanned(dst []openflow.OXM, m *rules.Match, p *matchPlan) []openflow.OXM {
+	proto, _ := m.Get(rules.FieldIPProto)
+	eth, _ := m.Get(rules.FieldEthType)
+	if !p.ok || p.mask != m.Mask || p.proto != proto || p.eth != eth {
+		p.build(m, proto, eth)
+	}
+	for _, pf := range p.fields {
+		if pf.wide {
+			vhi, vlo, mhi, mlo := get128(m, pf.f)
+			dst = appendOXM(dst, pf.of, vhi, vlo, mhi, mlo, pf.full)
+			continue
+		}
+		dst = appendOXM(dst, pf.of, 0, m.Key.Get(pf.f), 0, m.Mask.Get(pf.f), pf.full)
+	}
+	return dst
+}
+
+// build makes p the plan of m's mask, as appendMatch walks it.
+func (p *matchPlan) build(m *rules.Match, proto, eth uint64) {
+	*p = matchPlan{mask: m.Mask, proto: proto, eth: eth, fields: p.fields[:0], ok: true}
+	var used uint32
+	for w, x := range m.Mask {
+		if x != 0 {
+			used |= 1 << w
+		}
+	}
+	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
+		if fieldWords[f]&used == 0 || !m.Has(f) {
+			continue
+		}
+		pf := planField{f: f, of: wireField(f, proto, eth), wide: f.Bits() == 128}
+		if pf.wide {
+			_, _, mhi, mlo := get128(m, f)
+			pf.full = mhi == ^uint64(0) && mlo == ^uint64(0)
+		} else {
+			pf.full = m.Mask.Get(f) == f.FullMask()
+		}
+		p.fields = append(p.fields, pf)
+	}
+}
+
 // get128 reads a 128-bit field of m.
 func get128(m *rules.Match, f rules.Field) (vhi, vlo, mhi, mlo uint64) {
 	vhi, vlo = m.Key.Get128(f)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 // TestMatchWireRoundTrip encodes matches of every kind of field (exact and
@@ -24,10 +25,22 @@ priority=9,ipv6,ipv6_src=2001:db8::1/ffff:ffff:ffff:ffff::,nw_proto=17,actions=d
 priority=10,metadata=0x5/0xff,actions=drop
 priority=11,tcp6,tp_dst=443,actions=set_field:2001:db8::9->ipv6_dst,set_field:8080->tcp_dst,output:2
 `)
+	// Each flow twice with the push client's cache (the second time its
+	// mask's plan is reused) and once without.
+	var all []rules.Update
+	for i := range ups {
+		all = append(all, ups[i], ups[i], ups[i])
+	}
+	ups = all
 	var fm openflow.FlowMod
+	var cache wireInsCache
 	for i := range ups {
 		u := &ups[i]
-		updateToWire(u, &fm)
+		if i%3 == 2 {
+			updateToWire(u, &fm)
+		} else {
+			encodeUpdate(u, &fm, &cache)
+		}
 		fm.Version = openflow.Version13
 		wire, err := fm.MarshalBinary()
 		if err != nil {
