@@ -32,6 +32,7 @@ type conn struct {
 	batchReq   []pendingMod
 	batchStart time.Time
 	insCache   insCache
+	shape      matchShape         // of the last match that passed the checks; see translate.go
 	bundles    map[uint32]*bundle // open bundles by id; see bundle.go
 	mp         []mpPartial        // multipart requests in several parts; see multipart.go
 

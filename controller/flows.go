@@ -68,7 +68,7 @@ func (c *conn) onFlowMod(msg []byte) error {
 	if ic.ins != nil && ic.table == fm.TableID && string(ic.raw) == string(raw) {
 		ins = ic.ins
 	}
-	u, err := translateFlowMod(fm, c.a.pipe.NumTables(), c.a.cfg.StrictPorts, false, ins)
+	u, err := translateFlowMod(fm, c.a.pipe.NumTables(), c.a.cfg.StrictPorts, false, ins, &c.shape)
 	if err != nil {
 		return err
 	}

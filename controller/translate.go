@@ -99,21 +99,134 @@ func oxmValue(o *openflow.OXM) (vhi, vlo, mhi, mlo uint64) {
 // which repeats it when the update is applied and answers a failure with
 // the same error.
 func matchFromWire(m *openflow.Match, strict, check bool) (rules.Match, error) {
+	return matchFromWireCached(m, strict, check, nil)
+}
+
+// matchShape is what the checks of a wire match depend on besides the
+// values of its fields: the fields in order, which are masked, and the
+// value and mask of the fields that prerequisites test (ETH_TYPE,
+// IP_PROTO, ICMPV6_TYPE, VLAN_VID). A match with the shape of one that
+// passed openflow's Validate passes it too; a connection keeps the shape
+// of the last one, since controllers send long runs of one shape.
+type matchShape struct {
+	n      int
+	fields [maxShapeFields]uint8  // Field<<1 | HasMask
+	pre    [maxShapeFields]uint32 // value and mask bytes of prerequisite fields, else 0
+}
+
+const maxShapeFields = 16
+
+func preSig(o *openflow.OXM) uint32 {
+	switch o.Field {
+	case openflow.FieldEthType, openflow.FieldIPProto, openflow.FieldICMPv6Type, openflow.FieldVLANVID:
+		return uint32(o.Value[0])<<24 | uint32(o.Value[1])<<16 | uint32(o.Mask[0])<<8 | uint32(o.Mask[1])
+	}
+	return 0
+}
+
+func shapeField(o *openflow.OXM) uint8 {
+	f := uint8(o.Field) << 1
+	if o.HasMask {
+		f |= 1
+	}
+	return f
+}
+
+// is reports whether m has shape s (only basic-class fields have a shape).
+func (s *matchShape) is(m *openflow.Match) bool {
+	if s.n == 0 || len(m.Fields) != s.n {
+		return false
+	}
+	for i := range m.Fields {
+		o := &m.Fields[i]
+		if o.Class != openflow.OXMClassOpenFlow || shapeField(o) != s.fields[i] || preSig(o) != s.pre[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// set makes s the shape of m, which passed the checks; a match with more
+// fields than a shape holds is not kept.
+func (s *matchShape) set(m *openflow.Match) {
+	s.n = 0
+	if len(m.Fields) == 0 || len(m.Fields) > maxShapeFields {
+		return
+	}
+	for i := range m.Fields {
+		s.fields[i], s.pre[i] = shapeField(&m.Fields[i]), preSig(&m.Fields[i])
+	}
+	s.n = len(m.Fields)
+}
+
+// matchFromWireCached is matchFromWire; with a shape, a match of the same
+// shape skips the checks that only the shape decides (known fields, no
+// duplicate, prerequisites), and one that passes them becomes the shape.
+func matchFromWireCached(m *openflow.Match, strict, check bool, shape *matchShape) (rules.Match, error) {
 	var out rules.Match
+	err := matchFromWireInto(&out, m, strict, check, shape)
+	return out, err
+}
+
+// matchFromWireInto is matchFromWireCached writing into *out, which must be
+// the zero Match.
+func matchFromWireInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *matchShape) error {
+	if shape != nil && shape.is(m) {
+		for i := range m.Fields {
+			o := &m.Fields[i]
+			f := fieldMap[o.Field]
+			vhi, vlo, mhi, mlo := oxmValue(o)
+			if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
+				return badMatch(openflow.BadMatchBadWildcards)
+			}
+			if f.Bits() == 128 {
+				out.Set128(f, vhi, vlo, mhi, mlo)
+			} else {
+				out.Set(f, vlo, mlo)
+			}
+		}
+		return checkRulesMatch(out, strict, check)
+	}
+	if err := matchFromWireChecked(out, m); err != nil {
+		return err
+	}
+	if shape != nil {
+		shape.set(m)
+	}
+	return checkRulesMatch(out, strict, check)
+}
+
+// checkRulesMatch runs the flow tables' own checks on out when check is set.
+func checkRulesMatch(out *rules.Match, strict, check bool) error {
+	if !check {
+		return nil
+	}
+	validate := out.Validate
+	if strict {
+		validate = out.ValidateStrict
+	}
+	if err := validate(); err != nil {
+		return wireError(err)
+	}
+	return nil
+}
+
+// matchFromWireChecked translates m into *out with every wire-level check.
+func matchFromWireChecked(out *rules.Match, m *openflow.Match) error {
 	var seen [64]bool
 	for i := range m.Fields {
 		o := &m.Fields[i]
 		if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
-			return out, badMatch(openflow.BadMatchBadField)
+			return badMatch(openflow.BadMatchBadField)
 		}
 		if seen[o.Field] {
-			return out, badMatch(openflow.BadMatchDupField)
+			return badMatch(openflow.BadMatchDupField)
 		}
 		seen[o.Field] = true
 		f := fieldMap[o.Field]
 		vhi, vlo, mhi, mlo := oxmValue(o)
 		if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
-			return out, badMatch(openflow.BadMatchBadWildcards) // value bits outside the mask
+			return badMatch(openflow.BadMatchBadWildcards) // value bits outside the mask
 		}
 		if f.Bits() == 128 {
 			out.Set128(f, vhi, vlo, mhi, mlo)
@@ -121,20 +234,7 @@ func matchFromWire(m *openflow.Match, strict, check bool) (rules.Match, error) {
 			out.Set(f, vlo, mlo)
 		}
 	}
-	if err := m.Validate(); err != nil {
-		return out, err
-	}
-	if !check {
-		return out, nil
-	}
-	validate := out.Validate
-	if strict {
-		validate = out.ValidateStrict
-	}
-	if err := validate(); err != nil {
-		return out, wireError(err)
-	}
-	return out, nil
+	return m.Validate()
 }
 
 // l4Fields returns the wire fields of rules' L4 and ICMP fields for a
@@ -481,13 +581,13 @@ func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Inst
 // updateFromWire translates a FLOW_MOD into a rules.Update, validated
 // completely (a bundle's messages must be, when they are added).
 func updateFromWire(fm *openflow.FlowMod, tables int, strict bool) (rules.Update, error) {
-	return translateFlowMod(fm, tables, strict, true, nil)
+	return translateFlowMod(fm, tables, strict, true, nil, nil)
 }
 
 // translateFlowMod is updateFromWire; with check false the match's
 // rules-level validation is left to the pipeline (see matchFromWire), and
 // ins, when not nil, is used as the already translated instructions.
-func translateFlowMod(fm *openflow.FlowMod, tables int, strict, check bool, ins []rules.Instruction) (rules.Update, error) {
+func translateFlowMod(fm *openflow.FlowMod, tables int, strict, check bool, ins []rules.Instruction, shape *matchShape) (rules.Update, error) {
 	u := rules.Update{
 		Command: rules.Command(fm.Command), Table: fm.TableID, Priority: fm.Priority,
 		Cookie: fm.Cookie, CookieMask: fm.CookieMask, IdleTimeout: fm.IdleTimeout,
@@ -506,7 +606,7 @@ func translateFlowMod(fm *openflow.FlowMod, tables int, strict, check bool, ins 
 		return u, openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBufferUnknown)}
 	}
 	var err error
-	if u.Match, err = matchFromWire(&fm.Match, strict, check); err != nil {
+	if err = matchFromWireInto(&u.Match, &fm.Match, strict, check, shape); err != nil {
 		return u, err
 	}
 	if ins != nil && !isDelete {

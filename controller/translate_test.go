@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/ofswitch/ofswitch/openflow"
@@ -50,7 +51,7 @@ priority=11,tcp6,tp_dst=443,actions=set_field:2001:db8::9->ipv6_dst,set_field:80
 		if err := back.UnmarshalBinary(wire); err != nil {
 			t.Fatalf("flow %d: decode: %v", i+1, err)
 		}
-		got, err := translateFlowMod(&back, 1, false, true, nil)
+		got, err := translateFlowMod(&back, 1, false, true, nil, nil)
 		if err != nil {
 			t.Fatalf("flow %d (%v): translate: %v", i+1, back.Match.String(), err)
 		}
@@ -70,6 +71,53 @@ priority=11,tcp6,tp_dst=443,actions=set_field:2001:db8::9->ipv6_dst,set_field:80
 					t.Errorf("flow %d: action %+v came back as %+v", i+1, a[k], b[k])
 				}
 			}
+		}
+	}
+}
+
+// TestMatchShape checks the shortcut a connection takes for a match with
+// the shape of the last one that passed: same result as the full checks,
+// and a match of that shape whose prerequisite values or wildcards are
+// wrong is still refused as the full checks refuse it.
+func TestMatchShape(t *testing.T) {
+	oxm := func(f openflow.OXMField, v ...byte) openflow.OXM { return openflow.NewOXM(f, v, nil) }
+	masked := func(f openflow.OXMField, v, m []byte) openflow.OXM { return openflow.NewOXM(f, v, m) }
+	tcp := func(eth0, eth1, proto byte, dst []byte, mask []byte) openflow.Match {
+		return openflow.Match{Fields: []openflow.OXM{
+			oxm(openflow.FieldEthType, eth0, eth1), oxm(openflow.FieldIPProto, proto),
+			masked(openflow.FieldIPv4Dst, dst, mask), oxm(openflow.FieldTCPDst, 0, 80),
+		}}
+	}
+	var shape matchShape
+	cases := []struct {
+		name string
+		m    openflow.Match
+		err  error
+	}{
+		{"first", tcp(0x08, 0x00, 6, []byte{10, 0, 0, 0}, []byte{255, 0, 0, 0}), nil},
+		{"same shape", tcp(0x08, 0x00, 6, []byte{10, 1, 0, 0}, []byte{255, 255, 0, 0}), nil},
+		{"bad wildcards", tcp(0x08, 0x00, 6, []byte{10, 1, 0, 1}, []byte{255, 255, 0, 0}), badMatch(openflow.BadMatchBadWildcards)},
+		{"ARP with ip_proto", tcp(0x08, 0x06, 6, []byte{10, 0, 0, 0}, []byte{255, 0, 0, 0}), openflow.ErrBadPrereq},
+		{"UDP with tcp_dst", tcp(0x08, 0x00, 17, []byte{10, 0, 0, 0}, []byte{255, 0, 0, 0}), openflow.ErrBadPrereq},
+		{"again", tcp(0x08, 0x00, 6, []byte{10, 2, 0, 0}, []byte{255, 255, 0, 0}), nil},
+	}
+	for _, c := range cases {
+		want, wantErr := matchFromWire(&c.m, false, true)
+		got, err := matchFromWireCached(&c.m, false, true, &shape)
+		if (err == nil) != (c.err == nil) || (wantErr == nil) != (c.err == nil) {
+			t.Fatalf("%s: err %v, full checks %v, want %v", c.name, err, wantErr, c.err)
+		}
+		if err != nil {
+			if !errors.Is(err, c.err) && err.Error() != c.err.Error() {
+				t.Errorf("%s: err %v, want %v", c.name, err, c.err)
+			}
+			if err.Error() != wantErr.Error() {
+				t.Errorf("%s: err %v, full checks give %v", c.name, err, wantErr)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("%s: match %v, full checks give %v", c.name, got, want)
 		}
 	}
 }
