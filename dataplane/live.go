@@ -82,25 +82,92 @@ type LiveConfig struct {
 // larger than the MTU: disable GSO/TSO on peers that send large frames)
 // are counted by TxErrors.
 //
+// # Interfaces that go and come back
+//
+// When the interface is deleted, Detach closes the port's sockets and
+// keeps the port (its number, its workers); Attach opens sockets on a new
+// interface of the same name and the workers and queues move to them.
+// The sockets in use are one atomic pointer, reference counted: a worker
+// loads it once per read and a queue once per flush (no lock, no
+// allocation), and replaced sockets are closed by their last user, so no
+// read or send ever reaches a closed descriptor. WatchPorts reports when
+// to call them (PortDeleted, PortAdded).
+//
 // # Namespaces
 //
 // Sockets belong to the network namespace of the thread that opens them:
 // to switch between interfaces of another namespace, call OpenLivePort
-// on a goroutine locked to an OS thread that entered it.
+// (and Attach) on a goroutine locked to an OS thread that entered it.
 type LivePort struct {
-	info   PortInfo
-	cfg    LiveConfig
+	no   uint32 // OpenFlow port number: kept while the interface is away
+	name string // interface name
+	cfg  LiveConfig
+	conn atomic.Pointer[liveConn] // the sockets; nil while detached or closed
+
+	// mu serialises Attach, Detach and Close and guards the fields below.
+	mu     sync.Mutex
+	info   PortInfo // as read when the interface was (last) attached
+	closed bool
+
+	txErrs     atomic.Uint64
+	txDropped  atomic.Uint64 // frames to send while detached
+	rxDropsOld atomic.Uint64 // ring drops of sockets already closed
+	attaches   atomic.Uint64 // successful Attach calls
+}
+
+// liveConn is the set of sockets of one attachment of a LivePort to its
+// interface, shared by the port's workers and transmit queues under a
+// reference count: the port holds one reference while the sockets are
+// its current ones, and each reader or sender one while it uses them. The
+// last reference released closes the sockets, so none is closed (and its
+// descriptor number reused) while a worker polls or sends on it.
+type liveConn struct {
 	rx     []*afpacket.TPacket
 	fds    []int // socket of each rx (-1 if afpacket's fd could not be read)
-	txErrs atomic.Uint64
-	once   sync.Once
+	refs   atomic.Int64
+	closed atomic.Bool
+	port   *LivePort
+}
+
+// acquire returns the port's current sockets with a reference taken, or
+// nil while the port is detached. Lock-free and allocation-free: a swap
+// in between is noticed by the second load, and retried a bounded number
+// of times (each retry means that the sockets were swapped again).
+func (p *LivePort) acquire() *liveConn {
+	for range 4 {
+		c := p.conn.Load()
+		if c == nil {
+			return nil
+		}
+		c.refs.Add(1)
+		if p.conn.Load() == c {
+			return c
+		}
+		c.release()
+	}
+	return nil
+}
+
+// release drops a reference; the last one closes the sockets.
+func (c *liveConn) release() {
+	if c.refs.Add(-1) == 0 && c.closed.CompareAndSwap(false, true) {
+		var drops uint64
+		for _, tp := range c.rx {
+			if _, s3, err := tp.SocketStats(); err == nil {
+				drops += uint64(s3.Drops())
+			}
+			tp.Close()
+		}
+		c.port.rxDropsOld.Add(drops)
+	}
 }
 
 var fanoutSeq atomic.Uint32
 
-// OpenLivePort opens interface name as switch port number no.
+// OpenLivePort opens interface name as switch port number no, in the
+// network namespace of the calling thread.
 func OpenLivePort(name string, no uint32, cfg *LiveConfig) (*LivePort, error) {
-	p := &LivePort{}
+	p := &LivePort{no: no, name: name}
 	if cfg != nil {
 		p.cfg = *cfg
 	}
@@ -120,16 +187,47 @@ func OpenLivePort(name string, no uint32, cfg *LiveConfig) (*LivePort, error) {
 	if c.PollTimeout <= 0 {
 		c.PollTimeout = DefaultLivePollTimeout
 	}
-	info, err := PortInfoByName(name)
-	if err != nil {
+	if _, err := p.Attach(); err != nil {
 		return nil, err
 	}
-	info.No = no
-	p.info = info
+	return p, nil
+}
+
+// ErrPortClosed is returned by Attach on a port that was closed.
+var ErrPortClosed = errors.New("dataplane: live port closed")
+
+// Attach opens new sockets on the interface of the port's name, in the
+// network namespace of the calling thread, and makes them the port's:
+// the port's workers (RunLive) and transmit queues move to them at their
+// next read or send, without a pause of the other ports' workers, and the
+// sockets it had before, if any, are closed once the last of them has
+// moved. It returns the interface's description, numbered as the port.
+// The new sockets have the same number of queues, fanout mode, BPF filter
+// and promiscuous mode as the first ones. When the interface cannot be
+// opened (the error unwraps to ErrNoInterface if it does not exist), the
+// port keeps the sockets it had.
+//
+// Use it when an interface of the port's name appears again after it was
+// deleted (a new ifindex): Open vSwitch re-attaches such a port the same
+// way, under the same OpenFlow port number.
+func (p *LivePort) Attach() (PortInfo, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return PortInfo{}, fmt.Errorf("port %q: %w", p.name, ErrPortClosed)
+	}
+	info, err := PortInfoByName(p.name)
+	if err != nil {
+		return PortInfo{}, err
+	}
+	info.No = p.no
+	c := &p.cfg
 	// Fanout ids are shared by the whole namespace: mix in the pid.
 	group := uint16(os.Getpid()*131 + info.Index*7 + int(fanoutSeq.Add(1)))
+	nc := &liveConn{port: p}
+	nc.refs.Store(1)
 	for q := range c.Queues {
-		tp, err := afpacket.NewTPacket(afpacket.OptInterface(name), afpacket.TPacketVersion3,
+		tp, err := afpacket.NewTPacket(afpacket.OptInterface(p.name), afpacket.TPacketVersion3,
 			afpacket.OptFrameSize(2048), afpacket.OptBlockSize(c.BlockSize), afpacket.OptNumBlocks(c.NumBlocks),
 			afpacket.OptBlockTimeout(c.BlockTimeout), afpacket.OptPollTimeout(c.PollTimeout),
 			afpacket.OptAddVLANHeader(true))
@@ -146,14 +244,45 @@ func OpenLivePort(name string, no uint32, cfg *LiveConfig) (*LivePort, error) {
 			}
 		}
 		if err != nil {
-			p.Close()
-			return nil, fmt.Errorf("port %q queue %d: afpacket: %w", name, q, err)
+			nc.release()
+			return PortInfo{}, fmt.Errorf("port %q queue %d: afpacket: %w", p.name, q, err)
 		}
-		p.rx = append(p.rx, tp)
-		p.fds = append(p.fds, socketFD(tp))
+		nc.rx = append(nc.rx, tp)
+		nc.fds = append(nc.fds, socketFD(tp))
 	}
-	return p, nil
+	p.info = info
+	p.install(nc)
+	p.attaches.Add(1)
+	return info, nil
 }
+
+// install makes c the port's sockets (nil: none) and drops the port's
+// reference to those it had. Call it with mu held.
+func (p *LivePort) install(c *liveConn) {
+	if old := p.conn.Swap(c); old != nil {
+		old.release()
+	}
+}
+
+// Detach closes the port's sockets, as when its interface was deleted,
+// and keeps the port: its number, its place in the switch and its
+// workers, which wait (polling every PollTimeout) until Attach gives them
+// sockets again; frames output to it meanwhile are dropped and counted by
+// TxDropped. A socket still in use by a worker or a send is closed by it
+// when it lets go, at the latest after its current burst or poll.
+// Detaching a detached port does nothing.
+func (p *LivePort) Detach() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.install(nil)
+}
+
+// Attached reports whether the port has sockets on an interface.
+func (p *LivePort) Attached() bool { return p.conn.Load() != nil }
+
+// Attaches returns how many times the port's sockets were opened: 1 after
+// OpenLivePort, plus one for each successful Attach.
+func (p *LivePort) Attaches() uint64 { return p.attaches.Load() }
 
 // OpenLivePorts opens the interfaces names as ports 1..len(names), in
 // order, each with cfg; on an error it closes those it opened.
@@ -179,8 +308,8 @@ func LiveSwitchConfig(ports []*LivePort) Config {
 	cfg := Config{Devices: make(map[uint32]Port, len(ports))}
 	for _, p := range ports {
 		cfg.Workers += p.Queues()
-		cfg.Ports = append(cfg.Ports, p.info.No)
-		cfg.Devices[p.info.No] = p
+		cfg.Ports = append(cfg.Ports, p.no)
+		cfg.Devices[p.no] = p
 	}
 	return cfg
 }
@@ -210,38 +339,43 @@ func socketFD(tp *afpacket.TPacket) int {
 	return int(f.Int())
 }
 
-// Info returns the port's description as read when it was opened.
-func (p *LivePort) Info() PortInfo { return p.info }
+// Info returns the port's description as read when its interface was
+// (last) attached.
+func (p *LivePort) Info() PortInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.info
+}
 
 // Queues returns the number of receive sockets (one per worker).
-func (p *LivePort) Queues() int { return len(p.rx) }
+func (p *LivePort) Queues() int { return p.cfg.Queues }
 
 // Transmit sends frame out of the interface. Safe from any goroutine.
+// While the port is detached the frame is dropped and counted by
+// TxDropped.
 func (p *LivePort) Transmit(frame []byte) {
-	if len(p.rx) == 0 {
-		p.txErrs.Add(1)
+	c := p.acquire()
+	if c == nil {
+		p.txDropped.Add(1)
 		return
 	}
-	if err := p.rx[0].WritePacketData(frame); err != nil {
+	if err := c.rx[0].WritePacketData(frame); err != nil {
 		p.txErrs.Add(1)
 	}
+	c.release()
 }
 
 // txQueue returns worker i's transmit queue on the port (queuedPort).
 func (p *LivePort) txQueue(int) txQueue {
-	q := &liveQueue{p: p, fd: -1}
-	if len(p.fds) > 0 && p.fds[0] >= 0 {
-		q.fd, q.buf = p.fds[0], make([]byte, liveArena)
-	}
-	return q
+	return &liveQueue{p: p, buf: make([]byte, liveArena)}
 }
 
 // liveQueue is one worker's transmit queue on a LivePort: frames are
 // copied into its buffer during a burst and sent with one sendmmsg(2) at
-// Flush. Owned by the worker's goroutine; allocates nothing.
+// Flush, on the socket the port has then. Owned by the worker's goroutine;
+// allocates nothing.
 type liveQueue struct {
 	p    *LivePort
-	fd   int // the port's first socket; -1: send each frame with Transmit
 	n    int // frames queued
 	off  int // bytes of buf in use
 	buf  []byte
@@ -251,10 +385,6 @@ type liveQueue struct {
 
 // Transmit queues a copy of frame.
 func (q *liveQueue) Transmit(frame []byte) {
-	if q.fd < 0 {
-		q.p.Transmit(frame)
-		return
-	}
 	if q.n == len(q.msgs) || len(frame) > len(q.buf)-q.off {
 		q.Flush()
 	}
@@ -271,18 +401,37 @@ func (q *liveQueue) Transmit(frame []byte) {
 }
 
 // Flush sends the queued frames; a frame the kernel refuses is counted
-// in TxErrors and the rest are still sent.
+// in TxErrors and the rest are still sent. While the port is detached
+// they are dropped and counted by TxDropped.
 func (q *liveQueue) Flush() {
-	for sent := 0; sent < q.n; {
-		r, _, errno := unix.Syscall6(unix.SYS_SENDMMSG, uintptr(q.fd), uintptr(unsafe.Pointer(&q.msgs[sent])), uintptr(q.n-sent), 0, 0, 0)
-		switch {
-		case errno == unix.EINTR:
-		case errno != 0:
-			q.p.txErrs.Add(1)
-			sent++
-		default:
-			sent += int(r)
+	if q.n == 0 {
+		return
+	}
+	c := q.p.acquire()
+	switch {
+	case c == nil:
+		q.p.txDropped.Add(uint64(q.n))
+	case c.fds[0] < 0: // afpacket's descriptor unknown: one write each
+		for i := range q.n {
+			if err := c.rx[0].WritePacketData(unsafe.Slice(q.iov[i].Base, q.iov[i].Len)); err != nil {
+				q.p.txErrs.Add(1)
+			}
 		}
+	default:
+		for sent := 0; sent < q.n; {
+			r, _, errno := unix.Syscall6(unix.SYS_SENDMMSG, uintptr(c.fds[0]), uintptr(unsafe.Pointer(&q.msgs[sent])), uintptr(q.n-sent), 0, 0, 0)
+			switch {
+			case errno == unix.EINTR:
+			case errno != 0:
+				q.p.txErrs.Add(1)
+				sent++
+			default:
+				sent += int(r)
+			}
+		}
+	}
+	if c != nil {
+		c.release()
 	}
 	q.n, q.off = 0, 0
 }
@@ -290,32 +439,97 @@ func (q *liveQueue) Flush() {
 // TxErrors returns the number of frames Transmit failed to send.
 func (p *LivePort) TxErrors() uint64 { return p.txErrs.Load() }
 
+// TxDropped returns the number of frames output to the port while it
+// was detached (its interface away), which it dropped.
+func (p *LivePort) TxDropped() uint64 { return p.txDropped.Load() }
+
 // RxDrops returns the frames the kernel dropped because the rings were
-// full, summed over the sockets, since the port was opened.
+// full, summed over the sockets, since the port was opened (sockets of
+// earlier attachments included).
 func (p *LivePort) RxDrops() uint64 {
-	var n uint64
-	for _, tp := range p.rx {
+	n := p.rxDropsOld.Load()
+	c := p.acquire()
+	if c == nil {
+		return n
+	}
+	for _, tp := range c.rx {
 		if _, s3, err := tp.SocketStats(); err == nil {
 			n += uint64(s3.Drops())
 		}
 	}
+	c.release()
 	return n
 }
 
-// Close closes the port's sockets. Call it after RunLive returned.
+// Close closes the port's sockets for good (Attach fails afterwards).
+// Call it after RunLive returned.
 func (p *LivePort) Close() error {
-	p.once.Do(func() {
-		for _, tp := range p.rx {
-			tp.Close()
-		}
-	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	p.install(nil)
 	return nil
 }
 
-// frameSource is what a worker reads frames from: an afpacket socket, or
-// a fake in tests.
+// frameSource is what a worker reads frames from: a live port's queue,
+// or a fake in tests. A source whose reads fail with afpacket.ErrPoll
+// (a pending socket error, e.g. ENETDOWN when the link went down) may
+// implement pollErrorClearer; the worker then clears the error instead of
+// sleeping for a poll timeout.
 type frameSource interface {
 	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+}
+
+// pollErrorClearer clears the pending error of a source's socket.
+type pollErrorClearer interface {
+	clearPollError() error
+}
+
+// liveSource is queue q of a LivePort as a worker reads it: it follows
+// the port's sockets across Attach and Detach, holding a reference to
+// the set it reads so that the set stays open while the worker polls its
+// ring. One atomic load per read notices a swap. Owned by one worker.
+type liveSource struct {
+	p    *LivePort
+	q    int
+	held *liveConn // nil while the port is detached
+}
+
+// ZeroCopyReadPacketData reads the next frame of the queue's current
+// socket. While the port is detached it waits PollTimeout and returns
+// afpacket.ErrTimeout.
+func (s *liveSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	if s.p.conn.Load() != s.held {
+		s.release()
+		s.held = s.p.acquire()
+	}
+	if s.held == nil {
+		time.Sleep(s.p.cfg.PollTimeout)
+		return nil, gopacket.CaptureInfo{}, afpacket.ErrTimeout
+	}
+	return s.held.rx[s.q].ZeroCopyReadPacketData()
+}
+
+// clearPollError clears the pending error of the socket read last.
+func (s *liveSource) clearPollError() error {
+	if s.held == nil {
+		return nil
+	}
+	if fd := s.held.fds[s.q]; fd >= 0 {
+		return clearError(fd)
+	}
+	return errNoFD
+}
+
+var errNoFD = errors.New("socket descriptor unknown")
+
+// release lets go of the sockets read last (closing them if they are no
+// longer the port's).
+func (s *liveSource) release() {
+	if s.held != nil {
+		s.held.release()
+		s.held = nil
+	}
 }
 
 // liveArena is the buffer a worker copies one burst of frames into: room
@@ -329,15 +543,18 @@ const liveArena = 1 << 18
 // (port 0's queues first), so the switch needs exactly as many workers as
 // the ports have queues in total (ErrWorkers otherwise), and each port's
 // number must be one of Config.Ports with the port as its Device. With no
-// ports it just waits for ctx (PacketOut still works). Shutdown is noticed within the ports' PollTimeout. RunLive starts no
-// goroutine that outlives it; it must not run twice at once, nor with
-// Replay.
+// ports it just waits for ctx (PacketOut still works). Shutdown is
+// noticed within the ports' PollTimeout. A port may be detached and
+// attached again while RunLive runs (LivePort.Attach): its workers move
+// to the new sockets, the other ports' workers go on undisturbed.
+// RunLive starts no goroutine that outlives it; it must not run twice at
+// once, nor with Replay.
 func (s *Switch) RunLive(ctx context.Context, ports []*LivePort) error {
 	total := 0
 	for _, p := range ports {
 		total += p.Queues()
-		if i := s.index(p.info.No); i < 0 || s.devs[i] != Port(p) {
-			return fmt.Errorf("run live: port %d (%s): not a device of the switch: %w", p.info.No, p.info.Name, ErrWorkers)
+		if i := s.index(p.no); i < 0 || s.devs[i] != Port(p) {
+			return fmt.Errorf("run live: port %d (%s): not a device of the switch: %w", p.no, p.name, ErrWorkers)
 		}
 	}
 	if len(ports) == 0 { // a switch with no ports: nothing to read
@@ -357,8 +574,10 @@ func (s *Switch) RunLive(ctx context.Context, ports []*LivePort) error {
 		for q := range p.Queues() {
 			w, i := s.workers[k], k
 			wg.Go(func() {
-				if err := w.runQueue(p.rx[q], p.fds[q], p.info.No, p.cfg.PollTimeout, &stop); err != nil {
-					errs[i] = fmt.Errorf("port %d (%s) queue %d: %w", p.info.No, p.info.Name, q, err)
+				src := &liveSource{p: p, q: q}
+				defer src.release()
+				if err := w.runQueue(src, p.no, p.cfg.PollTimeout, &stop); err != nil {
+					errs[i] = fmt.Errorf("port %d (%s) queue %d: %w", p.no, p.name, q, err)
 					stop.Store(true)
 				}
 			})
@@ -370,11 +589,11 @@ func (s *Switch) RunLive(ctx context.Context, ports []*LivePort) error {
 }
 
 // runQueue reads frames from src in bursts and processes them until stop.
-// fd is src's socket (for clearing errors), or -1.
-func (w *Worker) runQueue(src frameSource, fd int, inPort uint32, poll time.Duration, stop *atomic.Bool) error {
+func (w *Worker) runQueue(src frameSource, inPort uint32, poll time.Duration, stop *atomic.Bool) error {
 	if w.arena == nil {
 		w.arena = make([]byte, liveArena)
 	}
+	clearer, _ := src.(pollErrorClearer)
 	b := &w.burst
 	for !stop.Load() {
 		off := 0
@@ -387,7 +606,7 @@ func (w *Worker) runQueue(src frameSource, fd int, inPort uint32, poll time.Dura
 				}
 				if err == afpacket.ErrPoll { // e.g. ENETDOWN when the link went down
 					w.stats.RxErrors++
-					if fd < 0 || clearError(fd) != nil {
+					if clearer == nil || clearer.clearPollError() != nil {
 						time.Sleep(poll)
 					}
 					break

@@ -61,7 +61,7 @@ func TestRunQueueBursts(t *testing.T) {
 	}
 	frames[5] = make([]byte, liveArena+1) // too large: counted, skipped
 	src := &fakeSource{frames: frames, stop: &stop, err: afpacket.ErrPoll, errAt: 40}
-	if err := w.runQueue(src, -1, 1, time.Millisecond, &stop); err != nil {
+	if err := w.runQueue(src, 1, time.Millisecond, &stop); err != nil {
 		t.Fatal(err)
 	}
 	if got := counts(ports); !eq(got, []int64{0, 69}) {
@@ -75,7 +75,7 @@ func TestRunQueueBursts(t *testing.T) {
 	stop.Store(false)
 	boom := errors.New("boom")
 	src = &fakeSource{stop: &stop, err: boom}
-	if err := w.runQueue(src, -1, 1, time.Millisecond, &stop); !errors.Is(err, boom) {
+	if err := w.runQueue(src, 1, time.Millisecond, &stop); !errors.Is(err, boom) {
 		t.Errorf("runQueue: err = %v, want boom", err)
 	}
 }
@@ -93,7 +93,7 @@ func TestRunQueueAllocs(t *testing.T) {
 	run := func() {
 		src.i = 0
 		stop.Store(false)
-		if err := w.runQueue(src, -1, 1, time.Millisecond, &stop); err != nil {
+		if err := w.runQueue(src, 1, time.Millisecond, &stop); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -499,7 +499,7 @@ func BenchmarkLiveForward(b *testing.B) {
 }
 
 func TestRunLiveChecksPorts(t *testing.T) {
-	p := &LivePort{info: PortInfo{No: 1, Name: "p1"}}
+	p := &LivePort{no: 1, name: "p1"}
 	s := NewSwitch(testPipeline(t, 1, rules.FilterBloomCuckoo, ""), &Config{Ports: []uint32{1}, Workers: 1})
 	if err := s.RunLive(context.Background(), []*LivePort{p}); !errors.Is(err, ErrWorkers) {
 		t.Errorf("port not a device: err = %v, want ErrWorkers", err)
@@ -526,7 +526,8 @@ func TestLiveQueueSendsBursts(t *testing.T) {
 	if err := unix.SetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20); err != nil {
 		t.Fatal(err)
 	}
-	p := &LivePort{fds: []int{fds[0]}}
+	p := &LivePort{}
+	p.install(fakeConn(p, fds[0]))
 	q := p.txQueue(0).(*liveQueue)
 	const n = BurstSize + 7 // one flush when the queue is full, one at Flush
 	frame := make([]byte, 100)
@@ -574,7 +575,7 @@ func TestOpenLivePortsMissing(t *testing.T) {
 }
 
 func TestLiveSwitchConfig(t *testing.T) {
-	ports := []*LivePort{{info: PortInfo{No: 1}, rx: make([]*afpacket.TPacket, 2)}, {info: PortInfo{No: 2}, rx: make([]*afpacket.TPacket, 2)}}
+	ports := []*LivePort{{no: 1, cfg: LiveConfig{Queues: 2}}, {no: 2, cfg: LiveConfig{Queues: 2}}}
 	cfg := LiveSwitchConfig(ports)
 	if cfg.Workers != 4 || !cmp.Equal(cfg.Ports, []uint32{1, 2}) || cfg.Devices[2] != Port(ports[1]) {
 		t.Errorf("LiveSwitchConfig = %+v", cfg)
@@ -599,10 +600,347 @@ func BenchmarkRunQueue(b *testing.B) {
 	for b.Loop() {
 		src.i = 0
 		stop.Store(false)
-		if err := w.runQueue(src, -1, 1, time.Millisecond, &stop); err != nil {
+		if err := w.runQueue(src, 1, time.Millisecond, &stop); err != nil {
 			b.Fatal(err)
 		}
 		n += len(frames)
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds()/1e6, "Mpps")
+}
+
+// fakeConn is a socket set of p whose only socket is descriptor fd (not
+// an afpacket one: only transmit queues can use it). Releasing it closes
+// nothing; the caller owns fd.
+func fakeConn(p *LivePort, fd int) *liveConn {
+	c := &liveConn{port: p, fds: []int{fd}}
+	c.refs.Store(1)
+	return c
+}
+
+// recvAll reads what is queued on fd and returns the first byte of each
+// datagram.
+func recvAll(t *testing.T, fd int) []byte {
+	t.Helper()
+	var got []byte
+	buf := make([]byte, 200)
+	for range 1000 {
+		n, _, err := unix.Recvfrom(fd, buf, unix.MSG_DONTWAIT)
+		if err != nil {
+			break
+		}
+		if n > 0 {
+			got = append(got, buf[0])
+		}
+	}
+	return got
+}
+
+// TestLiveQueueFollowsSwap: a port's transmit queues send on the sockets
+// the port has at each flush; while it is detached they drop and count;
+// sockets in use when they are swapped out are closed by their last user.
+func TestLiveQueueFollowsSwap(t *testing.T) {
+	var pairs [2][2]int
+	for i := range pairs {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs[i] = fds
+		t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+	}
+	p := &LivePort{no: 1, name: "p1"}
+	a := fakeConn(p, pairs[0][0])
+	p.install(a)
+	q := p.txQueue(0).(*liveQueue)
+	send := func(first byte, n int) {
+		frame := make([]byte, 60)
+		for i := range n {
+			frame[0] = first + byte(i)
+			q.Transmit(frame)
+		}
+		q.Flush()
+	}
+	send(1, 3)
+	if got := recvAll(t, pairs[0][1]); !cmp.Equal(got, []byte{1, 2, 3}) {
+		t.Errorf("attached to a: a got %v, want [1 2 3]", got)
+	}
+
+	// A worker holds a while the port is detached.
+	held := p.acquire()
+	if held != a {
+		t.Fatalf("acquire = %p, want a %p", held, a)
+	}
+	p.Detach()
+	if p.Attached() {
+		t.Error("Attached after Detach")
+	}
+	if a.closed.Load() {
+		t.Error("a closed while a worker still holds it")
+	}
+	send(10, 2)
+	p.Transmit(make([]byte, 60))
+	if got := recvAll(t, pairs[0][1]); len(got) != 0 {
+		t.Errorf("detached: a got %v", got)
+	}
+	if p.TxDropped() != 3 || p.TxErrors() != 0 {
+		t.Errorf("detached: TxDropped %d, TxErrors %d; want 3, 0", p.TxDropped(), p.TxErrors())
+	}
+	held.release()
+	if !a.closed.Load() {
+		t.Error("a not closed when its last user let go")
+	}
+
+	// Attached to b: frames go there, not to a.
+	p.install(fakeConn(p, pairs[1][0]))
+	send(20, 4)
+	if got := recvAll(t, pairs[1][1]); !cmp.Equal(got, []byte{20, 21, 22, 23}) {
+		t.Errorf("attached to b: b got %v, want [20 21 22 23]", got)
+	}
+	if got := recvAll(t, pairs[0][1]); len(got) != 0 {
+		t.Errorf("attached to b: a got %v", got)
+	}
+	frame := make([]byte, 60)
+	buf := make([]byte, 200)
+	for _, attached := range []bool{true, false} {
+		if !attached {
+			p.Detach()
+		}
+		allocs := testing.AllocsPerRun(20, func() {
+			for range BurstSize {
+				q.Transmit(frame)
+			}
+			q.Flush()
+			for range BurstSize * b2i(attached) {
+				unix.Read(pairs[1][1], buf)
+			}
+		})
+		if allocs > 0 {
+			t.Errorf("attached %v: %v allocations per burst, want 0", attached, allocs)
+		}
+	}
+}
+
+// TestLiveConnRefs: whatever the interleaving of swaps and users, a
+// socket set that acquire returns is open until released, and every set
+// swapped out is closed exactly once when its last user lets go.
+func TestLiveConnRefs(t *testing.T) {
+	p := &LivePort{no: 1, name: "p1"}
+	const users, uses, swaps = 4, 2000, 300
+	conns := make([]*liveConn, swaps)
+	for i := range conns {
+		conns[i] = fakeConn(p, -1)
+	}
+	var bad atomic.Int64
+	var wg sync.WaitGroup
+	for range users {
+		wg.Go(func() {
+			for range uses {
+				if c := p.acquire(); c != nil {
+					if c.closed.Load() {
+						bad.Add(1)
+					}
+					runtime.Gosched()
+					if c.closed.Load() {
+						bad.Add(1)
+					}
+					c.release()
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for i, c := range conns {
+			p.mu.Lock()
+			if i%3 == 2 {
+				p.install(nil) // detached a while
+			} else {
+				p.install(c)
+			}
+			p.mu.Unlock()
+			runtime.Gosched()
+		}
+	})
+	wg.Wait()
+	p.Close()
+	if n := bad.Load(); n != 0 {
+		t.Errorf("%d uses of a closed socket set", n)
+	}
+	for i, c := range conns {
+		if i%3 != 2 && (!c.closed.Load() || c.refs.Load() != 0) {
+			t.Errorf("set %d: closed %v, refs %d after Close", i, c.closed.Load(), c.refs.Load())
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestLivePortReattach: a running switch loses port 2's interface, which
+// the port watcher reports; the port detaches (its workers idle, frames
+// output to it are dropped and counted) while port 1 goes on; a new
+// interface of the same name appears, the port attaches to it without a
+// restart, and the hosts ping each other again through the same flows.
+func TestLivePortReattach(t *testing.T) {
+	n := newLiveNet(t, 2) // two queues per port: the new sockets form a fanout group again
+	s, stop := n.run(t, "in_port=1,actions=output:2\nin_port=2,actions=output:1\n", false)
+	if err := n.ping(2); err != nil {
+		t.Fatalf("ping before the interface goes: %v", err)
+	}
+	p2 := n.ports[1]
+	oldIndex := p2.Info().Index
+
+	ctx, cancel := context.WithCancel(context.Background())
+	events := make(chan PortEvent, 64)
+	attachErrs := make(chan error, 4)
+	h := n.sw.Handle()
+	var wg sync.WaitGroup
+	var werr error
+	wg.Go(func() {
+		werr = WatchPorts(ctx, &WatchConfig{Ports: map[string]uint32{"p1": 1, "p2": 2}, Namespace: &h}, func(e PortEvent) {
+			// What ofswitch run does (cmd/ofswitch): follow the interface.
+			p := n.ports[e.Info.No-1]
+			switch e.Reason {
+			case PortDeleted:
+				p.Detach()
+			case PortAdded:
+				// Sockets belong to the namespace of the thread that opens them.
+				if err := n.sw.Do(func() error { _, err := p.Attach(); return err }); err != nil {
+					attachErrs <- err
+				}
+			}
+			events <- e
+		})
+	})
+	defer func() {
+		cancel()
+		wg.Wait()
+		if !errors.Is(werr, context.Canceled) {
+			t.Errorf("WatchPorts: %v, want context.Canceled", werr)
+		}
+	}()
+	wait := func(what string, ok func(PortEvent) bool) PortEvent {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case e := <-events:
+				if ok(e) {
+					return e
+				}
+			case err := <-attachErrs:
+				t.Fatalf("Attach: %v", err)
+			case <-timeout:
+				t.Fatalf("no event: %s", what)
+			}
+		}
+	}
+	// The subscription starts asynchronously: change p1's MTU until a
+	// change is reported (bounded), then every later change is seen.
+	subscribed := false
+	for i := 0; i < 50 && !subscribed; i++ {
+		n.sw.IP(t, "link", "set", "p1", "mtu", fmt.Sprint(1400+i))
+		select {
+		case e := <-events:
+			subscribed = e.Reason == PortModified && e.Info.MTU == 1400+i
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if !subscribed {
+		t.Fatal("no PortModified event for MTU changes")
+	}
+
+	n.sw.IP(t, "link", "del", "p2") // h2's eth0 goes with it
+	e := wait("p2 deleted", func(e PortEvent) bool { return e.Reason == PortDeleted })
+	if e.Info.No != 2 || e.Info.Name != "p2" || e.Info.Index != oldIndex {
+		t.Errorf("deleted: %+v, want port 2 p2 ifindex %d", e, oldIndex)
+	}
+	if p2.Attached() {
+		t.Error("port 2 still attached after its interface was deleted")
+	}
+	// Frames that the flows send to port 2 are dropped and counted.
+	n.h1.IP(t, "neigh", "flush", "dev", "eth0")
+	if err := n.ping(1); err == nil {
+		t.Error("ping succeeded without h2")
+	}
+	if p2.TxDropped() == 0 {
+		t.Error("port 2 detached: TxDropped = 0, want the ARP requests of the ping")
+	}
+	if s.Processed() == 0 {
+		t.Error("port 1's worker took nothing in")
+	}
+
+	// The same name comes back, in the same place, with a new ifindex.
+	netnstest.Veth(t, n.sw, "p2", n.h2, "eth0")
+	n.h2.IP(t, "addr", "add", "10.0.0.2/24", "dev", "eth0")
+	if out, err := n.h2.Exec("ethtool", "-K", "eth0", "tx", "off", "tso", "off", "gso", "off"); err != nil {
+		t.Logf("ethtool (offloads stay on): %v %s", err, out)
+	}
+	e = wait("p2 added", func(e PortEvent) bool { return e.Reason == PortAdded })
+	if e.Info.No != 2 || e.Info.Name != "p2" || e.Info.Index == oldIndex {
+		t.Errorf("added: %+v, want port 2 p2 with an ifindex other than %d", e, oldIndex)
+	}
+	if !p2.Attached() || p2.Attaches() != 2 || p2.Info().Index != e.Info.Index {
+		t.Errorf("port 2 after the interface came back: attached %v, %d attaches, info %v", p2.Attached(), p2.Attaches(), p2.Info())
+	}
+	n.h1.IP(t, "neigh", "flush", "dev", "eth0")
+	// The new interface may need a moment to come up (carrier): retry a
+	// bounded number of times.
+	var err error
+	for range 5 {
+		if err = n.ping(2); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Errorf("ping after the interface came back: %v", err)
+	}
+	before := s.LivePortStats()
+	stop()
+	if rx := before[1].RxPackets; rx < 2 {
+		t.Errorf("port 2 received %d frames in all, want ≥ 2", rx)
+	}
+	for _, p := range n.ports {
+		if e := p.TxErrors(); e != 0 {
+			t.Errorf("port %d: %d transmit errors", p.Info().No, e)
+		}
+	}
+}
+
+// BenchmarkLiveQueueFlush measures a worker's transmit queue on a live
+// port: a burst of 60-byte frames queued and sent with one sendmmsg on
+// a Unix datagram socket standing in for the packet socket, then read.
+func BenchmarkLiveQueueFlush(b *testing.B) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	if err := unix.SetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20); err != nil {
+		b.Fatal(err)
+	}
+	q := benchLivePort(fds[0]).txQueue(0).(*liveQueue)
+	frame := make([]byte, 60)
+	buf := make([]byte, 200)
+	b.ReportAllocs()
+	for b.Loop() {
+		for range BurstSize {
+			q.Transmit(frame)
+		}
+		q.Flush()
+		for range BurstSize {
+			unix.Read(fds[1], buf)
+		}
+	}
+}
+
+// benchLivePort is a port attached to socket fd (see fakeConn).
+func benchLivePort(fd int) *LivePort {
+	p := &LivePort{}
+	p.install(fakeConn(p, fd))
+	return p
 }
