@@ -102,6 +102,10 @@ func (ls *liveSwitch) run(ctx context.Context, agent *controller.Agent, log *slo
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		err := dataplane.WatchPorts(wctx, &dataplane.WatchConfig{Ports: byName}, func(ev dataplane.PortEvent) {
+			ev, ok := ls.follow(ev, log)
+			if !ok {
+				return
+			}
 			reason, desc, ok := ls.table.Update(ev)
 			if !ok {
 				return
@@ -121,6 +125,38 @@ func (ls *liveSwitch) run(ctx context.Context, agent *controller.Agent, log *slo
 		return fmt.Errorf("data plane: %w", err)
 	}
 	return nil
+}
+
+// follow moves port ev.Info.No's sockets with its interface, as Open
+// vSwitch does: when the interface goes away the port closes its sockets
+// (its number stays reserved, its workers idle, frames output to it are
+// dropped), and when an interface of its name appears again, with a new
+// ifindex, the port opens sockets on it and its workers switch its
+// traffic again, under the same flows. It returns the event to announce:
+// ok is false if the interface appeared but could not be opened (it is
+// tried again at its next change, which is then announced as its
+// addition).
+func (ls *liveSwitch) follow(ev dataplane.PortEvent, log *slog.Logger) (_ dataplane.PortEvent, ok bool) {
+	no := ev.Info.No
+	if no == 0 || int(no) > len(ls.ports) {
+		return ev, true
+	}
+	p := ls.ports[no-1]
+	switch {
+	case ev.Reason == dataplane.PortDeleted:
+		p.Detach()
+		log.Info("port detached", "no", no, "name", ev.Info.Name, "ifindex", ev.Info.Index)
+	case ev.Reason == dataplane.PortAdded || !p.Attached():
+		info, err := p.Attach()
+		if err != nil {
+			log.Error("port re-attach failed: the port stays detached", "no", no, "name", ev.Info.Name, "err", err)
+			return ev, false
+		}
+		ev.Reason = dataplane.PortAdded
+		log.Info("port re-attached", "no", no, "name", info.Name, "ifindex", info.Index,
+			"mac", fmt.Sprintf("%x", info.HWAddr[:]), "queues", p.Queues())
+	}
+	return ev, true
 }
 
 // close closes the ports opened so far. Call it once neither the
@@ -148,7 +184,7 @@ var (
 	descRxBytes   = prometheus.NewDesc("ofswitch_port_rx_bytes_total", "Bytes received on a port.", portLabels, nil)
 	descTxBytes   = prometheus.NewDesc("ofswitch_port_tx_bytes_total", "Bytes transmitted on a port.", portLabels, nil)
 	descRxDropped = prometheus.NewDesc("ofswitch_port_rx_dropped_total", "Frames dropped on receive: by the interface, or because the switch's rings were full.", portLabels, nil)
-	descTxDropped = prometheus.NewDesc("ofswitch_port_tx_dropped_total", "Frames dropped on transmit by the interface.", portLabels, nil)
+	descTxDropped = prometheus.NewDesc("ofswitch_port_tx_dropped_total", "Frames dropped on transmit: by the interface, or output while the port's interface was away.", portLabels, nil)
 	descRxErrors  = prometheus.NewDesc("ofswitch_port_rx_errors_total", "Receive errors of a port's interface.", portLabels, nil)
 	descTxErrors  = prometheus.NewDesc("ofswitch_port_tx_errors_total", "Transmit errors: of the interface, and sends of the switch that failed.", portLabels, nil)
 	descProcessed = prometheus.NewDesc("ofswitch_frames_processed_total", "Frames the data plane's workers took in.", nil, nil)
@@ -211,7 +247,8 @@ func (c *portCollector) Collect(ch chan<- prometheus.Metric) {
 // the ports of a netdev bridge, drops and errors from the interface's
 // kernel statistics (netlink IFLA_STATS64), to which it adds the frames
 // the switch's receive rings dropped (rx_dropped) and its failed sends
-// (tx_errors).
+// (tx_errors) and the frames output while the port's interface was away
+// (tx_dropped).
 type liveCounters struct {
 	sw    *dataplane.Switch
 	ports []*dataplane.LivePort // port i+1 is ports[i]
@@ -229,6 +266,7 @@ func (c liveCounters) Counters(info *dataplane.PortInfo, s *openflow.PortStats) 
 		p := c.ports[info.No-1]
 		s.RxDropped += p.RxDrops()
 		s.TxErrors += p.TxErrors()
+		s.TxDropped += p.TxDropped()
 	}
 	l, err := netlink.LinkByName(info.Name)
 	if err != nil || l.Attrs().Statistics == nil {

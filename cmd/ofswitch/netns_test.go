@@ -133,14 +133,22 @@ func newTopo(t testing.TB, sw string) *topo {
 	for _, ns := range nss {
 		sh(t, "ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
 	}
-	for i, h := range tp.hosts {
-		sh(t, "ip", "-n", h, "link", "add", "name", "eth0", "address", hostMAC(i+1), "type", "veth",
-			"peer", "name", tp.swIf[i], "address", swMAC(i+1), "netns", tp.sw)
-		sh(t, "ip", "-n", h, "addr", "add", hostIP(i+1)+"/24", "dev", "eth0")
-		sh(t, "ip", "-n", h, "link", "set", "eth0", "up")
-		sh(t, "ip", "-n", tp.sw, "link", "set", tp.swIf[i], "up")
+	for i := range tp.hosts {
+		tp.link(t, i)
 	}
 	return tp
+}
+
+// link creates the veth pair of host i (0 or 1): eth0 in the host, with
+// its address, and swIf[i] in the switch's namespace, both up.
+func (tp *topo) link(t testing.TB, i int) {
+	t.Helper()
+	h := tp.hosts[i]
+	sh(t, "ip", "-n", h, "link", "add", "name", "eth0", "address", hostMAC(i+1), "type", "veth",
+		"peer", "name", tp.swIf[i], "address", swMAC(i+1), "netns", tp.sw)
+	sh(t, "ip", "-n", h, "addr", "add", hostIP(i+1)+"/24", "dev", "eth0")
+	sh(t, "ip", "-n", h, "link", "set", "eth0", "up")
+	sh(t, "ip", "-n", tp.sw, "link", "set", tp.swIf[i], "up")
 }
 
 // ping pings host 2 from host 1 (count packets, 0.2 s apart, 1 s wait
