@@ -159,7 +159,8 @@ func classBenchTraffic(b *testing.B, kind rules.FilterKind, file string, frames 
 }
 
 // benchSwitch replays c from memory through sw's workers, one persistent
-// goroutine per worker, and reports Mpps in total and per worker.
+// goroutine per worker, and reports Mpps in total and per worker, and the
+// CPU time per frame.
 func benchSwitch(b *testing.B, sw *Switch, c *Capture) {
 	nw := sw.Workers()
 	shards := c.Shard(nw)
@@ -182,6 +183,7 @@ func benchSwitch(b *testing.B, sw *Switch, c *Capture) {
 	}()
 	b.ReportAllocs()
 	frames := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		for _, ch := range start {
 			ch <- struct{}{}
@@ -195,6 +197,10 @@ func benchSwitch(b *testing.B, sw *Switch, c *Capture) {
 	b.ReportMetric(mpps, "Mpps")
 	b.ReportMetric(mpps/float64(nw), "Mpps/worker")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/pkt")
+	// CPU time of the process per frame, all workers together: unlike
+	// ns/pkt it does not count time the workers spent descheduled on a
+	// machine shared with other work.
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(frames), "cpu-ns/pkt")
 	st := sw.Stats()
 	if st.Hits == 0 {
 		b.Fatalf("no packet matched: %+v", st)
