@@ -73,9 +73,15 @@ func (w *Worker) Process(b *Burst) {
 		w.next[n] = 0
 		w.set[n].n = 0
 		w.hits[n] = nil
+		// Field by field: a composite literal would be built in a
+		// temporary and copied with a write barrier.
 		fs := &w.pkt[n]
-		*fs = frameState{data: b.Frames[i], eth: b.Link[i] == layers.LinkTypeEthernet, inPort: h.InPort,
-			l3: int(h.L3Off), l4: int(h.L4Off), vlans: int(h.VLANs), ethType: h.EthType, proto: h.IPProto}
+		fs.data = b.Frames[i]
+		fs.owned, fs.dropped, fs.sent = false, false, false
+		fs.eth = b.Link[i] == layers.LinkTypeEthernet
+		fs.inPort = h.InPort
+		fs.l3, fs.l4, fs.vlans = int(h.L3Off), int(h.L4Off), int(h.VLANs)
+		fs.ethType, fs.proto = h.EthType, h.IPProto
 		st.Packets++
 		st.Bytes += uint64(len(fs.data))
 		if pi := w.sw.index(h.InPort); pi >= 0 {
@@ -185,8 +191,10 @@ func (w *Worker) instrRun(t uint8, m, k int) (next int) {
 func (w *Worker) instructions(j int, r *rules.Rule, t uint8) {
 	ins := r.Instructions
 	fs := &w.pkt[j]
+	var kinds uint32 // bit k: an instruction of kind k other than apply-actions
 	for i := range ins {
 		if ins[i].Kind != rules.InstApplyActions {
+			kinds |= 1 << (ins[i].Kind & 31)
 			continue
 		}
 		for a := range ins[i].Actions {
@@ -195,6 +203,9 @@ func (w *Worker) instructions(j int, r *rules.Rule, t uint8) {
 				return
 			}
 		}
+	}
+	if kinds == 0 { // apply-actions only: the common case
+		return
 	}
 	for i := range ins {
 		switch in := &ins[i]; in.Kind {
@@ -231,8 +242,7 @@ func (w *Worker) finishRun(n, j int) (next int) {
 	}()
 	for ; j < n; j++ {
 		fs := &w.pkt[j]
-		if !fs.dropped {
-			s := &w.set[j]
+		if s := &w.set[j]; s.n > 0 && !fs.dropped {
 			for _, kind := range setOrder {
 				for i := 0; i < s.n && !fs.dropped; i++ {
 					if s.acts[i].Kind == kind {
