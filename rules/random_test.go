@@ -398,6 +398,11 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 		}
 		record(p.Version())
 	}
+	// On a loaded machine the writer can finish before a reader ran: give
+	// the readers a bounded time to check lookups at the last version.
+	for deadline := time.Now().Add(5 * time.Second); checked.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	stop.Store(true)
 	wg.Wait()
 	close(errc)

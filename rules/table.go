@@ -702,15 +702,22 @@ func (t *Table) link(r *Rule) error {
 		t.addNode(n)
 		return t.filterInsert(h)
 	}
+	// The new node leaves out the entries of rules already unlinked (see
+	// unlink).
 	rs := make([]*Rule, 0, len(old.ents)+1)
-	i := 0
-	for i < len(old.ents) && old.ents[i].rank > r.rank {
-		rs = append(rs, old.ents[i].r)
-		i++
+	placed := false
+	for i := range old.ents {
+		x := old.ents[i].r
+		if !placed && x.rank <= r.rank {
+			rs = append(rs, r)
+			placed = true
+		}
+		if x.node == old {
+			rs = append(rs, x)
+		}
 	}
-	rs = append(rs, r)
-	for ; i < len(old.ents); i++ {
-		rs = append(rs, old.ents[i].r)
+	if !placed {
+		rs = append(rs, r)
 	}
 	t.replaceNode(sl, old, newNode(h, st, &pk, rs))
 	return nil
@@ -810,20 +817,21 @@ func (t *Table) unlink(r *Rule) {
 	if i == len(old.ents) {
 		return
 	}
-	if len(old.ents) == 1 {
+	linked := false
+	for j := range old.ents {
+		linked = linked || old.ents[j].r.node == old
+	}
+	if !linked {
 		t.removeNode(sl, old)
 		if f := t.state.Load().filter; f != nil {
 			f.Delete(h)
 		}
-	} else {
-		rs := make([]*Rule, 0, len(old.ents)-1)
-		for j := range old.ents {
-			if j != i {
-				rs = append(rs, old.ents[j].r)
-			}
-		}
-		t.replaceNode(sl, old, newNode(h, st, &old.key, rs))
 	}
+	// Otherwise r's entry stays in the node, which other rules still use:
+	// lookups skip it by its removal version, and the next copy of the
+	// node (when a rule joins it) leaves it out. Copying the node now
+	// would cost an allocation per removal, and a rule removed and added
+	// back within Config.UnlinkAfter makes such nodes all the time.
 	st.n--
 	t.rules--
 	if st.n == 0 {
