@@ -42,8 +42,9 @@
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
 //
-// [Capture.Shard] splits a capture among workers by [Headers.FlowHash], as
-// receive-side scaling would, so a flow stays on one worker;
+// [Capture.Shard] splits a capture among workers by [Headers.FlowHash]
+// through an indirection table balanced by load, as receive-side scaling
+// would, so a flow stays on one worker and the workers get even shares;
 // [Switch.Replay] replays captures through all workers.
 //
 // # Live ports

@@ -3,6 +3,7 @@ package dataplane
 import (
 	"context"
 	"encoding/binary"
+	"sort"
 	"sync"
 	"time"
 )
@@ -36,20 +37,57 @@ func fmix64(h uint64) uint64 {
 	return h
 }
 
+// shardBuckets is the size of Shard's indirection table.
+const shardBuckets = 256
+
 // Shard splits the frames of c among n workers, as a NIC's receive-side
-// scaling would: a parsed frame goes to worker FlowHash mod n, so every
-// flow stays on one worker; a malformed frame goes to worker index mod n.
-// It returns the frame indices of each worker in capture order.
+// scaling with an indirection table would: a parsed frame goes to bucket
+// FlowHash mod 256, so every flow (all fragments of a datagram included)
+// stays on one worker, and each bucket goes to a worker. The buckets are
+// spread by their load in c, heaviest first onto the least loaded worker
+// (as an administrator reweights a NIC's table), so that a few popular
+// flows do not leave one worker with much more than its share. A malformed
+// frame goes to worker index mod n. It returns the frame indices of each
+// worker in capture order.
 func (c *Capture) Shard(n int) [][]int32 {
 	if n < 1 {
 		n = 1
 	}
 	out := make([][]int32, n)
+	bucket := make([]int16, c.Len()) // -1: malformed
+	var load [shardBuckets]int
+	wl := make([]int, n)
 	p := NewParser()
-	for i := 0; i < c.Len(); i++ {
-		w := i % n
+	for i := range bucket {
 		if h, ok := p.Parse(c.Frame(i), c.Link(i), uint32(c.Iface[i])+1); ok {
-			w = int(h.FlowHash() % uint64(n))
+			b := int16(h.FlowHash() % shardBuckets)
+			bucket[i] = b
+			load[b]++
+		} else {
+			bucket[i] = -1
+			wl[i%n]++
+		}
+	}
+	var order [shardBuckets]int16
+	for i := range order {
+		order[i] = int16(i)
+	}
+	sort.SliceStable(order[:], func(i, j int) bool { return load[order[i]] > load[order[j]] })
+	var owner [shardBuckets]int
+	for _, b := range order {
+		w := 0
+		for k := 1; k < n; k++ {
+			if wl[k] < wl[w] {
+				w = k
+			}
+		}
+		owner[b] = w
+		wl[w] += load[b]
+	}
+	for i, b := range bucket {
+		w := i % n
+		if b >= 0 {
+			w = owner[b]
 		}
 		out[w] = append(out[w], int32(i))
 	}

@@ -207,6 +207,13 @@ func benchSwitch(b *testing.B, sw *Switch, c *Capture) {
 	}
 	b.ReportMetric(float64(st.MissTable0)/float64(max(st.Packets, 1)), "miss-rate")
 	b.ReportMetric(FalsePositiveRate(&st.Lookup), "fpr")
+	// The largest worker's share of the frames bounds the speed-up of
+	// nw workers at 1/share.
+	most := 0
+	for _, s := range shards {
+		most = max(most, len(s))
+	}
+	b.ReportMetric(float64(most)/float64(max(c.Len(), 1)), "max-share")
 }
 
 var benchKinds = []rules.FilterKind{rules.FilterBloomCuckoo, rules.FilterCuckoo, rules.FilterNone}

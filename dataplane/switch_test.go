@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -260,6 +261,30 @@ func TestRuleHitsAndNoAllocs(t *testing.T) {
 	}
 	if st.Rewrites == 0 || st.Outputs == 0 || pins == 0 || uint64(pins) != st.PacketIns {
 		t.Errorf("no rewrites or outputs: %+v", st)
+	}
+}
+
+// TestShardBalanced checks that Shard spreads the flows' buckets so that
+// the workers' shares differ by no more than the heaviest bucket.
+func TestShardBalanced(t *testing.T) {
+	c := mustLoad(t, "mix.pcap")
+	p := NewParser()
+	var load [shardBuckets]int
+	for i := 0; i < c.Len(); i++ {
+		if h, ok := p.Parse(c.Frame(i), c.Link(i), uint32(c.Iface[i])+1); ok {
+			load[h.FlowHash()%shardBuckets]++
+		}
+	}
+	heaviest := slices.Max(load[:])
+	for _, n := range []int{2, 3, 4} {
+		shards := c.Shard(n)
+		lo, hi := c.Len(), 0
+		for _, s := range shards {
+			lo, hi = min(lo, len(s)), max(hi, len(s))
+		}
+		if hi-lo > heaviest+n { // + n: malformed frames go round-robin
+			t.Errorf("%d workers: shares from %d to %d frames, heaviest bucket %d", n, lo, hi, heaviest)
+		}
 	}
 }
 
