@@ -802,15 +802,10 @@ func TestLivePortReattach(t *testing.T) {
 	wg.Go(func() {
 		werr = WatchPorts(ctx, &WatchConfig{Ports: map[string]uint32{"p1": 1, "p2": 2}, Namespace: &h}, func(e PortEvent) {
 			// What ofswitch run does (cmd/ofswitch): follow the interface.
+			// Sockets belong to the namespace of the thread that opens them.
 			p := n.ports[e.Info.No-1]
-			switch e.Reason {
-			case PortDeleted:
-				p.Detach()
-			case PortAdded:
-				// Sockets belong to the namespace of the thread that opens them.
-				if err := n.sw.Do(func() error { _, err := p.Attach(); return err }); err != nil {
-					attachErrs <- err
-				}
+			if err := n.sw.Do(func() error { _, err := p.Follow(e); return err }); err != nil {
+				attachErrs <- err
 			}
 			events <- e
 		})
@@ -883,7 +878,7 @@ func TestLivePortReattach(t *testing.T) {
 	if e.Info.No != 2 || e.Info.Name != "p2" || e.Info.Index == oldIndex {
 		t.Errorf("added: %+v, want port 2 p2 with an ifindex other than %d", e, oldIndex)
 	}
-	if !p2.Attached() || p2.Attaches() != 2 || p2.Info().Index != e.Info.Index {
+	if !p2.Attached() || p2.Attaches() < 2 || p2.Info().Index != e.Info.Index {
 		t.Errorf("port 2 after the interface came back: attached %v, %d attaches, info %v", p2.Attached(), p2.Attaches(), p2.Info())
 	}
 	n.h1.IP(t, "neigh", "flush", "dev", "eth0")
@@ -943,4 +938,39 @@ func benchLivePort(fd int) *LivePort {
 	p := &LivePort{}
 	p.install(fakeConn(p, fd))
 	return p
+}
+
+// TestLivePortFollow: which port events make a port open sockets.
+func TestLivePortFollow(t *testing.T) {
+	p := &LivePort{no: 1, name: "nonexistent0", cfg: LiveConfig{Queues: 1}}
+	up := PortInfo{No: 1, Name: "nonexistent0", AdminUp: true, LinkUp: true}
+	// Attached while up: a change is only a change.
+	p.info = up
+	p.install(fakeConn(p, -1))
+	if ok, err := p.Follow(PortEvent{Reason: PortModified, Info: up}); ok || err != nil {
+		t.Errorf("modified, attached while up: Follow = %v, %v; want no attach", ok, err)
+	}
+	// Gone: detached, without an error.
+	if ok, err := p.Follow(PortEvent{Reason: PortDeleted, Info: up}); ok || err != nil || p.Attached() {
+		t.Errorf("deleted: Follow = %v, %v, attached %v", ok, err, p.Attached())
+	}
+	// Back (or still detached, or attached while down and now up): an
+	// attach, which fails here as there is no such interface.
+	for _, tt := range []struct {
+		name    string
+		reason  PortReason
+		install bool
+	}{{"added", PortAdded, false}, {"modified while detached", PortModified, false}, {"up after attached down", PortModified, true}} {
+		if tt.install {
+			p.info = PortInfo{No: 1, Name: "nonexistent0"}
+			p.install(fakeConn(p, -1))
+		}
+		if ok, err := p.Follow(PortEvent{Reason: tt.reason, Info: up}); ok || !errors.Is(err, ErrNoInterface) {
+			t.Errorf("%s: Follow = %v, %v; want an attach failing with ErrNoInterface", tt.name, ok, err)
+		}
+	}
+	p.Close()
+	if _, err := p.Follow(PortEvent{Reason: PortAdded, Info: up}); !errors.Is(err, ErrPortClosed) {
+		t.Errorf("after Close: err = %v, want ErrPortClosed", err)
+	}
 }
