@@ -333,6 +333,18 @@ func matchToWire(m *rules.Match) openflow.Match {
 
 // fieldWords has, for each field, a bit for each word of a rules.Key that
 // the field occupies.
+// usedWords returns the set of m's mask words with a bit set, bit w for
+// word w.
+func usedWords(m *rules.Match) uint32 {
+	var used uint32
+	for w, x := range m.Mask {
+		if x != 0 {
+			used |= 1 << w
+		}
+	}
+	return used
+}
+
 var fieldWords = func() (fw [rules.NumFields]uint32) {
 	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
 		var m rules.Match
@@ -355,12 +367,7 @@ func appendMatch(dst []openflow.OXM, m *rules.Match) []openflow.OXM {
 	out := openflow.Match{Fields: dst}
 	proto, _ := m.Get(rules.FieldIPProto)
 	eth, _ := m.Get(rules.FieldEthType)
-	var used uint32 // words of the mask with a bit set
-	for w, x := range m.Mask {
-		if x != 0 {
-			used |= 1 << w
-		}
-	}
+	used := usedWords(m)
 	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
 		if fieldWords[f]&used == 0 || !m.Has(f) {
 			continue
@@ -415,12 +422,7 @@ func appendMatchPlanned(dst []openflow.OXM, m *rules.Match, p *matchPlan) []open
 // build makes p the plan of m's mask, as appendMatch walks it.
 func (p *matchPlan) build(m *rules.Match, proto, eth uint64) {
 	*p = matchPlan{mask: m.Mask, proto: proto, eth: eth, fields: p.fields[:0], ok: true}
-	var used uint32
-	for w, x := range m.Mask {
-		if x != 0 {
-			used |= 1 << w
-		}
-	}
+	used := usedWords(m)
 	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
 		if fieldWords[f]&used == 0 || !m.Has(f) {
 			continue

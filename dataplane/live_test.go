@@ -172,6 +172,24 @@ func (n *liveNet) run(t testing.TB, flows string, failOpen bool) (*Switch, func(
 	return s, stop
 }
 
+// awaitWatch waits until a port watcher delivering to events has
+// subscribed: it starts asynchronously, so p1's MTU is changed until the
+// change is reported (bounded); every later change is then seen.
+func (n *liveNet) awaitWatch(t *testing.T, events <-chan PortEvent) {
+	t.Helper()
+	for i := range 50 {
+		n.sw.IP(t, "link", "set", "p1", "mtu", fmt.Sprint(1400+i))
+		select {
+		case e := <-events:
+			if e.Reason == PortModified && e.Info.MTU == 1400+i {
+				return
+			}
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	t.Fatal("no PortModified event for MTU changes")
+}
+
 func (n *liveNet) ping(count int) error {
 	out, err := n.h1.Exec("ping", "-c", fmt.Sprint(count), "-i", "0.2", "-W", "1", "10.0.0.2")
 	if err != nil {
@@ -351,20 +369,7 @@ func TestLivePortEvents(t *testing.T) {
 			}
 		}
 	}
-	// The subscription starts asynchronously: change the MTU until a change
-	// is reported (bounded), then every later change is seen.
-	subscribed := false
-	for i := 0; i < 50 && !subscribed; i++ {
-		n.sw.IP(t, "link", "set", "p1", "mtu", fmt.Sprint(1400+i))
-		select {
-		case e := <-events:
-			subscribed = e.Reason == PortModified && e.Info.MTU == 1400+i
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	if !subscribed {
-		t.Fatal("no PortModified event for MTU changes")
-	}
+	n.awaitWatch(t, events)
 	n.sw.IP(t, "link", "set", "p1", "down")
 	e := wait("admin down", func(e PortEvent) bool { return !e.Info.AdminUp })
 	if e.Reason != PortModified || e.Info.Name != "p1" || e.Info.LinkUp {
@@ -833,20 +838,7 @@ func TestLivePortReattach(t *testing.T) {
 			}
 		}
 	}
-	// The subscription starts asynchronously: change p1's MTU until a
-	// change is reported (bounded), then every later change is seen.
-	subscribed := false
-	for i := 0; i < 50 && !subscribed; i++ {
-		n.sw.IP(t, "link", "set", "p1", "mtu", fmt.Sprint(1400+i))
-		select {
-		case e := <-events:
-			subscribed = e.Reason == PortModified && e.Info.MTU == 1400+i
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	if !subscribed {
-		t.Fatal("no PortModified event for MTU changes")
-	}
+	n.awaitWatch(t, events)
 
 	n.sw.IP(t, "link", "del", "p2") // h2's eth0 goes with it
 	e := wait("p2 deleted", func(e PortEvent) bool { return e.Reason == PortDeleted })

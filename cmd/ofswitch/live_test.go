@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
-	"github.com/ofswitch/ofswitch/internal/testutil"
 )
 
 // ofPort is the OpenFlow port the switch listens on in its namespace.
@@ -134,17 +132,7 @@ func TestLiveOfctl(t *testing.T) {
 	}
 
 	// Port 2 goes down: a controller that monitors the switch hears it.
-	var mon testutil.LockedBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	m := nsExec(ctx, tp.sw, "ovs-ofctl", "-O", "OpenFlow13", "--unixctl="+filepath.Join(t.TempDir(), "mon.ctl"),
-		"monitor", "tcp:127.0.0.1:"+strconv.Itoa(ofPort))
-	m.Stdout, m.Stderr = &mon, &mon
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Wait()
-	defer cancel()
+	mon := startMonitor(t, tp, ofPort)
 	// The monitor's is the only lasting connection: wait for it.
 	waitFor(t, "ovs-ofctl monitor connected", mon.String, func() (bool, string) {
 		m := httpGetIn(t, tp, "127.0.0.1:9100", "/metrics")
@@ -414,17 +402,7 @@ func TestLivePortReattach(t *testing.T) {
 		t.Fatalf("h1 cannot ping h2 before s2 goes:\n%s\nswitch log:\n%s", out, sw.log())
 	}
 
-	var mon testutil.LockedBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	m := nsExec(ctx, tp.sw, "ovs-ofctl", "-O", "OpenFlow13", "--unixctl="+filepath.Join(t.TempDir(), "mon.ctl"),
-		"monitor", "tcp:127.0.0.1:"+strconv.Itoa(ofPort))
-	m.Stdout, m.Stderr = &mon, &mon
-	if err := m.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Wait()
-	defer cancel()
+	mon := startMonitor(t, tp, ofPort)
 	log := func() string { return "monitor:\n" + mon.String() + "\nofswitch:\n" + sw.log() }
 	waitFor(t, "ovs-ofctl monitor connected", log, func() (bool, string) {
 		m := httpGetIn(t, tp, "127.0.0.1:9100", "/metrics")

@@ -103,6 +103,27 @@ func sh(t testing.TB, name string, args ...string) string {
 }
 
 // nsExec returns a command running in namespace ns, bounded by ctx.
+// startMonitor runs `ovs-ofctl monitor` against the switch listening on
+// ofPort in tp's switch namespace until the test ends, and returns what it
+// prints.
+func startMonitor(t *testing.T, tp *topo, ofPort int) *testutil.LockedBuffer {
+	t.Helper()
+	mon := new(testutil.LockedBuffer)
+	ctx, cancel := context.WithCancel(context.Background())
+	m := nsExec(ctx, tp.sw, "ovs-ofctl", "-O", "OpenFlow13", "--unixctl="+filepath.Join(t.TempDir(), "mon.ctl"),
+		"monitor", "tcp:127.0.0.1:"+strconv.Itoa(ofPort))
+	m.Stdout, m.Stderr = mon, mon
+	if err := m.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		m.Wait()
+	})
+	return mon
+}
+
 func nsExec(ctx context.Context, ns, name string, args ...string) *exec.Cmd {
 	return exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, name}, args...)...)
 }
