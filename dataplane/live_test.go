@@ -172,6 +172,27 @@ func (n *liveNet) run(t testing.TB, flows string, failOpen bool) (*Switch, func(
 	return s, stop
 }
 
+// watch runs WatchPorts on p1 and p2 of n's switch namespace, calling fn
+// for every event, and returns the function that stops it and checks that
+// it stopped because it was told to.
+func (n *liveNet) watch(t *testing.T, fn func(PortEvent)) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h := n.sw.Handle()
+	var wg sync.WaitGroup
+	var werr error
+	wg.Go(func() {
+		werr = WatchPorts(ctx, &WatchConfig{Ports: map[string]uint32{"p1": 1, "p2": 2}, Namespace: &h}, fn)
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+		if !errors.Is(werr, context.Canceled) {
+			t.Errorf("WatchPorts: %v, want context.Canceled", werr)
+		}
+	}
+}
+
 // awaitWatch waits until a port watcher delivering to events has
 // subscribed: it starts asynchronously, so p1's MTU is changed until the
 // change is reported (bounded); every later change is then seen.
@@ -338,22 +359,8 @@ func TestLiveIgnoresOutgoing(t *testing.T) {
 func TestLivePortEvents(t *testing.T) {
 	n := newLiveNet(t, 1)
 	_, stop := n.run(t, "in_port=1,actions=output:2\nin_port=2,actions=output:1\n", false)
-	ctx, cancel := context.WithCancel(context.Background())
 	events := make(chan PortEvent, 64)
-	h := n.sw.Handle()
-	var wg sync.WaitGroup
-	var werr error
-	wg.Go(func() {
-		werr = WatchPorts(ctx, &WatchConfig{Ports: map[string]uint32{"p1": 1, "p2": 2}, Namespace: &h},
-			func(e PortEvent) { events <- e })
-	})
-	defer func() {
-		cancel()
-		wg.Wait()
-		if !errors.Is(werr, context.Canceled) {
-			t.Errorf("WatchPorts: %v, want context.Canceled", werr)
-		}
-	}()
+	defer n.watch(t, func(e PortEvent) { events <- e })()
 	// wait returns the first event on port 1 that satisfies ok, or fails.
 	wait := func(what string, ok func(PortEvent) bool) PortEvent {
 		t.Helper()
@@ -521,16 +528,27 @@ func TestRunLiveChecksPorts(t *testing.T) {
 	}
 }
 
-func TestLiveQueueSendsBursts(t *testing.T) {
+// datagramPair returns a pair of connected Unix datagram sockets, closed
+// when the test ends, the second with a 1 MiB receive buffer: a stand-in
+// for a packet socket and the wire.
+func datagramPair(tb testing.TB) [2]int {
+	tb.Helper()
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
+	tb.Cleanup(func() {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+	})
 	if err := unix.SetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return fds
+}
+
+func TestLiveQueueSendsBursts(t *testing.T) {
+	fds := datagramPair(t)
 	p := &LivePort{}
 	p.install(fakeConn(p, fds[0]))
 	q := p.txQueue(0).(*liveQueue)
@@ -798,30 +816,17 @@ func TestLivePortReattach(t *testing.T) {
 	p2 := n.ports[1]
 	oldIndex := p2.Info().Index
 
-	ctx, cancel := context.WithCancel(context.Background())
 	events := make(chan PortEvent, 64)
 	attachErrs := make(chan error, 4)
-	h := n.sw.Handle()
-	var wg sync.WaitGroup
-	var werr error
-	wg.Go(func() {
-		werr = WatchPorts(ctx, &WatchConfig{Ports: map[string]uint32{"p1": 1, "p2": 2}, Namespace: &h}, func(e PortEvent) {
-			// What ofswitch run does (cmd/ofswitch): follow the interface.
-			// Sockets belong to the namespace of the thread that opens them.
-			p := n.ports[e.Info.No-1]
-			if err := n.sw.Do(func() error { _, err := p.Follow(e); return err }); err != nil {
-				attachErrs <- err
-			}
-			events <- e
-		})
-	})
-	defer func() {
-		cancel()
-		wg.Wait()
-		if !errors.Is(werr, context.Canceled) {
-			t.Errorf("WatchPorts: %v, want context.Canceled", werr)
+	defer n.watch(t, func(e PortEvent) {
+		// What ofswitch run does (cmd/ofswitch): follow the interface.
+		// Sockets belong to the namespace of the thread that opens them.
+		p := n.ports[e.Info.No-1]
+		if err := n.sw.Do(func() error { _, err := p.Follow(e); return err }); err != nil {
+			attachErrs <- err
 		}
-	}()
+		events <- e
+	})()
 	wait := func(what string, ok func(PortEvent) bool) PortEvent {
 		t.Helper()
 		timeout := time.After(10 * time.Second)
@@ -901,15 +906,7 @@ func TestLivePortReattach(t *testing.T) {
 // port: a burst of 60-byte frames queued and sent with one sendmmsg on
 // a Unix datagram socket standing in for the packet socket, then read.
 func BenchmarkLiveQueueFlush(b *testing.B) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	if err := unix.SetsockoptInt(fds[1], unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20); err != nil {
-		b.Fatal(err)
-	}
+	fds := datagramPair(b)
 	q := benchLivePort(fds[0]).txQueue(0).(*liveQueue)
 	frame := make([]byte, 60)
 	buf := make([]byte, 200)
