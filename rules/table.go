@@ -294,6 +294,25 @@ func (oe *orderEntry) hash(k *Key) uint64 {
 	return fmix(h)
 }
 
+// hash2 is hash of two keys at once: the two multiply chains are
+// independent, so the processor runs them side by side.
+func (oe *orderEntry) hash2(k1, k2 *Key) (uint64, uint64) {
+	if oe.nw == wideMask {
+		return oe.st.hash(k1), oe.st.hash(k2)
+	}
+	h1, h2 := oe.seed, oe.seed
+	for i := range oe.nw {
+		w, m := oe.words[i], oe.mask[i]
+		h1 ^= k1[w] & m
+		h2 ^= k2[w] & m
+		h1 *= 0x9e3779b97f4a7c15
+		h2 *= 0x9e3779b97f4a7c15
+		h1 ^= h1 >> 29
+		h2 ^= h2 >> 29
+	}
+	return fmix(h1), fmix(h2)
+}
+
 // tableState is what lookups load with one atomic pointer read.
 type tableState struct {
 	order  []orderEntry // subtables by decreasing best rank
@@ -543,9 +562,15 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 				c.Guarded++
 				continue
 			}
-			hs[g] = oe.hash(&keys[a])
 			idx[g] = a
 			g++
+		}
+		j := 0
+		for ; j+1 < g; j += 2 {
+			hs[j], hs[j+1] = oe.hash2(&keys[idx[j]], &keys[idx[j+1]])
+		}
+		if j < g {
+			hs[j] = oe.hash(&keys[idx[j]])
 		}
 		if g == 0 {
 			continue
