@@ -53,7 +53,7 @@ func TestSubtableGuard(t *testing.T) {
 			}
 			// The guard now covers only the bits on which 0x0800 and
 			// 0x86dd agree: ARP's 0x0806 is guarded if it differs there.
-			agree := ^uint64(rules.EthTypeIPv4 ^ rules.EthTypeIPv6) & 0xffff
+			agree := ^uint64(rules.EthTypeIPv4^rules.EthTypeIPv6) & 0xffff
 			want := uint64(0)
 			if (rules.EthTypeARP^rules.EthTypeIPv4)&agree != 0 {
 				want = 1
