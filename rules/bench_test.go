@@ -333,3 +333,56 @@ func TestLookupAllocs(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+// BenchmarkAdd isolates adds: batches of 256 new exact 5-tuple flows into a
+// table of 100K, each batch deleted again (and unlinked at once) with the
+// timer stopped, so that every add makes a new index node, as when a table
+// grows. allocs/op counts a batch of 256 adds.
+func BenchmarkAdd(b *testing.B) {
+	base, _ := exactSet(100_000)
+	const batch, batches = 256, 64
+	var adds, dels [batches][]rules.Update
+	for j := range batches {
+		for i := range batch {
+			k := uint64(j*batch + i)
+			var m rules.Match
+			m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+			m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
+			m.SetExact(rules.FieldIPv4Src, 30<<24|k)
+			m.SetExact(rules.FieldIPv4Dst, 40<<24|k*7)
+			m.SetExact(rules.FieldL4Src, 1024+k%60000)
+			m.SetExact(rules.FieldL4Dst, 443)
+			adds[j] = append(adds[j], rules.Update{Match: m, Priority: 100})
+			dels[j] = append(dels[j], rules.Update{Command: rules.CmdDeleteStrict, Match: m, Priority: 100})
+		}
+	}
+	for _, kind := range []rules.FilterKind{rules.FilterNone, rules.FilterBloomCuckoo} {
+		b.Run(kind.String(), func(b *testing.B) {
+			p, _ := rules.New(&rules.Config{Filter: kind, UnlinkAfter: -1})
+			for _, err := range p.ApplyBatch(base, true).Errs {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				j := n / batch % batches
+				res := p.ApplyBatch(adds[j], true)
+				b.StopTimer()
+				for _, err := range res.Errs {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				p.ApplyBatch(dels[j], true)
+				b.StartTimer()
+				n += batch
+			}
+			if st := p.Table(0).Stats(); st.Flows != len(base) || st.Rules != len(base) {
+				b.Fatalf("%d flows, %d rules after the benchmark; want %d", st.Flows, st.Rules, len(base))
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(n), "ns/add")
+		})
+	}
+}
