@@ -131,3 +131,50 @@ func BenchmarkBatch256(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBatch256Steady measures 256-flow batches as a controller that
+// keeps its connection sends them: 40 batches on one connection, each
+// sent after the barrier reply of the one before (Window 1), into an empty
+// table and into one that holds 100K flows. It reports the median and the
+// 99th percentile of the 40 barrier latencies, averaged over iterations;
+// BenchmarkBatch256 is the cold case, one batch on a new connection.
+func BenchmarkBatch256Steady(b *testing.B) {
+	const batches = 40
+	for _, t := range benchTargets(b) {
+		for _, size := range []int{0, 100_000} {
+			b.Run(fmt.Sprintf("%s/installed=%d", t.name, size), func(b *testing.B) {
+				push(b, t, deleteAll, 1)
+				if size > 0 {
+					push(b, t, exactFlows(size, 1_000_000), 1024)
+				}
+				ups := exactFlows(batches*256, 0)
+				del := make([]rules.Update, len(ups))
+				for i := range ups {
+					del[i] = rules.Update{Command: rules.CmdDeleteStrict, Table: 0, Match: ups[i].Match, Priority: 100}
+				}
+				runtime.GC()
+				var p50, p99 float64
+				for b.Loop() {
+					nc, err := t.dial()
+					if err != nil {
+						b.Fatal(err)
+					}
+					res, err := PushConn(context.Background(), nc, ups, &PushConfig{Batch: 256, Window: 1})
+					if err != nil || len(res.Errors) != 0 {
+						b.Fatalf("%s: %v (%d refused)", t.name, err, len(res.Errors))
+					}
+					p50 += float64(res.LatencyP50.Microseconds())
+					p99 += float64(res.LatencyP99.Microseconds())
+					b.StopTimer()
+					push(b, t, del, 1024)
+					runtime.GC()
+					b.StartTimer()
+				}
+				b.ReportMetric(p50/float64(b.N), "µs-p50/batch")
+				b.ReportMetric(p99/float64(b.N), "µs-p99/batch")
+				b.StopTimer()
+				push(b, t, deleteAll, 1)
+			})
+		}
+	}
+}
