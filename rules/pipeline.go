@@ -150,6 +150,8 @@ type Pipeline struct {
 	epoch   time.Time
 	sel     []*Rule // selected's buffer
 	masks   maskCache
+	// ruleSlab holds the rules (with their counters) that add makes.
+	ruleSlab slab[ruleWithStats]
 }
 
 // New returns an empty pipeline.
@@ -468,14 +470,15 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 				Why: fmt.Sprintf("overlaps a priority-%d rule", clash.Priority)}
 		}
 	}
-	// The rule and its counters in one allocation.
-	x := &ruleWithStats{
-		r: Rule{Match: u.Match, Priority: u.Priority, Cookie: u.Cookie, IdleTimeout: u.IdleTimeout,
-			HardTimeout: u.HardTimeout, Flags: u.Flags &^ (FlagCheckOverlap | FlagResetCounts),
-			Instructions: u.Instructions, ID: u.ID},
-		s: ruleStats{created: now, lastActive: now},
-	}
+	// The rule and its counters in one slab slot, fresh (zero) memory:
+	// set field by field, so that no whole-struct copy is made.
+	x := p.ruleSlab.next()
 	r := &x.r
+	r.Match = u.Match
+	r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout = u.Priority, u.Cookie, u.IdleTimeout, u.HardTimeout
+	r.Flags = u.Flags &^ (FlagCheckOverlap | FlagResetCounts)
+	r.Instructions, r.ID = u.Instructions, u.ID
+	x.s.created, x.s.lastActive = now, now
 	r.stats = &x.s
 	if old := t.identical(&u.Match, u.Priority, p); old != nil {
 		r.seq = old.seq
@@ -496,6 +499,40 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 type ruleWithStats struct {
 	r Rule
 	s ruleStats
+}
+
+// slab hands out Ts one at a time from chunks of about slabBytes, so that a
+// burst pays one allocation per chunk instead of one per rule or node, and
+// the garbage collector tracks that many times fewer objects.
+//
+// Elements are never reused: a chunk lives as long as any of its elements
+// is reachable, and the garbage collector frees it after that. So nothing a
+// lookup may still read is ever overwritten; the cost is memory. In a table
+// that grows, chunks fill up and cost nothing extra. Under churn one live
+// element keeps its whole chunk alive: at most slabBytes, plus what the dead
+// elements in it point to (a dead node its rules, a dead rule its
+// Instructions), which their own chunks then bound in turn.
+type slab[T any] struct {
+	free []T
+}
+
+// slabBytes is the size of a slab chunk, a size class of its own so that a
+// chunk wastes nothing: 20 rules (with their counters) or 36 index nodes.
+// It bounds what one live element can retain (see slab) to about 20 times
+// its own size, while the cost of an allocation (apart from zeroing the
+// memory, which is per byte) is shared by 20 or 36 elements.
+const slabBytes = 8192
+
+// next returns a zero T from the current chunk, starting a new chunk when it
+// is used up.
+func (s *slab[T]) next() *T {
+	if len(s.free) == 0 {
+		var x T
+		s.free = make([]T, max(1, slabBytes/int(unsafe.Sizeof(x))))
+	}
+	x := &s.free[0]
+	s.free = s.free[1:]
+	return x
 }
 
 func cookieOK(u *Update, r *Rule) bool {

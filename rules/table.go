@@ -220,8 +220,9 @@ var tomb = &inode{}
 
 // newNode returns a node of st for the packed key pk holding rs (rank
 // descending), with old's slot position.
-func newNode(h uint64, st *subtable, pk *[KeyWords]uint64, rs []*Rule) *inode {
-	n := &inode{h: h, st: st, key: *pk}
+func (t *Table) newNode(h uint64, st *subtable, pk *[KeyWords]uint64, rs []*Rule) *inode {
+	n := t.nodeSlab.next()
+	n.h, n.st, n.key = h, st, *pk
 	if len(rs) == 1 {
 		n.ents = n.one[:]
 	} else {
@@ -377,6 +378,7 @@ type Table struct {
 	fcfg       filter.Config
 	kind       FilterKind
 	rebuilds   int
+	nodeSlab   slab[inode] // the index nodes link makes
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
@@ -785,7 +787,8 @@ func (t *Table) link(r *Rule) error {
 	}
 	h, pk, sl, old := t.nodeOf(st, &key)
 	if old == nil {
-		n := &inode{h: h, st: st, key: pk}
+		n := t.nodeSlab.next()
+		n.h, n.st, n.key = h, st, pk
 		n.ents = n.one[:]
 		n.one[0].set(r)
 		n.setChecks()
@@ -813,7 +816,7 @@ func (t *Table) link(r *Rule) error {
 	if !placed {
 		rs = append(rs, r)
 	}
-	t.replaceNode(sl, old, newNode(h, st, &pk, rs))
+	t.replaceNode(sl, old, t.newNode(h, st, &pk, rs))
 	return nil
 }
 
