@@ -403,7 +403,9 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]F
 	}
 }
 
-func (p *Pipeline) insert(t *Table, r *Rule) error {
+// insert links r into t; hint, if not nil, is where identical found r's
+// match in the subtable of r's mask (see nodeHint).
+func (p *Pipeline) insert(t *Table, r *Rule, hint *nodeHint) error {
 	r.table = t.id
 	r.added = p.next
 	r.removed.Store(never)
@@ -412,7 +414,7 @@ func (p *Pipeline) insert(t *Table, r *Rule) error {
 	if r.IdleTimeout != 0 || r.HardTimeout != 0 {
 		p.timed[r] = struct{}{}
 	}
-	return t.link(r)
+	return t.link(r, hint)
 }
 
 func (p *Pipeline) apply(u *Update, now time.Time, removed *[]FlowRemoved) error {
@@ -480,7 +482,8 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	r.Instructions, r.ID = u.Instructions, u.ID
 	x.s.created, x.s.lastActive = now, now
 	r.stats = &x.s
-	if old := t.identical(&u.Match, u.Priority, p); old != nil {
+	var hint nodeHint
+	if old := t.identical(&u.Match, u.Priority, p, &hint); old != nil {
 		r.seq = old.seq
 		if u.Flags&FlagResetCounts == 0 {
 			pk, by := old.Packets(), old.Bytes()
@@ -493,7 +496,7 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 		r.seq = p.seq
 		p.seq++
 	}
-	return p.insert(t, r)
+	return p.insert(t, r, &hint)
 }
 
 type ruleWithStats struct {
@@ -544,7 +547,7 @@ func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 	clear(p.sel)
 	out := p.sel[:0]
 	if strict {
-		if r := t.identical(&u.Match, u.Priority, p); r != nil && cookieOK(u, r) {
+		if r := t.identical(&u.Match, u.Priority, p, nil); r != nil && cookieOK(u, r) {
 			out = append(out, r)
 		}
 	} else {
@@ -583,7 +586,7 @@ func (p *Pipeline) modify(u *Update, now time.Time) error {
 			r.stats = &ruleStats{created: old.stats.created, lastActive: old.stats.lastActive}
 		}
 		p.remove(old, RemovedDelete, now, nil)
-		if err := p.insert(t, r); err != nil {
+		if err := p.insert(t, r, nil); err != nil {
 			return err
 		}
 	}
@@ -611,8 +614,9 @@ func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) erro
 
 // identical returns the live rule with exactly this match and priority. It
 // looks in the subtables link could have put such a rule in: those of the
-// relaxed masks, then the mask's own.
-func (t *Table) identical(m *Match, pri uint16, p *Pipeline) *Rule {
+// relaxed masks, then the mask's own. If hint is not nil, it fills it in
+// with what it found in the mask's own subtable.
+func (t *Table) identical(m *Match, pri uint16, p *Pipeline, hint *nodeHint) *Rule {
 	own := t.sub(&m.Mask)
 	if !p.cfg.NoMerge && (own == nil || !own.noRelax) {
 		for _, g := range mergeLevels {
@@ -620,20 +624,34 @@ func (t *Table) identical(m *Match, pri uint16, p *Pipeline) *Rule {
 			if cm == m.Mask {
 				break
 			}
-			if r := t.identicalIn(t.sub(&cm), m, pri, p); r != nil {
+			if r := t.identicalIn(t.sub(&cm), m, pri, p, nil); r != nil {
 				return r
 			}
 		}
 	}
-	return t.identicalIn(own, m, pri, p)
+	return t.identicalIn(own, m, pri, p, hint)
 }
 
-func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline) *Rule {
+// nodeHint is the node of a match's key in a subtable as identical found it
+// (nil if there was none), so that link, which looks for the same node when
+// the rule goes to that subtable, need not hash and probe again. It stays
+// true until the index changes, and identical and link run back to back.
+type nodeHint struct {
+	st *subtable // nil: no hint
+	h  uint64
+	pk [KeyWords]uint64
+	sl *slot
+	n  *inode
+}
+
+func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline, hint *nodeHint) *Rule {
 	if st == nil {
 		return nil
 	}
-	key := m.Key.And(&st.mask)
-	_, _, _, n := t.nodeOf(st, &key)
+	h, pk, sl, n := t.nodeOf(st, &m.Key)
+	if hint != nil {
+		*hint = nodeHint{st: st, h: h, pk: pk, sl: sl, n: n}
+	}
 	if n == nil {
 		return nil
 	}

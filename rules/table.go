@@ -753,7 +753,7 @@ func (t *Table) nodeOf(st *subtable, key *Key) (uint64, [KeyWords]uint64, *slot,
 
 // link makes r physically present (not yet visible unless its added version
 // is published).
-func (t *Table) link(r *Rule) error {
+func (t *Table) link(r *Rule, hint *nodeHint) error {
 	st := t.subtableFor(&r.Match.Mask)
 	key := r.Match.Key
 	if !t.p.cfg.NoMerge && !st.noRelax {
@@ -785,7 +785,17 @@ func (t *Table) link(r *Rule) error {
 		st.maxRank = r.rank
 		t.orderDirty = true
 	}
-	h, pk, sl, old := t.nodeOf(st, &key)
+	var (
+		h   uint64
+		pk  [KeyWords]uint64
+		sl  *slot
+		old *inode
+	)
+	if hint != nil && hint.st == st {
+		h, pk, sl, old = hint.h, hint.pk, hint.sl, hint.n
+	} else {
+		h, pk, sl, old = t.nodeOf(st, &key)
+	}
 	if old == nil {
 		n := t.nodeSlab.next()
 		n.h, n.st, n.key = h, st, pk
