@@ -538,6 +538,23 @@ func (s *slab[T]) next() *T {
 	return x
 }
 
+// take returns n zero Ts, contiguous, from the current chunk, or from a new
+// one when fewer are left (the rest of the old one is then never used). More
+// than a quarter of a chunk's worth get an allocation of their own.
+func (s *slab[T]) take(n int) []T {
+	var x T
+	per := slabBytes / int(unsafe.Sizeof(x))
+	if n > per/4 {
+		return make([]T, n)
+	}
+	if n > len(s.free) {
+		s.free = make([]T, per)
+	}
+	xs := s.free[:n:n]
+	s.free = s.free[n:]
+	return xs
+}
+
 func cookieOK(u *Update, r *Rule) bool {
 	return r.Cookie&u.CookieMask == u.Cookie&u.CookieMask
 }

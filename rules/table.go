@@ -226,7 +226,7 @@ func (t *Table) newNode(h uint64, st *subtable, pk *[KeyWords]uint64, rs []*Rule
 	if len(rs) == 1 {
 		n.ents = n.one[:]
 	} else {
-		n.ents = make([]entry, len(rs))
+		n.ents = t.entSlab.take(len(rs))
 	}
 	for i, r := range rs {
 		n.ents[i].set(r)
@@ -379,6 +379,10 @@ type Table struct {
 	kind       FilterKind
 	rebuilds   int
 	nodeSlab   slab[inode] // the index nodes link makes
+	// entSlab holds the entries of nodes of several rules (a rule added
+	// back while its removed predecessor awaits unlink makes one).
+	entSlab slab[entry]
+	rs      []*Rule // link's buffer
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
@@ -811,7 +815,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	}
 	// The new node leaves out the entries of rules already unlinked (see
 	// unlink).
-	rs := make([]*Rule, 0, len(old.ents)+1)
+	rs := t.rs[:0]
 	placed := false
 	for i := range old.ents {
 		x := old.ents[i].r
@@ -827,6 +831,8 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		rs = append(rs, r)
 	}
 	t.replaceNode(sl, old, t.newNode(h, st, &pk, rs))
+	clear(rs)
+	t.rs = rs
 	return nil
 }
 
