@@ -338,7 +338,14 @@ func TestLookupAllocs(t *testing.T) {
 // table of 100K, each batch deleted again (and unlinked at once) with the
 // timer stopped, so that every add makes a new index node, as when a table
 // grows. allocs/op counts a batch of 256 adds.
-func BenchmarkAdd(b *testing.B) {
+func BenchmarkAdd(b *testing.B) { benchAddDelete(b, false) }
+
+// BenchmarkDelete is BenchmarkAdd the other way round: batches of 256
+// strict deletes, each unlinked within its batch (UnlinkAfter < 0), of
+// flows added back with the timer stopped.
+func BenchmarkDelete(b *testing.B) { benchAddDelete(b, true) }
+
+func benchAddDelete(b *testing.B, del bool) {
 	base, _ := exactSet(100_000)
 	const batch, batches = 256, 64
 	var adds, dels [batches][]rules.Update
@@ -356,6 +363,10 @@ func BenchmarkAdd(b *testing.B) {
 			dels[j] = append(dels[j], rules.Update{Command: rules.CmdDeleteStrict, Match: m, Priority: 100})
 		}
 	}
+	unit := "ns/add"
+	if del {
+		unit = "ns/delete"
+	}
 	for _, kind := range []rules.FilterKind{rules.FilterNone, rules.FilterBloomCuckoo} {
 		b.Run(kind.String(), func(b *testing.B) {
 			p, _ := rules.New(&rules.Config{Filter: kind, UnlinkAfter: -1})
@@ -364,25 +375,57 @@ func BenchmarkAdd(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportAllocs()
-			n := 0
-			for b.Loop() {
-				j := n / batch % batches
-				res := p.ApplyBatch(adds[j], true)
-				b.StopTimer()
-				for _, err := range res.Errs {
+			apply := func(ups []rules.Update) {
+				for _, err := range p.ApplyBatch(ups, true).Errs {
 					if err != nil {
 						b.Fatal(err)
 					}
 				}
-				p.ApplyBatch(dels[j], true)
-				b.StartTimer()
+			}
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				j := n / batch % batches
+				if del {
+					b.StopTimer()
+					apply(adds[j])
+					b.StartTimer()
+					apply(dels[j])
+				} else {
+					apply(adds[j])
+					b.StopTimer()
+					apply(dels[j])
+					b.StartTimer()
+				}
 				n += batch
 			}
 			if st := p.Table(0).Stats(); st.Flows != len(base) || st.Rules != len(base) {
 				b.Fatalf("%d flows, %d rules after the benchmark; want %d", st.Flows, st.Rules, len(base))
 			}
-			b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(n), "ns/add")
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(n), unit)
 		})
 	}
+}
+
+// BenchmarkDeleteAll deletes every flow of a 100K table with one
+// non-strict DELETE (what a controller sends before it reinstalls its
+// flows), unlinking them in the same burst; the table is refilled with the
+// timer stopped.
+func BenchmarkDeleteAll(b *testing.B) {
+	base, _ := exactSet(100_000)
+	p, _ := rules.New(&rules.Config{UnlinkAfter: -1})
+	all := []rules.Update{{Command: rules.CmdDelete, Table: rules.TableAll}}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		b.StopTimer()
+		p.ApplyBatch(base, true)
+		b.StartTimer()
+		p.ApplyBatch(all, true)
+		n += len(base)
+	}
+	if st := p.Table(0).Stats(); st.Flows != 0 || st.Rules != 0 {
+		b.Fatalf("%d flows, %d rules left", st.Flows, st.Rules)
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(n), "ns/rule")
 }
