@@ -364,7 +364,20 @@ func (p *Pipeline) cleanup() {
 	if v := p.dead[k-1].r.removed.Load(); v > p.unlinked.Load() {
 		p.unlinked.Store(v)
 	}
-	for _, d := range p.dead[:k] {
+	// Unlinking is a chain of cache misses (rule, node, slot) per rule;
+	// start those of the rule unlinkAhead places on while unlinking this
+	// one, from what remove recorded (reading the rule would wait for it).
+	for i, d := range p.dead[:k] {
+		if j := i + unlinkAhead; j < k {
+			a := &p.dead[j]
+			prefetch(unsafe.Pointer(a.r))
+			if n := a.node; n != nil {
+				prefetch(unsafe.Pointer(n))
+				prefetch(unsafe.Pointer(&n.pos))
+				s := p.tables[a.table].state.Load()
+				prefetch(unsafe.Pointer(&s.slots[uint64(a.si)&s.smask]))
+			}
+		}
 		p.tables[d.r.table].unlink(d.r)
 	}
 	n := copy(p.dead, p.dead[k:])
@@ -387,7 +400,18 @@ const defaultUnlinkAfter = 50 * time.Microsecond
 type deadRule struct {
 	r  *Rule
 	at time.Duration
+	// node and si are r's node and its slot when r was removed, and table
+	// its table, for cleanup to prefetch: by unlink time node and si may
+	// be stale (link replaces nodes, growIndex moves them), which costs
+	// only a useless prefetch.
+	node  *inode
+	si    int
+	table uint8
 }
+
+// unlinkAhead is how many rules ahead of the one it unlinks cleanup
+// prefetches: enough that a rule's misses are resolved by its turn.
+const unlinkAhead = 8
 
 func (p *Pipeline) live(r *Rule) bool { return r.removed.Load() == never }
 
@@ -395,7 +419,11 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]F
 	r.removed.Store(p.next)
 	p.tables[r.table].refresh(r)
 	p.tables[r.table].flows--
-	p.dead = append(p.dead, deadRule{r: r})
+	d := deadRule{r: r, table: r.table}
+	if n := r.node; n != nil {
+		d.node, d.si = n, n.si
+	}
+	p.dead = append(p.dead, d)
 	delete(p.timed, r)
 	if out != nil && r.Flags&FlagSendFlowRem != 0 {
 		*out = append(*out, FlowRemoved{Rule: r, Reason: reason, Duration: now.Sub(r.stats.created),
