@@ -610,6 +610,9 @@ func cookieOK(u *Update, r *Rule) bool {
 }
 
 // selected returns the rules u selects, in p.sel: valid until the next call.
+// They are in lookup order, except for a DELETE none of whose rules asked
+// for a flow-removed record: there the order is not observable, and
+// sorting a table's worth of rules would cost more than deleting them.
 func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 	clear(p.sel)
 	out := p.sel[:0]
@@ -625,17 +628,22 @@ func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 			return true
 		})
 	}
+	ordered := true
 	if u.Command == CmdDelete || u.Command == CmdDeleteStrict {
 		n := 0
+		ordered = false
 		for _, r := range out {
 			if (u.OutPort == 0 || r.OutputsTo(u.OutPort)) && (u.OutGroup == 0 || r.UsesGroup(u.OutGroup)) {
 				out[n] = r
 				n++
+				ordered = ordered || r.Flags&FlagSendFlowRem != 0
 			}
 		}
 		out = out[:n]
 	}
-	sortRules(out)
+	if ordered {
+		sortRules(out)
+	}
 	p.sel = out
 	return out
 }
