@@ -364,33 +364,14 @@ func (p *Pipeline) cleanup() {
 	if v := p.dead[k-1].r.removed.Load(); v > p.unlinked.Load() {
 		p.unlinked.Store(v)
 	}
-	// A table that loses every rule it physically holds (a DELETE of all
-	// its flows) is emptied at once instead of rule by rule: see
-	// Table.empty. Counted from what remove recorded, without loading the
-	// rules.
-	for _, d := range p.dead[:k] {
-		if d.node != nil {
-			p.tables[d.table].dying++
-		}
-	}
-	for _, t := range p.tables {
-		t.emptied = t.dying > 0 && t.dying == t.rules && t.empty()
-		t.dying = 0
-	}
 	// Unlinking is a chain of cache misses (rule, node, slot) per rule;
 	// start those of the rule unlinkAhead places on while unlinking this
 	// one, from what remove recorded (reading the rule would wait for it).
 	for i, d := range p.dead[:k] {
-		if t := p.tables[d.table]; t.emptied {
-			// Nothing reads r.node again; clearing it lets the old
-			// nodes go even while someone holds the rule.
-			d.r.node = nil
-			continue
-		}
 		if j := i + unlinkAhead; j < k {
 			a := &p.dead[j]
 			prefetch(unsafe.Pointer(a.r))
-			if n := a.node; n != nil && !p.tables[a.table].emptied {
+			if n := a.node; n != nil {
 				prefetch(unsafe.Pointer(n))
 				prefetch(unsafe.Pointer(&n.pos))
 				s := p.tables[a.table].state.Load()
@@ -398,9 +379,6 @@ func (p *Pipeline) cleanup() {
 			}
 		}
 		p.tables[d.table].unlink(d.r)
-	}
-	for _, t := range p.tables {
-		t.emptied = false
 	}
 	n := copy(p.dead, p.dead[k:])
 	clear(p.dead[n:])
@@ -612,7 +590,7 @@ func cookieOK(u *Update, r *Rule) bool {
 // selected returns the rules u selects, in p.sel: valid until the next call.
 // They are in lookup order, except for a DELETE none of whose rules asked
 // for a flow-removed record: there the order is not observable, and
-// sorting a table's worth of rules would cost more than deleting them.
+// sorting a whole table's rules is a good part of the cost of deleting it.
 func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 	clear(p.sel)
 	out := p.sel[:0]

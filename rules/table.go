@@ -383,10 +383,6 @@ type Table struct {
 	// back while its removed predecessor awaits unlink makes one).
 	entSlab slab[entry]
 	rs      []*Rule // link's buffer
-	// dying and emptied are cleanup's: the rules of the table it is
-	// unlinking, and whether it emptied the table instead.
-	dying   int
-	emptied bool
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
@@ -966,39 +962,6 @@ func (t *Table) unlink(r *Rule) {
 			t.staleSubs = append(t.staleSubs, st)
 		}
 	}
-}
-
-// empty drops every node of t at once, for cleanup when all the rules
-// physically in t are being unlinked (a DELETE of every flow): an index and
-// a filter of the same sizes, both empty, replace the old ones, so the
-// table refills without growing them again. Lookups still on the old state
-// finish there and retry (cleanup raised p.unlinked first). It reports
-// false, having changed nothing, if it cannot make the filter.
-func (t *Table) empty() bool {
-	s := t.state.Load()
-	ns := &tableState{slots: make([]slot, len(s.slots)), smask: s.smask}
-	if s.filter != nil {
-		cfg := t.fcfg
-		cfg.Buckets = s.filter.Buckets()
-		f, err := filter.New(cfg)
-		if err != nil {
-			return false
-		}
-		ns.filter = f
-	}
-	clear(t.subs)
-	t.lastSub = nil
-	clear(t.probed)
-	t.probed = t.probed[:0]
-	for _, st := range t.staleSubs {
-		st.staleMax = 0
-	}
-	clear(t.staleSubs)
-	t.staleSubs = t.staleSubs[:0]
-	t.nodes, t.used, t.rules = 0, 0, 0
-	t.orderDirty = true
-	t.state.Store(ns)
-	return true
 }
 
 // refreshMaxRanks recomputes the best rank of subtables whose best rule
