@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
+
+	"github.com/ofswitch/ofswitch/internal/prefetch"
 )
 
 // Defaults for the zero values of Config.
@@ -468,6 +471,28 @@ func (f *Filter) Contains(h uint64) bool {
 		return false
 	}
 	return f.probe(i1, i2, fp)
+}
+
+// Prefetch starts loading the two buckets of h into the cache without
+// waiting for them, for a writer that will insert h a little later (or a
+// reader that will look it up): the misses then overlap its other work.
+// It changes nothing and may be called from any goroutine.
+func (f *Filter) Prefetch(h uint64) {
+	fp := h >> (f.fpShift & 63)
+	if fp == 0 {
+		fp = 1
+	}
+	if b := f.buckets; len(b) > 0 {
+		m := uint64(len(b) - 1)
+		prefetch.Line(unsafe.Pointer(&b[h&m]))
+		prefetch.Line(unsafe.Pointer(&b[(h^fp*altMul>>32)&m]))
+		return
+	}
+	if w := f.words; len(w) > 0 {
+		m, bw, n := f.mask, f.bw, uint64(len(w))
+		prefetch.Line(unsafe.Pointer(&w[min((h&m)*bw>>6, n-1)]))
+		prefetch.Line(unsafe.Pointer(&w[min(((h^fp*altMul>>32)&m)*bw>>6, n-1)]))
+	}
 }
 
 // containsPacked is Contains for packed buckets: the same match on the same

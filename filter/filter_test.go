@@ -730,3 +730,36 @@ func TestPackedNeighbours(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefetch checks that Prefetch accepts any hash in every layout and
+// size, the zero Filter included, and changes no answer.
+func TestPrefetch(t *testing.T) {
+	var zero Filter
+	zero.Prefetch(^uint64(0))
+	for _, c := range []Config{
+		{Buckets: 1},
+		{Buckets: 1, Packed: true},
+		{Buckets: 64, FingerprintBits: 15, Packed: true},
+		{Buckets: 1 << 10, FingerprintBits: 4},
+		{Buckets: 1 << 10, FingerprintBits: 13, Packed: true, BloomBits: 2},
+	} {
+		f, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in []uint64
+		for i := range uint64(2 * f.Capacity()) {
+			h := i*0x9e3779b97f4a7c15 ^ i<<61
+			f.Prefetch(h)
+			if i%2 == 0 && f.Insert(h).Placement != Full {
+				in = append(in, h)
+			}
+		}
+		for _, h := range in {
+			f.Prefetch(h)
+			if !f.Contains(h) {
+				t.Fatalf("%+v: false negative for %#x after Prefetch", c, h)
+			}
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/ofswitch/ofswitch/internal/prefetch"
 )
 
 // Config sets up a Pipeline. The zero value is usable: one table, a
@@ -234,7 +236,8 @@ func (p *Pipeline) ApplyBatch(ups []Update, atomic bool) BatchResult {
 }
 
 // prefetch starts loading the index slot that applying u will probe first,
-// so that the cache miss overlaps the update before it.
+// and for an add the filter buckets its insertion will read, so that the
+// cache misses overlap the update before it.
 func (p *Pipeline) prefetch(u *Update) {
 	t := p.Table(u.Table)
 	if t == nil {
@@ -245,7 +248,11 @@ func (p *Pipeline) prefetch(u *Update) {
 		return
 	}
 	s := t.state.Load()
-	prefetch(unsafe.Pointer(&s.slots[st.hash(&u.Match.Key)&s.smask]))
+	h := st.hash(&u.Match.Key)
+	prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
+	if s.filter != nil && u.Command == CmdAdd {
+		s.filter.Prefetch(h)
+	}
 }
 
 // Expire removes the rules whose idle or hard timeout has passed on the
@@ -370,12 +377,12 @@ func (p *Pipeline) cleanup() {
 	for i, d := range p.dead[:k] {
 		if j := i + unlinkAhead; j < k {
 			a := &p.dead[j]
-			prefetch(unsafe.Pointer(a.r))
+			prefetch.Line(unsafe.Pointer(a.r))
 			if n := a.node; n != nil {
-				prefetch(unsafe.Pointer(n))
-				prefetch(unsafe.Pointer(&n.pos))
+				prefetch.Line(unsafe.Pointer(n))
+				prefetch.Line(unsafe.Pointer(&n.pos))
 				s := p.tables[a.table].state.Load()
-				prefetch(unsafe.Pointer(&s.slots[uint64(a.si)&s.smask]))
+				prefetch.Line(unsafe.Pointer(&s.slots[uint64(a.si)&s.smask]))
 			}
 		}
 		p.tables[d.table].unlink(d.r)

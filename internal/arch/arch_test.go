@@ -14,11 +14,11 @@ const module = "github.com/ofswitch/ofswitch/"
 // packages it may depend on, directly or not. Packages not listed here may
 // import anything; internal test helpers are allowed everywhere.
 var allowed = map[string][]string{
-	"filter":     {},
+	"filter":     {"internal/prefetch"},
 	"openflow":   {"internal/wire"},
-	"rules":      {"filter"},
-	"dataplane":  {"rules", "filter"},
-	"controller": {"openflow", "rules", "filter", "internal/wire"},
+	"rules":      {"filter", "internal/prefetch"},
+	"dataplane":  {"rules", "filter", "internal/prefetch"},
+	"controller": {"openflow", "rules", "filter", "internal/wire", "internal/prefetch"},
 }
 
 func TestImportsPointDown(t *testing.T) {
