@@ -131,6 +131,9 @@ type Agent struct {
 	// bursts, expiry and the walks of stats requests. Lookups in the data
 	// plane never take it.
 	tmu sync.Mutex
+	// burst is signalled (without blocking) after every burst, for the
+	// idle maintenance; see maintain.
+	burst chan struct{}
 
 	// batches holds the FLOW_MOD queues of closed connections, for new
 	// ones: a queue of BatchMax updates is large, and growing one for
@@ -171,6 +174,7 @@ func New(cfg *Config) (*Agent, error) {
 	}
 	a.cfg.Tables = uint8(a.pipe.NumTables())
 	a.bursts.init(1024)
+	a.burst = make(chan struct{}, 1)
 	return a, nil
 }
 
@@ -222,6 +226,11 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 	go func() {
 		defer wg.Done()
 		a.expire(ctx)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.maintain(ctx, idleAfter)
 	}()
 	active := 0
 	for _, t := range targets {

@@ -124,6 +124,10 @@ func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time) rules.Ba
 		Errors: countErrs(res.Errs), Version: res.Version,
 	}
 	a.bursts.record(b)
+	select {
+	case a.burst <- struct{}{}:
+	default:
+	}
 	if a.cfg.OnBurst != nil {
 		a.cfg.OnBurst(b)
 	}
@@ -191,6 +195,42 @@ func (a *Agent) expire(ctx context.Context) {
 		rs := a.pipe.Expire()
 		a.tmu.Unlock()
 		a.flowsRemoved(rs)
+	}
+}
+
+// idleAfter is how long the flow tables must go without a burst before
+// maintain works on them; rebalanceBudget bounds the filter elements one
+// pass moves, and so the time a burst arriving meanwhile waits for it.
+const (
+	idleAfter       = 2 * time.Millisecond
+	rebalanceBudget = 4096
+)
+
+// maintain does the flow tables' idle work (rules.Pipeline.Rebalance)
+// once they have gone idle for d after a burst, until ctx is done: removed
+// rules leave the index, and elements that a burst put into a Bloom-Cuckoo
+// filter's Bloom part move back into cuckoo slots, where lookups answer
+// with fewer false positives. It goes on, a budget at a time, while there
+// is more to move and no burst comes.
+func (a *Agent) maintain(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-a.burst:
+			t.Reset(d)
+			continue
+		case <-t.C:
+		}
+		a.tmu.Lock()
+		moved := a.pipe.Rebalance(rebalanceBudget)
+		a.tmu.Unlock()
+		if moved == rebalanceBudget {
+			t.Reset(d)
+		}
 	}
 }
 
