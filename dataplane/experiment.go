@@ -586,6 +586,10 @@ func runBursts(ctx context.Context, c *ExperimentConfig, pipe *rules.Pipeline, s
 	}
 	t := pipe.Table(0)
 	for bi := range c.Bursts {
+		// Collect the garbage of the setup and of the bursts so far now,
+		// between the measured windows, rather than at a random point
+		// inside one.
+		runtime.GC()
 		br := BurstReport{Index: bi}
 		state.Store(int64(bi*nPhases + phBefore))
 		t0 := time.Now()
@@ -637,11 +641,8 @@ func runBursts(ctx context.Context, c *ExperimentConfig, pipe *rules.Pipeline, s
 		br.During.Seconds = t2.Sub(t1).Seconds()
 		br.After.Seconds = t3.Sub(t2).Seconds()
 		kr.Bursts = append(kr.Bursts, br)
-		// Idle writer: let the Bloom part drain back into cuckoo slots,
-		// and collect the garbage of the bursts so far now, between the
-		// measured windows, rather than at a random point inside one.
+		// Idle writer: let the Bloom part drain back into cuckoo slots.
 		pipe.Rebalance(1 << 20)
-		runtime.GC()
 	}
 	return nil
 }
