@@ -262,17 +262,18 @@ func (p *Pipeline) prefetch(u *Update) {
 func (p *Pipeline) Expire() []FlowRemoved {
 	ndead := len(p.dead)
 	now := p.cfg.Now()
+	ns := stamp(now)
 	var out []FlowRemoved
 	for r := range p.timed {
 		st := r.stats
 		if pk := st.packets.Load(); pk != st.lastPackets {
-			st.lastPackets, st.lastActive = pk, now
+			st.lastPackets, st.lastActive = pk, ns
 		}
 		reason := RemovedReason(255)
 		switch {
-		case r.HardTimeout != 0 && now.Sub(st.created) >= time.Duration(r.HardTimeout)*time.Second:
+		case r.HardTimeout != 0 && time.Duration(ns-st.created) >= time.Duration(r.HardTimeout)*time.Second:
 			reason = RemovedHardTimeout
-		case r.IdleTimeout != 0 && now.Sub(st.lastActive) >= time.Duration(r.IdleTimeout)*time.Second:
+		case r.IdleTimeout != 0 && time.Duration(ns-st.lastActive) >= time.Duration(r.IdleTimeout)*time.Second:
 			reason = RemovedIdleTimeout
 		}
 		if reason != 255 {
@@ -433,7 +434,7 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]F
 	p.dead = append(p.dead, d)
 	delete(p.timed, r)
 	if out != nil && r.Flags&FlagSendFlowRem != 0 {
-		*out = append(*out, FlowRemoved{Rule: r, Reason: reason, Duration: now.Sub(r.stats.created),
+		*out = append(*out, FlowRemoved{Rule: r, Reason: reason, Duration: time.Duration(stamp(now) - r.stats.created),
 			Packets: r.Packets(), Bytes: r.Bytes()})
 	}
 }
@@ -515,7 +516,8 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout = u.Priority, u.Cookie, u.IdleTimeout, u.HardTimeout
 	r.Flags = u.Flags &^ (FlagCheckOverlap | FlagResetCounts)
 	r.Instructions, r.ID = u.Instructions, u.ID
-	x.s.created, x.s.lastActive = now, now
+	ns := stamp(now)
+	x.s.created, x.s.lastActive = ns, ns
 	r.stats = &x.s
 	var hint nodeHint
 	if old := t.identical(&u.Match, u.Priority, p, &hint); old != nil {

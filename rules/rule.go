@@ -89,38 +89,57 @@ const (
 // Rule is a flow entry. Its exported fields are the entry as the controller
 // set it and do not change once the rule is in a table: a MODIFY replaces
 // the rule by a new one that shares its counters.
+//
+// Layout: the fields are in the order that leaves no padding (Priority with
+// the other 16-bit fields, table and exact in their last word), since every
+// add zeroes a Rule.
 type Rule struct {
 	Match        Match
 	Priority     uint16
-	Cookie       uint64
 	IdleTimeout  uint16 // seconds, 0 = none
 	HardTimeout  uint16 // seconds, 0 = none
 	Flags        FlowFlags
+	Cookie       uint64
 	Instructions []Instruction
 
 	// ID is a caller's tag carried along unchanged (ClassBench loads store
 	// the rule's line index here).
 	ID int
 
-	table   uint8
 	seq     uint64 // insertion order; ties between equal priorities go to the lower seq
 	rank    uint64 // priority and seq in one number: higher wins
 	added   uint64 // first version at which the rule is visible
 	removed atomic.Uint64
 	st      *subtable
 	node    *inode // writer only: the index node holding r
-	exact   bool   // r's mask is its subtable's: no full-match check needed
 	stats   *ruleStats
+	table   uint8
+	exact   bool // r's mask is its subtable's: no full-match check needed
 }
 
+// ruleStats are a rule's counters and times. The times are stamps (see
+// stamp), not time.Times: 8 bytes each instead of 24, and no pointer for
+// the garbage collector to scan.
 type ruleStats struct {
 	packets atomic.Uint64
 	bytes   atomic.Uint64
-	created time.Time
+	created int64 // stamp
 	// the writer's view for idle timeouts
 	lastPackets uint64
-	lastActive  time.Time
+	lastActive  int64 // stamp
 }
+
+// clockEpoch is the origin of stamps.
+var clockEpoch = time.Now()
+
+// stamp returns t as nanoseconds since clockEpoch. Differences of stamps
+// are those of the times (on the monotonic clock when both times have a
+// monotonic reading, as time.Now's do) for times within 292 years of the
+// package's initialization; the clock of a Config is assumed to be.
+func stamp(t time.Time) int64 { return int64(t.Sub(clockEpoch)) }
+
+// unstamp returns the time of stamp s.
+func unstamp(s int64) time.Time { return clockEpoch.Add(time.Duration(s)) }
 
 const never = ^uint64(0)
 
@@ -174,7 +193,7 @@ func (r *Rule) Created() time.Time {
 	if r.stats == nil {
 		return time.Time{}
 	}
-	return r.stats.created
+	return unstamp(r.stats.created)
 }
 
 // OutputsTo reports whether r's instructions output to port (in an apply or
