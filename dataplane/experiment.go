@@ -208,9 +208,14 @@ type KindReport struct {
 	Top           []RuleHits       `json:"top_rules"`
 	Bursts        []BurstReport    `json:"bursts"`
 	Table         rules.TableStats `json:"table"`
-	Timeline      []LatencyPoint   `json:"-"`
-	BurstAt       []float64        `json:"-"` // burst start times, seconds
-	UpdateNs      []float64        `json:"-"` // every update's cost, for the CDF
+	// HostSteal is the CPU time the hypervisor took from this machine
+	// while the configuration ran, summed over CPUs (Linux, in 10 ms
+	// steps; 0 where it is not counted). A burst whose worker processed
+	// nothing while it ran usually lost its CPU to it.
+	HostSteal float64        `json:"host_steal_seconds"`
+	Timeline  []LatencyPoint `json:"-"`
+	BurstAt   []float64      `json:"-"` // burst start times, seconds
+	UpdateNs  []float64      `json:"-"` // every update's cost, for the CDF
 }
 
 // Report is the result of an Experiment.
@@ -493,6 +498,7 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 		}()
 	}
 	kr := &KindReport{Filter: fs.String()}
+	steal0, stealOK := hostSteal()
 	if c.Bursts > 0 {
 		finished := make(chan struct{})
 		go func() { wg.Wait(); close(finished) }()
@@ -516,6 +522,9 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 		return nil, err
 	}
 	elapsed := time.Since(base)
+	if steal1, ok := hostSteal(); ok && stealOK {
+		kr.HostSteal = (steal1 - steal0).Seconds()
+	}
 	st := sw.Stats()
 	kr.Seconds = elapsed.Seconds()
 	kr.Packets = st.Parse.Read

@@ -44,6 +44,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, k := range r.Kinds {
 		c := &k.Counters
 		fmt.Fprintf(&b, "\n%s: %s\n", k.Filter, c.Parse.String())
+		if k.HostSteal > 0 {
+			fmt.Fprintf(&b, "  host steal: %.0f ms of CPU time taken by the hypervisor in %.2f s (a burst window it hit shows fewer packets)\n",
+				1e3*k.HostSteal, k.Seconds)
+		}
 		fmt.Fprintf(&b, "  classified=%d hits=%d misses=%d drops=%d outputs=%d packet-ins=%d rewrites=%d ttl-expired=%d lookups=%d filter-negatives=%d false-positives=%d probes=%d retries=%d\n",
 			c.Packets, c.Hits, c.Misses, c.Drops, c.Outputs, c.PacketIns, c.Rewrites, c.TTLExpired,
 			c.Lookup.Lookups, c.Lookup.FilterNegatives, c.Lookup.FalsePositives, c.Lookup.Probes, c.Lookup.Retries)
