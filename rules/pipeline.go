@@ -413,7 +413,7 @@ type deadRule struct {
 	// be stale (link replaces nodes, growIndex moves them), which costs
 	// only a useless prefetch.
 	node  *inode
-	si    int
+	si    uint32
 	table uint8
 }
 
@@ -445,7 +445,6 @@ func (p *Pipeline) insert(t *Table, r *Rule, hint *nodeHint) error {
 	r.table = t.id
 	r.added = p.next
 	r.removed.Store(never)
-	r.rank = makeRank(r.Priority, r.seq)
 	t.flows++
 	if r.IdleTimeout != 0 || r.HardTimeout != 0 {
 		p.timed[r] = struct{}{}
@@ -741,7 +740,7 @@ func (t *Table) each(fn func(*Rule) bool) {
 }
 
 func sortRules(rs []*Rule) {
-	slices.SortFunc(rs, func(a, b *Rule) int { return cmp.Compare(b.rank, a.rank) })
+	slices.SortFunc(rs, func(a, b *Rule) int { return cmp.Compare(b.rankOf(), a.rankOf()) })
 }
 
 // Walk classifies k through the pipeline, all tables at one version: it

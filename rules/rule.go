@@ -106,8 +106,7 @@ type Rule struct {
 	// the rule's line index here).
 	ID int
 
-	seq     uint64 // insertion order; ties between equal priorities go to the lower seq
-	rank    uint64 // priority and seq in one number: higher wins
+	seq     uint64 // insertion order; ties between equal priorities go to the lower seq (see rankOf)
 	added   uint64 // first version at which the rule is visible
 	removed atomic.Uint64
 	st      *subtable
@@ -228,6 +227,10 @@ func (r *Rule) UsesGroup(g uint32) bool {
 	}
 	return false
 }
+
+// rankOf returns r's priority and seq in one number: higher wins. It is
+// computed, not stored, to keep Rule small; entries store it.
+func (r *Rule) rankOf() uint64 { return makeRank(r.Priority, r.seq) }
 
 func makeRank(pri uint16, seq uint64) uint64 {
 	return uint64(pri)<<47 | (1<<47 - 1 - seq&(1<<47-1))

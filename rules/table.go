@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/ofswitch/ofswitch/filter"
 )
@@ -152,17 +153,22 @@ func fmix(h uint64) uint64 {
 // reads an entry at version v sees a removal version that is either final
 // or greater than v.
 //
-// Layout: the fields a lookup reads (hash, subtable, entries, the first
-// entry and the packed key) fill the node's first two cache lines.
+// Layout: the fields a lookup reads (subtable, entries, the first entry and
+// the packed key) fill the node's first two cache lines. Every link zeroes
+// a node, so the rest is kept small: 32-bit positions, the checks, which
+// few nodes have, as a pointer (see checkOf), and no hash (its slot has
+// it). That makes a node 192 bytes, three cache lines, so all the nodes of
+// a slab chunk sit alike on cache lines; Go's allocator starts an 8 KB
+// chunk 8 bytes into a line (after its header), and then what a lookup
+// reads, up to key[6], is in two lines for every node.
 type inode struct {
-	h    uint64
 	st   *subtable
 	ents []entry // rank descending; one[:] when there is one rule
 	one  [1]entry
 	key  [KeyWords]uint64 // the masked key words st.words[:st.nw], packed
-	pos  int              // writer only: index in st.nodes
-	si   int              // writer only: index of its slot
-	chk  []check          // per entry, when some entry is not exact
+	pos  int32            // writer only: index in st.nodes
+	si   uint32           // writer only: index of its slot
+	chk  *check           // nil, or the first of one check per entry, when some entry is not exact
 }
 
 // relaxedWords are the Key words coarseMask can change (IPv4 addresses, L4
@@ -187,14 +193,20 @@ func (c *check) matches(k *Key) bool {
 	return k[4]&c.m[0] == c.k[0] && k[9]&c.m[1] == c.k[1] && k[10]&c.m[2] == c.k[2]
 }
 
+// checkOf returns the check of n's entry i. n must have checks.
+func (n *inode) checkOf(i int) *check {
+	return &unsafe.Slice(n.chk, len(n.ents))[i]
+}
+
 // setChecks gives n its checks if one of its rules needs them.
 func (n *inode) setChecks() {
 	for i := range n.ents {
 		if !n.ents[i].exact {
-			n.chk = make([]check, len(n.ents))
+			chk := make([]check, len(n.ents))
 			for j := range n.ents {
-				n.chk[j].set(n.ents[j].r)
+				chk[j].set(n.ents[j].r)
 			}
+			n.chk = &chk[0]
 			return
 		}
 	}
@@ -211,7 +223,7 @@ type entry struct {
 }
 
 func (e *entry) set(r *Rule) {
-	e.rank, e.added, e.r, e.exact = r.rank, r.added, r, r.exact
+	e.rank, e.added, e.r, e.exact = r.rankOf(), r.added, r, r.exact
 	e.removed.Store(r.removed.Load())
 }
 
@@ -220,9 +232,9 @@ var tomb = &inode{}
 
 // newNode returns a node of st for the packed key pk holding rs (rank
 // descending), with old's slot position.
-func (t *Table) newNode(h uint64, st *subtable, pk *[KeyWords]uint64, rs []*Rule) *inode {
+func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule) *inode {
 	n := t.nodeSlab.next()
-	n.h, n.st, n.key = h, st, *pk
+	n.st, n.key = st, *pk
 	if len(rs) == 1 {
 		n.ents = n.one[:]
 	} else {
@@ -513,7 +525,7 @@ func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 			if best != nil && e.rank <= bestRank {
 				break
 			}
-			if e.added <= v && v < e.removed.Load() && (e.exact || n.chk[i].matches(k)) {
+			if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(k)) {
 				best, bestRank = e.r, e.rank
 				break
 			}
@@ -643,7 +655,7 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 				if out[a] != nil && e.rank <= rank[a] {
 					break
 				}
-				if e.added <= v && v < e.removed.Load() && (e.exact || n.chk[i].matches(&keys[a])) {
+				if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(&keys[a])) {
 					out[a], rank[a] = e.r, e.rank
 					break
 				}
@@ -785,8 +797,9 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	r.exact = st.mask == r.Match.Mask
 	st.n++
 	t.rules++
-	if r.rank > st.maxRank || st.n == 1 {
-		st.maxRank = r.rank
+	rank := r.rankOf()
+	if rank > st.maxRank || st.n == 1 {
+		st.maxRank = rank
 		t.orderDirty = true
 	}
 	var (
@@ -802,7 +815,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	}
 	if old == nil {
 		n := t.nodeSlab.next()
-		n.h, n.st, n.key = h, st, pk
+		n.st, n.key = st, pk
 		n.ents = n.one[:]
 		n.one[0].set(r)
 		n.setChecks()
@@ -810,7 +823,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		if st.guardNode(n) {
 			t.orderDirty = true
 		}
-		t.addNode(n)
+		t.addNode(n, h)
 		return t.filterInsert(h)
 	}
 	// The new node leaves out the entries of rules already unlinked (see
@@ -819,7 +832,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	placed := false
 	for i := range old.ents {
 		x := old.ents[i].r
-		if !placed && x.rank <= r.rank {
+		if !placed && old.ents[i].rank <= rank {
 			rs = append(rs, r)
 			placed = true
 		}
@@ -830,21 +843,21 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	if !placed {
 		rs = append(rs, r)
 	}
-	t.replaceNode(sl, old, t.newNode(h, st, &pk, rs))
+	t.replaceNode(sl, old, t.newNode(st, &pk, rs))
 	clear(rs)
 	t.rs = rs
 	return nil
 }
 
-// addNode puts a new node into the first free slot of its probe sequence
-// (the caller knows its key is absent).
-func (t *Table) addNode(n *inode) {
+// addNode puts a new node, of hash h, into the first free slot of its probe
+// sequence (the caller knows its key is absent).
+func (t *Table) addNode(n *inode, h uint64) {
 	s := t.state.Load()
 	if 2*(t.used+1) > len(s.slots) {
 		t.growIndex()
 		s = t.state.Load()
 	}
-	for i := n.h & s.smask; ; i = (i + 1) & s.smask {
+	for i := h & s.smask; ; i = (i + 1) & s.smask {
 		sl := &s.slots[i]
 		x := sl.n.Load()
 		if x == nil || x == tomb {
@@ -852,14 +865,14 @@ func (t *Table) addNode(n *inode) {
 				t.used++
 			}
 			// The hash first: a lookup that sees the node sees its hash.
-			sl.h.Store(n.h)
+			sl.h.Store(h)
 			sl.n.Store(n)
-			n.si = int(i)
+			n.si = uint32(i)
 			break
 		}
 	}
 	st := n.st
-	n.pos = len(st.nodes)
+	n.pos = int32(len(st.nodes))
 	st.nodes = append(st.nodes, n)
 	t.nodes++
 }
@@ -921,8 +934,8 @@ func (t *Table) unlink(r *Rule) {
 		return
 	}
 	r.node = nil
-	h := old.h
 	sl := &t.state.Load().slots[old.si]
+	h := sl.h.Load()
 	i := 0
 	for i < len(old.ents) && old.ents[i].r != r {
 		i++
@@ -953,7 +966,7 @@ func (t *Table) unlink(r *Rule) {
 			t.lastSub = nil
 		}
 		t.orderDirty = true
-	} else if r.rank == st.maxRank {
+	} else if r.rankOf() == st.maxRank {
 		// maxRank only bounds the early exit, so a stale (too high) value
 		// is safe; recompute it once per cleanup, and for large subtables
 		// only after many removals, so that deletions stay O(1).
@@ -1019,12 +1032,13 @@ func (t *Table) growIndex() {
 		if n == nil || n == tomb {
 			continue
 		}
-		for j := n.h & ns.smask; ; j = (j + 1) & ns.smask {
+		h := s.slots[i].h.Load()
+		for j := h & ns.smask; ; j = (j + 1) & ns.smask {
 			sl := &ns.slots[j]
 			if sl.n.Load() == nil {
-				sl.h.Store(n.h)
+				sl.h.Store(h)
 				sl.n.Store(n)
-				n.si = int(j)
+				n.si = uint32(j)
 				break
 			}
 		}
@@ -1064,7 +1078,7 @@ func (t *Table) rebuildFilter(nb int) error {
 			if n == nil || n == tomb {
 				continue
 			}
-			if f.Insert(n.h).Placement == filter.Full {
+			if f.Insert(s.slots[i].h.Load()).Placement == filter.Full {
 				ok = false
 				break
 			}
