@@ -209,9 +209,10 @@ type KindReport struct {
 	Bursts        []BurstReport    `json:"bursts"`
 	Table         rules.TableStats `json:"table"`
 	// HostSteal is the CPU time the hypervisor took from this machine
-	// while the configuration ran, summed over CPUs (Linux, in 10 ms
-	// steps; 0 where it is not counted). A burst whose worker processed
-	// nothing while it ran usually lost its CPU to it.
+	// while the configuration ran, summed over CPUs (Linux; /proc/stat
+	// counts it in 10 ms steps, so a few milliseconds may show as 0; 0
+	// where it is not counted). A burst window of a millisecond that a
+	// steal hits shows a worker that processed nothing.
 	HostSteal float64        `json:"host_steal_seconds"`
 	Timeline  []LatencyPoint `json:"-"`
 	BurstAt   []float64      `json:"-"` // burst start times, seconds

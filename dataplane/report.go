@@ -45,7 +45,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		c := &k.Counters
 		fmt.Fprintf(&b, "\n%s: %s\n", k.Filter, c.Parse.String())
 		if k.HostSteal > 0 {
-			fmt.Fprintf(&b, "  host steal: %.0f ms of CPU time taken by the hypervisor in %.2f s (a burst window it hit shows fewer packets)\n",
+			fmt.Fprintf(&b, "  host steal: %.0f ms of CPU time taken by the hypervisor in %.2f s (a burst window it hits shows fewer packets)\n",
 				1e3*k.HostSteal, k.Seconds)
 		}
 		fmt.Fprintf(&b, "  classified=%d hits=%d misses=%d drops=%d outputs=%d packet-ins=%d rewrites=%d ttl-expired=%d lookups=%d filter-negatives=%d false-positives=%d probes=%d retries=%d\n",
