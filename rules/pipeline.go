@@ -149,8 +149,7 @@ type Pipeline struct {
 	timed   map[*Rule]struct{}
 	dead    []deadRule // removed, still in the index; removal versions ascending
 	stamped int        // dead[:stamped] have their publication time
-	epoch   time.Time
-	sel     []*Rule // selected's buffer
+	sel     []*Rule    // selected's buffer
 	masks   maskCache
 	// ruleSlab holds the rules (with their counters) that add makes.
 	ruleSlab slab[ruleWithStats]
@@ -174,7 +173,7 @@ func New(cfg *Config) (*Pipeline, error) {
 	if c.MaxOccupancy == 0 {
 		c.MaxOccupancy = 0.9
 	}
-	p := &Pipeline{cfg: c, timed: map[*Rule]struct{}{}, epoch: time.Now()}
+	p := &Pipeline{cfg: c, timed: map[*Rule]struct{}{}}
 	p.version.Store(1)
 	p.next = 2
 	for i := range c.Tables {
@@ -350,7 +349,7 @@ func (p *Pipeline) cleanup() {
 		return
 	}
 	// dead[p.stamped:] were removed by versions published just now.
-	now := time.Since(p.epoch)
+	now := time.Since(clockEpoch) // the real clock: the grace is for lookups running now
 	for i := p.stamped; i < len(p.dead); i++ {
 		p.dead[i].at = now
 	}
@@ -404,7 +403,7 @@ func (p *Pipeline) cleanup() {
 const defaultUnlinkAfter = 50 * time.Microsecond
 
 // deadRule is a removed rule waiting to be unlinked, with the time (since
-// the pipeline's epoch) the version removing it was published.
+// clockEpoch) the version removing it was published.
 type deadRule struct {
 	r  *Rule
 	at time.Duration
