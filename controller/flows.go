@@ -55,7 +55,41 @@ func (c *conn) releaseBatch() {
 	c.batch, c.batchReq = nil, nil
 }
 
+// onFlowMod queues the update of a FLOW_MOD, or returns the error to
+// answer it with.
 func (c *conn) onFlowMod(msg []byte) error {
+	if cap(c.batch) == 0 {
+		c.takeBatch()
+	}
+	// The update is translated in place, at the end of the queue: a
+	// FLOW_MOD of the connection's usual shape on the fast path (see
+	// fastmatch.go), any other on the full path.
+	c.batch = append(c.batch, rules.Update{})
+	u := &c.batch[len(c.batch)-1]
+	if !fastFlowMod(u, msg, c.a.pipe.NumTables(), &c.shape.wire, &c.insCache) {
+		if err := c.translateFull(u, msg); err != nil {
+			*u = rules.Update{}
+			c.batch = c.batch[:len(c.batch)-1]
+			return err
+		}
+	}
+	if len(c.batch) == 1 {
+		c.batchStart = time.Now()
+	}
+	c.batchReq = append(c.batchReq, pendingMod{})
+	p := &c.batchReq[len(c.batchReq)-1]
+	p.n = copy(p.req[:], msg)
+	if len(c.batch) >= c.a.cfg.BatchMax {
+		return c.flush()
+	}
+	return nil
+}
+
+// translateFull is the full path of onFlowMod: msg is decoded into c.fm,
+// checked and translated into *u. A FLOW_MOD it accepts makes its match
+// the connection's wire shape and, unless it is a delete, its
+// instructions the cached ones.
+func (c *conn) translateFull(u *rules.Update, msg []byte) error {
 	fm := &c.fm
 	if err := fm.UnmarshalBinary(msg); err != nil {
 		return err
@@ -68,26 +102,14 @@ func (c *conn) onFlowMod(msg []byte) error {
 	if ic.ins != nil && ic.table == fm.TableID && string(ic.raw) == string(raw) {
 		ins = ic.ins
 	}
-	u, err := translateFlowMod(fm, c.a.pipe.NumTables(), c.a.cfg.StrictPorts, false, ins, &c.shape)
-	if err != nil {
+	var err error
+	if *u, err = translateFlowMod(fm, c.a.pipe.NumTables(), c.a.cfg.StrictPorts, false, ins, &c.shape); err != nil {
 		return err
 	}
 	if ins == nil && u.Instructions != nil {
 		ic.raw, ic.table, ic.ins = append(ic.raw[:0], raw...), fm.TableID, u.Instructions
 	}
-	if len(c.batch) == 0 {
-		if cap(c.batch) == 0 {
-			c.takeBatch()
-		}
-		c.batchStart = time.Now()
-	}
-	var p pendingMod
-	p.n = copy(p.req[:], msg)
-	c.batch = append(c.batch, u)
-	c.batchReq = append(c.batchReq, p)
-	if len(c.batch) >= c.a.cfg.BatchMax {
-		return c.flush()
-	}
+	c.shape.wire.set(msg[flowModMatch:])
 	return nil
 }
 

@@ -112,6 +112,10 @@ type matchShape struct {
 	n      int
 	fields [maxShapeFields]uint8  // Field<<1 | HasMask
 	pre    [maxShapeFields]uint32 // value and mask bytes of prerequisite fields, else 0
+
+	// wire is the shape of the last FLOW_MOD match that onFlowMod
+	// accepted, as it is on the wire, for fastFlowMod (fastmatch.go).
+	wire wireShape
 }
 
 const maxShapeFields = 16

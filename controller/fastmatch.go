@@ -1,0 +1,216 @@
+package controller
+
+// The fast path of FLOW_MOD ingest. Controllers send long runs of
+// FLOW_MODs whose matches differ only in their values: the same OXMs in
+// the same order, with the same masks, for the same eth_type and ip_proto.
+// The full path (FlowMod.UnmarshalBinary, then translateFlowMod) decodes
+// each OXM into an openflow.OXM and walks those again into a rules.Match;
+// the fast path reads the values straight from the message into the
+// rules.Match, in one pass, when the match has the shape of the last one
+// the full path accepted and the instructions are the bytes it last
+// translated. Whatever does not fit, or fails any check, takes the full
+// path, which answers it as it always has: the fast path never produces an
+// error of its own.
+
+import (
+	"encoding/binary"
+
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// flowModMatch is the offset of ofp_match in an ofp_flow_mod; the fixed
+// part and an empty match make flowModMinLen bytes (OpenFlow 1.3.5
+// §7.3.4.1), the least FlowMod.UnmarshalBinary accepts.
+const (
+	flowModMatch  = 48
+	flowModMinLen = flowModMatch + 8
+)
+
+// wireShape is a match shape (see matchShape) as it is on the wire: the
+// ofp_match length and the OXM headers of a match that passed the checks,
+// in order, and the whole payload of each field that a prerequisite tests
+// (ETH_TYPE, IP_PROTO, ICMPV6_TYPE, VLAN_VID). A match with the same
+// length, headers and prerequisite payloads passes the same checks:
+//   - openflow's decoding: each header fixes its OXM's class, field, mask
+//     bit and length, so the lengths agree as they did;
+//   - the wire-level checks of matchFromWireChecked and Match.Validate:
+//     known basic fields, no duplicate, prerequisites met, all of which
+//     depend on the headers and prerequisite payloads only.
+//
+// Only the values are new, and each is checked against its mask
+// (BAD_WILDCARDS) as it is read.
+type wireShape struct {
+	ok   bool
+	mlen uint16 // ofp_match length: header and OXMs, not the padding
+	n    int
+	oxms [maxShapeFields]wireOXM
+}
+
+// wireOXM is one OXM of a wireShape.
+type wireOXM struct {
+	hdr      uint32      // the OXM header: class, field, hasmask, length
+	f        rules.Field // the rules field that holds the OXM's field
+	size     uint8       // bytes of the value (of the mask too, if masked)
+	wide     bool        // a 128-bit field: rules.Match.Set128
+	tested   bool        // a prerequisite tests the payload: it must be pre
+	pre      uint32      // the payload of a tested field (at most 4 bytes)
+	mhi, mlo uint64      // the mask of an unmasked field, as oxmValue gives it
+}
+
+// set makes s the shape of m, the ofp_match (at least its unpadded
+// length) of a FLOW_MOD that the full path accepted. A match with more
+// OXMs than a shape holds, or with an OXM the checks would have refused
+// (they do not get here), leaves s without a shape.
+func (s *wireShape) set(m []byte) {
+	s.ok = false
+	if len(m) < 4 {
+		return
+	}
+	mlen := int(binary.BigEndian.Uint16(m[2:]))
+	if mlen < 4 || mlen > len(m) {
+		return
+	}
+	n := 0
+	for off := 4; off < mlen; n++ {
+		if n == maxShapeFields || mlen-off < 4 {
+			return
+		}
+		h := binary.BigEndian.Uint32(m[off:])
+		k := int(h & 0xff)
+		of := openflow.OXMField(h >> 9 & 0x7f)
+		size := of.Size()
+		masked := h&(1<<8) != 0
+		if openflow.OXMClass(h>>16) != openflow.OXMClassOpenFlow || fieldMap[of] == noField ||
+			size == 0 || (!masked && k != size) || (masked && k != 2*size) || off+4+k > mlen {
+			return
+		}
+		o := wireOXM{hdr: h, f: fieldMap[of], size: uint8(size), wide: size == 16}
+		switch of {
+		case openflow.FieldEthType, openflow.FieldIPProto, openflow.FieldICMPv6Type, openflow.FieldVLANVID:
+			o.tested, o.pre = true, uint32(beUint(m[off+4:off+4+k]))
+		}
+		switch {
+		case masked:
+		case o.wide:
+			o.mhi, o.mlo = ^uint64(0), ^uint64(0)
+		default:
+			o.mlo = ^uint64(0) >> (64 - 8*uint(size))
+		}
+		s.oxms[n] = o
+		off += 4 + k
+	}
+	s.mlen, s.n, s.ok = uint16(mlen), n, true
+}
+
+// decode translates the ofp_match at the start of m into *out, which must
+// be the zero Match, and reports whether the match has shape s and every
+// value lies within its mask. When it reports false, *out is partly
+// written and the full path must decide.
+func (s *wireShape) decode(out *rules.Match, m []byte) bool {
+	if !s.ok || len(m) < 4 || binary.BigEndian.Uint16(m) != openflow.MatchTypeOXM ||
+		binary.BigEndian.Uint16(m[2:]) != s.mlen || (int(s.mlen)+7)&^7 > len(m) {
+		return false
+	}
+	off := 4
+	for i := range s.n {
+		o := &s.oxms[i]
+		if binary.BigEndian.Uint32(m[off:]) != o.hdr {
+			return false
+		}
+		k := int(o.hdr & 0xff)
+		p := m[off+4 : off+4+k]
+		off += 4 + k
+		if o.tested && uint32(beUint(p)) != o.pre {
+			return false
+		}
+		n := int(o.size)
+		vhi, vlo := wireValue(p[:n])
+		mhi, mlo := o.mhi, o.mlo
+		if k != n {
+			mhi, mlo = wireValue(p[n:])
+		}
+		if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
+			return false // BAD_WILDCARDS, which the full path answers
+		}
+		if o.wide {
+			out.Set128(o.f, vhi, vlo, mhi, mlo)
+		} else {
+			out.Set(o.f, vlo, mlo)
+		}
+	}
+	return true
+}
+
+// wireValue reads a big-endian field value as oxmValue returns it: hi and
+// lo words for 16 bytes, lo alone otherwise.
+func wireValue(b []byte) (hi, lo uint64) {
+	switch len(b) {
+	case 1:
+		return 0, uint64(b[0])
+	case 2:
+		return 0, uint64(binary.BigEndian.Uint16(b))
+	case 4:
+		return 0, uint64(binary.BigEndian.Uint32(b))
+	case 6:
+		return 0, uint64(binary.BigEndian.Uint16(b))<<32 | uint64(binary.BigEndian.Uint32(b[2:]))
+	case 8:
+		return 0, binary.BigEndian.Uint64(b)
+	case 16:
+		return binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:])
+	}
+	return 0, beUint(b)
+}
+
+// fastFlowMod translates the FLOW_MOD msg into *u, which must be the zero
+// Update, in one pass over its bytes, and reports whether it could: the
+// match has shape s and the instructions are the bytes that ic holds (or,
+// for a delete, which ignores them, none). It then gives the Update that
+// the full path of onFlowMod would give, and it reports false whenever the
+// full path would refuse msg. It reads msg only and changes neither s nor
+// ic; *u is partly written when it reports false.
+func fastFlowMod(u *rules.Update, msg []byte, tables int, s *wireShape, ic *insCache) bool {
+	// The header and fixed part, checked as FlowMod.UnmarshalBinary
+	// checks them; the view's accessors of the fixed part read the
+	// flowModMinLen bytes checked here and no others.
+	if len(msg) < flowModMinLen || msg[0] == 0 || openflow.Type(msg[1]) != openflow.TypeFlowMod ||
+		int(binary.BigEndian.Uint16(msg[2:])) != len(msg) {
+		return false
+	}
+	v := openflow.FlowModView(msg)
+	cmd, table := v.Command(), v.TableID()
+	if cmd > openflow.FlowDeleteStrict {
+		return false
+	}
+	// translateFlowMod's checks of the command, table and buffer.
+	isDelete := cmd == openflow.FlowDelete || cmd == openflow.FlowDeleteStrict
+	if int(table) >= tables && !(isDelete && table == openflow.TableAll) {
+		return false
+	}
+	if v.BufferID() != openflow.NoBuffer && cmd <= openflow.FlowModifyStrict {
+		return false
+	}
+	if !s.decode(&u.Match, msg[flowModMatch:]) {
+		return false
+	}
+	// The instructions follow the padded match. Bytes that ic holds
+	// decoded and translated without error (for this table) when the
+	// full path cached them; a delete's are decoded but not translated.
+	raw := msg[flowModMatch+(int(s.mlen)+7)&^7:]
+	hit := ic.ins != nil && string(ic.raw) == string(raw)
+	if isDelete {
+		if len(raw) != 0 && !hit {
+			return false
+		}
+	} else if !hit || ic.table != table {
+		return false
+	}
+	u.Command, u.Table, u.Priority = rules.Command(cmd), table, v.Priority()
+	u.Cookie, u.CookieMask = v.Cookie(), v.CookieMask()
+	u.IdleTimeout, u.HardTimeout = v.IdleTimeout(), v.HardTimeout()
+	u.Flags, u.OutPort, u.OutGroup = rules.FlowFlags(v.Flags()), v.OutPort(), v.OutGroup()
+	if !isDelete {
+		u.Instructions = ic.ins
+	}
+	return true
+}
