@@ -14,6 +14,7 @@ package controller
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -51,12 +52,75 @@ type wireShape struct {
 type wireOXM struct {
 	hdr      uint32      // the OXM header: class, field, hasmask, length
 	f        rules.Field // the rules field that holds the OXM's field
+	slot     fieldSlot   // where f lies in a rules.Key, if not wide
 	size     uint8       // bytes of the value (of the mask too, if masked)
 	wide     bool        // a 128-bit field: rules.Match.Set128
 	tested   bool        // a prerequisite tests the payload: it must be pre
 	pre      uint32      // the payload of a tested field (at most 4 bytes)
 	mhi, mlo uint64      // the mask of an unmasked field, as oxmValue gives it
 }
+
+// fieldSlot is where a rules field of at most 64 bits lies in a
+// rules.Key: bits shift to shift+width of word word, full being the
+// field's all-ones mask (Field.FullMask). With it the fast path ORs a value
+// and mask into a Match whose bits for the field are still zero, which is
+// what Match.Set does there, without looking the field up again.
+type fieldSlot struct {
+	word, shift uint8
+	full        uint64
+	ok          bool // derived; false for 128-bit fields
+}
+
+// fieldKeyBits holds the bits of a rules.Key that each rules field
+// occupies.
+var fieldKeyBits = func() (b [rules.NumFields]rules.Key) {
+	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
+		var m rules.Match
+		if f.Bits() == 128 {
+			m.Set128(f, 0, 0, ^uint64(0), ^uint64(0))
+		} else {
+			m.Set(f, 0, ^uint64(0))
+		}
+		b[f] = m.Mask
+	}
+	return b
+}()
+
+// fieldSlots holds the slot of each rules field, derived from Match.Set
+// itself: the bits a field's all-ones value and mask set must be one run
+// of FullMask's width in one word of Mask and the same bits of Key. A
+// field that did not fit (none does today) gets no slot, and a match with
+// it no wire shape: it would take the full path.
+var fieldSlots = func() (s [rules.NumFields]fieldSlot) {
+	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
+		if f.Bits() > 64 {
+			continue
+		}
+		var m rules.Match
+		m.Set(f, ^uint64(0), ^uint64(0))
+		w := -1
+		for i, x := range m.Mask {
+			if x != 0 {
+				if w >= 0 {
+					w = -2 // in two words
+				} else if w == -1 {
+					w = i
+				}
+			}
+		}
+		if w < 0 {
+			continue
+		}
+		shift := bits.TrailingZeros64(m.Mask[w])
+		var want rules.Match
+		want.Mask[w], want.Key[w] = f.FullMask()<<shift, f.FullMask()<<shift
+		if m != want || f.FullMask()<<shift>>shift != f.FullMask() {
+			continue
+		}
+		s[f] = fieldSlot{word: uint8(w), shift: uint8(shift), full: f.FullMask(), ok: true}
+	}
+	return s
+}()
 
 // set makes s the shape of m, the ofp_match (at least its unpadded
 // length) of a FLOW_MOD that the full path accepted. A match with more
@@ -72,6 +136,7 @@ func (s *wireShape) set(m []byte) {
 		return
 	}
 	n := 0
+	var used rules.Key // bits of the fields so far, which must not overlap
 	for off := 4; off < mlen; n++ {
 		if n == maxShapeFields || mlen-off < 4 {
 			return
@@ -86,6 +151,20 @@ func (s *wireShape) set(m []byte) {
 			return
 		}
 		o := wireOXM{hdr: h, f: fieldMap[of], size: uint8(size), wide: size == 16}
+		// Match.Set on a zero Match and ORs into one are the same while
+		// no two fields of the shape share a bit (none can: no field
+		// twice, and the fields that share rules' L4 and ICMP bits have
+		// prerequisites that exclude each other).
+		fb := &fieldKeyBits[o.f]
+		for w := range used {
+			if used[w]&fb[w] != 0 {
+				return
+			}
+			used[w] |= fb[w]
+		}
+		if o.slot = fieldSlots[o.f]; !o.wide && !o.slot.ok {
+			return
+		}
 		switch of {
 		case openflow.FieldEthType, openflow.FieldIPProto, openflow.FieldICMPv6Type, openflow.FieldVLANVID:
 			o.tested, o.pre = true, uint32(beUint(m[off+4:off+4+k]))
@@ -135,9 +214,13 @@ func (s *wireShape) decode(out *rules.Match, m []byte) bool {
 		}
 		if o.wide {
 			out.Set128(o.f, vhi, vlo, mhi, mlo)
-		} else {
-			out.Set(o.f, vlo, mlo)
+			continue
 		}
+		// out.Set(o.f, vlo, mlo), on bits that are still zero.
+		sl := &o.slot
+		mlo &= sl.full
+		out.Mask[sl.word] |= mlo << sl.shift
+		out.Key[sl.word] |= (vlo & mlo) << sl.shift
 	}
 	return true
 }

@@ -566,3 +566,34 @@ func TestFlowModFastPathReal(t *testing.T) {
 		t.Errorf("fast path took %d, %d refused: the test does not exercise both paths", k.fast, k.refused)
 	}
 }
+
+// TestFieldSlots checks the layout fastFlowMod derives from rules: every
+// field of at most 64 bits that an OXM maps to has a slot, and ORing a
+// value into its slot of a zero Match gives what Match.Set gives.
+func TestFieldSlots(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for of, f := range fieldMap {
+		if f == noField || f.Bits() > 64 {
+			continue
+		}
+		sl := fieldSlots[f]
+		if !sl.ok {
+			t.Errorf("%v (OXM field %d): no slot", f, of)
+			continue
+		}
+		for range 100 {
+			v, m := r.Uint64(), r.Uint64()
+			if r.IntN(2) == 0 {
+				m = ^uint64(0)
+			}
+			var want, got rules.Match
+			want.Set(f, v, m)
+			m &= sl.full
+			got.Mask[sl.word] |= m << sl.shift
+			got.Key[sl.word] |= (v & m) << sl.shift
+			if got != want {
+				t.Fatalf("%v: value %#x mask %#x: slot gives %v, Set %v", f, v, m, got, want)
+			}
+		}
+	}
+}
