@@ -5,10 +5,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,21 +52,31 @@ func rxTx(tb testing.TB, ns, dev string) (rx, tx uint64) {
 // Reported per switch: "fwd-pps", frames delivered to h2 per second
 // (from the first frame sent until h2's counter stops moving), "sent-pps"
 // (what tcpreplay managed to push into h1's interface) and "delivered",
-// the share of sent frames that reached h2. Compare the two with
-// benchstat; each b.Loop iteration is one tcpreplay of 200 loops (240,000
-// frames), so use a small -benchtime such as 3x.
+// the share of sent frames that reached h2, and "cpu-ns/fwd", the CPU time
+// (user and system, all threads) of the switch's process per delivered
+// frame. Where tcpreplay, not the switch, sets the pace, fwd-pps cannot
+// tell the switches apart, but cpu-ns/fwd still does. Compare the runs
+// with benchstat; each b.Loop iteration is one tcpreplay of 200 loops
+// (240,000 frames), so use a small -benchtime such as 3x.
 func BenchmarkLive(b *testing.B) {
 	capture := filepath.Join(testutil.RepoRoot(b), "testdata", "pcaps", "mix.pcap")
 	flows := []string{"in_port=1,actions=output:2", "in_port=2,actions=output:1"}
 	for _, kind := range []string{"ofswitch", "ofswitch-2q", "ovs"} {
 		b.Run("switch="+kind, func(b *testing.B) {
 			needLive(b, "tcpreplay", "ovs-ofctl")
-			var tp *topo
+			var (
+				tp  *topo
+				pid int
+			)
 			if kind == "ovs" {
 				ovs := ovstest.Start(b)
 				tp = newTopo(b, ovs.NS)
 				ovs.AddPort(b, tp.swIf[0], 1)
 				ovs.AddPort(b, tp.swIf[1], 2)
+				var err error
+				if pid, err = ovs.VswitchdPID(); err != nil {
+					b.Fatal(err)
+				}
 				for _, f := range flows {
 					if out, err := ovs.Ofctl("", "add-flow", f); err != nil {
 						b.Fatalf("%v\n%s", err, out)
@@ -71,11 +84,13 @@ func BenchmarkLive(b *testing.B) {
 				}
 			} else {
 				tp = newTopo(b, "")
+				var p *proc
 				if kind == "ofswitch-2q" {
-					startSwitch(b, tp, "--workers", "2")
+					p = startSwitch(b, tp, "--workers", "2")
 				} else {
-					startSwitch(b, tp)
+					p = startSwitch(b, tp)
 				}
+				pid = p.cmd.Process.Pid
 				for _, f := range flows {
 					if out, err := ofctl(tp.sw, ofPort, "add-flow", f); err != nil {
 						b.Fatalf("%v\n%s", err, out)
@@ -88,6 +103,7 @@ func BenchmarkLive(b *testing.B) {
 			h1, h2 := tp.hosts[0], tp.hosts[1]
 			_, tx0 := rxTx(b, h1, "eth0")
 			rx0, _ := rxTx(b, h2, "eth0")
+			cpu0 := cpuSeconds(b, pid)
 			start := time.Now()
 			for b.Loop() {
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -113,6 +129,7 @@ func BenchmarkLive(b *testing.B) {
 				}
 			}
 			_, tx := rxTx(b, h1, "eth0")
+			cpu := cpuSeconds(b, pid) - cpu0
 			secs := last.Sub(start).Seconds()
 			sent, got := float64(tx-tx0), float64(rx-rx0)
 			b.ReportMetric(got/secs, "fwd-pps")
@@ -120,9 +137,79 @@ func BenchmarkLive(b *testing.B) {
 			if sent > 0 {
 				b.ReportMetric(got/sent, "delivered")
 			}
+			if got > 0 {
+				b.ReportMetric(cpu*1e9/got, "cpu-ns/fwd")
+			}
 			b.ReportMetric(0, "ns/op")
-			b.Logf("%s: %s frames sent, %s delivered in %.2f s", kind, strconv.FormatFloat(sent, 'f', 0, 64),
-				strconv.FormatFloat(got, 'f', 0, 64), secs)
+			b.Logf("%s: %s frames sent, %s delivered in %.2f s; the switch used %.2f s of CPU", kind,
+				strconv.FormatFloat(sent, 'f', 0, 64), strconv.FormatFloat(got, 'f', 0, 64), secs, cpu)
 		})
 	}
+}
+
+// cpuSeconds returns the CPU time, user and system, of all threads of
+// process pid so far.
+func cpuSeconds(tb testing.TB, pid int) float64 {
+	tb.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	secs, err := parseStatCPU(string(b))
+	if err != nil {
+		tb.Fatalf("/proc/%d/stat: %v", pid, err)
+	}
+	return secs
+}
+
+// parseStatCPU returns utime + stime, in seconds, from the text of a
+// /proc/PID/stat file (proc(5)): fields 14 and 15, counted in USER_HZ
+// ticks, which Linux fixes at 100 a second. The command name (field 2) is
+// in parentheses and may hold spaces and parentheses itself, so the fields
+// are counted from the last ')'.
+func parseStatCPU(stat string) (float64, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("no ')' after the command name in %q", stat)
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3, the state
+	if len(f) < 13 {
+		return 0, fmt.Errorf("%d fields after the command name, want at least 13", len(f))
+	}
+	var ticks uint64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("utime/stime %q: %v", s, err)
+		}
+		ticks += n
+	}
+	return float64(ticks) / 100, nil
+}
+
+func TestParseStatCPU(t *testing.T) {
+	// A stat line of a process whose name has a space and a ')': utime
+	// 250 and stime 75 ticks.
+	line := "4242 (of sw) x) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 75 0 0 20 0 9 0 100 2000000 500 18446744073709551615\n"
+	got, err := parseStatCPU(line)
+	if err != nil || got != 3.25 {
+		t.Errorf("parseStatCPU = %v, %v; want 3.25", got, err)
+	}
+	for _, bad := range []string{"4242 (ofswitch S 1 2", "4242 (ofswitch) S 1 2 3", "4242 (a) S 1 2 3 4 5 6 7 8 9 10 x 75 0"} {
+		if _, err := parseStatCPU(bad); err == nil {
+			t.Errorf("parseStatCPU(%q): no error", bad)
+		}
+	}
+	// This process's own CPU time grows while it spins (bounded: 5 s).
+	c0 := cpuSeconds(t, os.Getpid())
+	x := uint64(1)
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); {
+		for range 1 << 16 {
+			x = x*6364136223846793005 + 1
+		}
+		if cpuSeconds(t, os.Getpid()) > c0 {
+			return
+		}
+	}
+	t.Errorf("CPU time stayed at %v s through 5 s of spinning (%d)", c0, x)
 }

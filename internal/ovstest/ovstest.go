@@ -185,3 +185,17 @@ func (s *Switch) AddPort(t testing.TB, name string, ofport int) {
 	}
 	t.Fatalf("br0 does not show port %d(%s) within 10 s:\n%s", ofport, name, out)
 }
+
+// VswitchdPID returns the process id of the bridge's ovs-vswitchd, from
+// the pid file the sandbox has it write.
+func (s *Switch) VswitchdPID() (int, error) {
+	b, err := os.ReadFile(filepath.Join(s.Dir, "run", "ovs-vswitchd.pid"))
+	if err != nil {
+		return 0, err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("ovs-vswitchd.pid: %w", err)
+	}
+	return pid, nil
+}
