@@ -156,7 +156,8 @@ func (s *wireShape) set(m []byte) {
 		// twice, and the fields that share rules' L4 and ICMP bits have
 		// prerequisites that exclude each other).
 		fb := &fieldKeyBits[o.f]
-		for w := range used {
+		for ws := fieldWords[o.f]; ws != 0; ws &= ws - 1 {
+			w := bits.TrailingZeros32(ws)
 			if used[w]&fb[w] != 0 {
 				return
 			}

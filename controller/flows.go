@@ -86,9 +86,10 @@ func (c *conn) onFlowMod(msg []byte) error {
 }
 
 // translateFull is the full path of onFlowMod: msg is decoded into c.fm,
-// checked and translated into *u. A FLOW_MOD it accepts makes its match
-// the connection's wire shape and, unless it is a delete, its
-// instructions the cached ones.
+// checked and translated into *u. A FLOW_MOD it accepts makes its
+// instructions, unless it is a delete, the cached ones, and its match the
+// connection's wire shape if the match has the shape of the one before
+// (so that FLOW_MODs whose shapes keep changing pay nothing for it).
 func (c *conn) translateFull(u *rules.Update, msg []byte) error {
 	fm := &c.fm
 	if err := fm.UnmarshalBinary(msg); err != nil {
@@ -109,7 +110,9 @@ func (c *conn) translateFull(u *rules.Update, msg []byte) error {
 	if ins == nil && u.Instructions != nil {
 		ic.raw, ic.table, ic.ins = append(ic.raw[:0], raw...), fm.TableID, u.Instructions
 	}
-	c.shape.wire.set(msg[flowModMatch:])
+	if c.shape.repeat {
+		c.shape.wire.set(msg[flowModMatch:])
+	}
 	return nil
 }
 

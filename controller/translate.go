@@ -113,8 +113,13 @@ type matchShape struct {
 	fields [maxShapeFields]uint8  // Field<<1 | HasMask
 	pre    [maxShapeFields]uint32 // value and mask bytes of prerequisite fields, else 0
 
-	// wire is the shape of the last FLOW_MOD match that onFlowMod
-	// accepted, as it is on the wire, for fastFlowMod (fastmatch.go).
+	// repeat says whether the last match translated with this shape had
+	// it already, i.e. whether its shape came twice in a row.
+	repeat bool
+
+	// wire is a shape that came twice in a row in FLOW_MODs that
+	// onFlowMod accepted, as it is on the wire, for fastFlowMod
+	// (fastmatch.go).
 	wire wireShape
 }
 
@@ -175,7 +180,10 @@ func matchFromWireCached(m *openflow.Match, strict, check bool, shape *matchShap
 // matchFromWireInto is matchFromWireCached writing into *out, which must be
 // the zero Match.
 func matchFromWireInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *matchShape) error {
-	if shape != nil && shape.is(m) {
+	if shape != nil {
+		shape.repeat = shape.is(m)
+	}
+	if shape != nil && shape.repeat {
 		for i := range m.Fields {
 			o := &m.Fields[i]
 			f := fieldMap[o.Field]
