@@ -6,9 +6,9 @@ package controller
 // The full path (FlowMod.UnmarshalBinary, then translateFlowMod) decodes
 // each OXM into an openflow.OXM and walks those again into a rules.Match;
 // the fast path reads the values straight from the message into the
-// rules.Match, in one pass, when the match has the shape of the last one
-// the full path accepted and the instructions are the bytes it last
-// translated. Whatever does not fit, or fails any check, takes the full
+// rules.Match, in one pass, when the match has the connection's wire shape
+// (one the full path accepted twice in a row, most recently) and the
+// instructions are the bytes the full path last translated. Whatever does not fit, or fails any check, takes the full
 // path, which answers it as it always has: the fast path never produces an
 // error of its own.
 
@@ -146,8 +146,8 @@ func (s *wireShape) set(m []byte) {
 		of := openflow.OXMField(h >> 9 & 0x7f)
 		size := of.Size()
 		masked := h&(1<<8) != 0
-		if openflow.OXMClass(h>>16) != openflow.OXMClassOpenFlow || fieldMap[of] == noField ||
-			size == 0 || (!masked && k != size) || (masked && k != 2*size) || off+4+k > mlen {
+		if openflow.OXMClass(h>>16) != openflow.OXMClassOpenFlow || size == 0 || fieldMap[of] == noField ||
+			(!masked && k != size) || (masked && k != 2*size) || off+4+k > mlen {
 			return
 		}
 		o := wireOXM{hdr: h, f: fieldMap[of], size: uint8(size), wide: size == 16}
