@@ -57,21 +57,19 @@
 // bucket) before every store. A lookup that finds its fingerprint in one of
 // its two buckets answers yes at once: a fingerprint seen anywhere belongs to
 // a live element. A no must be confirmed before it stands, as in MemC3's
-// optimistic cuckoo hashing. Contains reads the stripes of its two buckets
-// before loading them and again after a miss; ContainsBatch reads them after
-// its loads, loads the buckets again, and re-reads them. Either way the no
-// stands if no store hit either stripe meanwhile (and the buckets still hold
-// what the lookup saw, and the stash is empty). Otherwise the lookup falls
-// back to a probe that reads the stripes before and after the buckets and
-// the stash, and repeats until no store intervened.
+// optimistic cuckoo hashing: a lookup reads the stripes of its two buckets
+// before it loads them and again after a miss, and the no stands if no
+// store hit either stripe meanwhile and the stash is empty. Otherwise the
+// lookup falls back to a probe that reads the stripes before and after the
+// buckets and the stash, and repeats until no store intervened.
 //
 // # Performance
 //
 // Contains, ContainsBatch, Insert and Delete allocate nothing. A lookup's
 // two bucket loads are independent, so the cache misses of one lookup, and
 // of consecutive lookups, overlap; the version stripes fit in the
-// first-level cache, and ContainsBatch reads them only to confirm a no, so
-// that its load loop stays short. ContainsBatch computes
+// first-level cache, and ContainsBatch reads them outside its load loop,
+// so that the loop stays short. ContainsBatch computes
 // the buckets of a chunk of keys, then issues all their loads back to back,
 // and only then inspects them, so that many more misses are in flight.
 package filter
