@@ -533,11 +533,22 @@ func (f *Filter) readStripes(i1, i2 uint64) stripeRead {
 }
 
 // settled reports whether a negative answer from buckets read after their
-// stripes showed s stands: neither stripe has changed since (no store hit
-// the buckets while they were read), and the stash, which the answer did not
-// look at, is empty.
+// stripes showed s stands: the stash, which the answer did not look at, is
+// empty, and neither stripe has changed since (no store hit the buckets
+// while they were read).
+//
+// The stash must be read first. Rebalance moves a stashed key into a
+// bucket (bumping its stripe) and only then takes it out of the stash. A
+// reader that re-read the stripes before that move and the stash count
+// after it would see neither the move nor the key: a false negative. Read
+// in this order, a count of zero means the key had left the stash already,
+// so its bucket store came before and the stripes show it (or the bucket
+// loads did).
 func (f *Filter) settled(s stripeRead) bool {
-	return (s.p1.Load()^s.v1)|(s.p2.Load()^s.v2)|uint32(f.stashN.Load()) == 0
+	if f.stashN.Load() != 0 {
+		return false
+	}
+	return (s.p1.Load()^s.v1)|(s.p2.Load()^s.v2) == 0
 }
 
 // stashKey names the class of keys that a cuckoo filter cannot tell apart:

@@ -500,8 +500,11 @@ func TestConcurrent(t *testing.T) {
 		{Buckets: 1 << 12, BloomAfter: -1, Seed: 12},
 		{Buckets: 1 << 12, BloomAfter: 10, Seed: 13, Packed: true},
 		{Buckets: 1 << 12, BloomAfter: -1, Seed: 14, Packed: true},
+		// Walks this short keep the stash full: readers race Rebalance
+		// draining it into buckets.
+		{Buckets: 1 << 12, BloomAfter: -1, Seed: 15, MaxIterations: 3},
 	} {
-		t.Run(fmt.Sprintf("t=%d,%s", cfg.BloomAfter, layoutName(cfg.Packed)), func(t *testing.T) {
+		t.Run(fmt.Sprintf("t=%d,%s,iter=%d", cfg.BloomAfter, layoutName(cfg.Packed), cfg.MaxIterations), func(t *testing.T) {
 			f := mustNew(t, cfg)
 			universe := 2 * f.Capacity()
 			state := make([]atomic.Uint64, universe) // gen<<1 | live
@@ -517,22 +520,62 @@ func TestConcurrent(t *testing.T) {
 				}
 				state[i].Store(n)
 			}
-			insert := func() {
+			// stashed holds (index+1 of) keys that went to the stash,
+			// the ones Rebalance drains, for reader 2 to look up.
+			var stashed [StashSize]atomic.Int64
+			nstashed := 0
+			insert := func() bool {
 				i := dead[len(dead)-1]
 				dead = dead[:len(dead)-1]
-				if f.Insert(key(i)).Placement == Full {
+				switch f.Insert(key(i)).Placement {
+				case Full:
 					dead = append(dead, i)
-					return
+					return false
+				case Stash:
+					stashed[nstashed%StashSize].Store(int64(i) + 1)
+					nstashed++
 				}
 				setLive(i, true)
 				live = append(live, i)
+				return true
 			}
-			for f.Occupancy() < 0.97 {
-				insert()
+			// To 97%, or as high as short walks get with a full stash.
+			for full := 0; f.Occupancy() < 0.97 && full < 100; {
+				if !insert() {
+					full++
+				}
 			}
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			var misses, checks atomic.Int64
+			// Reader 2 looks up the keys that went to the stash, over and
+			// over, with Contains.
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := 0; ; n++ {
+					if n%1024 == 0 {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+					}
+					j := int(stashed[n%StashSize].Load()) - 1
+					if j < 0 {
+						continue
+					}
+					s1 := state[j].Load()
+					if s1&1 == 0 {
+						continue
+					}
+					ok := f.Contains(key(j))
+					checks.Add(1)
+					if !ok && state[j].Load() == s1 {
+						misses.Add(1)
+					}
+				}
+			}()
 			// Reader 0 uses Contains, reader 1 ContainsBatch.
 			for reader := range 2 {
 				wg.Add(1)
@@ -582,7 +625,7 @@ func TestConcurrent(t *testing.T) {
 				}()
 			}
 			deadline := time.Now().Add(2 * time.Second)
-			bursts := 0
+			bursts, drained := 0, 0
 			for ; bursts < 40 && time.Now().Before(deadline); bursts++ {
 				for range 1024 {
 					k := r.IntN(len(live))
@@ -599,7 +642,9 @@ func TestConcurrent(t *testing.T) {
 				for range 1024 {
 					insert()
 				}
+				drained += f.Stats().StashLen
 				f.Rebalance(1024)
+				drained -= f.Stats().StashLen
 			}
 			close(stop)
 			wg.Wait()
@@ -609,7 +654,10 @@ func TestConcurrent(t *testing.T) {
 			if checks.Load() == 0 || bursts == 0 {
 				t.Fatalf("stress test did nothing: %d checks, %d bursts", checks.Load(), bursts)
 			}
-			t.Logf("%d bursts, %d concurrent checks, stash %d, bloom %d", bursts, checks.Load(), f.Stats().StashLen, f.BloomLen())
+			t.Logf("%d bursts, %d concurrent checks, stash %d (%d drained), bloom %d", bursts, checks.Load(), f.Stats().StashLen, drained, f.BloomLen())
+			if cfg.MaxIterations != 0 && drained == 0 {
+				t.Fatal("no stashed key was drained while readers ran")
+			}
 			if f.Len() != len(live) {
 				t.Fatalf("Len = %d, want %d", f.Len(), len(live))
 			}
