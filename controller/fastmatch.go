@@ -71,21 +71,6 @@ type fieldSlot struct {
 	ok          bool // derived; false for 128-bit fields
 }
 
-// fieldKeyBits holds the bits of a rules.Key that each rules field
-// occupies.
-var fieldKeyBits = func() (b [rules.NumFields]rules.Key) {
-	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
-		var m rules.Match
-		if f.Bits() == 128 {
-			m.Set128(f, 0, 0, ^uint64(0), ^uint64(0))
-		} else {
-			m.Set(f, 0, ^uint64(0))
-		}
-		b[f] = m.Mask
-	}
-	return b
-}()
-
 // fieldSlots holds the slot of each rules field, derived from Match.Set
 // itself: the bits a field's all-ones value and mask set must be one run
 // of FullMask's width in one word of Mask and the same bits of Key. A

@@ -343,8 +343,6 @@ func matchToWire(m *rules.Match) openflow.Match {
 	return openflow.Match{Fields: appendMatch(nil, m)}
 }
 
-// fieldWords has, for each field, a bit for each word of a rules.Key that
-// the field occupies.
 // usedWords returns the set of m's mask words with a bit set, bit w for
 // word w.
 func usedWords(m *rules.Match) uint32 {
@@ -357,7 +355,9 @@ func usedWords(m *rules.Match) uint32 {
 	return used
 }
 
-var fieldWords = func() (fw [rules.NumFields]uint32) {
+// fieldKeyBits holds the bits of a rules.Key that each rules field
+// occupies, as Match.Set and Match.Set128 place it.
+var fieldKeyBits = func() (b [rules.NumFields]rules.Key) {
 	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
 		var m rules.Match
 		if f.Bits() == 128 {
@@ -365,11 +365,16 @@ var fieldWords = func() (fw [rules.NumFields]uint32) {
 		} else {
 			m.Set(f, 0, ^uint64(0))
 		}
-		for w, x := range m.Mask {
-			if x != 0 {
-				fw[f] |= 1 << w
-			}
-		}
+		b[f] = m.Mask
+	}
+	return b
+}()
+
+// fieldWords has, for each field, a bit for each word of a rules.Key that
+// the field occupies.
+var fieldWords = func() (fw [rules.NumFields]uint32) {
+	for f := range fieldKeyBits {
+		fw[f] = usedWords(&rules.Match{Mask: fieldKeyBits[f]})
 	}
 	return fw
 }()
