@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"slices"
 )
 
 // Message is implemented by a pointer to every message value in this
@@ -164,6 +165,16 @@ func (w *Writer) Append(m Message) error {
 
 // Buffered returns the number of bytes waiting for Flush.
 func (w *Writer) Buffered() int { return len(w.buf) }
+
+// Reserve appends n bytes to the buffer and returns them for the caller to
+// fill with a message it encodes itself (a copy of one encoded earlier,
+// with some fields changed, say); they go out with the buffered messages
+// at the next Flush.
+func (w *Writer) Reserve(n int) []byte {
+	w.buf = slices.Grow(w.buf, n)
+	w.buf = w.buf[:len(w.buf)+n]
+	return w.buf[len(w.buf)-n:]
+}
 
 // Flush writes the buffered messages.
 func (w *Writer) Flush() error {
