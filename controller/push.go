@@ -177,6 +177,8 @@ type pusher struct {
 	lat      []int64     // barrier latency of each batch, µs
 	flushAt  int         // buffered bytes that make send write them; see send
 	insCache wireInsCache
+	enc      []byte          // the last FLOW_MOD encoded in full
+	tmpl     flowModTemplate // see pushtmpl.go
 }
 
 // sentBatch is a batch whose barrier reply has not arrived yet.
@@ -227,10 +229,18 @@ func (p *pusher) send(updates []rules.Update, lo, hi int) error {
 	p.flushAt = 1 << 10
 	for i := lo; i < hi; i++ {
 		p.xid++
-		encodeUpdate(&updates[i], &p.fm, &p.insCache)
-		p.fm.Version, p.fm.XID = p.version, p.xid
-		if err := p.w.Append(&p.fm); err != nil {
-			return fmt.Errorf("encode flow %d: %w", i+1, err)
+		u := &updates[i]
+		if t := &p.tmpl; t.fits(u, p.version) {
+			t.write(p.w.Reserve(len(t.msg)), u, p.xid)
+		} else {
+			encodeUpdate(u, &p.fm, &p.insCache)
+			p.fm.Version, p.fm.XID = p.version, p.xid
+			var err error
+			if p.enc, err = p.fm.AppendBinary(p.enc[:0]); err != nil {
+				return fmt.Errorf("encode flow %d: %w", i+1, err)
+			}
+			copy(p.w.Reserve(len(p.enc)), p.enc)
+			t.learn(p.enc, u, &p.insCache.plan, p.version)
 		}
 		if p.w.Buffered() >= p.flushAt {
 			if err := p.w.Flush(); err != nil {
