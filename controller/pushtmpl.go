@@ -63,25 +63,24 @@ func (t *flowModTemplate) learn(msg []byte, u *rules.Update, plan *matchPlan, v 
 	}
 	t.msg = append(t.msg[:0], msg...)
 	t.fields = t.fields[:0]
-	mlen := int(binary.BigEndian.Uint16(msg[flowModMatch+2:]))
-	off, end := flowModMatch+4, flowModMatch+mlen
+	it := openflow.FlowModView(msg).OXMs()
+	off := flowModMatch + 4 // of the OXM that it.Next returns next
 	for _, pf := range plan.fields {
-		if end > len(msg) || end-off < 4 {
+		h, payload, ok := it.Next()
+		if !ok {
 			return
 		}
-		h := binary.BigEndian.Uint32(msg[off:])
-		n, masked := int(h&0xff), h&(1<<8) != 0
-		size := n
+		masked, size := h&(1<<8) != 0, len(payload)
 		if masked {
-			size = n / 2
+			size /= 2
 		}
-		if openflow.OXMField(h>>9&0x7f) != pf.of || masked == pf.full || size != pf.of.Size() || off+4+n > end {
+		if openflow.OXMField(h>>9&0x7f) != pf.of || masked == pf.full || size != pf.of.Size() {
 			return
 		}
 		t.fields = append(t.fields, tmplField{f: pf.f, off: off + 4, size: size})
-		off += 4 + n
+		off += 4 + len(payload)
 	}
-	if off != end {
+	if len(it) != 0 {
 		return
 	}
 	t.version, t.mask, t.proto, t.eth = v, plan.mask, plan.proto, plan.eth
