@@ -190,12 +190,16 @@ type proc struct {
 	err    error // Wait's, once exited is closed
 }
 
-// startProc starts name in namespace ns. At cleanup it sends SIGTERM and,
-// if the program is still there 10 s later, SIGKILL; if stopErr is set it
-// receives the program's exit error (nil for a clean exit on SIGTERM).
+// startProc starts name in namespace ns ("" for the test's own). At
+// cleanup it sends SIGTERM and, if the program is still there 10 s later,
+// SIGKILL; if stopErr is set it receives the program's exit error (nil for
+// a clean exit on SIGTERM).
 func startProc(t testing.TB, ns string, stopErr func(error, string), name string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command("ip", append([]string{"netns", "exec", ns, name}, args...)...), exited: make(chan struct{})}
+	p := &proc{cmd: exec.Command(name, args...), exited: make(chan struct{})}
+	if ns != "" {
+		p.cmd = exec.Command("ip", append([]string{"netns", "exec", ns, name}, args...)...)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/internal/testutil"
+)
+
+// BenchmarkPushCLI measures `ofswitch push --batch 256` as users run it:
+// the push client, the switch and the baseline are each a process of
+// their own, as `ofswitch push` into `ofswitch run` and into Open vSwitch
+// (userspace ovs-vswitchd in a network namespace of the benchmark's own;
+// ofswitch runs in the same namespace, so that both are reached over the
+// same loopback). The figures are push's own (--json): flows/s from its
+// first FLOW_MOD to its last barrier reply, so neither the processes'
+// start nor the parsing of the flow file counts, and barrier latencies.
+//
+// Sub-benchmarks, each on both switches:
+//   - flows=N: N exact 5-tuple flows into an empty table; "flows/s" and
+//     the median barrier latency of the batches.
+//   - batch256/installed=N: one 256-flow batch, each from a new push
+//     process (a new connection), into a table of N flows; "µs/batch".
+//   - steady/installed=N: 40 batches of 256 on one connection, each sent
+//     after the barrier reply of the one before (--window 1), as a
+//     controller that keeps its connection sends them; the median and 99th
+//     percentile of the 40 barrier latencies.
+//
+// Between pushes, untimed, the flows are deleted again and the switch is
+// left idle for 20 ms (ofswitch tidies its tables when idle for 2 ms).
+// Needs root (a network namespace) for Open vSwitch; without it only
+// ofswitch runs, in the root namespace.
+func BenchmarkPushCLI(b *testing.B) {
+	bin := ofswitchBinary(b)
+	dir := b.TempDir()
+	file := func(name string, n, offset int, del bool) string {
+		var buf bytes.Buffer
+		for i := range n {
+			k := i + offset
+			if del {
+				buf.WriteString("delete ")
+			}
+			fmt.Fprintf(&buf, "priority=100,tcp,nw_src=127.%d.%d.%d,nw_dst=127.%d.%d.%d,tp_src=%d,tp_dst=80",
+				16+k>>16&0xf, k>>8&0xff, k&0xff, 32+k>>16&0xf, k>>8&0xff, k&0xff, 1024+k%50000)
+			if !del {
+				buf.WriteString(",actions=output:2")
+			}
+			buf.WriteByte('\n')
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return path
+	}
+	var targets []pushTarget
+	ns := ""
+	if err := ovstest.Available(testutil.RepoRoot(b)); err != nil {
+		b.Logf("no Open vSwitch baseline: %v", err)
+	} else {
+		ovs := ovstest.Start(b)
+		ns = ovs.NS
+		targets = append(targets, pushTarget{"openvswitch", ns, ovs.Target()})
+	}
+	// In the benchmark's own namespace only Open vSwitch listens, on
+	// ovstest.Port.
+	port := ovstest.Port + 1
+	if ns == "" {
+		port = freePort(b)
+	}
+	args := []string{"run", "--listen", "ptcp:" + strconv.Itoa(port) + ":127.0.0.1"}
+	sw := startProc(b, ns, nil, bin, args...)
+	of := pushTarget{"ofswitch", ns, "tcp:127.0.0.1:" + strconv.Itoa(port)}
+	targets = append([]pushTarget{of}, targets...)
+	deleteAll := filepath.Join(dir, "delete-all")
+	if err := os.WriteFile(deleteAll, []byte("delete\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	push := func(t pushTarget, path string, extra ...string) *controller.PushResult {
+		b.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		args := append([]string{"push", "--switch", t.addr, "--json"}, extra...)
+		args = append(args, path)
+		cmd := t.command(ctx, bin, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("%s: ofswitch %s: %v\n%s\nswitch log:\n%s", t.name, strings.Join(args, " "), err, stderr.String(), sw.log())
+		}
+		var res controller.PushResult
+		if err := json.Unmarshal(out, &res); err != nil {
+			b.Fatalf("%s: push --json: %v\n%s", t.name, err, out)
+		}
+		return &res
+	}
+	settle := func(t pushTarget, path string, extra ...string) {
+		push(t, path, extra...)
+		time.Sleep(20 * time.Millisecond)
+	}
+	wait := func(t pushTarget) {
+		// The switch answers before the first benchmark runs.
+		waitFor(b, "answer from "+t.name, sw.log, func() (bool, string) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			out, err := t.command(ctx, bin, "push", "--switch", t.addr, deleteAll).CombinedOutput()
+			return err == nil, string(out)
+		})
+	}
+	for _, t := range targets {
+		wait(t)
+	}
+
+	for _, n := range []int{1000, 10_000, 100_000} {
+		flows := file(fmt.Sprintf("flows-%d", n), n, 0, false)
+		for _, t := range targets {
+			b.Run(fmt.Sprintf("%s/flows=%d", t.name, n), func(b *testing.B) {
+				settle(t, deleteAll)
+				var pushed, p50 float64
+				var elapsed time.Duration
+				for b.Loop() {
+					res := push(t, flows, "--batch", "256")
+					if res.Flows != n || res.ErrCount != 0 {
+						b.Fatalf("%s: pushed %d flows with %d errors, want %d and none", t.name, res.Flows, res.ErrCount, n)
+					}
+					pushed += float64(res.Flows)
+					elapsed += res.Elapsed
+					p50 += float64(res.LatencyP50.Microseconds())
+					b.StopTimer()
+					settle(t, deleteAll)
+					b.StartTimer()
+				}
+				b.ReportMetric(pushed/elapsed.Seconds(), "flows/s")
+				b.ReportMetric(p50/float64(b.N), "µs-p50-batch")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+
+	installed := file("installed", 100_000, 1<<20, false)
+	batch := file("batch", 256, 1<<19, false)
+	unbatch := file("unbatch", 256, 1<<19, true)
+	steady := file("steady", 40*256, 1<<19, false)
+	unsteady := file("unsteady", 40*256, 1<<19, true)
+	for _, size := range []int{0, 100_000} {
+		for _, t := range targets {
+			b.Run(fmt.Sprintf("%s/batch256/installed=%d", t.name, size), func(b *testing.B) {
+				settle(t, deleteAll)
+				if size > 0 {
+					settle(t, installed, "--batch", "1024")
+				}
+				var lat float64
+				for b.Loop() {
+					lat += float64(push(t, batch, "--batch", "256").LatencyMax.Microseconds())
+					b.StopTimer()
+					settle(t, unbatch, "--strict", "--batch", "256")
+					b.StartTimer()
+				}
+				b.ReportMetric(lat/float64(b.N), "µs/batch")
+				b.ReportMetric(0, "ns/op")
+			})
+			b.Run(fmt.Sprintf("%s/steady/installed=%d", t.name, size), func(b *testing.B) {
+				var p50, p99 float64
+				for b.Loop() {
+					res := push(t, steady, "--batch", "256", "--window", "1")
+					if res.Batches != 40 {
+						b.Fatalf("%s: %d batches, want 40", t.name, res.Batches)
+					}
+					p50 += float64(res.LatencyP50.Microseconds())
+					p99 += float64(res.LatencyP99.Microseconds())
+					b.StopTimer()
+					settle(t, unsteady, "--strict", "--batch", "1024")
+					b.StartTimer()
+				}
+				b.ReportMetric(p50/float64(b.N), "µs-p50/batch")
+				b.ReportMetric(p99/float64(b.N), "µs-p99/batch")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
+
+// pushTarget is a switch BenchmarkPushCLI pushes into: its OpenFlow
+// target, reached from network namespace ns ("" for the benchmark's own).
+type pushTarget struct {
+	name, ns, addr string
+}
+
+// command runs name in t's namespace.
+func (t pushTarget) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	if t.ns == "" {
+		return exec.CommandContext(ctx, name, args...)
+	}
+	return exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", t.ns, name}, args...)...)
+}
