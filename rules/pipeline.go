@@ -153,6 +153,9 @@ type Pipeline struct {
 	masks   maskCache
 	// ruleSlab holds the rules (with their counters) that add makes.
 	ruleSlab slab[ruleWithStats]
+	// iters adds up the iterations of the filter insertions made so far
+	// (see ApplyBatchCosts).
+	iters int
 }
 
 // New returns an empty pipeline.
@@ -200,21 +203,81 @@ func (p *Pipeline) NumTables() int { return len(p.tables) }
 // Version returns the published version.
 func (p *Pipeline) Version() uint64 { return p.version.Load() }
 
+// FilterSummary is the state of a pipeline's filters, its tables' summed.
+type FilterSummary struct {
+	Len       int     // elements in the filters
+	BloomLen  int     // of which in their Bloom parts
+	Occupancy float64 // the occupancy of the fullest filter
+}
+
+// Filters returns the state of the tables' filters (zero without filters).
+// Safe from any goroutine; while the writer works, each table's figures
+// are read at slightly different instants.
+func (p *Pipeline) Filters() FilterSummary {
+	var fs FilterSummary
+	for _, t := range p.tables {
+		if f := t.state.Load().filter; f != nil {
+			fs.Len += f.Len()
+			fs.BloomLen += f.BloomLen()
+			fs.Occupancy = max(fs.Occupancy, f.Occupancy())
+		}
+	}
+	return fs
+}
+
 // ApplyBatch applies ups in order with FLOW_MOD semantics and returns an
 // error per update (an *Error carrying the OpenFlow type and code). With
 // atomic set, the whole burst becomes visible to lookups at once, by one
 // atomic store; otherwise each update is published as soon as it is applied.
 // Either way no lookup ever sees part of one update.
 func (p *Pipeline) ApplyBatch(ups []Update, atomic bool) BatchResult {
+	return p.applyBatch(ups, atomic, nil)
+}
+
+// UpdateCost is what applying one update of a burst cost (DESIGN.md,
+// "Update latency during bursts").
+type UpdateCost struct {
+	// Time is from the end of the update before (or the start of the
+	// burst) to the end of this one, on the real clock.
+	Time time.Duration
+	// Iterations is the filter iterations of the insertions the update
+	// made (the paper's count: 1 for a key placed at once); 0 if it made
+	// none, as a delete, an update of a present key or a table without a
+	// filter. An insertion that found the filter full counts the walk that
+	// failed and not the rebuild after it.
+	Iterations int
+}
+
+// ApplyBatchCosts is ApplyBatch that also records what each update cost
+// in costs[i], which must be at least len(ups) long. It reads the clock
+// once per update.
+func (p *Pipeline) ApplyBatchCosts(ups []Update, atomic bool, costs []UpdateCost) BatchResult {
+	if len(costs) < len(ups) {
+		panic(fmt.Sprintf("rules: ApplyBatchCosts with %d costs for %d updates", len(costs), len(ups)))
+	}
+	return p.applyBatch(ups, atomic, costs[:len(ups)])
+}
+
+func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) BatchResult {
 	res := BatchResult{Errs: make([]error, len(ups))}
 	now := p.cfg.Now()
+	var last time.Time
+	if costs != nil {
+		last = time.Now()
+	}
 	for i := range ups {
 		if i+1 < len(ups) {
 			p.prefetch(&ups[i+1])
 		}
+		iters := p.iters
 		res.Errs[i] = p.apply(&ups[i], now, &res.Removed)
 		if !atomic {
 			p.publish()
+		}
+		if costs != nil {
+			t := time.Now()
+			costs[i] = UpdateCost{Time: t.Sub(last), Iterations: p.iters - iters}
+			last = t
 		}
 	}
 	if atomic {

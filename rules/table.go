@@ -1052,7 +1052,9 @@ func (t *Table) filterInsert(h uint64) error {
 	if s.filter == nil {
 		return nil
 	}
-	if s.filter.Insert(h).Placement != filter.Full {
+	r := s.filter.Insert(h)
+	t.p.iters += r.Iterations
+	if r.Placement != filter.Full {
 		return nil
 	}
 	return t.rebuildFilter(s.filter.Buckets() * 2)
