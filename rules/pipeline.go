@@ -261,9 +261,14 @@ func (p *Pipeline) ApplyBatchCosts(ups []Update, atomic bool, costs []UpdateCost
 func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) BatchResult {
 	res := BatchResult{Errs: make([]error, len(ups))}
 	now := p.cfg.Now()
-	var last time.Time
+	// Each update reads only the monotonic clock (time.Since of a time
+	// with a monotonic reading), not the wall clock too, as time.Now does.
+	var (
+		base time.Time
+		last time.Duration
+	)
 	if costs != nil {
-		last = time.Now()
+		base = time.Now()
 	}
 	for i := range ups {
 		if i+1 < len(ups) {
@@ -275,8 +280,8 @@ func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) Bat
 			p.publish()
 		}
 		if costs != nil {
-			t := time.Now()
-			costs[i] = UpdateCost{Time: t.Sub(last), Iterations: p.iters - iters}
+			t := time.Since(base)
+			costs[i] = UpdateCost{Time: t - last, Iterations: p.iters - iters}
 			last = t
 		}
 	}
