@@ -61,6 +61,9 @@ type Config struct {
 	// OnBurst, if set, is called after every burst of FLOW_MODs, with
 	// the flow tables' writer lock held: it must be quick.
 	OnBurst func(Burst)
+	// Lookups, if set, returns how many packets the data plane has looked
+	// up so far (safe from any goroutine), for the lookup rates of Burst.
+	Lookups func() uint64
 	// PacketOut, if set, executes a PACKET_OUT: actions on frame as if it
 	// had been received on inPort (openflow.PortController when the
 	// message names none). Actions come translated to rules.Action
@@ -134,6 +137,12 @@ type Agent struct {
 	// burst is signalled (without blocking) after every burst, for the
 	// idle maintenance; see maintain.
 	burst chan struct{}
+	// Guarded by tmu: apply's buffers, and when the last burst was
+	// published with the lookup count then.
+	costs      []rules.UpdateCost
+	costBuf    []int64
+	lastPub    time.Time
+	lastPubLks uint64
 
 	// batches holds the FLOW_MOD queues of closed connections, for new
 	// ones: a queue of BatchMax updates is large, and growing one for
@@ -175,7 +184,16 @@ func New(cfg *Config) (*Agent, error) {
 	a.cfg.Tables = uint8(a.pipe.NumTables())
 	a.bursts.init(1024)
 	a.burst = make(chan struct{}, 1)
+	a.lastPub, a.lastPubLks = time.Now(), a.lookups()
 	return a, nil
+}
+
+// lookups returns the data plane's lookup count, 0 without Config.Lookups.
+func (a *Agent) lookups() uint64 {
+	if a.cfg.Lookups == nil {
+		return 0
+	}
+	return a.cfg.Lookups()
 }
 
 // tlsConfig returns the TLS configuration for ssl: and pssl: targets:

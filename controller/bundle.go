@@ -40,11 +40,12 @@ func (c *conn) bundleErr(code uint16) error {
 }
 
 type bundle struct {
-	flags  uint16
-	closed bool
-	failed bool // a message was refused when added: the commit fails whole
-	ups    []rules.Update
-	start  time.Time
+	flags    uint16
+	closed   bool
+	failed   bool // a message was refused when added: the commit fails whole
+	ups      []rules.Update
+	start    time.Time // opened
+	startLks uint64    // the data plane's lookup count then
 }
 
 // onExperimenterBundle handles the ONF bundle experimenter messages and
@@ -87,7 +88,7 @@ func (c *conn) onBundleControl(msg []byte) error {
 		if len(c.bundles) >= maxBundles {
 			return c.bundleErr(bundleOutOfBundles)
 		}
-		c.bundles[m.BundleID] = &bundle{flags: m.Flags, start: time.Now()}
+		c.bundles[m.BundleID] = &bundle{flags: m.Flags, start: time.Now(), startLks: c.a.lookups()}
 		replyType = openflow.BundleOpenReply
 	case openflow.BundleCloseRequest:
 		if b == nil {
@@ -106,7 +107,7 @@ func (c *conn) onBundleControl(msg []byte) error {
 		if b.failed {
 			return c.bundleErr(bundleMsgFailed)
 		}
-		res := c.a.apply(b.ups, true, b.start)
+		res := c.a.apply(b.ups, true, b.start, b.startLks)
 		c.a.flowsRemoved(res.Removed)
 		if countErrs(res.Errs) > 0 {
 			// Checked as they were added, updates fail here only on

@@ -31,6 +31,7 @@ type conn struct {
 	batch      []rules.Update
 	batchReq   []pendingMod
 	batchStart time.Time
+	batchLks   uint64 // the data plane's lookup count at batchStart
 	insCache   insCache
 	shape      matchShape         // of the last match that passed the checks; see translate.go
 	bundles    map[uint32]*bundle // open bundles by id; see bundle.go

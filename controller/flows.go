@@ -74,7 +74,7 @@ func (c *conn) onFlowMod(msg []byte) error {
 		}
 	}
 	if len(c.batch) == 1 {
-		c.batchStart = time.Now()
+		c.batchStart, c.batchLks = time.Now(), c.a.lookups()
 	}
 	c.batchReq = append(c.batchReq, pendingMod{})
 	p := &c.batchReq[len(c.batchReq)-1]
@@ -121,7 +121,7 @@ func (c *conn) flush() error {
 	if len(c.batch) == 0 {
 		return nil
 	}
-	res := c.a.apply(c.batch, false, c.batchStart)
+	res := c.a.apply(c.batch, false, c.batchStart, c.batchLks)
 	for i, err := range res.Errs {
 		if err != nil {
 			p := &c.batchReq[i]
@@ -137,17 +137,33 @@ func (c *conn) flush() error {
 }
 
 // apply runs one burst on the pipeline, as its only writer while it runs,
-// and records what the burst cost.
-func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time) rules.BatchResult {
+// and records what the burst cost. start is when its first update was
+// read, and startLks the data plane's lookup count then.
+func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time, startLks uint64) rules.BatchResult {
 	a.tmu.Lock()
 	defer a.tmu.Unlock()
+	if cap(a.costs) < len(ups) {
+		a.costs = make([]rules.UpdateCost, len(ups))
+	}
+	costs := a.costs[:len(ups)]
 	t0 := time.Now()
-	res := a.pipe.ApplyBatch(ups, atomic)
+	res := a.pipe.ApplyBatchCosts(ups, atomic, costs)
 	done := time.Now()
+	lks := a.lookups()
+	fs := a.pipe.Filters()
 	b := Burst{
 		Start: start, Updates: len(ups), Apply: done.Sub(t0), Latency: done.Sub(start),
 		Errors: countErrs(res.Errs), Version: res.Version,
+		FilterLen: fs.Len, BloomLen: fs.BloomLen, Occupancy: fs.Occupancy,
+		LookupsDuring: rate(lks-startLks, done.Sub(start)), Costs: costs,
 	}
+	// A burst read while another connection's was applied started
+	// before that one's publication: it has no "before" of its own.
+	if start.After(a.lastPub) && startLks >= a.lastPubLks {
+		b.LookupsBefore = rate(startLks-a.lastPubLks, start.Sub(a.lastPub))
+	}
+	a.lastPub, a.lastPubLks = done, lks
+	a.costBuf = burstFigures(&b, costs, a.costBuf)
 	a.bursts.record(b)
 	select {
 	case a.burst <- struct{}{}:

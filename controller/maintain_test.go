@@ -28,7 +28,7 @@ func TestIdleMaintenance(t *testing.T) {
 		return p.Table(0).Stats()
 	}
 	ups := exactFlows(240, 0)
-	if res := a.apply(ups, false, time.Now()); countErrs(res.Errs) != 0 {
+	if res := a.apply(ups, false, time.Now(), 0); countErrs(res.Errs) != 0 {
 		t.Fatalf("adds refused: %v", res.Errs)
 	}
 	full := stats()
@@ -39,7 +39,7 @@ func TestIdleMaintenance(t *testing.T) {
 	for i := range dels {
 		dels[i] = rules.Update{Command: rules.CmdDeleteStrict, Match: ups[i].Match, Priority: ups[i].Priority}
 	}
-	if res := a.apply(dels, false, time.Now()); countErrs(res.Errs) != 0 {
+	if res := a.apply(dels, false, time.Now(), 0); countErrs(res.Errs) != 0 {
 		t.Fatalf("deletes refused: %v", res.Errs)
 	}
 	var st rules.TableStats

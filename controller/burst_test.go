@@ -1,0 +1,111 @@
+package controller
+
+import (
+	"context"
+	"math"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// TestBurstFigures pushes batches of flows over a connection and checks
+// the figures each burst records: per-update costs and filter iterations
+// for every update, the filters' state after the burst, and lookup rates
+// from a data plane whose counter grows at a known rate.
+func TestBurstFigures(t *testing.T) {
+	pipe, err := rules.New(&rules.Config{FilterBuckets: 64, MaxOccupancy: 0.99, BloomAfter: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One lookup per µs since t0: 1e6 lookups a second.
+	t0 := time.Now()
+	lookups := func() uint64 { return uint64(time.Since(t0).Microseconds()) }
+	var (
+		mu    sync.Mutex
+		costs [][]rules.UpdateCost
+	)
+	a, addr := startAgent(t, &Config{Pipeline: pipe, Lookups: lookups, OnBurst: func(b Burst) {
+		mu.Lock()
+		costs = append(costs, append([]rules.UpdateCost(nil), b.Costs...))
+		mu.Unlock()
+	}})
+	const batch, batches = 60, 4 // 240 flows: 94% of a 64-bucket filter
+	ups := exactFlows(batch*batches, 0)
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := PushConn(context.Background(), nc, ups, &PushConfig{Batch: batch, Window: 1})
+	if err != nil || len(res.Errors) != 0 {
+		t.Fatalf("push: %v (%d refused)", err, len(res.Errors))
+	}
+	bs := a.Bursts()
+	if len(bs) != batches || len(costs) != batches {
+		t.Fatalf("%d bursts recorded and %d seen by OnBurst, want %d", len(bs), len(costs), batches)
+	}
+	var inserts, bloomBefore int
+	for i, b := range bs {
+		if b.Updates != batch || b.Costs != nil || len(costs[i]) != batch {
+			t.Fatalf("burst %d: %d updates, %d costs kept, %d costs given to OnBurst; want %d, 0, %d", i, b.Updates, len(b.Costs), len(costs[i]), batch, batch)
+		}
+		var sum time.Duration
+		var most, iters int
+		for _, c := range costs[i] {
+			sum += c.Time
+			most = max(most, c.Iterations)
+			iters += c.Iterations
+		}
+		for _, d := range []struct {
+			name string
+			d    Dist
+		}{{"update ns", b.UpdateNs}, {"iterations", b.Iterations}} {
+			if !(d.d.P50 <= d.d.P99 && d.d.P99 <= d.d.Max && d.d.Mean <= d.d.Max && d.d.P50 > 0) {
+				t.Errorf("burst %d: %s %+v out of order", i, d.name, d.d)
+			}
+		}
+		if b.UpdateNs.N != batch || math.Abs(b.UpdateNs.Mean*batch-float64(sum.Nanoseconds())) > 1 {
+			t.Errorf("burst %d: update ns %+v; the costs add up to %v over %d updates", i, b.UpdateNs, sum, batch)
+		}
+		if b.Apply < sum || b.Latency < b.Apply {
+			t.Errorf("burst %d: apply %v, latency %v, the updates %v", i, b.Apply, b.Latency, sum)
+		}
+		// Every flow is new: each inserts a key into the filter.
+		if b.Iterations.N != batch || b.Iterations.Max != float64(most) || math.Abs(b.Iterations.Mean*batch-float64(iters)) > 1e-6 {
+			t.Errorf("burst %d: iterations %+v; the costs have %d in all, at most %d", i, b.Iterations, iters, most)
+		}
+		inserts += b.Iterations.N
+		if b.FilterLen != inserts || b.BloomLen < bloomBefore || b.Occupancy != float64(inserts)/(4*64) {
+			t.Errorf("burst %d: filter %d elements (%d Bloom), occupancy %v; want %d elements, occupancy %v", i, b.FilterLen, b.BloomLen, b.Occupancy, inserts, float64(inserts)/(4*64))
+		}
+		bloomBefore = b.BloomLen
+		if b.LookupsDuring < 0.7e6 || b.LookupsDuring > 1.4e6 {
+			t.Errorf("burst %d: %.0f lookups/s during, want about 1e6", i, b.LookupsDuring)
+		}
+		if i > 0 && (b.LookupsBefore < 0.7e6 || b.LookupsBefore > 1.4e6) {
+			t.Errorf("burst %d: %.0f lookups/s before, want about 1e6", i, b.LookupsBefore)
+		}
+	}
+	if last := bs[batches-1]; last.BloomLen == 0 {
+		t.Errorf("no element in the Bloom part at %.0f%% occupancy with t = 0", 100*last.Occupancy)
+	}
+}
+
+func TestDistOf(t *testing.T) {
+	vs := make([]int64, 200)
+	for i := range vs {
+		vs[i] = int64(200 - i) // 200..1, unsorted
+	}
+	want := Dist{N: 200, P50: 100, P99: 198, Max: 200, Mean: 100.5}
+	if got := distOf(vs); got != want {
+		t.Errorf("distOf(1..200) = %+v, want %+v", got, want)
+	}
+	if got := distOf(nil); got != (Dist{}) {
+		t.Errorf("distOf(nil) = %+v", got)
+	}
+	if got := distOf([]int64{7}); got != (Dist{N: 1, P50: 7, P99: 7, Max: 7, Mean: 7}) {
+		t.Errorf("distOf(7) = %+v", got)
+	}
+}
