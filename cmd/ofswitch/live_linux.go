@@ -74,6 +74,7 @@ func (ls *liveSwitch) configure(cfg *controller.Config) {
 		return packetOutError(ls.sw.PacketOut(inPort, actions, frame))
 	}
 	cfg.OnFailOpen = ls.sw.SetFailOpen
+	cfg.Lookups = ls.sw.Processed
 }
 
 // packetIn hands a worker's packet-in to the controllers. It runs on the

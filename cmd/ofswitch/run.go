@@ -35,6 +35,7 @@ func newRunCmd() *cobra.Command {
 		portNames   []string
 		failMode    string
 		workers     int
+		stats       time.Duration
 		cfg         controller.Config
 	)
 	cmd := &cobra.Command{
@@ -47,7 +48,10 @@ connection to every --controller (tcp:IP[:PORT]), reconnecting with backoff.
 pssl: and ssl: targets use TLS 1.3 with mutual certificate authentication
 (--private-key, --certificate, --ca-cert, as Open vSwitch takes them).
 FLOW_MODs are applied in bursts; --metrics serves Prometheus metrics on
-/metrics. SIGINT or SIGTERM stops it cleanly.
+/metrics, and --stats logs what the bursts cost every interval and at exit:
+their latency, each update's time and filter iterations (percentiles), the
+filters' Bloom part and occupancy, and the data plane's lookups per second
+before and during them. SIGINT or SIGTERM stops it cleanly.
 
 Every --port IFACE is a switch port, numbered 1, 2, ... in the order of
 the flags: frames are read through AF_PACKET TPACKET_V3 rings (--workers
@@ -124,22 +128,30 @@ no --controller at all.`,
 				}
 				dp.configure(&cfg)
 			}
-			var reg *prometheus.Registry
+			var (
+				reg *prometheus.Registry
+				bm  *burstMetrics
+				bs  *burstStats
+			)
 			if metrics != "" {
 				reg = prometheus.NewRegistry()
-				bursts := prometheus.NewHistogram(prometheus.HistogramOpts{
-					Name:    "ofswitch_burst_latency_seconds",
-					Help:    "Time from the first FLOW_MOD of a burst read to the burst visible to lookups.",
-					Buckets: prometheus.ExponentialBuckets(1e-6, 2, 24),
-				})
-				updates := prometheus.NewCounter(prometheus.CounterOpts{
-					Name: "ofswitch_flow_mods_applied_total", Help: "FLOW_MODs applied in bursts.",
-				})
+				bm = newBurstMetrics(reg)
+			}
+			if stats < 0 {
+				return fmt.Errorf("--stats %v: want a positive interval", stats)
+			}
+			if stats > 0 {
+				bs = newBurstStats()
+			}
+			if bm != nil || bs != nil {
 				cfg.OnBurst = func(b controller.Burst) {
-					bursts.Observe(b.Latency.Seconds())
-					updates.Add(float64(b.Updates))
+					if bm != nil {
+						bm.add(b)
+					}
+					if bs != nil {
+						bs.add(b)
+					}
 				}
-				reg.MustRegister(bursts, updates)
 			}
 			agent, err := controller.New(&cfg)
 			if err != nil {
@@ -191,6 +203,31 @@ no --controller at all.`,
 					srv.Shutdown(sctx)
 				}()
 			}
+			if bs != nil {
+				// Asked for, the figures are logged whatever --log-level says.
+				statsLog := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+				statsDone := make(chan struct{})
+				go func() {
+					defer close(statsDone)
+					t := time.NewTicker(stats)
+					defer t.Stop()
+					for {
+						select {
+						case <-ctx.Done():
+							return
+						case <-t.C:
+							bs.report(statsLog)
+						}
+					}
+				}()
+				// The bursts since the last report, once the agent
+				// stopped (every return below waits for it).
+				defer func() {
+					cancel()
+					<-statsDone
+					bs.report(statsLog)
+				}()
+			}
 			agentDone := make(chan error, 1)
 			go func() { agentDone <- agent.Run(ctx, targets) }()
 			select {
@@ -226,6 +263,8 @@ no --controller at all.`,
 	f.IntVar(&workers, "workers", 1, "receive queues, each with its worker, per port")
 	f.StringVar(&failMode, "fail-mode", "secure", "without a connected --controller: secure (drop table misses) or standalone (learning switch)")
 	f.StringVar(&metrics, "metrics", "", "serve Prometheus metrics on this address (e.g. 127.0.0.1:9100)")
+	f.DurationVar(&stats, "stats", 0, "log what the bursts of FLOW_MODs cost every interval, --stats=INTERVAL (--stats alone: every 10s), and at exit")
+	f.Lookup("stats").NoOptDefVal = "10s"
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&cfg.StrictPorts, "strict-ports", false, "refuse masked TCP/UDP/SCTP ports (strict OpenFlow 1.3)")
 	f.IntVar(&cfg.BatchMax, "batch-max", 1024, "most FLOW_MODs applied as one burst")

@@ -8,10 +8,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ofswitch/ofswitch/internal/testutil"
 )
 
 func freePort(t testing.TB) int {
@@ -28,11 +31,13 @@ func TestRunPushMetrics(t *testing.T) {
 	port, mport := freePort(t), freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	var log testutil.LockedBuffer
 	go func() {
 		cmd := newRootCmd()
 		cmd.SetOut(io.Discard)
-		cmd.SetErr(io.Discard)
-		cmd.SetArgs([]string{"run", "--listen", "ptcp:" + strconv.Itoa(port), "--metrics", "127.0.0.1:" + strconv.Itoa(mport), "--tables", "2", "--log-level", "warn"})
+		cmd.SetErr(&log)
+		// --stats for an hour: one report, at exit.
+		cmd.SetArgs([]string{"run", "--listen", "ptcp:" + strconv.Itoa(port), "--metrics", "127.0.0.1:" + strconv.Itoa(mport), "--tables", "2", "--log-level", "warn", "--stats=1h"})
 		done <- cmd.ExecuteContext(ctx)
 	}()
 	addr := "127.0.0.1:" + strconv.Itoa(port)
@@ -70,7 +75,11 @@ func TestRunPushMetrics(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`ofswitch_flows{table="0"} 1`, `ofswitch_flows{table="1"} 1`, `ofswitch_flow_mods_applied_total 4`, "ofswitch_burst_latency_seconds_count 3"} {
+	// Four FLOW_MODs in three bursts (the refused one never reached the
+	// tables), three of them insertions into the filters.
+	for _, want := range []string{`ofswitch_flows{table="0"} 1`, `ofswitch_flows{table="1"} 1`, `ofswitch_flow_mods_applied_total 4`,
+		"ofswitch_burst_latency_seconds_count 3", "ofswitch_burst_apply_seconds_count 3", "ofswitch_update_seconds_count 4",
+		"ofswitch_filter_insert_iterations_count 3"} {
 		if !bytes.Contains(body, []byte(want)) {
 			t.Errorf("metrics lack %q:\n%s", want, body)
 		}
@@ -84,6 +93,11 @@ func TestRunPushMetrics(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not stop")
+	}
+	// The report at exit, though --log-level is warn.
+	stats := regexp.MustCompile(`msg=bursts .*bursts=3 updates=4 errors=0 .*update_ns\.p50=[1-9].* iterations\.p50=[1-9].* filter\.elements=3 `)
+	if !stats.MatchString(log.String()) {
+		t.Errorf("no --stats report of 3 bursts, 4 updates and 3 filter elements (a deleted flow awaits its unlink) in the log:\n%s", log.String())
 	}
 }
 
