@@ -70,7 +70,7 @@ lines:
 func TestLiveOfctl(t *testing.T) {
 	needLive(t, "ovs-ofctl")
 	tp := newTopo(t, "")
-	sw := startSwitch(t, tp, "--metrics", "127.0.0.1:9100")
+	sw := startSwitch(t, tp, "--metrics", "127.0.0.1:9100", "--stats=100ms")
 
 	show, err := ofctl(tp.sw, ofPort, "show")
 	if err != nil {
@@ -130,6 +130,11 @@ func TestLiveOfctl(t *testing.T) {
 	if out, ok := tp.ping(t, 2); ok || !strings.Contains(out, " 0 received") {
 		t.Fatalf("h1 still pings h2 after del-flows:\n%s", out)
 	}
+	// --stats: the del-flows burst came after the pings, so the data
+	// plane looked up frames in the time before it.
+	waitFor(t, "--stats report of the del-flows burst", sw.log, func() (bool, string) {
+		return regexp.MustCompile(`msg=bursts .* lookups_per_s\.during=[0-9.]+ lookups_per_s\.before=[0-9]*[1-9]`).MatchString(sw.log()), ""
+	})
 
 	// Port 2 goes down: a controller that monitors the switch hears it.
 	mon := startMonitor(t, tp, ofPort)

@@ -82,9 +82,9 @@ func (s *burstStats) report(log *slog.Logger) {
 			share = float64(b.BloomLen) / float64(b.FilterLen)
 		}
 		attrs = append(attrs, slog.Group("filter", "elements", b.FilterLen, "bloom", b.BloomLen, "bloom_share", roundTo(share, 4), "occupancy", roundTo(b.Occupancy, 4)))
-		lk := []any{"during", int64(s.during / float64(s.bursts))}
+		lk := []any{"during", roundTo(s.during/float64(s.bursts), 1)}
 		if s.nBefore > 0 {
-			lk = append(lk, "before", int64(s.before/float64(s.nBefore)))
+			lk = append(lk, "before", roundTo(s.before/float64(s.nBefore), 1))
 		}
 		attrs = append(attrs, slog.Group("lookups_per_s", lk...))
 		log.Info("bursts", attrs...)
