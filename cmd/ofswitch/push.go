@@ -29,7 +29,8 @@ func newPushCmd() *cobra.Command {
 		Short: "Push a flow file to a switch in barrier-delimited batches",
 		Long: `Reads flows in ovs-ofctl add-flows syntax (a line may start with "add",
 "modify" or "delete", as ovs-ofctl --bundle accepts; --strict makes modify and
-delete strict) and sends them as FLOW_MODs, a BARRIER_REQUEST after every
+delete strict; a delete without table= deletes from every table, and "delete"
+alone deletes every flow) and sends them as FLOW_MODs, a BARRIER_REQUEST after every
 --batch flows, with up to --window batches in flight (the next batch goes out
 while the switch applies the one before). Prints flows/s and the barrier
 latency of the batches; every error the switch sends is printed with the line
@@ -96,12 +97,17 @@ func readInput(stdin io.Reader, path string) (string, []byte, error) {
 // start with.
 var verb = regexp.MustCompile(`^\s*(add|modify|delete)(\s+|$)`)
 
+// tableSet matches a table= field of a flow.
+var tableSet = regexp.MustCompile(`(^|[\s,])table=`)
+
 // parsePushFile parses a flow file whose lines may start with add, modify
 // or delete. The word is blanked out, not removed, so that error columns
-// still point into the line as written.
+// still point into the line as written. As in ovs-ofctl, a delete without
+// table= deletes from every table, and "delete" alone deletes every flow.
 func parsePushFile(name string, data []byte, strict, fix bool) ([]rules.Update, []string, error) {
 	lines := strings.SplitAfter(string(data), "\n")
 	cmds := make([]rules.Command, len(lines)+1) // by 1-based line number
+	var all []rules.Update                      // deletes with nothing after the word
 	for i, l := range lines {
 		m := verb.FindStringSubmatchIndex(l)
 		if m == nil {
@@ -120,6 +126,9 @@ func parsePushFile(name string, data []byte, strict, fix bool) ([]rules.Update, 
 			}
 		}
 		lines[i] = strings.Repeat(" ", m[3]) + l[m[3]:]
+		if c := cmds[i+1]; (c == rules.CmdDelete || c == rules.CmdDeleteStrict) && strings.TrimSpace(l[m[3]:]) == "" {
+			all = append(all, rules.Update{Command: c, Table: rules.TableAll, ID: i + 1})
+		}
 	}
 	// Deletes need no actions; adds and modifies do, as in ovs-ofctl.
 	// Each pass sees the other's lines as blank, so line numbers hold.
@@ -138,13 +147,16 @@ func parsePushFile(name string, data []byte, strict, fix bool) ([]rules.Update, 
 	if errs = append(errs, derrs...); len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}
-	ups = append(ups, dups...)
+	ups = append(append(ups, dups...), all...)
 	slices.SortStableFunc(ups, func(a, b rules.Update) int { return a.ID - b.ID })
 	where := make([]string, len(ups))
 	for i := range ups {
 		if c := cmds[ups[i].ID]; c != rules.CmdAdd {
 			ups[i].Command = c
 			ups[i].Instructions = nil
+			if (c == rules.CmdDelete || c == rules.CmdDeleteStrict) && !tableSet.MatchString(lines[ups[i].ID-1]) {
+				ups[i].Table = rules.TableAll
+			}
 		}
 		where[i] = fmt.Sprintf("%s:%d", name, ups[i].ID)
 	}
