@@ -107,7 +107,9 @@ func BenchmarkPushCLI(b *testing.B) {
 		return &res
 	}
 	settle := func(t pushTarget, path string, extra ...string) {
-		push(t, path, extra...)
+		if res := push(t, path, extra...); res.Flows == 0 {
+			b.Fatalf("%s: push %s sent nothing", t.name, path)
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	wait := func(t pushTarget) {
