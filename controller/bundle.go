@@ -16,16 +16,16 @@ import (
 
 // Bundle failure codes (OpenFlow 1.4.1 §7.4.4, enum ofp_bundle_failed_code).
 const (
-	bundleBadID         = 2  // OFPBFC_BAD_ID
-	bundleExist         = 3  // OFPBFC_BUNDLE_EXIST
-	bundleClosed        = 4  // OFPBFC_BUNDLE_CLOSED
-	bundleBadType       = 6  // OFPBFC_BAD_TYPE
-	bundleBadFlags      = 7  // OFPBFC_BAD_FLAGS
-	bundleMsgBadXID     = 9  // OFPBFC_MSG_BAD_XID
-	bundleMsgUnsup      = 10 // OFPBFC_MSG_UNSUP
-	bundleMsgFailed     = 13 // OFPBFC_MSG_FAILED
+	bundleBadID         = uint16(openflow.BundleFailedBadID)
+	bundleExist         = uint16(openflow.BundleFailedBundleExist)
+	bundleClosed        = uint16(openflow.BundleFailedBundleClosed)
+	bundleBadType       = uint16(openflow.BundleFailedBadType)
+	bundleBadFlags      = uint16(openflow.BundleFailedBadFlags)
+	bundleMsgBadXID     = uint16(openflow.BundleFailedMsgBadXID)
+	bundleMsgUnsup      = uint16(openflow.BundleFailedMsgUnsup)
+	bundleMsgFailed     = uint16(openflow.BundleFailedMsgFailed)
+	bundleOutOfBundles  = uint16(openflow.BundleFailedOutOfBundles)
 	maxBundles          = 16
-	bundleOutOfBundles  = 5 // OFPBFC_OUT_OF_BUNDLES
 	onfBundleErrorsBase = 2300
 )
 
@@ -149,7 +149,7 @@ func (c *conn) onBundleAdd(msg []byte) error {
 		if len(c.bundles) >= maxBundles {
 			return c.bundleErr(bundleOutOfBundles)
 		}
-		b = &bundle{flags: m.Flags, start: time.Now()}
+		b = &bundle{flags: m.Flags, start: time.Now(), startLks: c.a.lookups()}
 		c.bundles[m.BundleID] = b
 	}
 	if b.closed {

@@ -27,20 +27,35 @@ type PushConfig struct {
 	// Lines, if set, names the file a flow came from: Lines[i] describes
 	// updates[i] in errors (e.g. "acl.flows:12").
 	Lines []string
+	// Bundle sends each batch as one bundle, atomic and ordered, as
+	// ovs-ofctl --bundle does: OpenFlow 1.4 bundle messages, or the ONF
+	// extension (EXT-230) where the switch speaks only OpenFlow 1.3. A
+	// batch is applied whole or not at all; the commit reply takes the
+	// place of the barrier reply.
+	Bundle bool
 }
 
-// PushError is an OFPT_ERROR the switch sent for one FLOW_MOD.
+// PushError is an OFPT_ERROR the switch sent for one FLOW_MOD, or for the
+// commit of a bundle (PushConfig.Bundle).
 type PushError struct {
-	Index int    // into the updates pushed
+	Index int    // into the updates pushed: the FLOW_MOD's, or the bundle's first
 	Where string // PushConfig.Lines[Index], if given
 	XID   uint32
 	Err   openflow.ErrorMsg
+	// Commit is set for the error of a bundle's commit: none of the
+	// bundle's flows was applied.
+	Commit bool
+	// Flows is the number of flows of the bundle (Commit only).
+	Flows int
 }
 
 func (e *PushError) Error() string {
 	where := e.Where
 	if where == "" {
 		where = fmt.Sprintf("flow %d", e.Index+1)
+	}
+	if e.Commit {
+		return fmt.Sprintf("%s: switch refused to commit the bundle of %d flows from here, xid=%d: %s", where, e.Flows, e.XID, e.Err.Error())
 	}
 	return fmt.Sprintf("%s: switch refused FLOW_MOD xid=%d: %s", where, e.XID, e.Err.Error())
 }
@@ -54,6 +69,9 @@ type PushResult struct {
 	Version  uint8         `json:"version"`
 	Errors   []*PushError  `json:"-"`
 	ErrCount int           `json:"errors"`
+	// NotApplied counts the flows the switch refused: one per FLOW_MOD
+	// error, and every flow of a bundle whose commit failed.
+	NotApplied int `json:"not_applied"`
 	// Barrier latency of each batch: from its first FLOW_MOD written to
 	// its BARRIER_REPLY read (with a Window over 1, a batch may wait for
 	// the switch to finish the one before it).
@@ -108,7 +126,7 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
 
-	p := &pusher{nc: nc, r: openflow.NewReader(nc, 0), w: openflow.NewWriter(nc), cfg: &c}
+	p := &pusher{nc: nc, r: openflow.NewReader(nc, 0), w: openflow.NewWriter(nc), cfg: &c, bundle: c.Bundle}
 	if err := p.handshake(); err != nil {
 		return nil, err
 	}
@@ -174,6 +192,8 @@ type pusher struct {
 	xid      uint32
 	fm       openflow.FlowMod
 	inflight []sentBatch // oldest first
+	bundle   bool        // PushConfig.Bundle
+	bundleID uint32      // of the last bundle opened
 	lat      []int64     // barrier latency of each batch, µs
 	flushAt  int         // buffered bytes that make send write them; see send
 	insCache wireInsCache
@@ -185,7 +205,10 @@ type pusher struct {
 type sentBatch struct {
 	lo      int    // index of its first update
 	first   uint32 // xid of its first FLOW_MOD
-	barrier uint32 // xid of its BARRIER_REQUEST
+	barrier uint32 // xid of its BARRIER_REQUEST, or of its bundle's commit
+	open    uint32 // xid of its bundle's open request (Bundle)
+	n       int    // its flows
+	refused int    // of which the switch refused so far
 	t0      time.Time
 }
 
@@ -199,7 +222,12 @@ func (p *pusher) fail(ctx context.Context, err error, lo int) error {
 }
 
 func (p *pusher) handshake() error {
+	ours := openflow.VersionBit(openflow.Version13)
 	h := openflow.NewHello(0, openflow.Version13)
+	if p.bundle {
+		ours |= openflow.VersionBit(openflow.Version14)
+		h = openflow.NewHello(0, openflow.Version13, openflow.Version14)
+	}
 	if err := p.w.WriteMessage(&h); err != nil {
 		return err
 	}
@@ -212,7 +240,7 @@ func (p *pusher) handshake() error {
 	if err := peer.UnmarshalBinary(msg); err != nil {
 		return fmt.Errorf("switch HELLO: %w", err)
 	}
-	v, err := openflow.Negotiate(openflow.VersionBit(openflow.Version13), &peer)
+	v, err := openflow.Negotiate(ours, &peer)
 	if err != nil {
 		return fmt.Errorf("switch does not speak OpenFlow 1.3 (offers %#x)", peer.Versions())
 	}
@@ -220,9 +248,13 @@ func (p *pusher) handshake() error {
 	return nil
 }
 
-// send writes updates[lo:hi] and a barrier.
+// send writes updates[lo:hi] and a barrier, or with Bundle the bundle of
+// them and its commit.
 func (p *pusher) send(updates []rules.Update, lo, hi int) error {
-	b := sentBatch{lo: lo, first: p.xid + 1, t0: time.Now()}
+	if p.bundle {
+		return p.sendBundle(updates, lo, hi)
+	}
+	b := sentBatch{lo: lo, first: p.xid + 1, n: hi - lo, t0: time.Now()}
 	// The switch starts decoding while the rest is encoded: the first
 	// FLOW_MODs go out after a few are encoded, and each later write is
 	// twice as large, up to 16 KiB, so that a batch costs few writes.
@@ -263,8 +295,73 @@ func (p *pusher) send(updates []rules.Update, lo, hi int) error {
 	return nil
 }
 
-// await reads until the barrier reply of the oldest batch in flight,
-// collecting errors (of any batch in flight) and answering echo requests.
+// sendBundle writes updates[lo:hi] as one atomic, ordered bundle: its open
+// request, each FLOW_MOD in a bundle add message of the same xid (as
+// OpenFlow 1.4.1 §7.3.9.6 requires), and its commit request.
+func (p *pusher) sendBundle(updates []rules.Update, lo, hi int) error {
+	p.bundleID++
+	h := openflow.Header{Version: p.version}
+	const flags = openflow.BundleAtomic | openflow.BundleOrdered
+	b := sentBatch{lo: lo, n: hi - lo, t0: time.Now()}
+	p.xid++
+	b.open, b.first = p.xid, p.xid+1
+	h.XID = p.xid
+	open := openflow.BundleControl{Header: h, BundleID: p.bundleID, Type: openflow.BundleOpenRequest, Flags: flags}
+	if err := p.w.Append(&open); err != nil {
+		return err
+	}
+	p.flushAt = 1 << 10
+	for i := lo; i < hi; i++ {
+		p.xid++
+		u := &updates[i]
+		if t := &p.tmpl; t.fits(u, p.version) {
+			p.enc = slices.Grow(p.enc[:0], len(t.msg))[:len(t.msg)]
+			t.write(p.enc, u, p.xid)
+		} else {
+			encodeUpdate(u, &p.fm, &p.insCache)
+			p.fm.Version, p.fm.XID = p.version, p.xid
+			var err error
+			if p.enc, err = p.fm.AppendBinary(p.enc[:0]); err != nil {
+				return fmt.Errorf("encode flow %d: %w", i+1, err)
+			}
+			t.learn(p.enc, u, &p.insCache.plan, p.version)
+		}
+		h.XID = p.xid
+		add := openflow.BundleAddMessage{Header: h, BundleID: p.bundleID, Flags: flags, Message: p.enc}
+		if err := p.w.Append(&add); err != nil {
+			return fmt.Errorf("encode flow %d: %w", i+1, err)
+		}
+		if p.w.Buffered() >= p.flushAt {
+			if err := p.w.Flush(); err != nil {
+				return err
+			}
+			p.flushAt = min(2*p.flushAt, 16<<10)
+		}
+	}
+	p.xid++
+	b.barrier = p.xid
+	h.XID = p.xid
+	commit := openflow.BundleControl{Header: h, BundleID: p.bundleID, Type: openflow.BundleCommitRequest, Flags: flags}
+	if err := p.w.Append(&commit); err != nil {
+		return err
+	}
+	if err := p.w.Flush(); err != nil {
+		return err
+	}
+	p.inflight = append(p.inflight, b)
+	return nil
+}
+
+// done records the end of the oldest batch in flight.
+func (p *pusher) done(res *PushResult) {
+	p.lat = append(p.lat, max(time.Since(p.inflight[0].t0).Microseconds(), 1))
+	p.inflight = p.inflight[1:]
+	res.Batches++
+}
+
+// await reads until the barrier (or commit) reply of the oldest batch in
+// flight, collecting errors (of any batch in flight) and answering echo
+// requests.
 func (p *pusher) await(res *PushResult) error {
 	oldest := p.inflight[0]
 	p.nc.SetReadDeadline(time.Now().Add(p.cfg.Timeout))
@@ -276,16 +373,37 @@ func (p *pusher) await(res *PushResult) error {
 		xid := xidOf(msg)
 		switch openflow.Type(msg[1]) {
 		case openflow.TypeBarrierReply:
-			if xid == oldest.barrier {
-				p.lat = append(p.lat, max(time.Since(oldest.t0).Microseconds(), 1))
-				p.inflight = p.inflight[1:]
-				res.Batches++
+			if xid == oldest.barrier && !p.bundle {
+				p.done(res)
+				return nil
+			}
+		case openflow.TypeBundleControl, openflow.TypeExperimenter:
+			var bc openflow.BundleControl
+			if p.bundle && bc.UnmarshalBinary(msg) == nil && bc.Type == openflow.BundleCommitReply && xid == oldest.barrier {
+				p.done(res)
 				return nil
 			}
 		case openflow.TypeError:
 			var em openflow.ErrorMsg
 			if err := em.UnmarshalBinary(msg); err != nil {
 				return err
+			}
+			if p.bundle {
+				for _, b := range p.inflight {
+					if xid == b.open {
+						return fmt.Errorf("switch refused to open a bundle (xid %d): %s", xid, em.Error())
+					}
+				}
+				if b := &p.inflight[0]; xid == b.barrier {
+					pe := &PushError{Index: b.lo, XID: xid, Err: em, Commit: true, Flows: b.n}
+					if b.lo < len(p.cfg.Lines) {
+						pe.Where = p.cfg.Lines[b.lo]
+					}
+					res.Errors = append(res.Errors, pe)
+					res.NotApplied += b.n - b.refused
+					p.done(res)
+					return nil
+				}
 			}
 			i, ok := p.flowOf(xid)
 			if !ok {
@@ -296,6 +414,12 @@ func (p *pusher) await(res *PushResult) error {
 				pe.Where = p.cfg.Lines[i]
 			}
 			res.Errors = append(res.Errors, pe)
+			res.NotApplied++
+			for j := range p.inflight {
+				if b := &p.inflight[j]; xid >= b.first && xid < b.barrier {
+					b.refused++
+				}
+			}
 		case openflow.TypeEchoRequest:
 			var req openflow.EchoRequest
 			if err := req.UnmarshalBinary(msg); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -197,5 +198,107 @@ func TestLatencyFigures(t *testing.T) {
 	latencyFigures(&empty, nil)
 	if empty.LatencyMax != 0 || empty.Histogram != nil {
 		t.Errorf("no batches: %+v", empty)
+	}
+}
+
+// bundleFlows returns n exact flows with, at index bad (if in range), one
+// whose match lacks its prerequisites (tp_dst without ip_proto), which
+// ofswitch and Open vSwitch both refuse.
+func bundleFlows(n, bad int) []rules.Update {
+	ups := exactFlows(n, 0)
+	if bad >= 0 && bad < n {
+		var m rules.Match
+		m.SetExact(rules.FieldL4Dst, 80)
+		ups[bad] = rules.Update{Match: m, Priority: 9, Instructions: ups[bad].Instructions}
+	}
+	return ups
+}
+
+// TestPushBundle: with Bundle each batch is one atomic bundle: a batch
+// with a refused flow is applied not at all, and the others whole; the
+// refused flow is reported against its line and the failed commit against
+// the batch's first. Against ofswitch over OpenFlow 1.4 and, where it runs,
+// Open vSwitch, whose tables must end up the same.
+func TestPushBundle(t *testing.T) {
+	const n, batch, bad = 300, 100, 150
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = "b.flows:" + itoa(i+1)
+	}
+	check := func(t *testing.T, res *PushResult) {
+		t.Helper()
+		if res.Batches != 3 || res.Flows != n || res.NotApplied != batch {
+			t.Errorf("%d batches, %d flows, %d not applied; want 3, %d, %d", res.Batches, res.Flows, res.NotApplied, n, batch)
+		}
+		if len(res.Errors) != 2 {
+			t.Fatalf("errors %v, want the refused flow's and its bundle's", res.Errors)
+		}
+		flow, commit := res.Errors[0], res.Errors[1]
+		if flow.Commit || flow.Where != "b.flows:151" || flow.Err.Type != openflow.ErrTypeBadMatch {
+			t.Errorf("first error %v (%+v), want OFPET_BAD_MATCH at b.flows:151", flow, flow.Err)
+		}
+		if !commit.Commit || commit.Where != "b.flows:101" || commit.Flows != batch || !strings.Contains(commit.Error(), "commit the bundle of 100 flows") {
+			t.Errorf("second error %v, want the commit of the bundle from b.flows:101", commit)
+		}
+	}
+
+	a, addr := startAgent(t, &Config{Tables: 2})
+	res, err := Push(context.Background(), "tcp:"+addr, bundleFlows(n, bad), &PushConfig{Batch: batch, Bundle: true, Lines: lines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != openflow.Version14 {
+		t.Errorf("negotiated version %#x, want 1.4 for bundles", res.Version)
+	}
+	check(t, res)
+	rs := a.Pipeline().Rules(0)
+	if len(rs) != n-batch {
+		t.Fatalf("table 0 holds %d rules, want %d", len(rs), n-batch)
+	}
+	want := exactFlows(n, 0)
+	for _, r := range rs {
+		i := slices.IndexFunc(want, func(u rules.Update) bool { return u.Match == r.Match })
+		if i < 0 || i/batch == bad/batch {
+			t.Fatalf("rule %v: flow %d, of the refused bundle or none", r.Match, i)
+		}
+	}
+	// The two committed bundles were two bursts; the refused one none.
+	if bs := a.Bursts(); len(bs) != 2 || bs[0].Updates != batch || bs[1].Updates != batch {
+		t.Errorf("bursts %+v, want two of %d", bs, batch)
+	}
+
+	// Open vSwitch: the same flows in bundles give the same table. (A
+	// bundle with a refused message Open vSwitch commits without it;
+	// ofswitch refuses the commit, so that a bundle is applied whole.)
+	ofctl := requireTool(t, "ovs-ofctl")
+	ovs := ovstest.Start(t)
+	good := bundleFlows(n, -1)
+	if res, err := Push(context.Background(), "tcp:"+addr, good, &PushConfig{Batch: batch, Bundle: true}); err != nil || len(res.Errors) != 0 {
+		t.Fatalf("push into ofswitch: %v %v", err, res.Errors)
+	}
+	nc, err := ovs.Dial("127.0.0.1:16653")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = PushConn(context.Background(), nc, good, &PushConfig{Batch: batch, Bundle: true})
+	if err != nil || len(res.Errors) != 0 || res.Batches != 3 {
+		t.Fatalf("push into Open vSwitch: %v, %d batches, errors %v", err, res.Batches, res.Errors)
+	}
+	ours := flowLines(dumpFlows(t, ofctl, "tcp:"+addr))
+	theirs, err := ovs.Ofctl("", "dump-flows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(flowLines(theirs), ours); d != "" || len(ours) != n {
+		t.Errorf("%d flows in ofswitch; dump-flows differ (-Open vSwitch +ofswitch):\n%s", len(ours), d)
+	}
+	// Its refusal of a bundled FLOW_MOD comes back against the flow's line.
+	nc, err = ovs.Dial("127.0.0.1:16653")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = PushConn(context.Background(), nc, bundleFlows(n, bad), &PushConfig{Batch: batch, Bundle: true, Lines: lines})
+	if err != nil || res.Batches != 3 || len(res.Errors) == 0 || res.Errors[0].Where != "b.flows:151" || res.Errors[0].Err.Type != openflow.ErrTypeBadMatch {
+		t.Fatalf("push of a bad flow into Open vSwitch: %v, %d batches, errors %v", err, res.Batches, res.Errors)
 	}
 }

@@ -125,6 +125,41 @@ func TestPushTemplate(t *testing.T) {
 			}
 			t.Fatalf("version %d: %d bytes sent, want %d; first difference at byte %d", version, len(g), len(w), i)
 		}
+		// In bundles: each flow in a bundle add message of its own xid,
+		// between the bundle's open and commit requests.
+		got.Reset()
+		p = &pusher{w: openflow.NewWriter(&got), version: version, xid: 99, bundle: true}
+		for lo := 0; lo < len(ups); lo += 100 {
+			if err := p.send(ups, lo, min(lo+100, len(ups))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, xid = want[:0], 99
+		const flags = openflow.BundleAtomic | openflow.BundleOrdered
+		for lo, id := 0, uint32(1); lo < len(ups); lo, id = lo+100, id+1 {
+			xid++
+			open := openflow.BundleControl{Header: openflow.Header{Version: version, XID: xid}, BundleID: id, Type: openflow.BundleOpenRequest, Flags: flags}
+			want, _ = open.AppendBinary(want)
+			for i := lo; i < min(lo+100, len(ups)); i++ {
+				xid++
+				updateToWire(&ups[i], &fm)
+				fm.Version, fm.XID = version, xid
+				inner, err := fm.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				add := openflow.BundleAddMessage{Header: openflow.Header{Version: version, XID: xid}, BundleID: id, Flags: flags, Message: inner}
+				if want, err = add.AppendBinary(want); err != nil {
+					t.Fatal(err)
+				}
+			}
+			xid++
+			commit := openflow.BundleControl{Header: openflow.Header{Version: version, XID: xid}, BundleID: id, Type: openflow.BundleCommitRequest, Flags: flags}
+			want, _ = commit.AppendBinary(want)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("version %d, bundles: %d bytes sent, want %d", version, got.Len(), len(want))
+		}
 		// Each flow after the first of its run is a patched copy.
 		q := &pusher{w: openflow.NewWriter(&bytes.Buffer{}), version: version}
 		if err := q.send(ups, 0, 1); err != nil {

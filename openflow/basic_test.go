@@ -179,10 +179,14 @@ func TestErrorMapping(t *testing.T) {
 		t.Errorf("ErrorFor(ErrorMsg) = %+v", passthrough)
 	}
 	for _, s := range []string{TypeFlowMod.String(), ErrTypeBadMatch.String(), BadMatchDupField.String(),
-		MeterModFailedOutOfBands.String(), TableFeaturesFailedEPerm.String(), ErrTypeBundleFailed.String()} {
+		MeterModFailedOutOfBands.String(), TableFeaturesFailedEPerm.String(), ErrTypeBundleFailed.String(),
+		BundleFailedUnknown.String(), BundleFailedBundleInProgress.String()} {
 		if !strings.HasPrefix(s, "OFP") || strings.ContainsAny(s, "0123456789") {
 			t.Errorf("String() = %q", s)
 		}
+	}
+	if got := (ErrorMsg{Type: ErrTypeBundleFailed, Code: uint16(BundleFailedMsgFailed)}).Error(); got != "openflow: OFPET_BUNDLE_FAILED/OFPBFC_MSG_FAILED" {
+		t.Errorf("bundle failure: %q", got)
 	}
 }
 

@@ -539,6 +539,38 @@ func (c TableFeaturesFailedCode) String() string {
 		"OFPTFFC_BAD_LEN", "OFPTFFC_BAD_ARGUMENT", "OFPTFFC_EPERM"}, int(c), "OFPTFFC_")
 }
 
+// BundleFailedCode is the code of an OFPET_BUNDLE_FAILED error (OpenFlow
+// 1.4).
+type BundleFailedCode uint16
+
+// OFPET_BUNDLE_FAILED codes (OpenFlow 1.4.1 §7.4.4, ofp_bundle_failed_code).
+const (
+	BundleFailedUnknown          BundleFailedCode = 0  // OFPBFC_UNKNOWN
+	BundleFailedEPerm            BundleFailedCode = 1  // OFPBFC_EPERM
+	BundleFailedBadID            BundleFailedCode = 2  // OFPBFC_BAD_ID
+	BundleFailedBundleExist      BundleFailedCode = 3  // OFPBFC_BUNDLE_EXIST
+	BundleFailedBundleClosed     BundleFailedCode = 4  // OFPBFC_BUNDLE_CLOSED
+	BundleFailedOutOfBundles     BundleFailedCode = 5  // OFPBFC_OUT_OF_BUNDLES
+	BundleFailedBadType          BundleFailedCode = 6  // OFPBFC_BAD_TYPE
+	BundleFailedBadFlags         BundleFailedCode = 7  // OFPBFC_BAD_FLAGS
+	BundleFailedMsgBadLen        BundleFailedCode = 8  // OFPBFC_MSG_BAD_LEN
+	BundleFailedMsgBadXID        BundleFailedCode = 9  // OFPBFC_MSG_BAD_XID
+	BundleFailedMsgUnsup         BundleFailedCode = 10 // OFPBFC_MSG_UNSUP
+	BundleFailedMsgConflict      BundleFailedCode = 11 // OFPBFC_MSG_CONFLICT
+	BundleFailedMsgTooMany       BundleFailedCode = 12 // OFPBFC_MSG_TOO_MANY
+	BundleFailedMsgFailed        BundleFailedCode = 13 // OFPBFC_MSG_FAILED
+	BundleFailedTimeout          BundleFailedCode = 14 // OFPBFC_TIMEOUT
+	BundleFailedBundleInProgress BundleFailedCode = 15 // OFPBFC_BUNDLE_IN_PROGRESS
+)
+
+// String returns the spec name.
+func (c BundleFailedCode) String() string {
+	return enumName([]string{"OFPBFC_UNKNOWN", "OFPBFC_EPERM", "OFPBFC_BAD_ID", "OFPBFC_BUNDLE_EXIST",
+		"OFPBFC_BUNDLE_CLOSED", "OFPBFC_OUT_OF_BUNDLES", "OFPBFC_BAD_TYPE", "OFPBFC_BAD_FLAGS",
+		"OFPBFC_MSG_BAD_LEN", "OFPBFC_MSG_BAD_XID", "OFPBFC_MSG_UNSUP", "OFPBFC_MSG_CONFLICT",
+		"OFPBFC_MSG_TOO_MANY", "OFPBFC_MSG_FAILED", "OFPBFC_TIMEOUT", "OFPBFC_BUNDLE_IN_PROGRESS"}, int(c), "OFPBFC_")
+}
+
 // CodeString names the code of an error of type t, e.g. "OFPBMC_BAD_FIELD".
 func (t ErrorType) CodeString(code uint16) string {
 	switch t {
@@ -570,6 +602,8 @@ func (t ErrorType) CodeString(code uint16) string {
 		return MeterModFailedCode(code).String()
 	case ErrTypeTableFeaturesFailed:
 		return TableFeaturesFailedCode(code).String()
+	case ErrTypeBundleFailed:
+		return BundleFailedCode(code).String()
 	}
 	return strconv.Itoa(int(code))
 }

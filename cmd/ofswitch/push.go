@@ -32,7 +32,9 @@ func newPushCmd() *cobra.Command {
 delete strict; a delete without table= deletes from every table, and "delete"
 alone deletes every flow) and sends them as FLOW_MODs, a BARRIER_REQUEST after every
 --batch flows, with up to --window batches in flight (the next batch goes out
-while the switch applies the one before). Prints flows/s and the barrier
+while the switch applies the one before). With --bundle each batch is one
+bundle, committed atomically: applied whole or not at all; --batch 0 makes
+the whole file one batch, as ovs-ofctl --bundle sends it. Prints flows/s and the barrier
 latency of the batches; every error the switch sends is printed with the line
 of the file that caused it, and the exit status is non-zero.
 
@@ -48,6 +50,12 @@ Works against ofswitch and Open vSwitch alike.`,
 				return err
 			}
 			cfg.Lines = lines
+			if cfg.Batch < 0 {
+				return fmt.Errorf("--batch %d: want 0 (one batch) or more", cfg.Batch)
+			}
+			if cfg.Batch == 0 {
+				cfg.Batch = max(len(ups), 1)
+			}
 			res, err := controller.Push(cmd.Context(), target, ups, &cfg)
 			if err != nil {
 				return err
@@ -68,14 +76,15 @@ Works against ofswitch and Open vSwitch alike.`,
 				fmt.Fprintf(w, "errors: %d\n", len(res.Errors))
 			}
 			if len(res.Errors) > 0 {
-				return fmt.Errorf("the switch refused %d of %d flows", len(res.Errors), res.Flows)
+				return fmt.Errorf("the switch refused %d of %d flows", res.NotApplied, res.Flows)
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&target, "switch", "tcp:127.0.0.1:6653", "the switch's OpenFlow target, tcp:IP[:PORT]")
-	f.IntVar(&cfg.Batch, "batch", 1024, "FLOW_MODs between barriers")
+	f.IntVar(&cfg.Batch, "batch", 1024, "FLOW_MODs between barriers (0: the whole file in one batch)")
+	f.BoolVar(&cfg.Bundle, "bundle", false, "send each batch as one atomic, ordered bundle (OpenFlow 1.4, or the ONF extension over 1.3), as ovs-ofctl --bundle does")
 	f.IntVar(&cfg.Window, "window", 2, "batches in flight before waiting for a barrier reply (1: stop and wait)")
 	f.BoolVar(&strict, "strict", false, "modify and delete lines are strict (MODIFY_STRICT, DELETE_STRICT)")
 	f.BoolVar(&fix, "fix-prereqs", false, "add missing match prerequisites instead of refusing the flow")

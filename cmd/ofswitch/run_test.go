@@ -69,6 +69,14 @@ func TestRunPushMetrics(t *testing.T) {
 		t.Fatalf("push of a bad flow: err = %v\n%s", err, out)
 	}
 
+	// One bundle for the whole file: a refused flow keeps the good one out.
+	bundled := filepath.Join(dir, "bundled.flows")
+	os.WriteFile(bundled, []byte("priority=6,udp,actions=drop\npriority=7,actions=goto_table:9\n"), 0o644)
+	out, err = run(t, "push", "--switch", "tcp:"+addr, "--bundle", "--batch", "0", bundled)
+	if err == nil || !strings.Contains(err.Error(), "refused 2 of 2") {
+		t.Fatalf("push --bundle of a bad flow: err = %v\n%s", err, out)
+	}
+
 	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics")
 	if err != nil {
 		t.Fatal(err)
