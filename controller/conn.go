@@ -263,7 +263,10 @@ func (c *conn) serve() error {
 	// timer update, so it is moved only when it must come sooner; when
 	// it fires early, the loop finds nothing due and arms it again.
 	lastRead := time.Now()
-	var armed time.Time
+	var (
+		armed time.Time
+		reads uint64 // c.r.Reads() when lastRead was taken
+	)
 	for {
 		due := lastRead.Add(c.a.cfg.EchoInterval)
 		if flushAt := c.batchStart.Add(c.a.cfg.BatchWait); len(c.batch) > 0 && flushAt.Before(due) {
@@ -312,7 +315,12 @@ func (c *conn) serve() error {
 			return err
 		}
 		c.echoOut = false
-		lastRead = time.Now()
+		// The clock is read once per read from the socket, not once per
+		// message: a read of a burst brings hundreds, and the inactivity
+		// probe needs no finer time than that.
+		if n := c.r.Reads(); n != reads {
+			reads, lastRead = n, time.Now()
+		}
 		if err := c.handle(msg); err != nil {
 			return err
 		}

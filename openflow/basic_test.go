@@ -250,6 +250,10 @@ func TestReaderWriter(t *testing.T) {
 		if diff := cmp.Diff([]int64{0, 308, 316}, offs); diff != "" {
 			t.Fatalf("chunk %d offsets: %s", chunk, diff)
 		}
+		// One read per chunk of the stream, and none for the end.
+		if want := uint64((len(stream) + chunk - 1) / chunk); r.Reads() != want {
+			t.Errorf("chunk %d: %d reads counted, want %d", chunk, r.Reads(), want)
+		}
 	}
 	// Messages larger than the buffer a Reader starts with, between small
 	// ones, in reads of every size: the buffer grows and nothing is lost.

@@ -35,6 +35,7 @@ type Reader struct {
 	maxLen int
 	off    int64 // stream offset of buf[start]
 	last   int64 // stream offset of the message Next returned last
+	reads  uint64
 }
 
 // NewReader returns a Reader that rejects messages longer than maxLen bytes
@@ -51,6 +52,11 @@ func NewReader(r io.Reader, maxLen int) *Reader {
 // initialReadBuf is the size a Reader's buffer starts at: a burst of a few
 // hundred FLOW_MODs in one read.
 const initialReadBuf = 32 << 10
+
+// Reads returns the number of reads from the underlying reader that
+// returned data so far: a caller can tell whether a message came with new
+// data from the stream or from what the Reader had buffered.
+func (r *Reader) Reads() uint64 { return r.reads }
 
 // Offset returns the stream offset at which the message most recently
 // returned by Next started; after an error, where the failing message
@@ -115,6 +121,7 @@ func (r *Reader) fill(need int) error {
 		full := r.end+n == len(r.buf)
 		r.end += n
 		if n > 0 {
+			r.reads++
 			if full {
 				r.grow(0) // more is likely waiting: read more at once next time
 			}
