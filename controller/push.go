@@ -248,87 +248,33 @@ func (p *pusher) handshake() error {
 	return nil
 }
 
-// send writes updates[lo:hi] and a barrier, or with Bundle the bundle of
-// them and its commit.
+// bundleFlags are the flags of push's bundles.
+const bundleFlags = openflow.BundleAtomic | openflow.BundleOrdered
+
+// send writes updates[lo:hi] and a barrier; with Bundle, the bundle of
+// them, atomic and ordered: its open request, each FLOW_MOD in a bundle add
+// message of the same xid (as OpenFlow 1.4.1 §7.3.9.6 requires), and its
+// commit request.
 func (p *pusher) send(updates []rules.Update, lo, hi int) error {
+	b := sentBatch{lo: lo, n: hi - lo, t0: time.Now()}
 	if p.bundle {
-		return p.sendBundle(updates, lo, hi)
+		p.bundleID++
+		p.xid++
+		b.open = p.xid
+		open := openflow.BundleControl{Header: openflow.Header{Version: p.version, XID: p.xid},
+			BundleID: p.bundleID, Type: openflow.BundleOpenRequest, Flags: bundleFlags}
+		if err := p.w.Append(&open); err != nil {
+			return err
+		}
 	}
-	b := sentBatch{lo: lo, first: p.xid + 1, n: hi - lo, t0: time.Now()}
+	b.first = p.xid + 1
 	// The switch starts decoding while the rest is encoded: the first
 	// FLOW_MODs go out after a few are encoded, and each later write is
 	// twice as large, up to 16 KiB, so that a batch costs few writes.
 	p.flushAt = 1 << 10
 	for i := lo; i < hi; i++ {
 		p.xid++
-		u := &updates[i]
-		if t := &p.tmpl; t.fits(u, p.version) {
-			t.write(p.w.Reserve(len(t.msg)), u, p.xid)
-		} else {
-			encodeUpdate(u, &p.fm, &p.insCache)
-			p.fm.Version, p.fm.XID = p.version, p.xid
-			var err error
-			if p.enc, err = p.fm.AppendBinary(p.enc[:0]); err != nil {
-				return fmt.Errorf("encode flow %d: %w", i+1, err)
-			}
-			copy(p.w.Reserve(len(p.enc)), p.enc)
-			t.learn(p.enc, u, &p.insCache.plan, p.version)
-		}
-		if p.w.Buffered() >= p.flushAt {
-			if err := p.w.Flush(); err != nil {
-				return err
-			}
-			p.flushAt = min(2*p.flushAt, 16<<10)
-		}
-	}
-	p.xid++
-	b.barrier = p.xid
-	br := openflow.NewBarrierRequest(b.barrier)
-	br.Version = p.version
-	if err := p.w.Append(&br); err != nil {
-		return err
-	}
-	if err := p.w.Flush(); err != nil {
-		return err
-	}
-	p.inflight = append(p.inflight, b)
-	return nil
-}
-
-// sendBundle writes updates[lo:hi] as one atomic, ordered bundle: its open
-// request, each FLOW_MOD in a bundle add message of the same xid (as
-// OpenFlow 1.4.1 §7.3.9.6 requires), and its commit request.
-func (p *pusher) sendBundle(updates []rules.Update, lo, hi int) error {
-	p.bundleID++
-	h := openflow.Header{Version: p.version}
-	const flags = openflow.BundleAtomic | openflow.BundleOrdered
-	b := sentBatch{lo: lo, n: hi - lo, t0: time.Now()}
-	p.xid++
-	b.open, b.first = p.xid, p.xid+1
-	h.XID = p.xid
-	open := openflow.BundleControl{Header: h, BundleID: p.bundleID, Type: openflow.BundleOpenRequest, Flags: flags}
-	if err := p.w.Append(&open); err != nil {
-		return err
-	}
-	p.flushAt = 1 << 10
-	for i := lo; i < hi; i++ {
-		p.xid++
-		u := &updates[i]
-		if t := &p.tmpl; t.fits(u, p.version) {
-			p.enc = slices.Grow(p.enc[:0], len(t.msg))[:len(t.msg)]
-			t.write(p.enc, u, p.xid)
-		} else {
-			encodeUpdate(u, &p.fm, &p.insCache)
-			p.fm.Version, p.fm.XID = p.version, p.xid
-			var err error
-			if p.enc, err = p.fm.AppendBinary(p.enc[:0]); err != nil {
-				return fmt.Errorf("encode flow %d: %w", i+1, err)
-			}
-			t.learn(p.enc, u, &p.insCache.plan, p.version)
-		}
-		h.XID = p.xid
-		add := openflow.BundleAddMessage{Header: h, BundleID: p.bundleID, Flags: flags, Message: p.enc}
-		if err := p.w.Append(&add); err != nil {
+		if err := p.encodeFlow(&updates[i]); err != nil {
 			return fmt.Errorf("encode flow %d: %w", i+1, err)
 		}
 		if p.w.Buffered() >= p.flushAt {
@@ -340,15 +286,53 @@ func (p *pusher) sendBundle(updates []rules.Update, lo, hi int) error {
 	}
 	p.xid++
 	b.barrier = p.xid
-	h.XID = p.xid
-	commit := openflow.BundleControl{Header: h, BundleID: p.bundleID, Type: openflow.BundleCommitRequest, Flags: flags}
-	if err := p.w.Append(&commit); err != nil {
-		return err
+	if p.bundle {
+		commit := openflow.BundleControl{Header: openflow.Header{Version: p.version, XID: p.xid},
+			BundleID: p.bundleID, Type: openflow.BundleCommitRequest, Flags: bundleFlags}
+		if err := p.w.Append(&commit); err != nil {
+			return err
+		}
+	} else {
+		br := openflow.NewBarrierRequest(p.xid)
+		br.Version = p.version
+		if err := p.w.Append(&br); err != nil {
+			return err
+		}
 	}
 	if err := p.w.Flush(); err != nil {
 		return err
 	}
 	p.inflight = append(p.inflight, b)
+	return nil
+}
+
+// encodeFlow writes the FLOW_MOD of u, with xid p.xid: a patched copy of
+// the template where u fits it (straight into the writer's buffer without
+// bundles), else the full encoding, which the template learns from; with
+// Bundle, inside a bundle add message.
+func (p *pusher) encodeFlow(u *rules.Update) error {
+	if t := &p.tmpl; t.fits(u, p.version) {
+		if !p.bundle {
+			t.write(p.w.Reserve(len(t.msg)), u, p.xid)
+			return nil
+		}
+		p.enc = slices.Grow(p.enc[:0], len(t.msg))[:len(t.msg)]
+		t.write(p.enc, u, p.xid)
+	} else {
+		encodeUpdate(u, &p.fm, &p.insCache)
+		p.fm.Version, p.fm.XID = p.version, p.xid
+		var err error
+		if p.enc, err = p.fm.AppendBinary(p.enc[:0]); err != nil {
+			return err
+		}
+		t.learn(p.enc, u, &p.insCache.plan, p.version)
+	}
+	if p.bundle {
+		add := openflow.BundleAddMessage{Header: openflow.Header{Version: p.version, XID: p.xid},
+			BundleID: p.bundleID, Flags: bundleFlags, Message: p.enc}
+		return p.w.Append(&add)
+	}
+	copy(p.w.Reserve(len(p.enc)), p.enc)
 	return nil
 }
 
