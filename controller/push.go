@@ -167,13 +167,10 @@ func latencyFigures(res *PushResult, lat []int64) {
 	if len(lat) == 0 {
 		return
 	}
-	slices.Sort(lat)
-	at := func(q float64) time.Duration {
-		rank := min(max(int(q/100*float64(len(lat))+0.5), 1), len(lat))
-		return time.Duration(lat[rank-1]) * time.Microsecond
-	}
-	res.LatencyP50, res.LatencyP99 = at(50), at(99)
-	res.LatencyMax = time.Duration(lat[len(lat)-1]) * time.Microsecond
+	d := distOf(lat) // sorts lat
+	res.LatencyP50 = time.Duration(d.P50) * time.Microsecond
+	res.LatencyP99 = time.Duration(d.P99) * time.Microsecond
+	res.LatencyMax = time.Duration(d.Max) * time.Microsecond
 	for i, v := range lat {
 		if i > 0 && v == lat[i-1] {
 			res.Histogram[len(res.Histogram)-1][1]++
