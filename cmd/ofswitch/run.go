@@ -75,6 +75,9 @@ no --controller at all.`,
 				return fmt.Errorf("--log-level: %w", err)
 			}
 			cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: lvl}))
+			if stats < 0 {
+				return fmt.Errorf("--stats %v: want a positive interval", stats)
+			}
 			cfg.DatapathID = 1
 			if dpid != "" {
 				v, err := strconv.ParseUint(strings.TrimPrefix(dpid, "0x"), 16, 64)
@@ -136,9 +139,6 @@ no --controller at all.`,
 			if metrics != "" {
 				reg = prometheus.NewRegistry()
 				bm = newBurstMetrics(reg)
-			}
-			if stats < 0 {
-				return fmt.Errorf("--stats %v: want a positive interval", stats)
 			}
 			if stats > 0 {
 				bs = newBurstStats()
