@@ -292,6 +292,35 @@ func TestPushBundle(t *testing.T) {
 	if d := cmp.Diff(flowLines(theirs), ours); d != "" || len(ours) != n {
 		t.Errorf("%d flows in ofswitch; dump-flows differ (-Open vSwitch +ofswitch):\n%s", len(ours), d)
 	}
+	// A bridge that speaks only OpenFlow 1.3 gets the ONF extension's
+	// bundle messages, and commits them as well.
+	if out, err := ovs.Exec("ovs-vsctl", "set", "bridge", "br0", "protocols=OpenFlow13").CombinedOutput(); err != nil {
+		t.Fatalf("ovs-vsctl: %v\n%s", err, out)
+	}
+	if _, err := ovs.Ofctl("", "del-flows"); err != nil {
+		t.Fatal(err)
+	}
+	var v13 *PushResult
+	for range 50 { // the bridge reconnects its listener after the change
+		if nc, err = ovs.Dial("127.0.0.1:16653"); err != nil {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if v13, err = PushConn(context.Background(), nc, good, &PushConfig{Batch: batch, Bundle: true}); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if v13 == nil || v13.Version != openflow.Version13 || len(v13.Errors) != 0 || v13.Batches != 3 {
+		t.Fatalf("push in ONF bundles into an OpenFlow 1.3 bridge: %+v, %v", v13, err)
+	}
+	if theirs, err = ovs.Ofctl("", "dump-flows"); err != nil || len(flowLines(theirs)) != n {
+		t.Fatalf("%d flows after the push in ONF bundles, want %d: %v\n%s", len(flowLines(theirs)), n, err, theirs)
+	}
+	if _, err := ovs.Exec("ovs-vsctl", "set", "bridge", "br0", "protocols=OpenFlow13,OpenFlow14").CombinedOutput(); err != nil {
+		t.Fatal(err)
+	}
+
 	// Its refusal of a bundled FLOW_MOD comes back against the flow's line.
 	nc, err = ovs.Dial("127.0.0.1:16653")
 	if err != nil {
