@@ -123,7 +123,8 @@ type LivePort struct {
 // descriptor number reused) while a worker polls or sends on it.
 type liveConn struct {
 	rx     []*afpacket.TPacket
-	fds    []int // socket of each rx (-1 if afpacket's fd could not be read)
+	fds    []int       // socket of each rx (-1 if afpacket's fd could not be read)
+	since  []time.Time // when each rx's filter was in place; see liveSource
 	refs   atomic.Int64
 	closed atomic.Bool
 	port   *LivePort
@@ -231,8 +232,10 @@ func (p *LivePort) Attach() (PortInfo, error) {
 			afpacket.OptFrameSize(2048), afpacket.OptBlockSize(c.BlockSize), afpacket.OptNumBlocks(c.NumBlocks),
 			afpacket.OptBlockTimeout(c.BlockTimeout), afpacket.OptPollTimeout(c.PollTimeout),
 			afpacket.OptAddVLANHeader(true))
+		var since time.Time
 		if err == nil {
 			err = tp.SetBPF(noOutgoing)
+			since = time.Now()
 			if err == nil && c.Queues > 1 {
 				err = tp.SetFanout(afpacket.FanoutHash, group)
 			}
@@ -249,6 +252,7 @@ func (p *LivePort) Attach() (PortInfo, error) {
 		}
 		nc.rx = append(nc.rx, tp)
 		nc.fds = append(nc.fds, socketFD(tp))
+		nc.since = append(nc.since, since)
 	}
 	p.info = info
 	p.install(nc)
@@ -521,21 +525,40 @@ type liveSource struct {
 	p    *LivePort
 	q    int
 	held *liveConn // nil while the port is detached
+	// since, until a frame captured after it is read, is when the held
+	// socket's filter was attached: afpacket binds a socket before the
+	// filter can be set, and a frame the host sent on the interface in
+	// between (an IPv6 router solicitation, say) would reach the ring
+	// unfiltered.
+	since time.Time
 }
 
 // ZeroCopyReadPacketData reads the next frame of the queue's current
-// socket. While the port is detached it waits PollTimeout and returns
+// socket, skipping those captured before its filter was in place. While
+// the port is detached it waits PollTimeout and returns
 // afpacket.ErrTimeout.
 func (s *liveSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
 	if s.p.conn.Load() != s.held {
 		s.release()
 		s.held = s.p.acquire()
+		if s.held != nil {
+			s.since = s.held.since[s.q]
+		}
 	}
 	if s.held == nil {
 		time.Sleep(s.p.cfg.PollTimeout)
 		return nil, gopacket.CaptureInfo{}, afpacket.ErrTimeout
 	}
-	return s.held.rx[s.q].ZeroCopyReadPacketData()
+	for {
+		data, ci, err := s.held.rx[s.q].ZeroCopyReadPacketData()
+		if err != nil || s.since.IsZero() {
+			return data, ci, err
+		}
+		if !ci.Timestamp.Before(s.since) {
+			s.since = time.Time{}
+			return data, ci, err
+		}
+	}
 }
 
 // clearPollError clears the pending error of the socket read last.

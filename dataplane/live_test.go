@@ -963,3 +963,41 @@ func TestLivePortFollow(t *testing.T) {
 		t.Errorf("after Close: err = %v, want ErrPortClosed", err)
 	}
 }
+
+// TestLiveSkipsFramesBeforeFilter: a port's source skips the frames its
+// socket captured before its filter was in place (here: made to look so by
+// moving the filter's time after some frames), and returns the first one
+// captured after.
+func TestLiveSkipsFramesBeforeFilter(t *testing.T) {
+	n := newLiveNet(t, 1)
+	p := n.ports[0]
+	c := p.acquire()
+	if c == nil {
+		t.Fatal("port 1 has no sockets")
+	}
+	defer c.release()
+	// Frames from h1 before the pretended filter time...
+	if out, err := n.h1.Exec("ping", "-c", "3", "-i", "0.2", "-W", "1", "10.0.0.2"); err == nil {
+		t.Fatalf("h1 reached h2 without a switch:\n%s", out)
+	}
+	c.since[0] = time.Now()
+	// ...and after it.
+	go n.h1.Exec("ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.0.2")
+	s := &liveSource{p: p}
+	defer s.release()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		_, ci, err := s.ZeroCopyReadPacketData()
+		if err == afpacket.ErrTimeout {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ci.Timestamp.Before(c.since[0]) {
+			t.Fatalf("a frame captured at %v, before the filter at %v, was returned", ci.Timestamp, c.since[0])
+		}
+		return
+	}
+	t.Fatal("no frame captured after the filter was returned within 10 s")
+}
