@@ -28,8 +28,9 @@ import (
 // start nor the parsing of the flow file counts, and barrier latencies.
 //
 // Sub-benchmarks, each on both switches:
-//   - flows=N: N exact 5-tuple flows into an empty table; "flows/s" and
-//     the median barrier latency of the batches.
+//   - flows=N: N exact 5-tuple flows into an empty table; "flows/s", the
+//     median barrier latency of the batches, and "switch-cpu-ns/flow", the
+//     switch process's CPU time per flow while the push ran.
 //   - batch256/installed=N: one 256-flow batch, each from a new push
 //     process (a new connection), into a table of N flows; "µs/batch".
 //   - steady/installed=N: 40 batches of 256 on one connection, each sent
@@ -71,7 +72,11 @@ func BenchmarkPushCLI(b *testing.B) {
 	} else {
 		ovs := ovstest.Start(b)
 		ns = ovs.NS
-		targets = append(targets, pushTarget{"openvswitch", ns, ovs.Target()})
+		pid, err := ovs.VswitchdPID()
+		if err != nil {
+			b.Fatal(err)
+		}
+		targets = append(targets, pushTarget{"openvswitch", ns, ovs.Target(), pid})
 	}
 	// In the benchmark's own namespace only Open vSwitch listens, on
 	// ovstest.Port.
@@ -81,7 +86,8 @@ func BenchmarkPushCLI(b *testing.B) {
 	}
 	args := []string{"run", "--listen", "ptcp:" + strconv.Itoa(port) + ":127.0.0.1"}
 	sw := startProc(b, ns, nil, bin, args...)
-	of := pushTarget{"ofswitch", ns, "tcp:127.0.0.1:" + strconv.Itoa(port)}
+	// ip netns exec runs the program in its own place: the pid is the switch's.
+	of := pushTarget{"ofswitch", ns, "tcp:127.0.0.1:" + strconv.Itoa(port), sw.cmd.Process.Pid}
 	targets = append([]pushTarget{of}, targets...)
 	deleteAll := filepath.Join(dir, "delete-all")
 	if err := os.WriteFile(deleteAll, []byte("delete\n"), 0o644); err != nil {
@@ -130,10 +136,13 @@ func BenchmarkPushCLI(b *testing.B) {
 		for _, t := range targets {
 			b.Run(fmt.Sprintf("%s/flows=%d", t.name, n), func(b *testing.B) {
 				settle(t, deleteAll)
-				var pushed, p50 float64
+				var pushed, p50, cpu float64
 				var elapsed time.Duration
 				for b.Loop() {
+					u0, s0 := cpuSeconds(b, t.pid)
 					res := push(t, flows, "--batch", "256")
+					u1, s1 := cpuSeconds(b, t.pid)
+					cpu += u1 - u0 + s1 - s0
 					if res.Flows != n || res.ErrCount != 0 {
 						b.Fatalf("%s: pushed %d flows with %d errors, want %d and none", t.name, res.Flows, res.ErrCount, n)
 					}
@@ -146,6 +155,9 @@ func BenchmarkPushCLI(b *testing.B) {
 				}
 				b.ReportMetric(pushed/elapsed.Seconds(), "flows/s")
 				b.ReportMetric(p50/float64(b.N), "µs-p50-batch")
+				// The switch process's CPU time (user and system, in
+				// 10 ms ticks) per flow pushed, the client's work aside.
+				b.ReportMetric(cpu*1e9/pushed, "switch-cpu-ns/flow")
 				b.ReportMetric(0, "ns/op")
 			})
 		}
@@ -195,9 +207,11 @@ func BenchmarkPushCLI(b *testing.B) {
 }
 
 // pushTarget is a switch BenchmarkPushCLI pushes into: its OpenFlow
-// target, reached from network namespace ns ("" for the benchmark's own).
+// target, reached from network namespace ns ("" for the benchmark's own),
+// and the process id of the switch.
 type pushTarget struct {
 	name, ns, addr string
+	pid            int
 }
 
 // command runs name in t's namespace.
