@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -57,6 +58,7 @@ func (s *burstStats) add(b controller.Burst) {
 		s.before += b.LookupsBefore
 		s.nBefore++
 	}
+	b.Costs = nil // the agent's buffer: not kept past OnBurst
 	s.last = b
 }
 
@@ -98,11 +100,8 @@ func (s *burstStats) report(log *slog.Logger) {
 
 // roundTo rounds x to n decimals, for logs.
 func roundTo(x float64, n int) float64 {
-	p := 1.0
-	for range n {
-		p *= 10
-	}
-	return float64(int64(x*p+0.5)) / p
+	p := math.Pow10(n)
+	return math.Round(x*p) / p
 }
 
 // burstMetrics are the Prometheus metrics of the agent's bursts.
