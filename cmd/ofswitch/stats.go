@@ -112,27 +112,15 @@ type burstMetrics struct {
 }
 
 func newBurstMetrics(reg *prometheus.Registry) *burstMetrics {
+	// hist is a histogram with n buckets doubling from start.
+	hist := func(name, help string, start float64, n int) prometheus.Histogram {
+		return prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: prometheus.ExponentialBuckets(start, 2, n)})
+	}
 	m := &burstMetrics{
-		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "ofswitch_burst_latency_seconds",
-			Help:    "Time from the first FLOW_MOD of a burst read to the burst visible to lookups.",
-			Buckets: prometheus.ExponentialBuckets(1e-6, 2, 24),
-		}),
-		apply: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "ofswitch_burst_apply_seconds",
-			Help:    "Time a burst spent in the flow tables, to its publication.",
-			Buckets: prometheus.ExponentialBuckets(1e-6, 2, 24),
-		}),
-		cost: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "ofswitch_update_seconds",
-			Help:    "Time the flow tables took for one update of a burst.",
-			Buckets: prometheus.ExponentialBuckets(25e-9, 2, 20),
-		}),
-		iters: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "ofswitch_filter_insert_iterations",
-			Help:    "Filter iterations of an update's insertion (1: placed at once; each kick adds 1).",
-			Buckets: prometheus.ExponentialBuckets(1, 2, 10),
-		}),
+		latency: hist("ofswitch_burst_latency_seconds", "Time from the first FLOW_MOD of a burst read to the burst visible to lookups.", 1e-6, 24),
+		apply:   hist("ofswitch_burst_apply_seconds", "Time a burst spent in the flow tables, to its publication.", 1e-6, 24),
+		cost:    hist("ofswitch_update_seconds", "Time the flow tables took for one update of a burst.", 25e-9, 20),
+		iters:   hist("ofswitch_filter_insert_iterations", "Filter iterations of an update's insertion (1: placed at once; each kick adds 1).", 1, 10),
 		updates: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ofswitch_flow_mods_applied_total", Help: "FLOW_MODs applied in bursts.",
 		}),
