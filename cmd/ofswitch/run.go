@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +38,7 @@ func newRunCmd() *cobra.Command {
 		failMode    string
 		workers     int
 		stats       time.Duration
+		cpuProfile  string
 		cfg         controller.Config
 	)
 	cmd := &cobra.Command{
@@ -77,6 +80,13 @@ no --controller at all.`,
 			cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: lvl}))
 			if stats < 0 {
 				return fmt.Errorf("--stats %v: want a positive interval", stats)
+			}
+			if cpuProfile != "" {
+				stop, err := startCPUProfile(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer stop()
 			}
 			cfg.DatapathID = 1
 			if dpid != "" {
@@ -265,12 +275,30 @@ no --controller at all.`,
 	f.StringVar(&metrics, "metrics", "", "serve Prometheus metrics on this address (e.g. 127.0.0.1:9100)")
 	f.DurationVar(&stats, "stats", 0, "log what the bursts of FLOW_MODs cost every interval, --stats=INTERVAL (--stats alone: every 10s), and at exit")
 	f.Lookup("stats").NoOptDefVal = "10s"
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file at exit (for go tool pprof)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&cfg.StrictPorts, "strict-ports", false, "refuse masked TCP/UDP/SCTP ports (strict OpenFlow 1.3)")
 	f.IntVar(&cfg.BatchMax, "batch-max", 1024, "most FLOW_MODs applied as one burst")
 	f.DurationVar(&cfg.BatchWait, "batch-wait", time.Millisecond, "longest a FLOW_MOD waits for others before its burst is applied")
 	f.DurationVar(&cfg.EchoInterval, "inactivity-probe", 5*time.Second, "idle time before an echo request; as long again without answer closes the connection")
 	return cmd
+}
+
+// startCPUProfile profiles the process into path until the returned
+// function is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 type metricsServer struct {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"net"
@@ -32,12 +33,13 @@ func TestRunPushMetrics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var log testutil.LockedBuffer
+	profile := filepath.Join(t.TempDir(), "cpu.pprof")
 	go func() {
 		cmd := newRootCmd()
 		cmd.SetOut(io.Discard)
 		cmd.SetErr(&log)
 		// --stats for an hour: one report, at exit.
-		cmd.SetArgs([]string{"run", "--listen", "ptcp:" + strconv.Itoa(port), "--metrics", "127.0.0.1:" + strconv.Itoa(mport), "--tables", "2", "--log-level", "warn", "--stats=1h"})
+		cmd.SetArgs([]string{"run", "--listen", "ptcp:" + strconv.Itoa(port), "--metrics", "127.0.0.1:" + strconv.Itoa(mport), "--tables", "2", "--log-level", "warn", "--stats=1h", "--cpuprofile", profile})
 		done <- cmd.ExecuteContext(ctx)
 	}()
 	addr := "127.0.0.1:" + strconv.Itoa(port)
@@ -119,6 +121,18 @@ func TestRunPushMetrics(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not stop")
+	}
+	// The CPU profile, written at exit: gzipped protocol buffers.
+	if f, err := os.Open(profile); err != nil {
+		t.Errorf("--cpuprofile: %v", err)
+	} else {
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Errorf("--cpuprofile %s: %v", profile, err)
+		} else if n, err := io.Copy(io.Discard, zr); err != nil || n == 0 {
+			t.Errorf("--cpuprofile %s: %d bytes, %v", profile, n, err)
+		}
 	}
 	// The report at exit, though --log-level is warn.
 	stats := regexp.MustCompile(`msg=bursts .*bursts=4 updates=5 errors=0 .*update_ns\.p50=[1-9].* iterations\.p50=[1-9].* filter\.elements=[0-9]+ `)
