@@ -69,23 +69,24 @@ type handler func(c *conn, msg []byte) error
 // handlers is the dispatch table, indexed by message type. Types without a
 // handler are answered with OFPBRC_BAD_TYPE.
 var handlers = [256]handler{
-	openflow.TypeHello:            func(*conn, []byte) error { return nil }, // a late HELLO changes nothing
-	openflow.TypeError:            (*conn).onError,
-	openflow.TypeEchoRequest:      (*conn).onEchoRequest,
-	openflow.TypeEchoReply:        func(*conn, []byte) error { return nil },
-	openflow.TypeExperimenter:     (*conn).onExperimenter,
-	openflow.TypeFeaturesRequest:  (*conn).onFeaturesRequest,
-	openflow.TypeGetConfigRequest: (*conn).onGetConfigRequest,
-	openflow.TypeSetConfig:        (*conn).onSetConfig,
-	openflow.TypeBarrierRequest:   (*conn).onBarrierRequest,
-	openflow.TypeRoleRequest:      (*conn).onRoleRequest,
-	openflow.TypeGetAsyncRequest:  (*conn).onGetAsyncRequest,
-	openflow.TypeSetAsync:         (*conn).onSetAsync,
-	openflow.TypeMultipartRequest: (*conn).onMultipartRequest,
-	openflow.TypeFlowMod:          (*conn).onFlowMod,
-	openflow.TypePacketOut:        (*conn).onPacketOut,
-	openflow.TypeBundleControl:    (*conn).onBundleControl,
-	openflow.TypeBundleAddMessage: (*conn).onBundleAdd,
+	openflow.TypeHello:                 func(*conn, []byte) error { return nil }, // a late HELLO changes nothing
+	openflow.TypeError:                 (*conn).onError,
+	openflow.TypeEchoRequest:           (*conn).onEchoRequest,
+	openflow.TypeEchoReply:             func(*conn, []byte) error { return nil },
+	openflow.TypeExperimenter:          (*conn).onExperimenter,
+	openflow.TypeFeaturesRequest:       (*conn).onFeaturesRequest,
+	openflow.TypeGetConfigRequest:      (*conn).onGetConfigRequest,
+	openflow.TypeSetConfig:             (*conn).onSetConfig,
+	openflow.TypeBarrierRequest:        (*conn).onBarrierRequest,
+	openflow.TypeRoleRequest:           (*conn).onRoleRequest,
+	openflow.TypeGetAsyncRequest:       (*conn).onGetAsyncRequest,
+	openflow.TypeSetAsync:              (*conn).onSetAsync,
+	openflow.TypeMultipartRequest:      (*conn).onMultipartRequest,
+	openflow.TypeQueueGetConfigRequest: (*conn).onQueueGetConfigRequest,
+	openflow.TypeFlowMod:               (*conn).onFlowMod,
+	openflow.TypePacketOut:             (*conn).onPacketOut,
+	openflow.TypeBundleControl:         (*conn).onBundleControl,
+	openflow.TypeBundleAddMessage:      (*conn).onBundleAdd,
 }
 
 // stateChanging lists the types a slave may not send (OpenFlow 1.3.5

@@ -46,6 +46,10 @@
 // A request sent in several parts (OFPMPF_REQ_MORE) is reassembled and
 // answered when its last part arrives; see multipart.go for the limits and
 // the errors. Replies larger than one message are split with REPLY_MORE.
+// The ports have no queues: queue statistics for all queues of a port (or
+// of every port) and OFPT_QUEUE_GET_CONFIG_REQUEST are answered with empty
+// lists, a queue asked for by its id with OFPQOFC_BAD_QUEUE, and a port the
+// switch lacks with OFPQOFC_BAD_PORT, as Open vSwitch answers them.
 //
 // # Packets
 //

@@ -174,6 +174,16 @@ func (c *conn) serveMultipart(msg []byte, req *openflow.MultipartRequest) error 
 			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
 		}
 		return c.sendParts(msg, rep)
+	case openflow.MultipartQueue:
+		// No port has queues: every port, or ANY, with OFPQ_ALL
+		// gives an empty list, and a queue by its id is unknown.
+		if err := c.queuePort(req.PortNo); err != nil {
+			return err
+		}
+		if req.QueueID != openflow.QueueAll {
+			return openflow.ErrorMsg{Type: openflow.ErrTypeQueueOpFailed, Code: uint16(openflow.QueueOpFailedBadQueue)}
+		}
+		return c.sendParts(msg, rep)
 	case openflow.MultipartTableFeatures:
 		if len(req.TableFeatures) != 0 {
 			// Setting table features is optional; this switch's
@@ -196,6 +206,34 @@ func (c *conn) serveMultipart(msg []byte, req *openflow.MultipartRequest) error 
 		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadMultipart)}
 	}
 	return out(c.reply(msg, rep, openflow.TypeMultipartReply))
+}
+
+// queuePort checks the port of a queue request (OpenFlow 1.3.5 §7.3.5.8,
+// §7.3.6): ANY, or a port of the switch; any other is refused with
+// OFPQOFC_BAD_PORT, as Open vSwitch refuses it.
+func (c *conn) queuePort(port uint32) error {
+	if port == openflow.PortAny {
+		return nil
+	}
+	if p := c.a.cfg.Ports; p != nil && port <= openflow.PortMax {
+		if _, ok := p.Stats(nil, port); ok {
+			return nil
+		}
+	}
+	return openflow.ErrorMsg{Type: openflow.ErrTypeQueueOpFailed, Code: uint16(openflow.QueueOpFailedBadPort)}
+}
+
+// onQueueGetConfigRequest answers OFPT_QUEUE_GET_CONFIG_REQUEST: the
+// switch's ports have no queues, so the reply lists none.
+func (c *conn) onQueueGetConfigRequest(msg []byte) error {
+	var req openflow.QueueGetConfigRequest
+	if err := req.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	if err := c.queuePort(req.Port); err != nil {
+		return err
+	}
+	return out(c.reply(msg, &openflow.QueueGetConfigReply{Port: req.Port}, openflow.TypeQueueGetConfigReply))
 }
 
 // sendParts sends a reply with a list body, split into as many messages

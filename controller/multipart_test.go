@@ -120,3 +120,50 @@ func TestMultipartRequestMore(t *testing.T) {
 	c.sendRaw(mpPart(t, 10, openflow.MultipartDesc, false, false, 0))
 	reply(10, openflow.MultipartDesc)
 }
+
+// TestQueues: the switch's ports have no queues. OFPMP_QUEUE for every
+// queue (OFPQ_ALL) of a port or of ANY is an empty list, a queue by its id
+// is OFPQOFC_BAD_QUEUE and a port the switch lacks OFPQOFC_BAD_PORT;
+// QUEUE_GET_CONFIG lists no queues. Open vSwitch answers the same.
+func TestQueues(t *testing.T) {
+	_, addr := startAgent(t, &Config{Ports: fakePorts{}})
+	c := dial(t, addr)
+	c.handshake(openflow.Version13)
+	queueStats := func(xid, port, queue uint32) {
+		c.send(&openflow.MultipartRequest{Header: hdr(openflow.TypeMultipartRequest, xid), Part: openflow.MultipartQueue, PortNo: port, QueueID: queue})
+	}
+	for i, port := range []uint32{openflow.PortAny, 2} {
+		xid := uint32(1 + i)
+		queueStats(xid, port, openflow.QueueAll)
+		var r openflow.MultipartReply
+		if err := r.UnmarshalBinary(c.recv(openflow.TypeMultipartReply)); err != nil {
+			t.Fatal(err)
+		}
+		if r.XID != xid || r.Part != openflow.MultipartQueue || len(r.Queues) != 0 {
+			t.Errorf("queue stats of port %#x: xid %d %v with %d queues, want xid %d, OFPMP_QUEUE, none", port, r.XID, r.Part, len(r.Queues), xid)
+		}
+	}
+	queueStats(3, openflow.PortAny, 5)
+	c.expectError(3, openflow.ErrTypeQueueOpFailed, uint16(openflow.QueueOpFailedBadQueue))
+	queueStats(4, 7, openflow.QueueAll)
+	c.expectError(4, openflow.ErrTypeQueueOpFailed, uint16(openflow.QueueOpFailedBadPort))
+	queueStats(5, openflow.PortController, openflow.QueueAll)
+	c.expectError(5, openflow.ErrTypeQueueOpFailed, uint16(openflow.QueueOpFailedBadPort))
+
+	for i, port := range []uint32{openflow.PortAny, 1} {
+		xid := uint32(10 + i)
+		c.send(&openflow.QueueGetConfigRequest{Header: hdr(openflow.TypeQueueGetConfigRequest, xid), Port: port})
+		var r openflow.QueueGetConfigReply
+		if err := r.UnmarshalBinary(c.recv(openflow.TypeQueueGetConfigReply)); err != nil {
+			t.Fatal(err)
+		}
+		if r.XID != xid || r.Port != port || len(r.Queues) != 0 {
+			t.Errorf("queue config of port %#x: xid %d port %#x with %d queues, want xid %d, the port, none", port, r.XID, r.Port, len(r.Queues), xid)
+		}
+	}
+	c.send(&openflow.QueueGetConfigRequest{Header: hdr(openflow.TypeQueueGetConfigRequest, 12), Port: 9})
+	c.expectError(12, openflow.ErrTypeQueueOpFailed, uint16(openflow.QueueOpFailedBadPort))
+	// The connection goes on.
+	c.send(&openflow.Empty{Header: hdr(openflow.TypeBarrierRequest, 13)})
+	c.recv(openflow.TypeBarrierReply)
+}

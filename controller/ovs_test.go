@@ -109,6 +109,12 @@ func TestOvsOfctlFlows(t *testing.T) {
 	if counters.ReplaceAllString(o, "") != counters.ReplaceAllString(theirs, "") {
 		t.Errorf("dump-aggregate: ofswitch %q, Open vSwitch %q", o, theirs)
 	}
+	// No queues on either: the same replies and errors.
+	for _, args := range [][]string{{"queue-stats"}, {"queue-stats", "ANY", "5"}, {"queue-stats", "7"}, {"queue-get-config"}, {"queue-get-config", "7"}} {
+		if o, theirs := both(args...); o != theirs {
+			t.Errorf("ovs-ofctl %s: ofswitch\n%sOpen vSwitch\n%s", strings.Join(args, " "), o, theirs)
+		}
+	}
 	both("del-flows")
 	same("del-flows")
 }

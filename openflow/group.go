@@ -299,6 +299,10 @@ func (m *MeterMod) UnmarshalBinary(b []byte) error {
 	return decodeCtx(decodeBands(&m.Bands, b[16:], 16), TypeMeterMod, 0)
 }
 
+// QueueAll is OFPQ_ALL, the queue id that names every queue of a port in
+// queue statistics requests (OpenFlow 1.3.5 §7.3.5.8).
+const QueueAll uint32 = 0xffffffff
+
 // QueueGetConfigRequest is an OFPT_QUEUE_GET_CONFIG_REQUEST (OpenFlow 1.3.5
 // §7.3.6).
 type QueueGetConfigRequest struct {
