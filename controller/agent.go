@@ -33,7 +33,9 @@ type Config struct {
 	// Ports are the switch's ports; nil for a switch without ports.
 	Ports Ports
 	// Pipeline holds the flow tables; nil means a new one with Tables
-	// tables and the default (Bloom-Cuckoo) filter.
+	// tables, the default (Bloom-Cuckoo) filter and memory made ahead for
+	// a burst of BatchMax adds (rules.Config.PrefaultRules). Run keeps
+	// that memory made after every burst (rules.Pipeline.Prefault).
 	Pipeline *rules.Pipeline
 	// StrictPorts refuses masked TCP/UDP/SCTP ports with OFPBMC_BAD_MASK,
 	// as strict OpenFlow 1.3 requires; by default they are accepted, as
@@ -137,6 +139,9 @@ type Agent struct {
 	// burst is signalled (without blocking) after every burst, for the
 	// idle maintenance; see maintain.
 	burst chan struct{}
+	// refill is signalled (without blocking) after every burst, for
+	// prefault.
+	refill chan struct{}
 	// Guarded by tmu: apply's buffers, and when the last burst was
 	// published with the lookup count then.
 	costs      []rules.UpdateCost
@@ -175,7 +180,7 @@ func New(cfg *Config) (*Agent, error) {
 	a.fail.init()
 	a.pipe = a.cfg.Pipeline
 	if a.pipe == nil {
-		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables), StrictPorts: a.cfg.StrictPorts})
+		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables), StrictPorts: a.cfg.StrictPorts, PrefaultRules: a.cfg.BatchMax})
 		if err != nil {
 			return nil, fmt.Errorf("controller: %w", err)
 		}
@@ -184,6 +189,7 @@ func New(cfg *Config) (*Agent, error) {
 	a.cfg.Tables = uint8(a.pipe.NumTables())
 	a.bursts.init(1024)
 	a.burst = make(chan struct{}, 1)
+	a.refill = make(chan struct{}, 1)
 	a.lastPub, a.lastPubLks = time.Now(), a.lookups()
 	return a, nil
 }
@@ -249,6 +255,11 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 	go func() {
 		defer wg.Done()
 		a.maintain(ctx, idleAfter)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.prefault(ctx)
 	}()
 	active := 0
 	for _, t := range targets {

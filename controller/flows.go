@@ -169,6 +169,10 @@ func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time, startLks
 	case a.burst <- struct{}{}:
 	default:
 	}
+	select {
+	case a.refill <- struct{}{}:
+	default:
+	}
 	if a.cfg.OnBurst != nil {
 		a.cfg.OnBurst(b)
 	}
@@ -271,6 +275,23 @@ func (a *Agent) maintain(ctx context.Context, d time.Duration) {
 		a.tmu.Unlock()
 		if moved == rebalanceBudget {
 			t.Reset(d)
+		}
+	}
+}
+
+// prefault makes the memory of the next burst's rules after every burst
+// (rules.Pipeline.Prefault), until ctx is done. It runs beside the
+// connections, without the table lock: while the switch waits for the
+// next batch, or on the other processor while it applies one, the page
+// faults of memory the process touches first land here rather than in
+// the middle of a burst.
+func (a *Agent) prefault(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.refill:
+			a.pipe.Prefault()
 		}
 	}
 }

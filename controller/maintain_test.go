@@ -64,3 +64,45 @@ func TestIdleMaintenance(t *testing.T) {
 	}
 	t.Logf("Bloom part %d -> %d elements", full.FilterBloomLen, st.FilterBloomLen)
 }
+
+// TestRunPrefaults: Run keeps the memory of the next burst's rules made
+// after every burst. An agent with its own pipeline keeps a burst of
+// BatchMax adds ahead: after a burst, the pipeline's spare chunks are made
+// without another call, and the flows of a burst that took them are found.
+func TestRunPrefaults(t *testing.T) {
+	a, err := New(&Config{Logger: quiet, BatchMax: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAgent(t, a)
+	ready := func(what string) int {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if n := a.pipe.Prefaulted(); n > 0 {
+				return n
+			}
+		}
+		t.Fatalf("%s: no spare chunk made within 5s", what)
+		return 0
+	}
+	if n := a.pipe.Prefaulted(); n != 0 {
+		t.Fatalf("%d spare chunks before any burst", n)
+	}
+	ups := exactFlows(128, 0)
+	if res := a.apply(ups[:64], false, time.Now(), 0); countErrs(res.Errs) != 0 {
+		t.Fatalf("adds refused: %v", res.Errs)
+	}
+	full := ready("after the first burst")
+	// Spares for 64 rules: 3 chunks of rules and 2 of nodes.
+	if full != 5 {
+		t.Errorf("%d spare chunks for a burst of 64 adds, want 5", full)
+	}
+	if res := a.apply(ups[64:], false, time.Now(), 0); countErrs(res.Errs) != 0 {
+		t.Fatalf("adds refused: %v", res.Errs)
+	}
+	for i, u := range ups {
+		if r := a.pipe.Table(0).Lookup(&u.Match.Key); r == nil {
+			t.Fatalf("flow %d not found", i)
+		}
+	}
+}

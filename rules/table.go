@@ -399,6 +399,8 @@ type Table struct {
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
 	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, kind: p.cfg.Filter}
+	t.nodeSlab.keepSpare(p.cfg.PrefaultRules)
+	t.entSlab.keepSpare(p.cfg.PrefaultRules)
 	nb := 64
 	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1)}
 	if t.kind != FilterNone {

@@ -112,7 +112,7 @@ no --controller at all.`,
 			if err != nil {
 				return fmt.Errorf("--filter: %w", err)
 			}
-			pipe, err := rules.New(&rules.Config{Tables: tables, Filter: kind, BloomAfter: bloomAfter, StrictPorts: cfg.StrictPorts})
+			pipe, err := rules.New(&rules.Config{Tables: tables, Filter: kind, BloomAfter: bloomAfter, StrictPorts: cfg.StrictPorts, PrefaultRules: cfg.BatchMax})
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,142 @@
+package rules
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// slab hands out Ts one at a time from chunks of about slabBytes, so that a
+// burst pays one allocation per chunk instead of one per rule or node, and
+// the garbage collector tracks that many times fewer objects.
+//
+// Elements are never reused: a chunk lives as long as any of its elements
+// is reachable, and the garbage collector frees it after that. So nothing a
+// lookup may still read is ever overwritten; the cost is memory. In a table
+// that grows, chunks fill up and cost nothing extra. Under churn one live
+// element keeps its whole chunk alive: at most slabBytes, plus what the dead
+// elements in it point to (a dead node its rules, a dead rule its
+// Instructions), which their own chunks then bound in turn.
+//
+// A slab can keep spare chunks, made ahead of need by fill on another
+// goroutine (see Pipeline.Prefault): the writer then takes a chunk whose
+// memory is already mapped, instead of paying, in the middle of a burst,
+// for the page faults of memory the process touches for the first time
+// (about 2 µs a page on a KVM guest: a rule and its index node take some
+// 550 bytes, so about 35 faults a burst of 256 adds).
+type slab[T any] struct {
+	free []T
+	// spare holds zeroed chunks, their pages touched, made by fill; nil
+	// when the slab keeps none.
+	spare chan []T
+	// used is set by the writer when it first starts a chunk: fill makes
+	// spares only for slabs in use (most tables of a pipeline stay empty).
+	used atomic.Bool
+}
+
+// slabBytes is the size of a slab chunk, a size class of its own so that a
+// chunk wastes nothing: 23 rules (with their counters), 42 index nodes or
+// 204 entries.
+// The cost of an allocation (apart from zeroing the memory, which is per
+// byte) is shared by that many elements; 2 KB chunks made BenchmarkAdd 9%
+// slower. The price is the worst case under churn: a table whose every
+// chunk keeps one live element among dead ones holds 23 times the memory
+// of its rules and 42 times that of its nodes (see slab).
+const slabBytes = 8192
+
+// pageBytes is the page size fill touches chunks by: the smallest of the
+// processors Go runs on, so that no page is missed where pages are larger.
+const pageBytes = 4096
+
+// perChunk returns how many Ts a chunk holds.
+func (s *slab[T]) perChunk() int {
+	var x T
+	return max(1, slabBytes/int(unsafe.Sizeof(x)))
+}
+
+// keepSpare makes the slab keep spare chunks for about n elements.
+func (s *slab[T]) keepSpare(n int) {
+	if n > 0 {
+		per := s.perChunk()
+		s.spare = make(chan []T, (n+per-1)/per)
+	}
+}
+
+// chunk returns a new chunk for the writer: a spare if there is one, else
+// a fresh allocation.
+func (s *slab[T]) chunk() []T {
+	if s.spare != nil {
+		if !s.used.Load() {
+			s.used.Store(true)
+		}
+		select {
+		case c := <-s.spare:
+			return c
+		default:
+		}
+	}
+	return make([]T, s.perChunk())
+}
+
+// fill tops the slab's spare chunks up, if it keeps any and is in use, and
+// returns how many it made. It may run on any goroutine, while the writer
+// takes chunks.
+func (s *slab[T]) fill() int {
+	if s.spare == nil || !s.used.Load() {
+		return 0
+	}
+	made := 0
+	for len(s.spare) < cap(s.spare) {
+		c := make([]T, s.perChunk())
+		touch(c)
+		select {
+		case s.spare <- c:
+			made++
+		default:
+			return made // the writer took some and another fill refilled them
+		}
+	}
+	return made
+}
+
+// touch writes a zero byte into every page of c, which make returned
+// zeroed: memory the runtime took fresh from the system is not written by
+// make, and its pages are mapped at their first write. The bytes stay zero,
+// so no field, pointer or not, changes.
+func touch[T any](c []T) {
+	if len(c) == 0 {
+		return
+	}
+	n := uintptr(len(c)) * unsafe.Sizeof(c[0])
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c))), n)
+	for i := uintptr(0); i < n; i += pageBytes {
+		b[i] = 0
+	}
+	b[n-1] = 0
+}
+
+// next returns a zero T from the current chunk, starting a new chunk when it
+// is used up.
+func (s *slab[T]) next() *T {
+	if len(s.free) == 0 {
+		s.free = s.chunk()
+	}
+	x := &s.free[0]
+	s.free = s.free[1:]
+	return x
+}
+
+// take returns n zero Ts, contiguous, from the current chunk, or from a new
+// one when fewer are left (the rest of the old one is then never used). More
+// than a quarter of a chunk's worth get an allocation of their own.
+func (s *slab[T]) take(n int) []T {
+	per := s.perChunk()
+	if n > per/4 {
+		return make([]T, n)
+	}
+	if n > len(s.free) {
+		s.free = s.chunk()
+	}
+	xs := s.free[:n:n]
+	s.free = s.free[n:]
+	return xs
+}

@@ -1,0 +1,84 @@
+package rules
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestPrefault: Prefault makes spare chunks only for the slabs in use, up
+// to a burst's worth; adds take them, and rules added from them, while
+// Prefault runs on another goroutine all the time, are all found.
+func TestPrefault(t *testing.T) {
+	p, err := New(&Config{Tables: 2, PrefaultRules: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Prefault(); n != 0 {
+		t.Fatalf("Prefault before any add made %d chunks, want 0", n)
+	}
+	ups, keys := emptyTestFlows(10, 0, 10)
+	mustApply(t, p, ups)
+	made := p.Prefault()
+	rules := (256 + p.ruleSlab.perChunk() - 1) / p.ruleSlab.perChunk()
+	nodes := (256 + p.tables[0].nodeSlab.perChunk() - 1) / p.tables[0].nodeSlab.perChunk()
+	if made < rules+nodes || p.Prefaulted() != made {
+		t.Fatalf("Prefault after adds made %d chunks (%d ready), want at least %d", made, p.Prefaulted(), rules+nodes)
+	}
+	if got := len(p.ruleSlab.spare); got != cap(p.ruleSlab.spare) || got < rules {
+		t.Errorf("rule spares %d of %d, want %d full", got, cap(p.ruleSlab.spare), rules)
+	}
+	if n := len(p.tables[1].nodeSlab.spare) + len(p.tables[1].entSlab.spare); n != 0 {
+		t.Errorf("table 1, never used, has %d spare chunks", n)
+	}
+	if n := p.Prefault(); n != 0 {
+		t.Errorf("Prefault when full made %d chunks", n)
+	}
+
+	// 2000 adds in bursts of 100 while Prefault runs without pause.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	refills := 0
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				refills += p.Prefault()
+			}
+		}
+	}()
+	more, moreKeys := emptyTestFlows(2000, 0, 11)
+	for i := 0; i < len(more); i += 100 {
+		mustApply(t, p, more[i:i+100])
+	}
+	close(stop)
+	wg.Wait()
+	if refills == 0 {
+		t.Error("Prefault made no chunk while 2000 rules were added")
+	}
+	for i, k := range append(keys, moreKeys...) {
+		if r := p.Table(0).Lookup(&k); r == nil || r.Priority != 100 {
+			t.Fatalf("key %d: lookup found %v", i, r)
+		}
+	}
+	if st := p.Table(0).Stats(); st.Flows != 2010 {
+		t.Errorf("%d flows, want 2010", st.Flows)
+	}
+}
+
+// TestTouch: touching a chunk leaves it zero, whatever its size.
+func TestTouch(t *testing.T) {
+	for _, n := range []int{1, 3, 20, 5000} {
+		c := make([]ruleWithStats, n)
+		touch(c)
+		for i := range c {
+			if c[i].r.Priority != 0 || c[i].r.st != nil || c[i].s.created != 0 {
+				t.Fatalf("chunk of %d: element %d not zero after touch", n, i)
+			}
+		}
+	}
+	touch([]entry(nil))
+}
