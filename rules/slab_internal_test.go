@@ -2,6 +2,7 @@ package rules
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -34,11 +35,13 @@ func TestPrefault(t *testing.T) {
 		t.Errorf("Prefault when full made %d chunks", n)
 	}
 
-	// 2000 adds in bursts of 100 while Prefault runs without pause.
+	// Bursts of 100 adds while Prefault runs without pause on another
+	// goroutine, until it has made chunks the bursts take (bounded: 100
+	// bursts at most), and two bursts after that.
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	var refills atomic.Int64
 	wg.Add(1)
-	refills := 0
 	go func() {
 		defer wg.Done()
 		for {
@@ -46,26 +49,31 @@ func TestPrefault(t *testing.T) {
 			case <-stop:
 				return
 			default:
-				refills += p.Prefault()
+				refills.Add(int64(p.Prefault()))
 			}
 		}
 	}()
-	more, moreKeys := emptyTestFlows(2000, 0, 11)
-	for i := 0; i < len(more); i += 100 {
-		mustApply(t, p, more[i:i+100])
+	more, moreKeys := emptyTestFlows(10_000, 0, 11)
+	added, after := 0, 0
+	for added < len(more) && after < 2 {
+		mustApply(t, p, more[added:added+100])
+		added += 100
+		if refills.Load() > 0 {
+			after++
+		}
 	}
 	close(stop)
 	wg.Wait()
-	if refills == 0 {
-		t.Error("Prefault made no chunk while 2000 rules were added")
+	if refills.Load() == 0 {
+		t.Errorf("Prefault made no chunk while %d rules were added", added)
 	}
-	for i, k := range append(keys, moreKeys...) {
+	for i, k := range append(keys, moreKeys[:added]...) {
 		if r := p.Table(0).Lookup(&k); r == nil || r.Priority != 100 {
 			t.Fatalf("key %d: lookup found %v", i, r)
 		}
 	}
-	if st := p.Table(0).Stats(); st.Flows != 2010 {
-		t.Errorf("%d flows, want 2010", st.Flows)
+	if st := p.Table(0).Stats(); st.Flows != 10+added {
+		t.Errorf("%d flows, want %d", st.Flows, 10+added)
 	}
 }
 
