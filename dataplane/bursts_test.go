@@ -2,9 +2,11 @@ package dataplane
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/rules"
@@ -98,6 +100,9 @@ func TestBurstsDuringTraffic(t *testing.T) {
 	sw := NewSwitch(pipe, &Config{Workers: 2, Ports: []uint32{1, 2}})
 	shards := c.Shard(2)
 	var stop atomic.Bool
+	var processed atomic.Int64 // bursts of frames the workers classified
+	var running atomic.Int32   // workers not yet through their loops
+	running.Store(2)
 	logs := make([][]verdict, 2)
 	var wg sync.WaitGroup
 	for wi := range 2 {
@@ -113,6 +118,7 @@ func TestBurstsDuringTraffic(t *testing.T) {
 					part := idx[i:min(i+BurstSize, len(idx))]
 					c.fillIdx(b, part)
 					w.Process(b)
+					processed.Add(1)
 					hits, slots, v := w.Verdicts()
 					for j, r := range hits {
 						vd := verdict{version: v, frame: part[slots[j]], id: -1}
@@ -126,6 +132,7 @@ func TestBurstsDuringTraffic(t *testing.T) {
 				}
 			}
 			logs[wi] = log
+			running.Add(-1)
 		}()
 	}
 	// The writer: each burst adds rules for flows not installed (packets
@@ -157,6 +164,14 @@ func TestBurstsDuringTraffic(t *testing.T) {
 			ups = append(ups, rules.Update{Command: rules.CmdDeleteStrict, Match: e.m, Priority: e.pri})
 		}
 		apply(ups)
+		// Let the workers classify at this version before the next
+		// burst (at most 50 ms), so that some lookups run between
+		// bursts even when the writer has a processor to itself and
+		// the workers share the other.
+		seen := processed.Load()
+		for deadline := time.Now().Add(50 * time.Millisecond); processed.Load() < seen+2 && running.Load() > 0 && time.Now().Before(deadline); {
+			runtime.Gosched()
+		}
 	}
 	stop.Store(true)
 	wg.Wait()
