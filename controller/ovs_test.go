@@ -51,6 +51,13 @@ func TestOvsOfctlFlows(t *testing.T) {
 		}
 		flows = append(flows, b...)
 	}
+	// tcp_flags, which ovs-ofctl sends over OpenFlow 1.3 as an ONF
+	// experimenter OXM, exact and masked, as it writes them back.
+	flows = append(flows, "priority=310,tcp,tcp_flags=+syn-ack,actions=drop\n"+
+		"priority=311,tcp6,tcp_flags=ack,actions=output:2\n"+
+		"priority=312,tcp,tp_dst=22,tcp_flags=0x3/0x7,actions=output:1\n"+
+		"priority=313,tcp,tcp_flags=0,actions=drop\n"+
+		"priority=314,tcp,tcp_flags=syn|ack|ns,actions=drop\n"...)
 	file := filepath.Join(t.TempDir(), "test.flows")
 	if err := os.WriteFile(file, flows, 0o644); err != nil {
 		t.Fatal(err)

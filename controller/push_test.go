@@ -83,6 +83,9 @@ func TestPushIntoOpenVSwitch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// With tcp_flags, which push sends as Open vSwitch does (an ONF
+	// experimenter OXM).
+	data = append(data, "priority=310,tcp,tcp_flags=+syn-ack,actions=drop\npriority=311,tcp6,tp_dst=443,tcp_flags=ack|psh,actions=output:2\n"...)
 	ups := parseFlows(t, string(data))
 	if _, err := Push(context.Background(), "tcp:"+addr, ups, &PushConfig{Batch: 4}); err != nil {
 		t.Fatal(err)
@@ -101,7 +104,7 @@ func TestPushIntoOpenVSwitch(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, want := flowLines(ours), flowLines(theirs)
-	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != 13 {
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != 15 {
 		t.Fatalf("after push, ofswitch:\n%s\nOpen vSwitch:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
@@ -164,6 +167,9 @@ priority=2,ip,actions=write_metadata:0x1/0xff,goto_table:1
 priority=3,ip,actions=write_metadata:0x2/0xff,goto_table:1
 priority=4,ip,actions=drop
 priority=5,ip,actions=drop
+priority=6,tcp,tcp_flags=+syn-ack,actions=drop
+priority=6,tcp,tcp_flags=+syn+ack,actions=drop
+priority=7,tcp,tcp_flags=rst,actions=drop
 `)
 	var cache wireInsCache
 	for i := range ups {

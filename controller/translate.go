@@ -226,8 +226,19 @@ func checkRulesMatch(out *rules.Match, strict, check bool) error {
 // matchFromWireChecked translates m into *out with every wire-level check.
 func matchFromWireChecked(out *rules.Match, m *openflow.Match) error {
 	var seen [64]bool
+	seenFlags := false
 	for i := range m.Fields {
 		o := &m.Fields[i]
+		if o.Class == openflow.OXMClassExperimenter && o.Experimenter == openflow.ONFExperimenter && o.Field == openflow.ONFFieldTCPFlags {
+			if seenFlags {
+				return badMatch(openflow.BadMatchDupField)
+			}
+			seenFlags = true
+			if err := tcpFlagsFromWire(out, o); err != nil {
+				return err
+			}
+			continue
+		}
 		if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
 			return badMatch(openflow.BadMatchBadField)
 		}
@@ -247,6 +258,30 @@ func matchFromWireChecked(out *rules.Match, m *openflow.Match) error {
 		}
 	}
 	return m.Validate()
+}
+
+// tcpFlagsFromWire sets out's tcp_flags from the ONF experimenter OXM o:
+// 12 flag bits, so a value or mask beyond them is refused, as is a value
+// bit outside the mask.
+func tcpFlagsFromWire(out *rules.Match, o *openflow.OXM) error {
+	v, mk, ok := o.TCPFlags()
+	if !ok {
+		return badMatch(openflow.BadMatchBadLen)
+	}
+	if !o.HasMask {
+		mk = 0x0fff
+	}
+	if v&^0x0fff != 0 {
+		return badMatch(openflow.BadMatchBadValue)
+	}
+	if mk&^0x0fff != 0 {
+		return badMatch(openflow.BadMatchBadMask)
+	}
+	if v&^mk != 0 {
+		return badMatch(openflow.BadMatchBadWildcards)
+	}
+	out.Set(rules.FieldTCPFlags, uint64(v), uint64(mk))
+	return nil
 }
 
 // l4Fields returns the wire fields of rules' L4 and ICMP fields for a
@@ -389,6 +424,11 @@ func appendMatch(dst []openflow.OXM, m *rules.Match) []openflow.OXM {
 		if fieldWords[f]&used == 0 || !m.Has(f) {
 			continue
 		}
+		if f == rules.FieldTCPFlags {
+			v, mask := m.Get(f)
+			out.Fields = append(out.Fields, openflow.TCPFlags(uint16(v), uint16(mask)))
+			continue
+		}
 		of := wireField(f, proto, eth)
 		if f.Bits() == 128 {
 			vhi, vlo, mhi, mlo := get128(m, f)
@@ -426,6 +466,10 @@ func appendMatchPlanned(dst []openflow.OXM, m *rules.Match, p *matchPlan) []open
 		p.build(m, proto, eth)
 	}
 	for _, pf := range p.fields {
+		if pf.f == rules.FieldTCPFlags {
+			dst = append(dst, openflow.TCPFlags(uint16(m.Key.Get(pf.f)), uint16(m.Mask.Get(pf.f))))
+			continue
+		}
 		if pf.wide {
 			vhi, vlo, mhi, mlo := get128(m, pf.f)
 			dst = appendOXM(dst, pf.of, vhi, vlo, mhi, mlo, pf.full)

@@ -28,6 +28,7 @@ func (h *Headers) Key(k *rules.Key) {
 		k[3] |= uint64(h.IPProto)
 		k[4] = uint64(binary.BigEndian.Uint32(h.IPv4Src[:]))<<32 | uint64(binary.BigEndian.Uint32(h.IPv4Dst[:]))
 		k[9] = h.l4Word()
+		k[11] = h.tcpFlagsWord()
 	case EtherTypeIPv6:
 		k[2] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)
 		k[3] |= uint64(h.IPProto)
@@ -36,6 +37,7 @@ func (h *Headers) Key(k *rules.Key) {
 		k[7] = binary.BigEndian.Uint64(h.IPv6Dst[:8])
 		k[8] = binary.BigEndian.Uint64(h.IPv6Dst[8:])
 		k[9] = h.l4Word()
+		k[11] = h.tcpFlagsWord()
 	case EtherTypeARP:
 		k[9] = uint64(h.ARPOp)
 		k[10] = uint64(binary.BigEndian.Uint32(h.ARPSpa[:]))<<32 | uint64(binary.BigEndian.Uint32(h.ARPTpa[:]))
@@ -57,6 +59,15 @@ func (h *Headers) l4Word() uint64 {
 		return uint64(h.ICMPType)<<24 | uint64(h.ICMPCode)<<16
 	}
 	return 0
+}
+
+// tcpFlagsWord returns word 11 of the key for an IP frame: the TCP flags
+// of a TCP segment whose header was decoded, else nothing.
+func (h *Headers) tcpFlagsWord() uint64 {
+	if h.L4Off == 0 || h.IPProto != ProtoTCP {
+		return 0
+	}
+	return uint64(h.TCPFlags&0x0fff) << 48
 }
 
 func mac48(m *[6]byte) uint64 {

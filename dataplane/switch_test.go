@@ -67,6 +67,7 @@ func TestKeyMatchesFields(t *testing.T) {
 		{rules.FieldIPv4Dst, 0xc0a80709},
 		{rules.FieldL4Src, 4321},
 		{rules.FieldL4Dst, 443},
+		{rules.FieldTCPFlags, 0x012},
 		{rules.FieldICMPType, 0},
 		{rules.FieldARPOp, 0},
 		{rules.FieldMetadata, 0},
@@ -89,11 +90,49 @@ func TestKeyMatchesFields(t *testing.T) {
 		DstHwAddress: macB, DstProtAddress: ip4B.To4()})
 	h, _ = p.Parse(arp, layers.LinkTypeEthernet, 1)
 	h.Key(&k)
-	if k.Get(rules.FieldARPOp) != 2 || k.Get(rules.FieldARPSPA) != 0x0a000001 || k.Get(rules.FieldARPTHA) != 0x02000000000b || k.Get(rules.FieldIPProto) != 0 {
+	if k.Get(rules.FieldARPOp) != 2 || k.Get(rules.FieldARPSPA) != 0x0a000001 || k.Get(rules.FieldARPTHA) != 0x02000000000b || k.Get(rules.FieldIPProto) != 0 ||
+		k.Get(rules.FieldARPSHA) != 0x02000000000a || k.Get(rules.FieldTCPFlags) != 0 {
 		t.Errorf("ARP key %v", k)
 	}
 	if n := testing.AllocsPerRun(100, func() { h.Key(&k) }); n != 0 {
 		t.Errorf("Key: %v allocs", n)
+	}
+}
+
+// TestTCPFlagsClassify: tcp_flags matches the flags of TCP segments, and
+// nothing else: a SYN takes the +syn-ack flow, a SYN-ACK, an ACK and a UDP
+// datagram do not.
+func TestTCPFlagsClassify(t *testing.T) {
+	pipe := testPipeline(t, 1, rules.FilterBloomCuckoo, `priority=30,tcp,tcp_flags=+syn-ack,actions=output:1
+priority=20,tcp,tcp_flags=ack,actions=output:2
+priority=10,ip,actions=output:3
+`)
+	seg := func(syn, ack bool) []byte {
+		tc := tcp()
+		tc.SYN, tc.ACK = syn, ack
+		return build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolTCP), tc)
+	}
+	dgram := build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolUDP), udp())
+	p := NewParser()
+	for _, c := range []struct {
+		name  string
+		frame []byte
+		want  uint16 // priority of the flow that matches
+	}{
+		{"SYN", seg(true, false), 30},
+		{"SYN-ACK", seg(true, true), 10},
+		{"ACK", seg(false, true), 20},
+		{"UDP", dgram, 10},
+	} {
+		h, ok := p.Parse(c.frame, layers.LinkTypeEthernet, 1)
+		if !ok {
+			t.Fatalf("%s: not parsed", c.name)
+		}
+		var k rules.Key
+		h.Key(&k)
+		if r := pipe.Table(0).Lookup(&k); r == nil || r.Priority != c.want {
+			t.Errorf("%s (tcp_flags %#x): matched %v, want the priority-%d flow", c.name, k.Get(rules.FieldTCPFlags), r, c.want)
+		}
 	}
 }
 

@@ -188,6 +188,41 @@ type OXM struct {
 	Data         []byte   // other classes: payload after the header (and experimenter id)
 }
 
+// ONFFieldTCPFlags is tcp_flags among the ONF experimenter's OXMs (ONF
+// EXT-109; OXM_OF_TCP_FLAGS in OpenFlow 1.5): a 16-bit value whose low 12
+// bits are the TCP header's flags, maskable. Open vSwitch sends tcp_flags
+// this way over OpenFlow 1.3 and 1.4.
+const ONFFieldTCPFlags OXMField = 42
+
+// TCPFlags returns the ONF experimenter OXM that matches TCP flags value
+// under mask; a mask of 0x0fff (all 12 flags) gives the unmasked form, as
+// Open vSwitch sends an exact value.
+func TCPFlags(value, mask uint16) OXM {
+	o := OXM{Class: OXMClassExperimenter, Field: ONFFieldTCPFlags, Experimenter: ONFExperimenter}
+	if mask == 0x0fff {
+		o.Data = []byte{byte(value >> 8), byte(value)}
+		return o
+	}
+	o.HasMask = true
+	o.Data = []byte{byte(value >> 8), byte(value), byte(mask >> 8), byte(mask)}
+	return o
+}
+
+// TCPFlags returns the value and mask of an ONF tcp_flags OXM (mask 0xffff
+// when it has none), and whether o is one of the right length.
+func (o *OXM) TCPFlags() (value, mask uint16, ok bool) {
+	if o.Class != OXMClassExperimenter || o.Experimenter != ONFExperimenter || o.Field != ONFFieldTCPFlags {
+		return 0, 0, false
+	}
+	switch {
+	case !o.HasMask && len(o.Data) == 2:
+		return binary.BigEndian.Uint16(o.Data), 0xffff, true
+	case o.HasMask && len(o.Data) == 4:
+		return binary.BigEndian.Uint16(o.Data), binary.BigEndian.Uint16(o.Data[2:]), true
+	}
+	return 0, 0, false
+}
+
 // NewOXM returns a basic-class OXM with the given value (its length must
 // be field.Size()); with a mask (same length) it is a masked OXM.
 func NewOXM(field OXMField, value []byte, mask []byte) OXM {

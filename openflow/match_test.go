@@ -1,6 +1,7 @@
 package openflow
 
 import (
+	"encoding/hex"
 	"errors"
 	"net/netip"
 	"testing"
@@ -142,5 +143,53 @@ func TestMatchValidate(t *testing.T) {
 				t.Errorf("at %s offset %d, want %s offset %d", de.Field, de.Offset, tt.field, tt.offset)
 			}
 		})
+	}
+}
+
+// TestTCPFlagsOXM: tcp_flags as the ONF experimenter OXM, in the bytes Open
+// vSwitch 3.1's ovs-ofctl sent for +syn-ack (masked) and for ack (exact),
+// decoded back with its value and mask.
+func TestTCPFlagsOXM(t *testing.T) {
+	for _, c := range []struct {
+		value, mask uint16
+		wire        string
+		wantMask    uint16
+	}{
+		{0x002, 0x012, "ffff55084f4e460000020012", 0x012},
+		{0x010, 0x0fff, "ffff54064f4e46000010", 0xffff},
+	} {
+		o := TCPFlags(c.value, c.mask)
+		b, err := o.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hex.EncodeToString(b); got != c.wire {
+			t.Errorf("TCPFlags(%#x, %#x) = %s, want %s", c.value, c.mask, got, c.wire)
+		}
+		m := Match{Fields: []OXM{EthType(0x0800), IPProto(6), o}}
+		enc, err := m.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Match
+		if _, err := back.decode(enc); err != nil {
+			t.Fatal(err)
+		}
+		if err := back.Validate(); err != nil {
+			t.Errorf("%s: %v", c.wire, err)
+		}
+		v, mk, ok := back.Fields[2].TCPFlags()
+		if !ok || v != c.value || mk != c.wantMask {
+			t.Errorf("%s decoded as %#x/%#x (%v), want %#x/%#x", c.wire, v, mk, ok, c.value, c.wantMask)
+		}
+	}
+	other := OXM{Class: OXMClassExperimenter, Field: ONFFieldTCPFlags, Experimenter: 0x2320, Data: []byte{0, 2}}
+	if _, _, ok := other.TCPFlags(); ok {
+		t.Error("an OXM of another experimenter read as tcp_flags")
+	}
+	short := TCPFlags(2, 0x12)
+	short.Data = short.Data[:3]
+	if _, _, ok := short.TCPFlags(); ok {
+		t.Error("a 3-byte tcp_flags payload read as tcp_flags")
 	}
 }

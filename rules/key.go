@@ -25,7 +25,7 @@ const KeyWords = 13
 //	7-8: ipv6_dst
 //	9: l4_src(16) l4_dst(16) icmp_type(8) icmp_code(8) arp_op(16)
 //	10: arp_spa(32) arp_tpa(32)
-//	11: unused(16) arp_sha(48)
+//	11: unused(4) tcp_flags(12) arp_sha(48)
 //	12: unused(16) arp_tha(48)
 type Key [KeyWords]uint64
 
@@ -59,6 +59,7 @@ const (
 	FieldARPTPA                // OXM_OF_ARP_TPA
 	FieldARPSHA                // OXM_OF_ARP_SHA
 	FieldARPTHA                // OXM_OF_ARP_THA
+	FieldTCPFlags              // ONF EXT-109 tcp_flags (OXM_OF_TCP_FLAGS in OpenFlow 1.5): 12 bits
 	numFields
 )
 
@@ -97,6 +98,7 @@ var fields = [numFields]fieldInfo{
 	FieldARPTPA:   {"arp_tpa", 10, 0, 32, true},
 	FieldARPSHA:   {"arp_sha", 11, 0, 48, true},
 	FieldARPTHA:   {"arp_tha", 12, 0, 48, true},
+	FieldTCPFlags: {"tcp_flags", 11, 48, 12, true},
 }
 
 // String returns the field's OXM-style name, e.g. "ipv4_src".

@@ -301,6 +301,9 @@ func (m *Match) checkPrereqsOf(p uint32) error {
 	if s := p & (1<<FieldL4Src | 1<<FieldL4Dst); s != 0 && !(protoIs(IPProtoTCP) || protoIs(IPProtoUDP) || protoIs(IPProtoSCTP)) {
 		return prereq(first(s), "needs ip_proto=6, 17 or 132")
 	}
+	if p&(1<<FieldTCPFlags) != 0 && !protoIs(IPProtoTCP) {
+		return prereq(FieldTCPFlags, "needs ip_proto=6")
+	}
 	if s := p & (1<<FieldICMPType | 1<<FieldICMPCode); s != 0 && !(protoIs(IPProtoICMP) && ethIs(EthTypeIPv4) ||
 		protoIs(IPProtoICMPv6) && ethIs(EthTypeIPv6)) {
 		return prereq(first(s), "needs ip_proto=1 with eth_type=0x0800 or ip_proto=58 with eth_type=0x86dd")
@@ -313,7 +316,7 @@ const (
 	// prereqFields are the fields that have prerequisites.
 	prereqFields = 1<<FieldVLANPCP | 1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto | 1<<FieldIPv4Src |
 		1<<FieldIPv4Dst | 1<<FieldIPv6Src | 1<<FieldIPv6Dst | arpFields | 1<<FieldL4Src | 1<<FieldL4Dst |
-		1<<FieldICMPType | 1<<FieldICMPCode
+		1<<FieldICMPType | 1<<FieldICMPCode | 1<<FieldTCPFlags
 )
 
 // FixPrereqs returns the matches that m becomes once its missing
@@ -335,7 +338,7 @@ func (m Match) FixPrereqs() ([]Match, error) {
 		v4 := m.Has(FieldIPv4Src) || m.Has(FieldIPv4Dst)
 		v6 := m.Has(FieldIPv6Src) || m.Has(FieldIPv6Dst)
 		arp := m.Has(FieldARPOp) || m.Has(FieldARPSPA) || m.Has(FieldARPTPA) || m.Has(FieldARPSHA) || m.Has(FieldARPTHA)
-		l3 := m.Has(FieldIPProto) || m.Has(FieldIPDSCP) || m.Has(FieldIPECN) || m.Has(FieldL4Src) || m.Has(FieldL4Dst) || m.Has(FieldICMPType) || m.Has(FieldICMPCode)
+		l3 := m.Has(FieldIPProto) || m.Has(FieldIPDSCP) || m.Has(FieldIPECN) || m.Has(FieldL4Src) || m.Has(FieldL4Dst) || m.Has(FieldICMPType) || m.Has(FieldICMPCode) || m.Has(FieldTCPFlags)
 		switch {
 		case v6 && !v4 && !arp:
 			m.SetExact(FieldEthType, EthTypeIPv6)
@@ -351,6 +354,9 @@ func (m Match) FixPrereqs() ([]Match, error) {
 		} else {
 			m.SetExact(FieldIPProto, IPProtoICMP)
 		}
+	}
+	if !m.Has(FieldIPProto) && m.Has(FieldTCPFlags) {
+		m.SetExact(FieldIPProto, IPProtoTCP)
 	}
 	out := []Match{m}
 	if !m.Has(FieldIPProto) && (m.Has(FieldL4Src) || m.Has(FieldL4Dst)) {

@@ -192,6 +192,64 @@ func (p *flowParser) numMask(val string, col int, bits int, what string) (uint64
 	return v, mk, err
 }
 
+// tcpFlagNames are the names of the 12 TCP flag bits, lowest first, as
+// Open vSwitch writes them; the three reserved bits go by their values.
+var tcpFlagNames = [12]string{"fin", "syn", "rst", "psh", "ack", "urg", "ece", "cwr", "ns", "[200]", "[400]", "[800]"}
+
+// tcpFlags parses a tcp_flags value as ovs-ofctl does: a number with an
+// optional mask (0x012, 0x2/0x12), flag names joined by '|' for an exact
+// value (syn|ack), or '+' and '-' before each name for the flags that must
+// be set and clear, the others wildcarded (+syn-ack).
+func (p *flowParser) tcpFlags(val string, col int) (uint64, uint64, error) {
+	if val == "" {
+		return 0, 0, p.errAt(col, "expected tcp_flags, found nothing")
+	}
+	if val[0] >= '0' && val[0] <= '9' {
+		return p.numMask(val, col, 12, "tcp_flags")
+	}
+	bit := func(name string, at int) (uint64, error) {
+		for i, n := range tcpFlagNames {
+			if n == name {
+				return 1 << i, nil
+			}
+		}
+		return 0, p.errAt(at, "unknown TCP flag %q (want fin, syn, rst, psh, ack, urg, ece, cwr, ns)", name)
+	}
+	if val[0] != '+' && val[0] != '-' {
+		var v uint64
+		at := col
+		for _, name := range strings.Split(val, "|") {
+			b, err := bit(name, at)
+			if err != nil {
+				return 0, 0, err
+			}
+			v |= b
+			at += len(name) + 1
+		}
+		return v, FieldTCPFlags.FullMask(), nil
+	}
+	var v, mk uint64
+	for i := 0; i < len(val); {
+		j := i + 1
+		for j < len(val) && val[j] != '+' && val[j] != '-' {
+			j++
+		}
+		b, err := bit(val[i+1:j], col+i+1)
+		if err != nil {
+			return 0, 0, err
+		}
+		if mk&b != 0 {
+			return 0, 0, p.errAt(col+i+1, "TCP flag %q given twice", val[i+1:j])
+		}
+		mk |= b
+		if val[i] == '+' {
+			v |= b
+		}
+		i = j
+	}
+	return v, mk, nil
+}
+
 func (p *flowParser) mac(val string, col int) (uint64, error) {
 	hw, err := parseMAC(val)
 	if err != nil {
@@ -490,6 +548,10 @@ func (p *flowParser) field(u *Update, m *Match, cols map[Field]int, key, val str
 			f = FieldICMPCode
 		}
 		set(f, v, 0xff)
+		return err
+	case "tcp_flags":
+		v, mk, err := p.tcpFlags(val, vcol)
+		set(FieldTCPFlags, v, mk)
 		return err
 	case "arp_sha", "arp_tha":
 		v, mk, err := p.macMask(val, vcol)
@@ -858,7 +920,43 @@ func FormatMatch(m *Match, priority uint16) string {
 	if v, mk := m.Get(FieldL4Dst); mk != 0 {
 		parts = append(parts, "tp_dst="+portMasked(v, mk))
 	}
+	if v, mk := m.Get(FieldTCPFlags); mk != 0 {
+		parts = append(parts, "tcp_flags="+tcpFlagsMasked(v, mk))
+	}
 	return strings.Join(parts, ",")
+}
+
+// tcpFlagsMasked writes TCP flags as Open vSwitch does: an exact value as
+// the names of its flags joined by '|' (0 for none), a masked one as +name
+// or -name for each flag of the mask, lowest first.
+func tcpFlagsMasked(v, mk uint64) string {
+	var b strings.Builder
+	if mk == FieldTCPFlags.FullMask() {
+		if v == 0 {
+			return "0"
+		}
+		for i, n := range tcpFlagNames {
+			if v&(1<<i) != 0 {
+				if b.Len() > 0 {
+					b.WriteByte('|')
+				}
+				b.WriteString(n)
+			}
+		}
+		return b.String()
+	}
+	for i, n := range tcpFlagNames {
+		if mk&(1<<i) == 0 {
+			continue
+		}
+		if v&(1<<i) != 0 {
+			b.WriteByte('+')
+		} else {
+			b.WriteByte('-')
+		}
+		b.WriteString(n)
+	}
+	return b.String()
 }
 
 func hexMasked(v, mk, full uint64) string {
