@@ -20,9 +20,10 @@ import (
 // A slab can keep spare chunks, made ahead of need by fill on another
 // goroutine (see Pipeline.Prefault): the writer then takes a chunk whose
 // memory is already mapped, instead of paying, in the middle of a burst,
-// for the page faults of memory the process touches for the first time
-// (about 2 µs a page on a KVM guest: a rule and its index node take some
-// 550 bytes, so about 35 faults a burst of 256 adds).
+// for the page faults of memory the process touches for the first time (a
+// rule and its index node take some 550 bytes, so a burst of 256 adds into
+// fresh memory faults about 35 times, each microseconds on a virtual
+// machine).
 type slab[T any] struct {
 	free []T
 	// spare holds zeroed chunks, their pages touched, made by fill; nil
