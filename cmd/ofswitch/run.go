@@ -39,6 +39,7 @@ func newRunCmd() *cobra.Command {
 		workers     int
 		stats       time.Duration
 		cpuProfile  string
+		prefault    int
 		cfg         controller.Config
 	)
 	cmd := &cobra.Command{
@@ -81,6 +82,9 @@ no --controller at all.`,
 			if stats < 0 {
 				return fmt.Errorf("--stats %v: want a positive interval", stats)
 			}
+			if prefault < 0 {
+				return fmt.Errorf("--prefault %d: want 0 or more", prefault)
+			}
 			if cpuProfile != "" {
 				stop, err := startCPUProfile(cpuProfile)
 				if err != nil {
@@ -112,7 +116,7 @@ no --controller at all.`,
 			if err != nil {
 				return fmt.Errorf("--filter: %w", err)
 			}
-			pipe, err := rules.New(&rules.Config{Tables: tables, Filter: kind, BloomAfter: bloomAfter, StrictPorts: cfg.StrictPorts, PrefaultRules: cfg.BatchMax})
+			pipe, err := rules.New(&rules.Config{Tables: tables, Filter: kind, BloomAfter: bloomAfter, StrictPorts: cfg.StrictPorts, PrefaultRules: prefault})
 			if err != nil {
 				return err
 			}
@@ -193,7 +197,7 @@ no --controller at all.`,
 				}()
 			}
 			if reg != nil {
-				reg.MustRegister(&tableCollector{agent: agent})
+				reg.MustRegister(&tableCollector{agent: agent, pipe: pipe})
 				if dp != nil {
 					reg.MustRegister(dp.collector())
 				}
@@ -279,6 +283,7 @@ no --controller at all.`,
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&cfg.StrictPorts, "strict-ports", false, "refuse masked TCP/UDP/SCTP ports (strict OpenFlow 1.3)")
 	f.IntVar(&cfg.BatchMax, "batch-max", 1024, "most FLOW_MODs applied as one burst")
+	f.IntVar(&prefault, "prefault", 1024, "rules whose memory is made ahead of the bursts, after each one, off the update path (about 600 KB per 1024 per table in use; 0: none)")
 	f.DurationVar(&cfg.BatchWait, "batch-wait", time.Millisecond, "longest a FLOW_MOD waits for others before its burst is applied")
 	f.DurationVar(&cfg.EchoInterval, "inactivity-probe", 5*time.Second, "idle time before an echo request; as long again without answer closes the connection")
 	return cmd
@@ -317,7 +322,10 @@ func serveMetrics(addr string, reg *prometheus.Registry) (*metricsServer, error)
 }
 
 // tableCollector exports the agent's tables at scrape time.
-type tableCollector struct{ agent *controller.Agent }
+type tableCollector struct {
+	agent *controller.Agent
+	pipe  *rules.Pipeline
+}
 
 var (
 	descFlows     = prometheus.NewDesc("ofswitch_flows", "Flow entries in a table.", []string{"table"}, nil)
@@ -325,16 +333,18 @@ var (
 	descOccupancy = prometheus.NewDesc("ofswitch_filter_occupancy", "Occupancy of a table's filter.", []string{"table", "filter"}, nil)
 	descBloom     = prometheus.NewDesc("ofswitch_filter_bloom_elements", "Elements in the Bloom part of a table's filter.", []string{"table"}, nil)
 	descConns     = prometheus.NewDesc("ofswitch_openflow_connections", "OpenFlow connections past the handshake.", nil, nil)
+	descPrefault  = prometheus.NewDesc("ofswitch_prefaulted_chunks", "Chunks of rule memory made ahead of the bursts (--prefault) and not yet taken.", nil, nil)
 )
 
 func (c *tableCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descFlows, descSubtables, descOccupancy, descBloom, descConns} {
+	for _, d := range []*prometheus.Desc{descFlows, descSubtables, descOccupancy, descBloom, descConns, descPrefault} {
 		ch <- d
 	}
 }
 
 func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(c.agent.Conns()))
+	ch <- prometheus.MustNewConstMetric(descPrefault, prometheus.GaugeValue, float64(c.pipe.Prefaulted()))
 	for i, ts := range c.agent.TableStats() {
 		t := strconv.Itoa(i)
 		ch <- prometheus.MustNewConstMetric(descFlows, prometheus.GaugeValue, float64(ts.Flows), t)

@@ -95,6 +95,21 @@ func TestRunPushMetrics(t *testing.T) {
 		}
 	}
 
+	// The memory of the next bursts' rules is made ahead of them, after
+	// each burst, on a goroutine of its own (--prefault, 1024 rules).
+	prefaulted := regexp.MustCompile(`(?m)^ofswitch_prefaulted_chunks [1-9]`)
+	for deadline := time.Now().Add(5 * time.Second); !prefaulted.Match(body); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no prefaulted chunks after the pushes:\n%s", body)
+		}
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+
 	// "delete" alone deletes every flow, from every table.
 	all := filepath.Join(dir, "all.flows")
 	os.WriteFile(all, []byte("delete\n"), 0o644)
@@ -147,5 +162,54 @@ func TestPushFileErrors(t *testing.T) {
 	_, err := run(t, "push", "--switch", "tcp:127.0.0.1:1", f)
 	if err == nil || !strings.Contains(err.Error(), "bad.flows:2:") {
 		t.Fatalf("push of a file with a syntax error: %v, want an error naming bad.flows:2:COL", err)
+	}
+}
+
+// TestRunPrefaultOff: --prefault 0 makes no memory ahead of the bursts,
+// and a negative count is refused.
+func TestRunPrefaultOff(t *testing.T) {
+	if _, err := run(t, "run", "--prefault", "-1"); err == nil || !strings.Contains(err.Error(), "--prefault -1") {
+		t.Fatalf("run --prefault -1: %v", err)
+	}
+	port, mport := freePort(t), freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		cmd := newRootCmd()
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SetArgs([]string{"run", "--listen", "ptcp:" + strconv.Itoa(port), "--metrics", "127.0.0.1:" + strconv.Itoa(mport), "--prefault", "0", "--log-level", "warn"})
+		done <- cmd.ExecuteContext(ctx)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("switch not listening on %s: %v", addr, err)
+		}
+	}
+	flows := filepath.Join(t.TempDir(), "f.flows")
+	os.WriteFile(flows, []byte("priority=10,ip,nw_dst=10.0.0.1,actions=output:1\n"), 0o644)
+	if out, err := run(t, "push", "--switch", "tcp:"+addr, flows); err != nil {
+		t.Fatalf("push: %v\n%s", err, out)
+	}
+	// With the default, TestRunPushMetrics sees chunks well within this.
+	time.Sleep(200 * time.Millisecond)
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(body, []byte("\nofswitch_prefaulted_chunks 0\n")) || !bytes.Contains(body, []byte(`ofswitch_flows{table="0"} 1`)) {
+		t.Errorf("with --prefault 0, want no prefaulted chunk and one flow:\n%s", body)
 	}
 }
