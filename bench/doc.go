@@ -5,5 +5,10 @@
 // byte-key hash written here. It is a module of its own so that the
 // main module's dependencies stay lean; run it with
 //
-//	cd bench && go test -bench . -count 10 | tee new.txt
+//	cd bench && go test -c -o bench.test . &&
+//	  for i in $(seq 10); do ./bench.test -test.run '^$' -test.bench . -test.count 1; done | tee new.txt
+//
+// so that each round measures every filter within seconds of the others
+// (go test -count 10 runs each sub-benchmark ten times in a row, and this
+// machine's memory speed swings within minutes).
 package bench

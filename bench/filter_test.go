@@ -131,8 +131,10 @@ func TestNoFalseNegatives(t *testing.T) {
 // batch lookup). ofswitch-packed is ours with Config.Packed (49 bits a
 // bucket instead of 64), ofswitch-packed-f8 the same with 8-bit
 // fingerprints (33 bits a bucket). Hashing is in the timed loop
-// throughout. All of them run in each round of -count, so that their
-// ratios come from the same moments.
+// throughout. floor-NAME is lookupFloor for the table size of NAME. With
+// -count N, go test runs each sub-benchmark N times in a row, so figures
+// of different sub-benchmarks are seconds apart; for ratios from the same
+// moments, run the test binary N times with -count 1 (see doc.go).
 func BenchmarkLookup(b *testing.B) {
 	for _, m := range lookupSizes {
 		ims, n := filledImpls(b, m)
