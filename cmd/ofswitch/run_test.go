@@ -28,33 +28,78 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func TestRunPushMetrics(t *testing.T) {
+// runningSwitch is `ofswitch run` started by startRun in the test process.
+type runningSwitch struct {
+	addr   string // OpenFlow listener, host:port
+	mport  int    // metrics port
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startRun starts `ofswitch run` listening on a free port, with --metrics
+// on another and the extra arguments, its log to log, and waits until it
+// accepts connections.
+func startRun(t *testing.T, log io.Writer, extra ...string) *runningSwitch {
+	t.Helper()
 	port, mport := freePort(t), freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var log testutil.LockedBuffer
-	profile := filepath.Join(t.TempDir(), "cpu.pprof")
+	s := &runningSwitch{addr: "127.0.0.1:" + strconv.Itoa(port), mport: mport, cancel: cancel, done: make(chan error, 1)}
 	go func() {
 		cmd := newRootCmd()
 		cmd.SetOut(io.Discard)
-		cmd.SetErr(&log)
-		// --stats for an hour: one report, at exit.
-		cmd.SetArgs([]string{"run", "--listen", "ptcp:" + strconv.Itoa(port), "--metrics", "127.0.0.1:" + strconv.Itoa(mport), "--tables", "2", "--log-level", "warn", "--stats=1h", "--cpuprofile", profile})
-		done <- cmd.ExecuteContext(ctx)
+		cmd.SetErr(log)
+		cmd.SetArgs(append([]string{"run", "--listen", "ptcp:" + strconv.Itoa(port), "--metrics", "127.0.0.1:" + strconv.Itoa(mport)}, extra...))
+		s.done <- cmd.ExecuteContext(ctx)
 	}()
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, err := net.Dial("tcp", s.addr)
 		if err == nil {
 			c.Close()
-			break
+			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("switch not listening on %s: %v", addr, err)
+			cancel()
+			t.Fatalf("switch not listening on %s: %v", s.addr, err)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// metrics returns what the switch serves on /metrics.
+func (s *runningSwitch) metrics(t *testing.T) []byte {
+	t.Helper()
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(s.mport) + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// stop stops the switch and fails the test if run returns an error or
+// does not return within 10 s.
+func (s *runningSwitch) stop(t *testing.T) {
+	t.Helper()
+	s.cancel()
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("run after cancel: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop")
+	}
+}
+
+func TestRunPushMetrics(t *testing.T) {
+	var log testutil.LockedBuffer
+	profile := filepath.Join(t.TempDir(), "cpu.pprof")
+	// --stats for an hour: one report, at exit.
+	sw := startRun(t, &log, "--tables", "2", "--log-level", "warn", "--stats=1h", "--cpuprofile", profile)
+	addr := sw.addr
 
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.flows")
@@ -79,12 +124,7 @@ func TestRunPushMetrics(t *testing.T) {
 		t.Fatalf("push --bundle of a bad flow: err = %v\n%s", err, out)
 	}
 
-	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	body := sw.metrics(t)
 	// Four FLOW_MODs in three bursts (the refused one never reached the
 	// tables), three of them insertions into the filters.
 	for _, want := range []string{`ofswitch_flows{table="0"} 1`, `ofswitch_flows{table="1"} 1`, `ofswitch_flow_mods_applied_total 4`,
@@ -102,12 +142,7 @@ func TestRunPushMetrics(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no prefaulted chunks after the pushes:\n%s", body)
 		}
-		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
+		body = sw.metrics(t)
 	}
 
 	// "delete" alone deletes every flow, from every table.
@@ -116,27 +151,14 @@ func TestRunPushMetrics(t *testing.T) {
 	if out, err := run(t, "push", "--switch", "tcp:"+addr, all); err != nil || !strings.Contains(out, "pushed 1 flows in 1 batches") {
 		t.Fatalf("push of delete: %v\n%s", err, out)
 	}
-	resp, err = http.Get("http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
+	body = sw.metrics(t)
 	for _, want := range []string{`ofswitch_flows{table="0"} 0`, `ofswitch_flows{table="1"} 0`} {
 		if !bytes.Contains(body, []byte(want)) {
 			t.Errorf("after delete, metrics lack %q:\n%s", want, body)
 		}
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run after cancel: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not stop")
-	}
+	sw.stop(t)
 	// The CPU profile, written at exit: gzipped protocol buffers.
 	if f, err := os.Open(profile); err != nil {
 		t.Errorf("--cpuprofile: %v", err)
@@ -171,31 +193,9 @@ func TestRunPrefaultOff(t *testing.T) {
 	if _, err := run(t, "run", "--prefault", "-1"); err == nil || !strings.Contains(err.Error(), "--prefault -1") {
 		t.Fatalf("run --prefault -1: %v", err)
 	}
-	port, mport := freePort(t), freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		cmd := newRootCmd()
-		cmd.SetOut(io.Discard)
-		cmd.SetErr(io.Discard)
-		cmd.SetArgs([]string{"run", "--listen", "ptcp:" + strconv.Itoa(port), "--metrics", "127.0.0.1:" + strconv.Itoa(mport), "--prefault", "0", "--log-level", "warn"})
-		done <- cmd.ExecuteContext(ctx)
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	}()
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("switch not listening on %s: %v", addr, err)
-		}
-	}
+	sw := startRun(t, io.Discard, "--prefault", "0", "--log-level", "warn")
+	defer sw.stop(t)
+	addr := sw.addr
 	flows := filepath.Join(t.TempDir(), "f.flows")
 	os.WriteFile(flows, []byte("priority=10,ip,nw_dst=10.0.0.1,actions=output:1\n"), 0o644)
 	if out, err := run(t, "push", "--switch", "tcp:"+addr, flows); err != nil {
@@ -203,13 +203,7 @@ func TestRunPrefaultOff(t *testing.T) {
 	}
 	// With the default, TestRunPushMetrics sees chunks well within this.
 	time.Sleep(200 * time.Millisecond)
-	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(mport) + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !bytes.Contains(body, []byte("\nofswitch_prefaulted_chunks 0\n")) || !bytes.Contains(body, []byte(`ofswitch_flows{table="0"} 1`)) {
+	if body := sw.metrics(t); !bytes.Contains(body, []byte("\nofswitch_prefaulted_chunks 0\n")) || !bytes.Contains(body, []byte(`ofswitch_flows{table="0"} 1`)) {
 		t.Errorf("with --prefault 0, want no prefaulted chunk and one flow:\n%s", body)
 	}
 }
