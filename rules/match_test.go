@@ -99,6 +99,14 @@ func TestFixPrereqs(t *testing.T) {
 			t.Errorf("fixed match %d lacks ip_proto=%d,eth_type=0x800", i, proto)
 		}
 	}
+	// tcp_flags alone implies TCP over IPv4; with L4 ports too, only TCP.
+	var flags rules.Match
+	flags.Set(rules.FieldTCPFlags, 0x002, 0x012)
+	flags.SetExact(rules.FieldL4Dst, 22)
+	if ms, err := flags.FixPrereqs(); err != nil || len(ms) != 1 || !ms[0].Exact(rules.FieldIPProto, 6) ||
+		!ms[0].Exact(rules.FieldEthType, rules.EthTypeIPv4) || ms[0].Validate() != nil {
+		t.Errorf("FixPrereqs of tcp_flags and tp_dst = %v, %v; want one TCP/IPv4 match", ms, err)
+	}
 	var bad rules.Match
 	bad.SetPrefix(rules.FieldIPv4Dst, 1, 32)
 	bad.SetPrefix128(rules.FieldIPv6Src, 1, 1, 128)
