@@ -296,6 +296,77 @@ type QueueStats struct {
 	DurationNsec uint32
 }
 
+// OpenFlow 1.4 port statistics sizes (OpenFlow 1.4.1 §7.3.5.7): the
+// counters of 1.3's ofp_port_stats but the Ethernet ones, which move into
+// an OFPPSPT_ETHERNET property.
+const (
+	portStats14Len     = 80 // ofp_port_stats without properties
+	portStats14EthLen  = 40 // ofp_port_stats_prop_ethernet
+	portStats14EthType = 0  // OFPPSPT_ETHERNET
+)
+
+// appendTo14 appends s in OpenFlow 1.4's layout, with its Ethernet
+// counters in an OFPPSPT_ETHERNET property.
+func (s *PortStats) appendTo14(dst []byte) []byte {
+	be := binary.BigEndian
+	dst = be.AppendUint16(dst, portStats14Len+portStats14EthLen)
+	dst = append(dst, 0, 0)
+	dst = be.AppendUint32(dst, s.PortNo)
+	dst = be.AppendUint32(dst, s.DurationSec)
+	dst = be.AppendUint32(dst, s.DurationNsec)
+	for _, c := range [...]uint64{s.RxPackets, s.TxPackets, s.RxBytes, s.TxBytes, s.RxDropped, s.TxDropped, s.RxErrors, s.TxErrors} {
+		dst = be.AppendUint64(dst, c)
+	}
+	dst = be.AppendUint16(dst, portStats14EthType)
+	dst = be.AppendUint16(dst, portStats14EthLen)
+	dst = append(dst, 0, 0, 0, 0)
+	for _, c := range [...]uint64{s.RxFrameErr, s.RxOverErr, s.RxCRCErr, s.Collisions} {
+		dst = be.AppendUint64(dst, c)
+	}
+	return dst
+}
+
+// decode14 decodes an OpenFlow 1.4 ofp_port_stats that fills b: its
+// properties may be one OFPPSPT_ETHERNET and no other (ErrBadProperty).
+func (s *PortStats) decode14(b []byte) error {
+	be := binary.BigEndian
+	*s = PortStats{PortNo: be.Uint32(b[4:]), DurationSec: be.Uint32(b[8:]), DurationNsec: be.Uint32(b[12:])}
+	c := func(k int) uint64 { return be.Uint64(b[16+8*k:]) }
+	s.RxPackets, s.TxPackets, s.RxBytes, s.TxBytes = c(0), c(1), c(2), c(3)
+	s.RxDropped, s.TxDropped, s.RxErrors, s.TxErrors = c(4), c(5), c(6), c(7)
+	switch prop := b[portStats14Len:]; {
+	case len(prop) == 0:
+	case len(prop) == portStats14EthLen && be.Uint16(prop) == portStats14EthType && be.Uint16(prop[2:]) == portStats14EthLen:
+		e := func(k int) uint64 { return be.Uint64(prop[8+8*k:]) }
+		s.RxFrameErr, s.RxOverErr, s.RxCRCErr, s.Collisions = e(0), e(1), e(2), e(3)
+	default:
+		return &DecodeError{Field: "properties[0]", Offset: portStats14Len, Err: ErrBadProperty}
+	}
+	return nil
+}
+
+// entryLen14 returns the length of the OpenFlow 1.4 list entry at the
+// start of b, whose 16-bit length is at lenOff: at least min, a multiple
+// of 8, within b.
+func entryLen14(b []byte, lenOff, min int) (int, error) {
+	if len(b) < min {
+		return 0, &DecodeError{Field: "length", Offset: 0, Err: ErrBadLength}
+	}
+	n := int(binary.BigEndian.Uint16(b[lenOff:]))
+	if n < min || n%8 != 0 || n > len(b) {
+		return 0, &DecodeError{Field: "length", Offset: lenOff, Err: ErrBadLength}
+	}
+	return n, nil
+}
+
+// entryErr names entry i of list in a *DecodeError from decoding it.
+func entryErr(err error, list string, i int) error {
+	if de, ok := err.(*DecodeError); ok {
+		de.Field = fmt.Sprintf("%s[%d].%s", list, i, de.Field)
+	}
+	return err
+}
+
 // Counter is a (packets, bytes) pair: ofp_bucket_counter and
 // ofp_meter_band_stats.
 type Counter struct {
@@ -500,6 +571,9 @@ func (m *MultipartReply) appendEntry(dst []byte, i int) ([]byte, error) {
 		return be.AppendUint64(dst, s.MatchedCount), nil
 	case MultipartPortStats:
 		s := &m.Ports[i]
+		if m.Version >= Version14 {
+			return s.appendTo14(dst), nil
+		}
 		dst = be.AppendUint32(dst, s.PortNo)
 		dst = append(dst, 0, 0, 0, 0)
 		for _, c := range [...]uint64{s.RxPackets, s.TxPackets, s.RxBytes, s.TxBytes, s.RxDropped, s.TxDropped,
@@ -571,6 +645,9 @@ func (m *MultipartReply) appendEntry(dst []byte, i int) ([]byte, error) {
 	case MultipartTableFeatures:
 		return appendTableFeatures(dst, m.TableFeatures[i:i+1])
 	case MultipartPortDesc:
+		if m.Version >= Version14 {
+			return m.PortDescs[i].appendTo14(dst), nil
+		}
 		return m.PortDescs[i].appendTo(dst), nil
 	}
 	return dst, &EncodeError{Field: "type", Err: ErrBadMultipart}
@@ -689,6 +766,22 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 			m.Tables = append(m.Tables, TableStats{e[0], be.Uint32(e[4:]), be.Uint64(e[8:]), be.Uint64(e[16:])})
 		}
 	case MultipartPortStats:
+		if m.Version >= Version14 {
+			m.Ports = m.Ports[:0]
+			for off, i := 0, 0; off < len(body); i++ {
+				n, err := entryLen14(body[off:], 0, portStats14Len)
+				if err != nil {
+					return decodeCtx(entryErr(err, "ports", i), t, 16+off)
+				}
+				var ps PortStats
+				if err := ps.decode14(body[off : off+n]); err != nil {
+					return decodeCtx(entryErr(err, "ports", i), t, 16+off)
+				}
+				m.Ports = append(m.Ports, ps)
+				off += n
+			}
+			return nil
+		}
 		n, err := entries(112)
 		if err != nil {
 			return err
@@ -804,6 +897,22 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 			return decodeCtx(err, t, 0)
 		}
 	case MultipartPortDesc:
+		if m.Version >= Version14 {
+			m.PortDescs = m.PortDescs[:0]
+			for off, i := 0, 0; off < len(body); i++ {
+				n, err := entryLen14(body[off:], 4, port14Len)
+				if err != nil {
+					return decodeCtx(entryErr(err, "ports", i), t, 16+off)
+				}
+				var p Port
+				if err := p.decode14(body[off:off+n], 16+off); err != nil {
+					return decodeCtx(entryErr(err, "ports", i), t, 0) // offsets already absolute
+				}
+				m.PortDescs = append(m.PortDescs, p)
+				off += n
+			}
+			return nil
+		}
 		n, err := entries(portLen)
 		if err != nil {
 			return err
