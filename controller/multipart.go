@@ -184,6 +184,25 @@ func (c *conn) serveMultipart(msg []byte, req *openflow.MultipartRequest) error 
 			return openflow.ErrorMsg{Type: openflow.ErrTypeQueueOpFailed, Code: uint16(openflow.QueueOpFailedBadQueue)}
 		}
 		return c.sendParts(msg, rep)
+	case openflow.MultipartTableDesc, openflow.MultipartQueueDesc:
+		// OpenFlow 1.4's: no eviction or vacancy events on any table
+		// (config 0, no properties), and no queues.
+		if c.version < openflow.Version14 {
+			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadMultipart)}
+		}
+		if req.Part == openflow.MultipartTableDesc {
+			for id := range c.a.pipe.NumTables() {
+				rep.TableDescs = append(rep.TableDescs, openflow.TableDesc{TableID: uint8(id)})
+			}
+			return c.sendParts(msg, rep)
+		}
+		if err := c.queuePort(req.PortNo); err != nil {
+			return err
+		}
+		if req.QueueID != openflow.QueueAll {
+			return openflow.ErrorMsg{Type: openflow.ErrTypeQueueOpFailed, Code: uint16(openflow.QueueOpFailedBadQueue)}
+		}
+		return c.sendParts(msg, rep)
 	case openflow.MultipartTableFeatures:
 		if len(req.TableFeatures) != 0 {
 			// Setting table features is optional; this switch's

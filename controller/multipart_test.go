@@ -2,6 +2,9 @@ package controller
 
 import (
 	"encoding/binary"
+	"os/exec"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ofswitch/ofswitch/openflow"
@@ -166,4 +169,67 @@ func TestQueues(t *testing.T) {
 	// The connection goes on.
 	c.send(&openflow.Empty{Header: hdr(openflow.TypeBarrierRequest, 13)})
 	c.recv(openflow.TypeBarrierReply)
+}
+
+// TestDescs14: OpenFlow 1.4's OFPMP_TABLE_DESC lists every table with no
+// eviction and no vacancy events, and OFPMP_QUEUE_DESC is answered as the
+// queue statistics are (no queues); over OpenFlow 1.3, where neither type
+// exists, both are OFPBRC_BAD_MULTIPART. ovs-ofctl -O OpenFlow14
+// dump-table-desc and queue-get-config read the replies.
+func TestDescs14(t *testing.T) {
+	_, addr := startAgent(t, &Config{Ports: fakePorts{}, Tables: 3})
+	h14 := func(typ openflow.Type, xid uint32) openflow.Header {
+		return openflow.Header{Version: openflow.Version14, Type: typ, XID: xid}
+	}
+	c := dial(t, addr)
+	c.handshake(openflow.Version13, openflow.Version14)
+	c.send(&openflow.MultipartRequest{Header: h14(openflow.TypeMultipartRequest, 1), Part: openflow.MultipartTableDesc})
+	var r openflow.MultipartReply
+	if err := r.UnmarshalBinary(c.recv(openflow.TypeMultipartReply)); err != nil {
+		t.Fatal(err)
+	}
+	want := []openflow.TableDesc{{TableID: 0}, {TableID: 1}, {TableID: 2}}
+	if r.XID != 1 || r.Part != openflow.MultipartTableDesc || !slices.EqualFunc(r.TableDescs, want, func(a, b openflow.TableDesc) bool {
+		return a.TableID == b.TableID && a.Config == b.Config && len(a.Properties) == 0
+	}) {
+		t.Errorf("TABLE_DESC reply: xid %d %v %+v, want the three tables", r.XID, r.Part, r.TableDescs)
+	}
+	for _, q := range []struct {
+		xid, port, queue uint32
+		code             openflow.QueueOpFailedCode // 0xffff: an empty reply
+	}{
+		{2, openflow.PortAny, openflow.QueueAll, 0xffff},
+		{3, 1, openflow.QueueAll, 0xffff},
+		{4, openflow.PortAny, 5, openflow.QueueOpFailedBadQueue},
+		{5, 9, openflow.QueueAll, openflow.QueueOpFailedBadPort},
+	} {
+		c.send(&openflow.MultipartRequest{Header: h14(openflow.TypeMultipartRequest, q.xid), Part: openflow.MultipartQueueDesc, PortNo: q.port, QueueID: q.queue})
+		if q.code != 0xffff {
+			c.expectError(q.xid, openflow.ErrTypeQueueOpFailed, uint16(q.code))
+			continue
+		}
+		if err := r.UnmarshalBinary(c.recv(openflow.TypeMultipartReply)); err != nil {
+			t.Fatal(err)
+		}
+		if r.XID != q.xid || r.Part != openflow.MultipartQueueDesc || len(r.QueueDescs) != 0 {
+			t.Errorf("QUEUE_DESC of port %#x: xid %d %v with %d queues", q.port, r.XID, r.Part, len(r.QueueDescs))
+		}
+	}
+
+	c13 := dial(t, addr)
+	c13.handshake(openflow.Version13)
+	for xid, part := range []openflow.MultipartType{openflow.MultipartTableDesc, openflow.MultipartQueueDesc} {
+		c13.send(&openflow.MultipartRequest{Header: hdr(openflow.TypeMultipartRequest, uint32(10+xid)), Part: part, PortNo: openflow.PortAny, QueueID: openflow.QueueAll})
+		c13.expectError(uint32(10+xid), openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadMultipart))
+	}
+
+	ofctl := requireTool(t, "ovs-ofctl")
+	out, err := exec.Command(ofctl, "-O", "OpenFlow14", "dump-table-desc", "tcp:"+addr).CombinedOutput()
+	if err != nil || strings.Count(string(out), "eviction=off") != 3 || strings.Count(string(out), "vacancy=off") != 3 || !strings.Contains(string(out), "table 2:") {
+		t.Errorf("ovs-ofctl dump-table-desc: %v\n%s", err, out)
+	}
+	out, err = exec.Command(ofctl, "-O", "OpenFlow14", "queue-get-config", "tcp:"+addr).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "OFPST_QUEUE_DESC reply (OF1.4)") {
+		t.Errorf("ovs-ofctl queue-get-config: %v\n%s", err, out)
+	}
 }

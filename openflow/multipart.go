@@ -29,6 +29,8 @@ const (
 	MultipartMeterFeatures MultipartType = 11     // OFPMP_METER_FEATURES
 	MultipartTableFeatures MultipartType = 12     // OFPMP_TABLE_FEATURES
 	MultipartPortDesc      MultipartType = 13     // OFPMP_PORT_DESC
+	MultipartTableDesc     MultipartType = 14     // OFPMP_TABLE_DESC (OpenFlow 1.4)
+	MultipartQueueDesc     MultipartType = 15     // OFPMP_QUEUE_DESC (OpenFlow 1.4)
 	MultipartExperimenter  MultipartType = 0xffff // OFPMP_EXPERIMENTER
 )
 
@@ -40,7 +42,7 @@ func (t MultipartType) String() string {
 	return enumName([]string{"OFPMP_DESC", "OFPMP_FLOW", "OFPMP_AGGREGATE", "OFPMP_TABLE",
 		"OFPMP_PORT_STATS", "OFPMP_QUEUE", "OFPMP_GROUP", "OFPMP_GROUP_DESC", "OFPMP_GROUP_FEATURES",
 		"OFPMP_METER", "OFPMP_METER_CONFIG", "OFPMP_METER_FEATURES", "OFPMP_TABLE_FEATURES",
-		"OFPMP_PORT_DESC"}, int(t), "OFPMP_")
+		"OFPMP_PORT_DESC", "OFPMP_TABLE_DESC", "OFPMP_QUEUE_DESC"}, int(t), "OFPMP_")
 }
 
 // Multipart flags (OpenFlow 1.3.5 §7.3.5): more parts follow.
@@ -65,14 +67,14 @@ type FlowStatsRequest struct {
 //
 //	MultipartFlow, MultipartAggregate  Flow
 //	MultipartPortStats                 PortNo
-//	MultipartQueue                     PortNo, QueueID
+//	MultipartQueue, MultipartQueueDesc PortNo, QueueID
 //	MultipartGroup                     GroupID
 //	MultipartMeter, MultipartMeterConfig  MeterID
 //	MultipartTableFeatures             TableFeatures (empty: query only)
 //	MultipartExperimenter              Experimenter, ExpType, Data
 //
-// DESC, TABLE, GROUP_DESC, GROUP_FEATURES, METER_FEATURES and PORT_DESC
-// have empty bodies.
+// DESC, TABLE, GROUP_DESC, GROUP_FEATURES, METER_FEATURES, PORT_DESC and
+// TABLE_DESC have empty bodies.
 type MultipartRequest struct {
 	Header
 	Part          MultipartType
@@ -110,7 +112,7 @@ func (m *MultipartRequest) AppendBinary(dst []byte) ([]byte, error) {
 	case MultipartPortStats:
 		dst = binary.BigEndian.AppendUint32(dst, m.PortNo)
 		dst = append(dst, 0, 0, 0, 0)
-	case MultipartQueue:
+	case MultipartQueue, MultipartQueueDesc:
 		dst = binary.BigEndian.AppendUint32(dst, m.PortNo)
 		dst = binary.BigEndian.AppendUint32(dst, m.QueueID)
 	case MultipartGroup:
@@ -125,7 +127,7 @@ func (m *MultipartRequest) AppendBinary(dst []byte) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint32(dst, m.Experimenter)
 		dst = binary.BigEndian.AppendUint32(dst, m.ExpType)
 		dst = append(dst, m.Data...)
-	case MultipartDesc, MultipartTable, MultipartGroupDesc, MultipartGroupFeatures, MultipartMeterFeatures, MultipartPortDesc:
+	case MultipartDesc, MultipartTable, MultipartGroupDesc, MultipartGroupFeatures, MultipartMeterFeatures, MultipartPortDesc, MultipartTableDesc:
 	default:
 		return dst[:start], &EncodeError{Type: t, Field: "type", Err: ErrBadMultipart}
 	}
@@ -181,7 +183,7 @@ func (m *MultipartRequest) UnmarshalBinary(b []byte) error {
 			return err
 		}
 		m.PortNo = binary.BigEndian.Uint32(body)
-	case MultipartQueue:
+	case MultipartQueue, MultipartQueueDesc:
 		if err := fixed(8); err != nil {
 			return err
 		}
@@ -208,7 +210,7 @@ func (m *MultipartRequest) UnmarshalBinary(b []byte) error {
 		m.Experimenter = binary.BigEndian.Uint32(body)
 		m.ExpType = binary.BigEndian.Uint32(body[4:])
 		m.Data = append(m.Data[:0], body[8:]...)
-	case MultipartDesc, MultipartTable, MultipartGroupDesc, MultipartGroupFeatures, MultipartMeterFeatures, MultipartPortDesc:
+	case MultipartDesc, MultipartTable, MultipartGroupDesc, MultipartGroupFeatures, MultipartMeterFeatures, MultipartPortDesc, MultipartTableDesc:
 		return fixed(0)
 	default:
 		return &DecodeError{Type: t, Field: "type", Offset: 8, Err: ErrBadMultipart}
@@ -359,6 +361,14 @@ func entryLen14(b []byte, lenOff, min int) (int, error) {
 	return n, nil
 }
 
+// cloneOrNil returns a copy of b, or nil when b is empty.
+func cloneOrNil(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return bytes.Clone(b)
+}
+
 // entryErr names entry i of list in a *DecodeError from decoding it.
 func entryErr(err error, list string, i int) error {
 	if de, ok := err.(*DecodeError); ok {
@@ -427,6 +437,30 @@ type MeterFeatures struct {
 	MaxColor     uint8
 }
 
+// TableDesc is ofp_table_desc, an entry of the OFPMP_TABLE_DESC reply
+// (OpenFlow 1.4.1 §7.3.5.5.3): a table's configuration (OFPTC_EVICTION,
+// OFPTC_VACANCY_EVENTS) and its properties, kept as they are on the wire.
+type TableDesc struct {
+	TableID    uint8
+	Config     uint32
+	Properties []byte // whole ofp_table_mod_prop TLVs
+}
+
+// QueueDesc is ofp_queue_desc, an entry of the OFPMP_QUEUE_DESC reply
+// (OpenFlow 1.4.1 §7.3.5.16): a queue of a port and its properties, kept
+// as they are on the wire.
+type QueueDesc struct {
+	PortNo     uint32
+	QueueID    uint32
+	Properties []byte // whole ofp_queue_desc_prop TLVs
+}
+
+// Entry sizes of the OpenFlow 1.4 description replies without properties.
+const (
+	tableDescLen = 8
+	queueDescLen = 16
+)
+
 // MultipartReply is an OFPT_MULTIPART_REPLY (OpenFlow 1.3.5 §7.3.5). Part
 // selects which body field is meaningful (Desc, Flows, Aggregate, Tables,
 // Ports, Queues, Groups, GroupDescs, GroupFeatures, Meters, MeterConfigs,
@@ -450,6 +484,8 @@ type MultipartReply struct {
 	MeterFeatures MeterFeatures
 	TableFeatures []TableFeatures
 	PortDescs     []Port
+	TableDescs    []TableDesc // OpenFlow 1.4
+	QueueDescs    []QueueDesc // OpenFlow 1.4
 	Experimenter  uint32
 	ExpType       uint32
 	Data          []byte
@@ -553,6 +589,10 @@ func (m *MultipartReply) entryCount() int {
 		return len(m.TableFeatures)
 	case MultipartPortDesc:
 		return len(m.PortDescs)
+	case MultipartTableDesc:
+		return len(m.TableDescs)
+	case MultipartQueueDesc:
+		return len(m.QueueDescs)
 	}
 	return -1
 }
@@ -649,6 +689,27 @@ func (m *MultipartReply) appendEntry(dst []byte, i int) ([]byte, error) {
 			return m.PortDescs[i].appendTo14(dst), nil
 		}
 		return m.PortDescs[i].appendTo(dst), nil
+	case MultipartTableDesc:
+		d := &m.TableDescs[i]
+		n := tableDescLen + len(d.Properties)
+		if n > 0xffff || n%8 != 0 {
+			return dst, &EncodeError{Field: fmt.Sprintf("table_descs[%d].properties", i), Err: ErrBadLength}
+		}
+		dst = be.AppendUint16(dst, uint16(n))
+		dst = append(dst, d.TableID, 0)
+		dst = be.AppendUint32(dst, d.Config)
+		return append(dst, d.Properties...), nil
+	case MultipartQueueDesc:
+		d := &m.QueueDescs[i]
+		n := queueDescLen + len(d.Properties)
+		if n > 0xffff || n%8 != 0 {
+			return dst, &EncodeError{Field: fmt.Sprintf("queue_descs[%d].properties", i), Err: ErrBadLength}
+		}
+		dst = be.AppendUint32(dst, d.PortNo)
+		dst = be.AppendUint32(dst, d.QueueID)
+		dst = be.AppendUint16(dst, uint16(n))
+		dst = append(dst, 0, 0, 0, 0, 0, 0)
+		return append(dst, d.Properties...), nil
 	}
 	return dst, &EncodeError{Field: "type", Err: ErrBadMultipart}
 }
@@ -711,6 +772,7 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 	m.Flows, m.Tables, m.Ports, m.Queues = m.Flows[:0], m.Tables[:0], m.Ports[:0], m.Queues[:0]
 	m.Groups, m.GroupDescs, m.Meters, m.MeterConfigs = m.Groups[:0], m.GroupDescs[:0], m.Meters[:0], m.MeterConfigs[:0]
 	m.TableFeatures, m.PortDescs, m.Data = m.TableFeatures[:0], m.PortDescs[:0], m.Data[:0]
+	m.TableDescs, m.QueueDescs = m.TableDescs[:0], m.QueueDescs[:0]
 	m.Experimenter, m.ExpType = 0, 0
 	body := b[16:]
 	bad := func(field string, off int) error {
@@ -922,6 +984,26 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 			var p Port
 			p.decode(body[portLen*i:])
 			m.PortDescs = append(m.PortDescs, p)
+		}
+	case MultipartTableDesc:
+		for off, i := 0, 0; off < len(body); i++ {
+			n, err := entryLen14(body[off:], 0, tableDescLen)
+			if err != nil {
+				return decodeCtx(entryErr(err, "table_descs", i), t, 16+off)
+			}
+			e := body[off : off+n]
+			m.TableDescs = append(m.TableDescs, TableDesc{TableID: e[2], Config: be.Uint32(e[4:]), Properties: cloneOrNil(e[tableDescLen:])})
+			off += n
+		}
+	case MultipartQueueDesc:
+		for off, i := 0, 0; off < len(body); i++ {
+			n, err := entryLen14(body[off:], 8, queueDescLen)
+			if err != nil {
+				return decodeCtx(entryErr(err, "queue_descs", i), t, 16+off)
+			}
+			e := body[off : off+n]
+			m.QueueDescs = append(m.QueueDescs, QueueDesc{PortNo: be.Uint32(e), QueueID: be.Uint32(e[4:]), Properties: cloneOrNil(e[queueDescLen:])})
+			off += n
 		}
 	case MultipartExperimenter:
 		if len(body) < 8 {

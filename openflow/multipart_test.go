@@ -133,3 +133,49 @@ func TestPortReplies14(t *testing.T) {
 		}
 	}
 }
+
+// TestDescReplies14: OpenFlow 1.4's TABLE_DESC and QUEUE_DESC replies
+// round-trip with and without properties, keep their length fields, and
+// refuse entries whose length is short, unaligned or beyond the message.
+func TestDescReplies14(t *testing.T) {
+	prop := []byte{0, 2, 0, 8, 0, 0, 0, 7} // an 8-byte property TLV
+	for _, rep := range []MultipartReply{
+		{Header: Header{Version: Version14, Type: TypeMultipartReply, XID: 1}, Part: MultipartTableDesc,
+			TableDescs: []TableDesc{{TableID: 0}, {TableID: 4, Config: 1 << 2, Properties: prop}}},
+		{Header: Header{Version: Version14, Type: TypeMultipartReply, XID: 2}, Part: MultipartQueueDesc,
+			QueueDescs: []QueueDesc{{PortNo: 1, QueueID: 7}, {PortNo: 2, QueueID: 0, Properties: prop}}},
+	} {
+		b, err := rep.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back MultipartReply
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatalf("%v: %v", rep.Part, err)
+		}
+		rep.Length = uint16(len(b))
+		if diff := cmp.Diff(rep, back); diff != "" {
+			t.Errorf("%v round trip (-sent +decoded):\n%s", rep.Part, diff)
+		}
+		lenAt := 16
+		if rep.Part == MultipartQueueDesc {
+			lenAt += 8
+		}
+		for _, n := range []uint16{4, 12, 200} {
+			bad := append([]byte(nil), b...)
+			binary.BigEndian.PutUint16(bad[lenAt:], n)
+			if err := back.UnmarshalBinary(bad); !errors.Is(err, ErrBadLength) {
+				t.Errorf("%v with a first entry of length %d: %v, want ErrBadLength", rep.Part, n, err)
+			}
+		}
+	}
+	req := MultipartRequest{Header: Header{Version: Version14, Type: TypeMultipartRequest, XID: 3}, Part: MultipartQueueDesc, PortNo: 5, QueueID: QueueAll}
+	b, err := req.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back MultipartRequest
+	if err := back.UnmarshalBinary(b); err != nil || back.PortNo != 5 || back.QueueID != QueueAll || len(b) != 24 {
+		t.Errorf("QUEUE_DESC request: %d bytes, decoded port %d queue %#x, %v", len(b), back.PortNo, back.QueueID, err)
+	}
+}
