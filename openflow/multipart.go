@@ -347,18 +347,32 @@ func (s *PortStats) decode14(b []byte) error {
 	return nil
 }
 
-// entryLen14 returns the length of the OpenFlow 1.4 list entry at the
-// start of b, whose 16-bit length is at lenOff: at least min, a multiple
-// of 8, within b.
-func entryLen14(b []byte, lenOff, min int) (int, error) {
-	if len(b) < min {
-		return 0, &DecodeError{Field: "length", Offset: 0, Err: ErrBadLength}
+// eachEntry14 calls fn with each entry of an OpenFlow 1.4 multipart reply
+// body: a list of entries that each give their own 16-bit length at
+// lenOff, at least min, a multiple of 8, within the body. An error, fn's
+// or the walk's, names the entry of list, and its offset (relative to the
+// entry) becomes one in the message.
+func eachEntry14(body []byte, lenOff, min int, list string, fn func(e []byte) error) error {
+	for off, i := 0, 0; off < len(body); i++ {
+		b := body[off:]
+		n := 0
+		var err error
+		if len(b) < min {
+			err = &DecodeError{Field: "length", Err: ErrBadLength}
+		} else if n = int(binary.BigEndian.Uint16(b[lenOff:])); n < min || n%8 != 0 || n > len(b) {
+			err = &DecodeError{Field: "length", Offset: lenOff, Err: ErrBadLength}
+		} else {
+			err = fn(b[:n])
+		}
+		if err != nil {
+			if de, ok := err.(*DecodeError); ok {
+				de.Field = fmt.Sprintf("%s[%d].%s", list, i, de.Field)
+			}
+			return decodeCtx(err, TypeMultipartReply, 16+off)
+		}
+		off += n
 	}
-	n := int(binary.BigEndian.Uint16(b[lenOff:]))
-	if n < min || n%8 != 0 || n > len(b) {
-		return 0, &DecodeError{Field: "length", Offset: lenOff, Err: ErrBadLength}
-	}
-	return n, nil
+	return nil
 }
 
 // cloneOrNil returns a copy of b, or nil when b is empty.
@@ -367,14 +381,6 @@ func cloneOrNil(b []byte) []byte {
 		return nil
 	}
 	return bytes.Clone(b)
-}
-
-// entryErr names entry i of list in a *DecodeError from decoding it.
-func entryErr(err error, list string, i int) error {
-	if de, ok := err.(*DecodeError); ok {
-		de.Field = fmt.Sprintf("%s[%d].%s", list, i, de.Field)
-	}
-	return err
 }
 
 // Counter is a (packets, bytes) pair: ofp_bucket_counter and
@@ -829,20 +835,12 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 		}
 	case MultipartPortStats:
 		if m.Version >= Version14 {
-			m.Ports = m.Ports[:0]
-			for off, i := 0, 0; off < len(body); i++ {
-				n, err := entryLen14(body[off:], 0, portStats14Len)
-				if err != nil {
-					return decodeCtx(entryErr(err, "ports", i), t, 16+off)
-				}
+			return eachEntry14(body, 0, portStats14Len, "ports", func(e []byte) error {
 				var ps PortStats
-				if err := ps.decode14(body[off : off+n]); err != nil {
-					return decodeCtx(entryErr(err, "ports", i), t, 16+off)
-				}
+				err := ps.decode14(e)
 				m.Ports = append(m.Ports, ps)
-				off += n
-			}
-			return nil
+				return err
+			})
 		}
 		n, err := entries(112)
 		if err != nil {
@@ -960,20 +958,12 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 		}
 	case MultipartPortDesc:
 		if m.Version >= Version14 {
-			m.PortDescs = m.PortDescs[:0]
-			for off, i := 0, 0; off < len(body); i++ {
-				n, err := entryLen14(body[off:], 4, port14Len)
-				if err != nil {
-					return decodeCtx(entryErr(err, "ports", i), t, 16+off)
-				}
+			return eachEntry14(body, 4, port14Len, "ports", func(e []byte) error {
 				var p Port
-				if err := p.decode14(body[off:off+n], 16+off); err != nil {
-					return decodeCtx(entryErr(err, "ports", i), t, 0) // offsets already absolute
-				}
+				err := p.decode14(e, 0)
 				m.PortDescs = append(m.PortDescs, p)
-				off += n
-			}
-			return nil
+				return err
+			})
 		}
 		n, err := entries(portLen)
 		if err != nil {
@@ -986,25 +976,15 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 			m.PortDescs = append(m.PortDescs, p)
 		}
 	case MultipartTableDesc:
-		for off, i := 0, 0; off < len(body); i++ {
-			n, err := entryLen14(body[off:], 0, tableDescLen)
-			if err != nil {
-				return decodeCtx(entryErr(err, "table_descs", i), t, 16+off)
-			}
-			e := body[off : off+n]
+		return eachEntry14(body, 0, tableDescLen, "table_descs", func(e []byte) error {
 			m.TableDescs = append(m.TableDescs, TableDesc{TableID: e[2], Config: be.Uint32(e[4:]), Properties: cloneOrNil(e[tableDescLen:])})
-			off += n
-		}
+			return nil
+		})
 	case MultipartQueueDesc:
-		for off, i := 0, 0; off < len(body); i++ {
-			n, err := entryLen14(body[off:], 8, queueDescLen)
-			if err != nil {
-				return decodeCtx(entryErr(err, "queue_descs", i), t, 16+off)
-			}
-			e := body[off : off+n]
+		return eachEntry14(body, 8, queueDescLen, "queue_descs", func(e []byte) error {
 			m.QueueDescs = append(m.QueueDescs, QueueDesc{PortNo: be.Uint32(e), QueueID: be.Uint32(e[4:]), Properties: cloneOrNil(e[queueDescLen:])})
-			off += n
-		}
+			return nil
+		})
 	case MultipartExperimenter:
 		if len(body) < 8 {
 			return bad("body", 0)
