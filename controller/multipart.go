@@ -174,9 +174,13 @@ func (c *conn) serveMultipart(msg []byte, req *openflow.MultipartRequest) error 
 			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadPort)}
 		}
 		return c.sendParts(msg, rep)
-	case openflow.MultipartQueue:
+	case openflow.MultipartQueue, openflow.MultipartQueueDesc:
 		// No port has queues: every port, or ANY, with OFPQ_ALL
 		// gives an empty list, and a queue by its id is unknown.
+		// QUEUE_DESC is OpenFlow 1.4's.
+		if req.Part == openflow.MultipartQueueDesc && c.version < openflow.Version14 {
+			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadMultipart)}
+		}
 		if err := c.queuePort(req.PortNo); err != nil {
 			return err
 		}
@@ -184,23 +188,14 @@ func (c *conn) serveMultipart(msg []byte, req *openflow.MultipartRequest) error 
 			return openflow.ErrorMsg{Type: openflow.ErrTypeQueueOpFailed, Code: uint16(openflow.QueueOpFailedBadQueue)}
 		}
 		return c.sendParts(msg, rep)
-	case openflow.MultipartTableDesc, openflow.MultipartQueueDesc:
+	case openflow.MultipartTableDesc:
 		// OpenFlow 1.4's: no eviction or vacancy events on any table
-		// (config 0, no properties), and no queues.
+		// (config 0, no properties).
 		if c.version < openflow.Version14 {
 			return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadMultipart)}
 		}
-		if req.Part == openflow.MultipartTableDesc {
-			for id := range c.a.pipe.NumTables() {
-				rep.TableDescs = append(rep.TableDescs, openflow.TableDesc{TableID: uint8(id)})
-			}
-			return c.sendParts(msg, rep)
-		}
-		if err := c.queuePort(req.PortNo); err != nil {
-			return err
-		}
-		if req.QueueID != openflow.QueueAll {
-			return openflow.ErrorMsg{Type: openflow.ErrTypeQueueOpFailed, Code: uint16(openflow.QueueOpFailedBadQueue)}
+		for id := range c.a.pipe.NumTables() {
+			rep.TableDescs = append(rep.TableDescs, openflow.TableDesc{TableID: uint8(id)})
 		}
 		return c.sendParts(msg, rep)
 	case openflow.MultipartTableFeatures:
