@@ -278,6 +278,7 @@ func fastFlowMod(u *rules.Update, msg []byte, tables int, s *wireShape, ic *insC
 	u.Cookie, u.CookieMask = v.Cookie(), v.CookieMask()
 	u.IdleTimeout, u.HardTimeout = v.IdleTimeout(), v.HardTimeout()
 	u.Flags, u.OutPort, u.OutGroup = rules.FlowFlags(v.Flags()), v.OutPort(), v.OutGroup()
+	u.Importance = v.Importance()
 	if !isDelete {
 		u.Instructions = ic.ins
 	}

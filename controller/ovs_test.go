@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/openflow"
 )
 
 // counters strips what differs between two switches that hold the same
@@ -172,4 +174,75 @@ func TestOvsOfctlBundle(t *testing.T) {
 	if lines := flowLines(dumpFlows(t, ofctl, target)); len(lines) != 0 {
 		t.Fatalf("a failed bundle left flows behind:\n%s", strings.Join(lines, "\n"))
 	}
+}
+
+// TestOvsOfctlImportance: OpenFlow 1.4's importance, given by ovs-ofctl
+// add-flow and by push, on ofswitch and on Open vSwitch: dump-flows over
+// 1.4 prints the same importance=N on both, over 1.3 none; mod-flows keeps
+// it, an add of the same flow replaces it, an add over 1.3 has none.
+func TestOvsOfctlImportance(t *testing.T) {
+	ofctl := requireTool(t, "ovs-ofctl")
+	ovs := ovstest.Start(t)
+	_, addr := startAgent(t, &Config{Tables: 4})
+	_, port, _ := net.SplitHostPort(addr)
+	ours := "tcp:127.0.0.1:" + port
+	both := func(version string, args ...string) (string, string) {
+		t.Helper()
+		a := append([]string{"-O", version, args[0], ours}, args[1:]...)
+		o, err := exec.Command(ofctl, a...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ovs-ofctl %s on ofswitch: %v\n%s", strings.Join(a, " "), err, o)
+		}
+		a[3] = ovs.Target()
+		theirs, err := ovs.Exec("ovs-ofctl", a...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ovs-ofctl %s on Open vSwitch: %v\n%s", strings.Join(a, " "), err, theirs)
+		}
+		return string(o), string(theirs)
+	}
+	// same compares dump-flows of both over version and returns ofswitch's.
+	same := func(step, version string) string {
+		t.Helper()
+		o, theirs := both(version, "dump-flows")
+		got, want := flowLines(o), flowLines(theirs)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("after %s: dump-flows -O %s (-Open vSwitch +ofswitch):\n%s", step, version, diff)
+		}
+		return strings.Join(got, "\n")
+	}
+	has := func(step, dump string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(dump, w) {
+				t.Errorf("after %s: no %q in\n%s", step, w, dump)
+			}
+		}
+	}
+	both("OpenFlow14", "add-flow", "table=1,importance=7,priority=5,ip,actions=drop")
+	both("OpenFlow14", "add-flow", "importance=65535,priority=6,tcp,tp_dst=80,actions=output:1")
+	both("OpenFlow13", "add-flow", "importance=9,priority=7,udp,actions=drop") // 1.3 has no field for it
+	d := same("add-flow", "OpenFlow14")
+	has("add-flow", d, "importance=7, priority=5,ip actions=drop", "importance=65535, priority=6,tcp,tp_dst=80", "table=0, priority=7,udp actions=drop")
+	if d13 := same("add-flow", "OpenFlow13"); strings.Contains(d13, "importance") {
+		t.Errorf("dump-flows over 1.3 shows importance:\n%s", d13)
+	}
+	both("OpenFlow14", "mod-flows", "table=1,ip,actions=output:3")
+	has("mod-flows", same("mod-flows", "OpenFlow14"), "importance=7, priority=5,ip actions=output:3")
+	both("OpenFlow14", "add-flow", "table=1,importance=2,priority=5,ip,actions=output:4")
+	has("a replacing add-flow", same("a replacing add-flow", "OpenFlow14"), "importance=2, priority=5,ip actions=output:4")
+
+	// push offers OpenFlow 1.4 when a flow has importance.
+	ups := parseFlows(t, "table=2,importance=11,priority=9,ip,nw_dst=10.0.0.0/8,actions=output:2\ntable=2,importance=12,priority=9,ip,nw_dst=11.0.0.0/8,actions=output:2\n")
+	res, err := Push(context.Background(), ours, ups, nil)
+	if err != nil || len(res.Errors) != 0 || res.Version != openflow.Version14 {
+		t.Fatalf("push into ofswitch: version %#x, %v %v", res.Version, err, res.Errors)
+	}
+	nc, err := ovs.Dial("127.0.0.1:16653")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err = PushConn(context.Background(), nc, ups, nil); err != nil || len(res.Errors) != 0 || res.Version != openflow.Version14 {
+		t.Fatalf("push into Open vSwitch: version %#x, %v %v", res.Version, err, res.Errors)
+	}
+	has("push", same("push", "OpenFlow14"), "importance=11, priority=9,ip,nw_dst=10.0.0.0/8", "importance=12, priority=9,ip,nw_dst=11.0.0.0/8")
 }

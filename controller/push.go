@@ -127,7 +127,7 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 	defer stop()
 
 	p := &pusher{nc: nc, r: openflow.NewReader(nc, 0), w: openflow.NewWriter(nc), cfg: &c, bundle: c.Bundle}
-	if err := p.handshake(); err != nil {
+	if err := p.handshake(c.Bundle || anyImportance(updates)); err != nil {
 		return nil, err
 	}
 	res := &PushResult{Version: p.version}
@@ -218,10 +218,10 @@ func (p *pusher) fail(ctx context.Context, err error, lo int) error {
 	return fmt.Errorf("batch at flow %d: %w", lo+1, err)
 }
 
-func (p *pusher) handshake() error {
+func (p *pusher) handshake(want14 bool) error {
 	ours := openflow.VersionBit(openflow.Version13)
 	h := openflow.NewHello(0, openflow.Version13)
-	if p.bundle {
+	if want14 {
 		ours |= openflow.VersionBit(openflow.Version14)
 		h = openflow.NewHello(0, openflow.Version13, openflow.Version14)
 	}
@@ -243,6 +243,17 @@ func (p *pusher) handshake() error {
 	}
 	p.version = v
 	return nil
+}
+
+// anyImportance reports whether an ADD among updates has an importance,
+// which only OpenFlow 1.4 carries: push then offers 1.4 as well as 1.3.
+func anyImportance(updates []rules.Update) bool {
+	for i := range updates {
+		if updates[i].Importance != 0 && updates[i].Command == rules.CmdAdd {
+			return true
+		}
+	}
+	return false
 }
 
 // bundleFlags are the flags of push's bundles.
@@ -467,7 +478,7 @@ func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
 		Cookie: u.Cookie, CookieMask: u.CookieMask, TableID: u.Table,
 		Command: openflow.FlowModCommand(u.Command), IdleTimeout: u.IdleTimeout,
 		HardTimeout: u.HardTimeout, Priority: u.Priority, BufferID: 0xffffffff,
-		OutPort: u.OutPort, OutGroup: u.OutGroup, Flags: uint16(u.Flags),
+		OutPort: u.OutPort, OutGroup: u.OutGroup, Flags: uint16(u.Flags), Importance: u.Importance,
 		Match: openflow.Match{Fields: fields}, Instructions: ins,
 	}
 	if fm.OutPort == 0 {

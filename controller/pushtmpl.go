@@ -29,6 +29,7 @@ const (
 	fmOutPort    = 36
 	fmOutGroup   = 40
 	fmFlags      = 44
+	fmImportance = 46 // OpenFlow 1.4; padding in 1.3
 )
 
 // flowModTemplate is the wire form of the last FLOW_MOD the pusher encoded
@@ -121,6 +122,9 @@ func (t *flowModTemplate) write(b []byte, u *rules.Update, xid uint32) {
 	binary.BigEndian.PutUint32(b[fmOutPort:], outPort)
 	binary.BigEndian.PutUint32(b[fmOutGroup:], outGroup)
 	binary.BigEndian.PutUint16(b[fmFlags:], uint16(u.Flags))
+	if t.version >= openflow.Version14 {
+		binary.BigEndian.PutUint16(b[fmImportance:], u.Importance)
+	}
 	// The masks are the template's: fits asked for u's to be the same.
 	for i := range t.fields {
 		tf := &t.fields[i]

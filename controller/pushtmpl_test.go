@@ -75,6 +75,7 @@ func randomShapeUpdates(r *rand.Rand, n int) []rules.Update {
 			u.Cookie, u.CookieMask = r.Uint64(), r.Uint64()>>r.IntN(64)
 			u.IdleTimeout, u.HardTimeout = uint16(r.IntN(3)), uint16(r.IntN(1000))
 			u.Flags = rules.FlowFlags(r.IntN(32))
+			u.Importance = uint16(r.IntN(3)) * uint16(r.Uint32()) // zero a third of the time
 			if r.IntN(2) == 0 {
 				u.OutPort, u.OutGroup = r.Uint32(), r.Uint32()
 			}

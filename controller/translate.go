@@ -654,7 +654,7 @@ func translateFlowMod(fm *openflow.FlowMod, tables int, strict, check bool, ins 
 	u := rules.Update{
 		Command: rules.Command(fm.Command), Table: fm.TableID, Priority: fm.Priority,
 		Cookie: fm.Cookie, CookieMask: fm.CookieMask, IdleTimeout: fm.IdleTimeout,
-		HardTimeout: fm.HardTimeout, Flags: rules.FlowFlags(fm.Flags),
+		HardTimeout: fm.HardTimeout, Flags: rules.FlowFlags(fm.Flags), Importance: fm.Importance,
 		OutPort: fm.OutPort, OutGroup: fm.OutGroup,
 	}
 	if fm.Command > openflow.FlowDeleteStrict {
@@ -689,7 +689,7 @@ func flowStats(r *rules.Rule, now int64) openflow.FlowStats {
 		// Millisecond precision, as Open vSwitch reports durations.
 		TableID: r.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9 / 1e6 * 1e6),
 		Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
-		Flags: uint16(r.Flags), Cookie: r.Cookie, PacketCount: r.Packets(), ByteCount: r.Bytes(),
+		Flags: uint16(r.Flags), Importance: r.Importance, Cookie: r.Cookie, PacketCount: r.Packets(), ByteCount: r.Bytes(),
 		Match: matchToWire(&r.Match), Instructions: instructionsToWire(r.Instructions, &r.Match),
 	}
 }

@@ -297,6 +297,15 @@ func (v FlowModView) Header() Header {
 // XID returns the transaction id.
 func (v FlowModView) XID() uint32 { return binary.BigEndian.Uint32(v[4:]) }
 
+// Importance returns the flow's importance: OpenFlow 1.4's field in the
+// bytes that are padding in 1.3, so 0 for a message of an older version.
+func (v FlowModView) Importance() uint16 {
+	if v[0] < Version14 {
+		return 0
+	}
+	return binary.BigEndian.Uint16(v[46:])
+}
+
 // Cookie returns the cookie.
 func (v FlowModView) Cookie() uint64 { return binary.BigEndian.Uint64(v[8:]) }
 

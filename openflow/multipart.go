@@ -237,7 +237,9 @@ func CString(b []byte) string {
 }
 
 // FlowStats is ofp_flow_stats, one entry of an OFPMP_FLOW reply (OpenFlow
-// 1.3.5 §7.3.5.2).
+// 1.3.5 §7.3.5.2). Importance is OpenFlow 1.4's field in what 1.3 pads
+// (1.4.1 §7.3.5.2): it is encoded and decoded only in replies of version
+// 1.4 or later.
 type FlowStats struct {
 	TableID      uint8
 	DurationSec  uint32
@@ -246,6 +248,7 @@ type FlowStats struct {
 	IdleTimeout  uint16
 	HardTimeout  uint16
 	Flags        uint16
+	Importance   uint16 // OpenFlow 1.4 only
 	Cookie       uint64
 	PacketCount  uint64
 	ByteCount    uint64
@@ -608,7 +611,7 @@ func (m *MultipartReply) appendEntry(dst []byte, i int) ([]byte, error) {
 	be := binary.BigEndian
 	switch m.Part {
 	case MultipartFlow:
-		return m.Flows[i].appendTo(dst)
+		return m.Flows[i].appendTo(dst, m.Version)
 	case MultipartTable:
 		s := &m.Tables[i]
 		dst = append(dst, s.TableID, 0, 0, 0)
@@ -810,7 +813,7 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 			} else {
 				m.Flows = append(m.Flows, FlowStats{})
 			}
-			n, err := m.Flows[len(m.Flows)-1].decode(body[off:])
+			n, err := m.Flows[len(m.Flows)-1].decode(body[off:], m.Version)
 			if err != nil {
 				de := err.(*DecodeError)
 				de.Field = fmt.Sprintf("flows[%d].%s", i, de.Field)
@@ -1000,7 +1003,8 @@ func (m *MultipartReply) UnmarshalBinary(b []byte) error {
 
 const flowStatsFixedLen = 48
 
-func (s *FlowStats) appendTo(dst []byte) ([]byte, error) {
+// appendTo appends s as a reply of version v has it.
+func (s *FlowStats) appendTo(dst []byte, v uint8) ([]byte, error) {
 	start := len(dst)
 	be := binary.BigEndian
 	dst = append(dst, 0, 0, s.TableID, 0)
@@ -1010,7 +1014,12 @@ func (s *FlowStats) appendTo(dst []byte) ([]byte, error) {
 	dst = be.AppendUint16(dst, s.IdleTimeout)
 	dst = be.AppendUint16(dst, s.HardTimeout)
 	dst = be.AppendUint16(dst, s.Flags)
-	dst = append(dst, 0, 0, 0, 0)
+	imp := s.Importance
+	if v < Version14 {
+		imp = 0
+	}
+	dst = be.AppendUint16(dst, imp)
+	dst = append(dst, 0, 0)
 	dst = be.AppendUint64(dst, s.Cookie)
 	dst = be.AppendUint64(dst, s.PacketCount)
 	dst = be.AppendUint64(dst, s.ByteCount)
@@ -1028,9 +1037,9 @@ func (s *FlowStats) appendTo(dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// decode reads one ofp_flow_stats from the start of b; errors are
-// relative to b.
-func (s *FlowStats) decode(b []byte) (int, error) {
+// decode reads one ofp_flow_stats of a reply of version v from the start
+// of b; errors are relative to b.
+func (s *FlowStats) decode(b []byte, v uint8) (int, error) {
 	be := binary.BigEndian
 	if len(b) < flowStatsFixedLen+8 {
 		return 0, &DecodeError{Field: "length", Offset: 0, Err: ErrBadLength}
@@ -1047,6 +1056,10 @@ func (s *FlowStats) decode(b []byte) (int, error) {
 	s.IdleTimeout = be.Uint16(b[14:])
 	s.HardTimeout = be.Uint16(b[16:])
 	s.Flags = be.Uint16(b[18:])
+	s.Importance = 0
+	if v >= Version14 {
+		s.Importance = be.Uint16(b[20:])
+	}
 	s.Cookie = be.Uint64(b[24:])
 	s.PacketCount = be.Uint64(b[32:])
 	s.ByteCount = be.Uint64(b[40:])

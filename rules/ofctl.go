@@ -424,6 +424,12 @@ func (p *flowParser) field(u *Update, m *Match, cols map[Field]int, key, val str
 			u.HardTimeout = uint16(v)
 		}
 		return err
+	case "importance":
+		// OpenFlow 1.4's eviction precedence; ovs-ofctl takes it on
+		// adds and sends it only over 1.4 or later.
+		v, err := p.num(val, vcol, 16, key)
+		u.Importance = uint16(v)
+		return err
 	case "out_port":
 		v, err := p.port(val, vcol)
 		u.OutPort = v
@@ -1185,6 +1191,9 @@ func FormatUpdate(u *Update) string {
 	}
 	if u.HardTimeout != 0 {
 		parts = append(parts, fmt.Sprintf("hard_timeout=%d", u.HardTimeout))
+	}
+	if u.Importance != 0 {
+		parts = append(parts, fmt.Sprintf("importance=%d", u.Importance))
 	}
 	for _, f := range []struct {
 		f    FlowFlags

@@ -429,3 +429,67 @@ func TestDumpFlowsMatchesOVS(t *testing.T) {
 		t.Fatalf("%d of %d lines differ from ovs-ofctl dump-flows", bad, len(got))
 	}
 }
+
+// TestImportance: OpenFlow 1.4's importance as ovs-ofctl writes it on an
+// add (importance=N, 16 bits) and as the pipeline keeps it: set by ADD,
+// kept by MODIFY, replaced by an ADD of the same match and priority (as
+// Open vSwitch does: only an ADD sets it).
+func TestImportance(t *testing.T) {
+	u, err := rules.ParseFlow("importance=7,priority=5,ip,actions=output:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Importance != 7 {
+		t.Fatalf("importance=7 parsed as %d", u.Importance)
+	}
+	s := rules.FormatUpdate(&u)
+	if !strings.Contains(s, "importance=7") {
+		t.Fatalf("FormatUpdate dropped importance: %q", s)
+	}
+	if back, err := rules.ParseFlow(s); err != nil || back.Importance != 7 {
+		t.Fatalf("%q read back: importance %d, %v", s, back.Importance, err)
+	}
+	if _, err := rules.ParseFlow("priority=5,importance=65536,ip,actions=drop"); err == nil || !strings.Contains(err.Error(), "flow:1:23:") {
+		t.Fatalf("importance=65536: %v, want an error at its value, column 23", err)
+	}
+
+	p, err := rules.New(&rules.Config{Tables: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := func(line string, cmd rules.Command) {
+		t.Helper()
+		u, err := rules.ParseFlow(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Command = cmd
+		if res := p.ApplyBatch([]rules.Update{u}, false); res.Errs[0] != nil {
+			t.Fatalf("%s: %v", line, res.Errs[0])
+		}
+	}
+	importance := func() (uint16, string) {
+		t.Helper()
+		rs := p.Rules(0)
+		if len(rs) != 1 {
+			t.Fatalf("%d rules, want 1", len(rs))
+		}
+		return rs[0].Importance, rules.FormatActions(rs[0].Instructions)
+	}
+	apply("importance=7,priority=5,ip,actions=output:1", rules.CmdAdd)
+	if imp, _ := importance(); imp != 7 {
+		t.Fatalf("after ADD importance=7: %d", imp)
+	}
+	apply("priority=5,ip,actions=output:3", rules.CmdModifyStrict)
+	if imp, act := importance(); imp != 7 || act != "output:3" {
+		t.Fatalf("after MODIFY_STRICT: importance %d, actions %s; want 7, output:3", imp, act)
+	}
+	apply("importance=9,ip,actions=output:4", rules.CmdModify) // a modify's importance is not used
+	if imp, act := importance(); imp != 7 || act != "output:4" {
+		t.Fatalf("after MODIFY: importance %d, actions %s; want 7, output:4", imp, act)
+	}
+	apply("importance=2,priority=5,ip,actions=output:5", rules.CmdAdd)
+	if imp, act := importance(); imp != 2 || act != "output:5" {
+		t.Fatalf("after a replacing ADD: importance %d, actions %s; want 2, output:5", imp, act)
+	}
+}

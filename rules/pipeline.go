@@ -97,6 +97,7 @@ type Update struct {
 	IdleTimeout  uint16
 	HardTimeout  uint16
 	Flags        FlowFlags
+	Importance   uint16 // ADD: the rule's Importance (OpenFlow 1.4); MODIFY keeps the rule's
 	OutPort      uint32 // DELETE: only rules that output to it; 0 or PortAny means no filter
 	OutGroup     uint32 // DELETE: only rules that use it; 0 or GroupAny means no filter
 	Instructions []Instruction
@@ -618,7 +619,7 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	r.Match = u.Match
 	r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout = u.Priority, u.Cookie, u.IdleTimeout, u.HardTimeout
 	r.Flags = u.Flags &^ (FlagCheckOverlap | FlagResetCounts)
-	r.Instructions, r.ID = u.Instructions, u.ID
+	r.Instructions, r.ID, r.Importance = u.Instructions, u.ID, u.Importance
 	ns := stamp(now)
 	x.s.created, x.s.lastActive = ns, ns
 	r.stats = &x.s
@@ -694,7 +695,8 @@ func (p *Pipeline) modify(u *Update, now time.Time) error {
 	}
 	for _, old := range p.selected(t, u, u.Command == CmdModifyStrict) {
 		r := &Rule{Match: old.Match, Priority: old.Priority, Cookie: old.Cookie, IdleTimeout: old.IdleTimeout,
-			HardTimeout: old.HardTimeout, Flags: old.Flags, Instructions: u.Instructions, ID: old.ID, seq: old.seq}
+			HardTimeout: old.HardTimeout, Flags: old.Flags, Instructions: u.Instructions, ID: old.ID, seq: old.seq,
+			Importance: old.Importance}
 		r.stats = old.stats
 		if u.Flags&FlagResetCounts != 0 {
 			r.stats = &ruleStats{created: old.stats.created, lastActive: old.stats.lastActive}

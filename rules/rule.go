@@ -114,6 +114,13 @@ type Rule struct {
 	stats   *ruleStats
 	table   uint8
 	exact   bool // r's mask is its subtable's: no full-match check needed
+
+	// Importance is the rule's eviction precedence (OpenFlow 1.4's
+	// importance): set by the ADD that made the rule, kept by MODIFY,
+	// reported in OpenFlow 1.4 flow statistics. Nothing evicts rules, so
+	// it changes no lookup. (Last, in the padding after table and exact,
+	// so that a Rule stays 312 bytes.)
+	Importance uint16
 }
 
 // ruleStats are a rule's counters and times. The times are stamps (see

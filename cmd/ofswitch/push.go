@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -38,6 +39,11 @@ the whole file one batch, as ovs-ofctl --bundle sends it. Prints flows/s and the
 latency of the batches; every error the switch sends is printed with the line
 of the file that caused it, and the exit status is non-zero.
 
+An add line may set importance=N, OpenFlow 1.4's eviction precedence: push
+then offers OpenFlow 1.4 as well as 1.3, and says so when the switch speaks
+only 1.3, which has no field for it (ovs-ofctl -O OpenFlow13 drops it
+silently).
+
 Works against ofswitch and Open vSwitch alike.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,6 +67,9 @@ Works against ofswitch and Open vSwitch alike.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
+			if res.Version < openflow.Version14 && slices.ContainsFunc(ups, func(u rules.Update) bool { return u.Importance != 0 }) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: the switch speaks OpenFlow 1.3, which has no importance: the flows were added without it\n")
+			}
 			for _, e := range res.Errors {
 				fmt.Fprintln(cmd.ErrOrStderr(), e.Error())
 			}
@@ -109,6 +118,10 @@ var verb = regexp.MustCompile(`^\s*(add|modify|delete)(\s+|$)`)
 // tableSet matches a table= field of a flow.
 var tableSet = regexp.MustCompile(`(^|[\s,])table=`)
 
+// importanceSet matches an importance= field, which only adds may have
+// (ovs-ofctl: "unknown keyword importance" on the others).
+var importanceSet = regexp.MustCompile(`(^|[\s,])importance=`)
+
 // parsePushFile parses a flow file whose lines may start with add, modify
 // or delete. The word is blanked out, not removed, so that error columns
 // still point into the line as written. As in ovs-ofctl, a delete without
@@ -132,6 +145,12 @@ func parsePushFile(name string, data []byte, strict, fix bool) ([]rules.Update, 
 			cmds[i+1] = rules.CmdDelete
 			if strict {
 				cmds[i+1] = rules.CmdDeleteStrict
+			}
+		}
+		if c := cmds[i+1]; c != rules.CmdAdd {
+			if at := importanceSet.FindStringIndex(l); at != nil {
+				col := at[0] + strings.Index(l[at[0]:], "importance") + 1
+				return nil, nil, fmt.Errorf("%s:%d:%d: importance is for add lines only (a %s keeps the flow's)", name, i+1, col, l[m[2]:m[3]])
 			}
 		}
 		lines[i] = strings.Repeat(" ", m[3]) + l[m[3]:]
@@ -161,10 +180,13 @@ func parsePushFile(name string, data []byte, strict, fix bool) ([]rules.Update, 
 	where := make([]string, len(ups))
 	for i := range ups {
 		if c := cmds[ups[i].ID]; c != rules.CmdAdd {
+			// A modify keeps its actions: they are what it sets.
 			ups[i].Command = c
-			ups[i].Instructions = nil
-			if (c == rules.CmdDelete || c == rules.CmdDeleteStrict) && !tableSet.MatchString(lines[ups[i].ID-1]) {
-				ups[i].Table = rules.TableAll
+			if c == rules.CmdDelete || c == rules.CmdDeleteStrict {
+				ups[i].Instructions = nil
+				if !tableSet.MatchString(lines[ups[i].ID-1]) {
+					ups[i].Table = rules.TableAll
+				}
 			}
 		}
 		where[i] = fmt.Sprintf("%s:%d", name, ups[i].ID)

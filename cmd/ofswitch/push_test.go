@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,8 +44,15 @@ delete
 		var have []got
 		for i, u := range ups {
 			have = append(have, got{u.Command, u.Table, where[i], u.Match.Key.Get(rules.FieldIPProto) & u.Match.Mask.Get(rules.FieldIPProto)})
-			if u.Command != rules.CmdAdd && u.Command != rules.CmdModify && u.Command != rules.CmdModifyStrict && u.Instructions != nil {
+			isDel := u.Command == rules.CmdDelete || u.Command == rules.CmdDeleteStrict
+			if isDel && u.Instructions != nil {
 				t.Errorf("%s: a delete with instructions", where[i])
+			}
+			// A modify sets the actions its line gives: output:2 on line 3.
+			if u.Command == rules.CmdModify || u.Command == rules.CmdModifyStrict {
+				if s := rules.FormatActions(u.Instructions); s != "output:2" {
+					t.Errorf("%s: modify with actions %q, want output:2", where[i], s)
+				}
 			}
 		}
 		w := append([]got(nil), want...)
@@ -60,6 +68,27 @@ delete
 		}
 		if d := cmp.Diff(w, have); d != "" {
 			t.Errorf("strict=%v: updates (-want +got):\n%s", strict, d)
+		}
+	}
+}
+
+// TestParsePushImportance: importance=N is read on add lines and refused,
+// with its place, on modify and delete lines (a modify keeps the flow's
+// importance; ovs-ofctl: "unknown keyword importance").
+func TestParsePushImportance(t *testing.T) {
+	ups, _, err := parsePushFile("f", []byte("importance=7,priority=5,ip,actions=drop\nadd importance=8,priority=6,ip,actions=drop\n"), false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ups) != 2 || ups[0].Importance != 7 || ups[1].Importance != 8 {
+		t.Fatalf("importance of the adds: %+v", ups)
+	}
+	for _, c := range []struct{ data, want string }{
+		{"priority=5,ip,actions=drop\nmodify ip,importance=3,actions=drop\n", "f:2:11: importance is for add lines only"},
+		{"delete importance=3,ip\n", "f:1:8: importance is for add lines only"},
+	} {
+		if _, _, err := parsePushFile("f", []byte(c.data), false, false); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.data, err, c.want)
 		}
 	}
 }
