@@ -473,9 +473,14 @@ func (c *conn) onFeaturesRequest(msg []byte) error {
 		return err
 	}
 	rep := openflow.FeaturesReply{
-		DatapathID:   c.a.cfg.DatapathID,
-		NTables:      c.a.cfg.Tables,
-		Capabilities: openflow.CapFlowStats | openflow.CapTableStats | openflow.CapPortStats,
+		DatapathID: c.a.cfg.DatapathID,
+		NTables:    c.a.cfg.Tables,
+		// Queue statistics are answered (no port has queues); groups
+		// are not supported, so no GROUP_STATS.
+		Capabilities: openflow.CapFlowStats | openflow.CapTableStats | openflow.CapPortStats | openflow.CapQueueStats,
+	}
+	if c.version >= openflow.Version14 {
+		rep.Capabilities |= openflow.CapBundles
 	}
 	return out(c.reply(msg, &rep, openflow.TypeFeaturesReply))
 }

@@ -246,3 +246,23 @@ func TestOvsOfctlImportance(t *testing.T) {
 	}
 	has("push", same("push", "OpenFlow14"), "importance=11, priority=9,ip,nw_dst=10.0.0.0/8", "importance=12, priority=9,ip,nw_dst=11.0.0.0/8")
 }
+
+// TestOvsOfctlCapabilities: the capabilities ovs-ofctl show prints, over
+// 1.3 and 1.4 (where bundles are announced, as Open vSwitch announces
+// them).
+func TestOvsOfctlCapabilities(t *testing.T) {
+	ofctl := requireTool(t, "ovs-ofctl")
+	_, addr := startAgent(t, &Config{Tables: 2})
+	for v, want := range map[string]string{
+		"OpenFlow13": "capabilities: FLOW_STATS TABLE_STATS PORT_STATS QUEUE_STATS\n",
+		"OpenFlow14": "capabilities: FLOW_STATS TABLE_STATS PORT_STATS QUEUE_STATS BUNDLES\n",
+	} {
+		out, err := exec.Command(ofctl, "-O", v, "show", "tcp:"+addr).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ovs-ofctl -O %s show: %v\n%s", v, err, out)
+		}
+		if !strings.Contains(string(out), want) {
+			t.Errorf("ovs-ofctl -O %s show: no %q in\n%s", v, want, out)
+		}
+	}
+}

@@ -105,6 +105,10 @@ const (
 	CapIPReasm     uint32 = 1 << 5 // OFPC_IP_REASM
 	CapQueueStats  uint32 = 1 << 6 // OFPC_QUEUE_STATS
 	CapPortBlocked uint32 = 1 << 8 // OFPC_PORT_BLOCKED
+	// CapBundles says the switch takes bundles, on OpenFlow 1.4 and later
+	// (bit 9, which Open vSwitch names OFPC14_BUNDLES and ovs-ofctl shows
+	// as BUNDLES).
+	CapBundles uint32 = 1 << 9
 )
 
 // FeaturesReply is an OFPT_FEATURES_REPLY (OpenFlow 1.3.5 §7.3.1,
