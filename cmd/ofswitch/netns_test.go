@@ -85,6 +85,14 @@ func ofswitchBinary(t testing.TB) string {
 var binDirs []string
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(floorPeerEnv); addr != "" {
+		// BenchmarkPushCLI's floor: this binary, as a process of its own.
+		if err := runFloorPeer(addr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	code := m.Run()
 	for _, d := range binDirs {
 		os.RemoveAll(d)

@@ -38,6 +38,10 @@ import (
 //     controller that keeps its connection sends them; the median and 99th
 //     percentile of the 40 barrier latencies.
 //
+// A third target, "floor", is a peer that frames the messages and answers
+// the barriers, nothing else (runFloorPeer): the share of the client and
+// of loopback in every figure, what no switch can go below.
+//
 // Between pushes, untimed, the flows are deleted again and the switch is
 // left idle for 150 ms (ofswitch tidies its tables when idle for 2 ms).
 // Needs root (a network namespace) for Open vSwitch; without it only
@@ -89,6 +93,18 @@ func BenchmarkPushCLI(b *testing.B) {
 	// ip netns exec runs the program in its own place: the pid is the switch's.
 	of := pushTarget{"ofswitch", ns, "tcp:127.0.0.1:" + strconv.Itoa(port), sw.cmd.Process.Pid}
 	targets = append([]pushTarget{of}, targets...)
+	// The floor: the test binary as a peer that only frames messages and
+	// answers barriers (runFloorPeer), beside ofswitch.
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	floorAddr := "127.0.0.1:" + strconv.Itoa(port+1)
+	if ns == "" {
+		floorAddr = "127.0.0.1:" + strconv.Itoa(freePort(b))
+	}
+	fp := startProc(b, ns, nil, "env", floorPeerEnv+"="+floorAddr, self)
+	targets = append(targets, pushTarget{"floor", ns, "tcp:" + floorAddr, fp.cmd.Process.Pid})
 	deleteAll := filepath.Join(dir, "delete-all")
 	if err := os.WriteFile(deleteAll, []byte("delete\n"), 0o644); err != nil {
 		b.Fatal(err)
