@@ -36,14 +36,22 @@ func flowLines(out string) []string {
 	return lines
 }
 
+// startBoth starts Open vSwitch and an agent with 4 tables, for tests that
+// drive both with ovs-ofctl; it returns ovs-ofctl's path and the agent's
+// target.
+func startBoth(t *testing.T) (ofctl string, ovs *ovstest.Switch, ours string) {
+	t.Helper()
+	ofctl = requireTool(t, "ovs-ofctl")
+	ovs = ovstest.Start(t)
+	_, addr := startAgent(t, &Config{Tables: 4})
+	_, port, _ := net.SplitHostPort(addr)
+	return ofctl, ovs, "tcp:127.0.0.1:" + port
+}
+
 // TestOvsOfctlFlows drives ofswitch and Open vSwitch with the same ovs-ofctl
 // commands and compares what dump-flows prints for each.
 func TestOvsOfctlFlows(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
-	ovs := ovstest.Start(t)
-	_, addr := startAgent(t, &Config{Tables: 4})
-	_, port, _ := net.SplitHostPort(addr)
-	ours := "tcp:127.0.0.1:" + port
+	ofctl, ovs, ours := startBoth(t)
 
 	var flows []byte
 	for _, f := range []string{"syntax.flows", "small.flows"} {
@@ -181,11 +189,7 @@ func TestOvsOfctlBundle(t *testing.T) {
 // 1.4 prints the same importance=N on both, over 1.3 none; mod-flows keeps
 // it, an add of the same flow replaces it, an add over 1.3 has none.
 func TestOvsOfctlImportance(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
-	ovs := ovstest.Start(t)
-	_, addr := startAgent(t, &Config{Tables: 4})
-	_, port, _ := net.SplitHostPort(addr)
-	ours := "tcp:127.0.0.1:" + port
+	ofctl, ovs, ours := startBoth(t)
 	both := func(version string, args ...string) (string, string) {
 		t.Helper()
 		a := append([]string{"-O", version, args[0], ours}, args[1:]...)
