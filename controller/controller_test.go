@@ -798,9 +798,12 @@ func TestPipelinedBursts(t *testing.T) {
 			for i := range 10 {
 				add(&flows[10*b+i], uint32(100*b+i+1), 0)
 			}
-			// The same flow again with CHECK_OVERLAP: the flow tables
-			// refuse it when the burst is applied.
-			add(&flows[10*b], uint32(100*b+50), openflow.FlowCheckOverlap)
+			// A flow that overlaps one of them (its tp_dst wildcarded)
+			// with CHECK_OVERLAP: the flow tables refuse it when the
+			// burst is applied. (The same flow again would replace it.)
+			wide := flows[10*b]
+			wide.Match.Set(rules.FieldL4Dst, 0, 0)
+			add(&wide, uint32(100*b+50), openflow.FlowCheckOverlap)
 			br := openflow.Empty{Header: hdr(openflow.TypeBarrierRequest, uint32(100*b+99))}
 			wire, _ = br.AppendBinary(wire)
 		}

@@ -67,7 +67,10 @@ func TestOvsOfctlFlows(t *testing.T) {
 		"priority=311,tcp6,tcp_flags=ack,actions=output:2\n"+
 		"priority=312,tcp,tp_dst=22,tcp_flags=0x3/0x7,actions=output:1\n"+
 		"priority=313,tcp,tcp_flags=0,actions=drop\n"+
-		"priority=314,tcp,tcp_flags=syn|ack|ns,actions=drop\n"...)
+		"priority=314,tcp,tcp_flags=syn|ack|ns,actions=drop\n"+
+		// Flags that act on the add are kept and reported, as Open vSwitch keeps them.
+		"priority=320,tcp,tp_dst=25,check_overlap,actions=drop\n"+
+		"priority=321,udp,tp_dst=69,reset_counts,send_flow_rem,actions=drop\n"...)
 	file := filepath.Join(t.TempDir(), "test.flows")
 	if err := os.WriteFile(file, flows, 0o644); err != nil {
 		t.Fatal(err)

@@ -86,6 +86,10 @@ func TestPushIntoOpenVSwitch(t *testing.T) {
 	// With tcp_flags, which push sends as Open vSwitch does (an ONF
 	// experimenter OXM).
 	data = append(data, "priority=310,tcp,tcp_flags=+syn-ack,actions=drop\npriority=311,tcp6,tp_dst=443,tcp_flags=ack|psh,actions=output:2\n"...)
+	// Flags kept as Open vSwitch keeps them, and 64-bit numbers with a
+	// minus sign, as ovs-ofctl reads them.
+	data = append(data, "priority=320,tcp,tp_dst=25,check_overlap,reset_counts,actions=drop\n"+
+		"cookie=-3,priority=321,ip,nw_dst=192.0.2.1,actions=drop\npriority=322,metadata=0x5/-1,actions=drop\n"...)
 	ups := parseFlows(t, string(data))
 	if _, err := Push(context.Background(), "tcp:"+addr, ups, &PushConfig{Batch: 4}); err != nil {
 		t.Fatal(err)
@@ -104,7 +108,7 @@ func TestPushIntoOpenVSwitch(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, want := flowLines(ours), flowLines(theirs)
-	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != 15 {
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != 18 {
 		t.Fatalf("after push, ofswitch:\n%s\nOpen vSwitch:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

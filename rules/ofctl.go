@@ -177,7 +177,11 @@ func (p *flowParser) num(val string, col int, bits int, what string) (uint64, er
 
 func (p *flowParser) numMask(val string, col int, bits int, what string) (uint64, uint64, error) {
 	vs, ms, masked := strings.Cut(val, "/")
-	v, err := p.num(vs, col, bits, what)
+	num := p.num
+	if bits == 64 {
+		num = p.num64
+	}
+	v, err := num(vs, col, bits, what)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -188,8 +192,19 @@ func (p *flowParser) numMask(val string, col int, bits int, what string) (uint64
 	if !masked {
 		return v, full, nil
 	}
-	mk, err := p.num(ms, col+len(vs)+1, bits, what+" mask")
+	mk, err := num(ms, col+len(vs)+1, bits, what+" mask")
 	return v, mk, err
+}
+
+// num64 is num for the 64-bit numbers (cookie, metadata), which ovs-ofctl
+// also takes with a minus sign, as strtoull does: -1 is all ones, so
+// cookie=0x5/-1 matches cookie 0x5 exactly.
+func (p *flowParser) num64(val string, col int, _ int, what string) (uint64, error) {
+	if rest, ok := strings.CutPrefix(val, "-"); ok {
+		n, err := p.num(rest, col+1, 64, what)
+		return -n, err
+	}
+	return p.num(val, col, 64, what)
 }
 
 // tcpFlagNames are the names of the 12 TCP flag bits, lowest first, as

@@ -493,3 +493,56 @@ func TestImportance(t *testing.T) {
 		t.Fatalf("after a replacing ADD: importance %d, actions %s; want 2, output:5", imp, act)
 	}
 }
+
+// TestMinusNumbers: ovs-ofctl reads 64-bit numbers (cookie, metadata) as
+// strtoull does, so a minus sign wraps: -1 is all ones.
+func TestMinusNumbers(t *testing.T) {
+	u, err := rules.ParseFlow("cookie=-3,priority=5,metadata=0x5/-1,actions=drop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Cookie != 0xfffffffffffffffd {
+		t.Errorf("cookie=-3 read as %#x", u.Cookie)
+	}
+	if v, mk := u.Match.Get(rules.FieldMetadata); v != 5 || mk != ^uint64(0) {
+		t.Errorf("metadata=0x5/-1 read as %#x/%#x", v, mk)
+	}
+	if u, err = rules.ParseFlow("cookie=0x5/-1,priority=5,actions=drop"); err != nil || u.CookieMask != ^uint64(0) {
+		t.Errorf("cookie=0x5/-1: mask %#x, %v", u.CookieMask, err)
+	}
+	for _, bad := range []string{"cookie=-,actions=drop", "cookie=0x5/-x,actions=drop", "priority=-1,actions=drop"} {
+		if _, err := rules.ParseFlow(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestAddFlagsKept: an add's check_overlap and reset_counts stay with the
+// rule, as Open vSwitch keeps them, and an identical rule is no overlap
+// for check_overlap: the add replaces it.
+func TestAddFlagsKept(t *testing.T) {
+	p, err := rules.New(&rules.Config{Tables: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range []string{
+		"priority=5,tcp,tp_dst=25,check_overlap,reset_counts,actions=drop",
+		"priority=5,tcp,tp_dst=25,check_overlap,actions=output:1", // identical: replaces
+	} {
+		u, err := rules.ParseFlow(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := p.ApplyBatch([]rules.Update{u}, false); res.Errs[0] != nil {
+			t.Fatalf("add %d: %v", i+1, res.Errs[0])
+		}
+	}
+	rs := p.Rules(0)
+	if len(rs) != 1 || rs[0].Flags != rules.FlagCheckOverlap || rules.FormatActions(rs[0].Instructions) != "output:1" {
+		t.Fatalf("rules after the replacing add: %d, flags %#x", len(rs), rs[0].Flags)
+	}
+	u, _ := rules.ParseFlow("priority=5,tcp,check_overlap,actions=drop") // overlaps, not identical
+	if res := p.ApplyBatch([]rules.Update{u}, false); res.Errs[0] == nil {
+		t.Fatal("an overlapping add with check_overlap was accepted")
+	}
+}

@@ -601,7 +601,9 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	if u.Flags&FlagCheckOverlap != 0 {
 		var clash *Rule
 		t.each(func(r *Rule) bool {
-			if p.live(r) && r.Priority == u.Priority && r.Match.Overlaps(&u.Match) {
+			// An identical rule is no overlap: the add replaces it
+			// (as in Open vSwitch).
+			if p.live(r) && r.Priority == u.Priority && r.Match.Overlaps(&u.Match) && r.Match != u.Match {
 				clash = r
 				return false
 			}
@@ -618,7 +620,10 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	r := &x.r
 	r.Match = u.Match
 	r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout = u.Priority, u.Cookie, u.IdleTimeout, u.HardTimeout
-	r.Flags = u.Flags &^ (FlagCheckOverlap | FlagResetCounts)
+	// All of the add's flags stay with the rule, as Open vSwitch keeps
+	// them: check_overlap and reset_counts act on the add, and flow
+	// statistics report them.
+	r.Flags = u.Flags
 	r.Instructions, r.ID, r.Importance = u.Instructions, u.ID, u.Importance
 	ns := stamp(now)
 	x.s.created, x.s.lastActive = ns, ns

@@ -112,14 +112,14 @@ func (f *Flows) Apply(u *rules.Update, now time.Time) ([]Removed, error) {
 		es := f.entries[u.Table]
 		if u.Flags&rules.FlagCheckOverlap != 0 {
 			for _, e := range es {
-				if e.Priority == u.Priority && e.Match.Overlaps(&u.Match) {
+				if e.Priority == u.Priority && e.Match.Overlaps(&u.Match) && e.Match != u.Match {
 					return nil, rules.ErrOverlap
 				}
 			}
 		}
 		n := &Entry{Table: u.Table, Match: u.Match, Priority: u.Priority, ID: u.ID, Cookie: u.Cookie,
 			IdleTimeout: u.IdleTimeout, HardTimeout: u.HardTimeout,
-			Flags: u.Flags &^ (rules.FlagCheckOverlap | rules.FlagResetCounts), Instructions: u.Instructions,
+			Flags: u.Flags, Instructions: u.Instructions,
 			Created: now, lastActive: now}
 		for i, e := range es {
 			if strictSame(e) {
