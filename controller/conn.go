@@ -87,6 +87,7 @@ var handlers = [256]handler{
 	openflow.TypePacketOut:             (*conn).onPacketOut,
 	openflow.TypeBundleControl:         (*conn).onBundleControl,
 	openflow.TypeBundleAddMessage:      (*conn).onBundleAdd,
+	openflow.TypeTableMod:              (*conn).onTableMod,
 }
 
 // stateChanging lists the types a slave may not send (OpenFlow 1.3.5
@@ -509,6 +510,27 @@ func (c *conn) onSetConfig(msg []byte) error {
 	c.a.configFlags = m.Flags
 	c.am.missSendLen.Store(uint32(m.MissSendLen))
 	c.a.mu.Unlock()
+	return nil
+}
+
+// onTableMod takes OFPT_TABLE_MOD (OpenFlow 1.3.5 §7.3.3, 1.4.1 §7.3.3):
+// a table the switch has, or OFPTT_ALL, and a config that asks for nothing
+// the tables lack. OpenFlow 1.3 defines no config bits (its two are
+// deprecated and ignored); 1.4's eviction and vacancy events are refused
+// with OFPTMFC_BAD_CONFIG, since no table evicts flows or reports vacancy
+// (OFPMP_TABLE_DESC says so), and so are unknown bits. Properties, checked
+// for framing by the codec, only qualify those two.
+func (c *conn) onTableMod(msg []byte) error {
+	var m openflow.TableMod
+	if err := m.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	if m.TableID != openflow.TableAll && int(m.TableID) >= c.a.pipe.NumTables() {
+		return openflow.ErrorMsg{Type: openflow.ErrTypeTableModFailed, Code: uint16(openflow.TableModFailedBadTable)}
+	}
+	if m.Config&^openflow.TableConfigDeprecatedMask != 0 {
+		return openflow.ErrorMsg{Type: openflow.ErrTypeTableModFailed, Code: uint16(openflow.TableModFailedBadConfig)}
+	}
 	return nil
 }
 

@@ -41,6 +41,15 @@
 // PACKET_IN, PORT_STATUS and FLOW_REMOVED a connection receives (on
 // OpenFlow 1.4 in the property form, which also covers ROLE_STATUS).
 //
+// # Tables
+//
+// OFPT_TABLE_MOD is taken for a table the switch has, or OFPTT_ALL, when it
+// asks for nothing the tables lack: OpenFlow 1.3 defines no table config
+// (its two bits are deprecated and ignored), and 1.4's eviction and vacancy
+// events are refused with OFPTMFC_BAD_CONFIG, since no table evicts flows or
+// reports vacancy (as OFPMP_TABLE_DESC says); another table is
+// OFPTMFC_BAD_TABLE.
+//
 // # Multipart requests
 //
 // A request sent in several parts (OFPMPF_REQ_MORE) is reassembled and

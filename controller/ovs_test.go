@@ -273,3 +273,59 @@ func TestOvsOfctlCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// TestTableMod: OFPT_TABLE_MOD is taken for a table the switch has (or
+// OFPTT_ALL) with no config, refused with OFPTMFC_BAD_TABLE for another
+// table and OFPTMFC_BAD_CONFIG for OpenFlow 1.4's eviction or vacancy
+// events (no table evicts or reports vacancy), and with OFPBRC_BAD_LEN for
+// a property list that does not frame; the connection goes on after each.
+// ovs-ofctl mod-table ... noevict then prints no error on either switch.
+func TestTableMod(t *testing.T) {
+	_, addr := startAgent(t, &Config{Tables: 4})
+	for _, v := range []uint8{openflow.Version13, openflow.Version14} {
+		c := dial(t, addr)
+		c.handshake(v)
+		tm := func(xid uint32, table uint8, config uint32, props []byte) {
+			m := openflow.TableMod{Header: openflow.Header{Version: v, Type: openflow.TypeTableMod, XID: xid}, TableID: table, Config: config, Properties: props}
+			c.send(&m)
+		}
+		barrier := func(xid uint32) {
+			t.Helper()
+			br := openflow.Empty{Header: openflow.Header{Version: v, Type: openflow.TypeBarrierRequest, XID: xid}}
+			c.send(&br)
+			if got := xidOf(c.recv(openflow.TypeBarrierReply)); got != xid {
+				t.Fatalf("version %#x: barrier reply xid %d, want %d", v, got, xid)
+			}
+		}
+		tm(1, 0, 0, nil)
+		tm(2, openflow.TableAll, openflow.TableConfigDeprecatedMask, nil)
+		tm(3, 3, 0, nil)
+		barrier(4) // no error before it
+		tm(5, 4, 0, nil)
+		c.expectError(5, openflow.ErrTypeTableModFailed, uint16(openflow.TableModFailedBadTable))
+		tm(6, 0, 1<<7, nil)
+		c.expectError(6, openflow.ErrTypeTableModFailed, uint16(openflow.TableModFailedBadConfig))
+		if v >= openflow.Version14 {
+			// An OFPTMPT_EVICTION property (type 2, 8 bytes) with the bit.
+			evict := []byte{0, 2, 0, 8, 0, 0, 0, 1}
+			tm(7, 0, openflow.TableConfigEviction, evict)
+			c.expectError(7, openflow.ErrTypeTableModFailed, uint16(openflow.TableModFailedBadConfig))
+			tm(8, 0, openflow.TableConfigVacancyEvents, nil)
+			c.expectError(8, openflow.ErrTypeTableModFailed, uint16(openflow.TableModFailedBadConfig))
+			tm(9, 0, 0, evict)                            // without the bit the property asks nothing
+			tm(10, 0, 0, []byte{0, 2, 0, 12, 0, 0, 0, 1}) // longer than the message
+			c.expectError(10, openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadLen))
+		}
+		barrier(11)
+	}
+
+	ofctl := requireTool(t, "ovs-ofctl")
+	// (ovs-ofctl sends eviction settings over OpenFlow 1.4 and later only.)
+	if out, err := exec.Command(ofctl, "-O", "OpenFlow14", "mod-table", "tcp:"+addr, "0", "noevict").CombinedOutput(); err != nil || len(out) != 0 {
+		t.Errorf("ovs-ofctl -O OpenFlow14 mod-table 0 noevict: %v\n%s", err, out)
+	}
+	out, _ := exec.Command(ofctl, "-O", "OpenFlow14", "mod-table", "tcp:"+addr, "0", "evict").CombinedOutput()
+	if !strings.Contains(string(out), "OFPTMFC_BAD_CONFIG") {
+		t.Errorf("ovs-ofctl -O OpenFlow14 mod-table 0 evict: want OFPTMFC_BAD_CONFIG, got\n%s", out)
+	}
+}

@@ -158,35 +158,67 @@ func (m *PortMod) UnmarshalBinary(b []byte) error {
 	return nil
 }
 
-// TableMod is an OFPT_TABLE_MOD message (OpenFlow 1.3.5 §7.3.3).
+// TableMod is an OFPT_TABLE_MOD message (OpenFlow 1.3.5 §7.3.3; 1.4.1
+// §7.3.3 adds eviction and vacancy events, as config bits and properties).
 type TableMod struct {
 	Header
 	TableID uint8
-	Config  uint32 // OFPTC_* bits (deprecated in 1.3, kept)
+	Config  uint32 // OFPTC_* bits: 1.3 defines none (its two are deprecated); 1.4 TableConfigEviction and TableConfigVacancyEvents
+	// Properties is the raw property list of an OpenFlow 1.4 TABLE_MOD
+	// (ofp_table_mod_prop_*: type, length, body, padding to 8 bytes),
+	// checked for framing only; empty in 1.3.
+	Properties []byte
 }
 
-// AppendBinary appends the wire form of m to dst.
+// Table config bits (OpenFlow 1.4.1 §7.3.3, enum ofp_table_config).
+const (
+	TableConfigDeprecatedMask uint32 = 3      // OFPTC_DEPRECATED_MASK: OpenFlow 1.1's table-miss bits
+	TableConfigEviction       uint32 = 1 << 2 // OFPTC_EVICTION (1.4)
+	TableConfigVacancyEvents  uint32 = 1 << 3 // OFPTC_VACANCY_EVENTS (1.4)
+)
+
+// AppendBinary appends the wire form of m to dst; Properties only from
+// OpenFlow 1.4 on.
 func (m *TableMod) AppendBinary(dst []byte) ([]byte, error) {
 	start := len(dst)
 	dst = appendHeader(dst, &m.Header, TypeTableMod)
 	dst = append(dst, m.TableID, 0, 0, 0)
 	dst = binary.BigEndian.AppendUint32(dst, m.Config)
+	if m.Version >= Version14 {
+		dst = append(dst, m.Properties...)
+	}
 	return finish(dst, start, TypeTableMod)
 }
 
 // MarshalBinary returns the wire form of m.
 func (m *TableMod) MarshalBinary() ([]byte, error) { return m.AppendBinary(nil) }
 
-// UnmarshalBinary decodes one TABLE_MOD.
+// UnmarshalBinary decodes one TABLE_MOD: 16 bytes in OpenFlow 1.3, and
+// from 1.4 on properties after them, each at least 4 bytes long and padded
+// to 8 (ErrBadLength otherwise). m.Properties aliases b.
 func (m *TableMod) UnmarshalBinary(b []byte) error {
 	if err := decodeHeader(&m.Header, b, TypeTableMod, 16); err != nil {
 		return err
 	}
-	if len(b) != 16 {
+	if m.Version < Version14 && len(b) != 16 {
 		return &DecodeError{Type: TypeTableMod, Field: "header.length", Offset: 2, Err: ErrBadLength}
 	}
 	m.TableID = b[8]
 	m.Config = binary.BigEndian.Uint32(b[12:])
+	m.Properties = nil
+	if len(b) > 16 {
+		m.Properties = b[16:]
+	}
+	for off := 16; off < len(b); {
+		if len(b)-off < 4 {
+			return &DecodeError{Type: TypeTableMod, Field: "properties", Offset: off, Err: ErrBadLength}
+		}
+		n := int(binary.BigEndian.Uint16(b[off+2:]))
+		if n < 4 || off+(n+7)&^7 > len(b) {
+			return &DecodeError{Type: TypeTableMod, Field: "property.length", Offset: off + 2, Err: ErrBadLength}
+		}
+		off += (n + 7) &^ 7
+	}
 	return nil
 }
 
