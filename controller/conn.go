@@ -88,6 +88,7 @@ var handlers = [256]handler{
 	openflow.TypeBundleControl:         (*conn).onBundleControl,
 	openflow.TypeBundleAddMessage:      (*conn).onBundleAdd,
 	openflow.TypeTableMod:              (*conn).onTableMod,
+	openflow.TypePortMod:               (*conn).onPortMod,
 }
 
 // stateChanging lists the types a slave may not send (OpenFlow 1.3.5
@@ -532,6 +533,19 @@ func (c *conn) onTableMod(msg []byte) error {
 		return openflow.ErrorMsg{Type: openflow.ErrTypeTableModFailed, Code: uint16(openflow.TableModFailedBadConfig)}
 	}
 	return nil
+}
+
+// onPortMod hands OFPT_PORT_MOD to the ports (see PortModder).
+func (c *conn) onPortMod(msg []byte) error {
+	var m openflow.PortMod
+	if err := m.UnmarshalBinary(msg); err != nil {
+		return err
+	}
+	pm, ok := c.a.cfg.Ports.(PortModder)
+	if !ok {
+		return openflow.ErrorMsg{Type: openflow.ErrTypePortModFailed, Code: uint16(openflow.PortModFailedBadPort)}
+	}
+	return pm.ModPort(m.PortNo, m.HWAddr, m.Config, m.Mask, m.Advertise)
 }
 
 func (c *conn) onBarrierRequest(msg []byte) error {

@@ -50,6 +50,11 @@
 // reports vacancy (as OFPMP_TABLE_DESC says); another table is
 // OFPTMFC_BAD_TABLE.
 //
+// OFPT_PORT_MOD goes to Config.Ports when it implements PortModder
+// (ofswitch run's ports do: OFPPC_PORT_DOWN brings the interface down or up,
+// and the change comes back as a PORT_STATUS); otherwise the switch has no
+// port to change and answers OFPPMFC_BAD_PORT.
+//
 // # Multipart requests
 //
 // A request sent in several parts (OFPMPF_REQ_MORE) is reassembled and

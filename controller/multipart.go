@@ -18,6 +18,16 @@ type Ports interface {
 	Stats(dst []openflow.PortStats, port uint32) ([]openflow.PortStats, bool)
 }
 
+// PortModder is what Ports may also do: take OFPT_PORT_MOD (OpenFlow 1.3.5
+// §7.3.4.3). ModPort changes the OFPPC_* bits of port no that mask
+// selects to their values in config, after checking that hwAddr is the
+// port's; advertise is the features to advertise (0: leave them). A
+// refusal is an openflow.ErrorMsg of type OFPET_PORT_MOD_FAILED. Without
+// it every PORT_MOD is OFPPMFC_BAD_PORT: the switch has no port to change.
+type PortModder interface {
+	ModPort(no uint32, hwAddr [6]byte, config, mask, advertise uint32) error
+}
+
 // Description strings of OFPMP_DESC.
 const (
 	mfrDesc = "ofswitch developers"

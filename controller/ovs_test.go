@@ -329,3 +329,47 @@ func TestTableMod(t *testing.T) {
 		t.Errorf("ovs-ofctl -O OpenFlow14 mod-table 0 evict: want OFPTMFC_BAD_CONFIG, got\n%s", out)
 	}
 }
+
+// modPorts is statPorts that takes PORT_MOD, recording it and answering
+// err.
+type modPorts struct {
+	statPorts
+	got []openflow.PortMod
+	err error
+}
+
+func (p *modPorts) ModPort(no uint32, hw [6]byte, config, mask, advertise uint32) error {
+	p.got = append(p.got, openflow.PortMod{PortNo: no, HWAddr: hw, Config: config, Mask: mask, Advertise: advertise})
+	return p.err
+}
+
+// TestPortMod: OFPT_PORT_MOD reaches Ports' ModPort with its fields, a
+// refusal goes back with the request's xid, and a switch whose Ports take
+// no PORT_MOD (or that has none) answers OFPPMFC_BAD_PORT.
+func TestPortMod(t *testing.T) {
+	pm := openflow.PortMod{Header: hdr(openflow.TypePortMod, 7), PortNo: 2, HWAddr: [6]byte{2, 0, 0, 0, 0, 2}, Config: 1, Mask: 1}
+	mp := &modPorts{}
+	_, addr := startAgent(t, &Config{Ports: mp, Tables: 1})
+	c := dial(t, addr)
+	c.handshake(openflow.Version13)
+	c.send(&pm)
+	br := openflow.Empty{Header: hdr(openflow.TypeBarrierRequest, 8)}
+	c.send(&br)
+	c.recv(openflow.TypeBarrierReply)
+	want := pm
+	want.Header = openflow.Header{}
+	if len(mp.got) != 1 || mp.got[0] != want {
+		t.Fatalf("ModPort calls %+v, want one with %+v", mp.got, want)
+	}
+	mp.err = openflow.ErrorMsg{Type: openflow.ErrTypePortModFailed, Code: uint16(openflow.PortModFailedBadHWAddr)}
+	c.send(&pm)
+	c.expectError(7, openflow.ErrTypePortModFailed, uint16(openflow.PortModFailedBadHWAddr))
+
+	for _, ports := range []Ports{nil, statPorts{}} {
+		_, addr := startAgent(t, &Config{Ports: ports, Tables: 1})
+		c := dial(t, addr)
+		c.handshake(openflow.Version13)
+		c.send(&pm)
+		c.expectError(7, openflow.ErrTypePortModFailed, uint16(openflow.PortModFailedBadPort))
+	}
+}

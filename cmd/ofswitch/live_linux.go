@@ -64,6 +64,7 @@ func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, erro
 		PacketIn: ls.packetIn,
 	})
 	ls.table = newPortTable(ls.infos, liveCounters{sw: ls.sw, ports: ls.ports})
+	ls.table.setAdmin = setLinkAdmin
 	return ls, nil
 }
 
@@ -282,4 +283,17 @@ func (c liveCounters) Counters(info *dataplane.PortInfo, s *openflow.PortStats) 
 	s.TxErrors += st.TxErrors
 	s.RxFrameErr, s.RxOverErr, s.RxCRCErr = st.RxFrameErrors, st.RxOverErrors, st.RxCrcErrors
 	s.Collisions = st.Collisions
+}
+
+// setLinkAdmin brings the interface called name administratively up or
+// down, as ip link set NAME up|down does.
+func setLinkAdmin(name string, up bool) error {
+	l, err := netlink.LinkByName(name)
+	if err != nil {
+		return err
+	}
+	if up {
+		return netlink.LinkSetUp(l)
+	}
+	return netlink.LinkSetDown(l)
 }

@@ -354,6 +354,43 @@ func TestLiveShowMatchesOVS(t *testing.T) {
 	if w, g := portBlocks(want)["2(s2)"], portBlocks(got)["2(s2)"]; g != w {
 		t.Errorf("port 2 down: ofswitch shows\n%sOpen vSwitch shows\n%s", g, w)
 	}
+
+	// Then through OpenFlow (PORT_MOD, ovs-ofctl mod-port): port 2 up and
+	// port 1 down on both, which change their interfaces as ip link did.
+	for _, step := range []struct{ port, action, name, want string }{
+		{"2", "up", "2(s2)", "LIVE"},
+		{"1", "down", "1(s1)", "PORT_DOWN"},
+	} {
+		if _, err := ovs.Ofctl("", "mod-port", step.port, step.action); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := ofctl(tp.sw, ofPort, "mod-port", step.port, step.action); err != nil || out != "" {
+			t.Fatalf("ofswitch: mod-port %s %s: %v\n%s", step.port, step.action, err, out)
+		}
+		for _, sw := range []struct {
+			name string
+			show func() (string, error)
+			out  *string
+		}{
+			{"Open vSwitch", func() (string, error) { return ovs.Ofctl("", "show") }, &want},
+			{"ofswitch", func() (string, error) { return ofctl(tp.sw, ofPort, "show") }, &got},
+		} {
+			waitFor(t, sw.name+" showing port "+step.port+" "+step.action, func() string { return *sw.out }, func() (bool, string) {
+				*sw.out, _ = sw.show()
+				return strings.Contains(portBlocks(*sw.out)[step.name], step.want), *sw.out
+			})
+		}
+		if w, g := portBlocks(want)[step.name], portBlocks(got)[step.name]; g != w {
+			t.Errorf("mod-port %s %s: ofswitch shows\n%sOpen vSwitch shows\n%s", step.port, step.action, g, w)
+		}
+	}
+	if out := sh(t, "ip", "-n", tp.sw, "-o", "link", "show", tp.swIf[0]); !strings.Contains(out, "state DOWN") || strings.Contains(out, ",UP") {
+		t.Errorf("after mod-port 1 down, ofswitch's interface: %s", out)
+	}
+	// What the data plane cannot do is refused, and changes nothing.
+	if out, err := ofctl(tp.sw, ofPort, "mod-port", "2", "no-forward"); err == nil && !strings.Contains(out, "OFPPMFC_BAD_CONFIG") {
+		t.Errorf("mod-port 2 no-forward: want OFPPMFC_BAD_CONFIG, got %s", out)
+	}
 }
 
 // TestLiveStandaloneFailOpen: a standalone switch whose controller is not

@@ -98,6 +98,9 @@ type portCounters interface {
 // port watcher updates it.
 type portTable struct {
 	counters portCounters // nil: all counters zero
+	// setAdmin brings the interface called name administratively up or
+	// down (PORT_MOD's OFPPC_PORT_DOWN); nil: PORT_MOD cannot.
+	setAdmin func(name string, up bool) error
 
 	// mu guards the fields below.
 	mu    sync.Mutex
@@ -111,7 +114,10 @@ type portEntry struct {
 	since   time.Time // when it (last) appeared: duration in PORT_STATS
 }
 
-var _ controller.Ports = (*portTable)(nil)
+var (
+	_ controller.Ports      = (*portTable)(nil)
+	_ controller.PortModder = (*portTable)(nil)
+)
 
 // newPortTable returns a table of infos, numbered 1..len(infos) in order,
 // whatever their No says.
@@ -162,6 +168,53 @@ func (t *portTable) Stats(dst []openflow.PortStats, port uint32) ([]openflow.Por
 		}
 	}
 	return dst, len(sel) > 0
+}
+
+// Port config bits that PORT_MOD may name (OpenFlow 1.3.5 §7.2.1) besides
+// OFPPC_PORT_DOWN.
+const (
+	ofppcNoRecv     = 1 << 2 // OFPPC_NO_RECV
+	ofppcNoFwd      = 1 << 5 // OFPPC_NO_FWD
+	ofppcNoPacketIn = 1 << 6 // OFPPC_NO_PACKET_IN
+	ofppcAll        = ofppcPortDown | ofppcNoRecv | ofppcNoFwd | ofppcNoPacketIn
+)
+
+// ModPort takes a PORT_MOD, as Open vSwitch does for its ports: the port
+// must be present (OFPPMFC_BAD_PORT) and hwAddr its address
+// (OFPPMFC_BAD_HW_ADDR). OFPPC_PORT_DOWN brings the interface
+// administratively down or up through netlink, and the port watcher then
+// announces the change as a PORT_STATUS, as for a change made with ip
+// link. The data plane always receives, forwards and sends packet-ins on
+// every port, so setting OFPPC_NO_RECV, OFPPC_NO_FWD or OFPPC_NO_PACKET_IN,
+// or an unknown bit, is OFPPMFC_BAD_CONFIG (clearing them is nothing to
+// do), and advertising features, which netlink does not set, is
+// OFPPMFC_BAD_ADVERTISE.
+func (t *portTable) ModPort(no uint32, hwAddr [6]byte, config, mask, advertise uint32) error {
+	fail := func(code openflow.PortModFailedCode) error {
+		return openflow.ErrorMsg{Type: openflow.ErrTypePortModFailed, Code: uint16(code)}
+	}
+	info, ok := t.Info(no)
+	switch {
+	case !ok:
+		return fail(openflow.PortModFailedBadPort)
+	case hwAddr != info.HWAddr:
+		return fail(openflow.PortModFailedBadHWAddr)
+	case mask&^ofppcAll != 0 || config&mask&^ofppcPortDown != 0:
+		return fail(openflow.PortModFailedBadConfig)
+	case advertise != 0:
+		return fail(openflow.PortModFailedBadAdvertise)
+	}
+	if mask&ofppcPortDown == 0 {
+		return nil
+	}
+	up := config&ofppcPortDown == 0
+	if t.setAdmin == nil {
+		return fail(openflow.PortModFailedEPerm)
+	}
+	if err := t.setAdmin(info.Name, up); err != nil {
+		return &wrappedOFError{msg: openflow.ErrorMsg{Type: openflow.ErrTypePortModFailed, Code: uint16(openflow.PortModFailedEPerm)}, err: err}
+	}
+	return nil
 }
 
 // Info returns the current information of port number no.

@@ -201,3 +201,59 @@ func TestPacketInAllocs(t *testing.T) {
 		t.Errorf("packetIn conversion: %+v", pin)
 	}
 }
+
+// TestPortTableModPort: PORT_MOD as the port table takes it: the port and
+// its address are checked, OFPPC_PORT_DOWN brings the interface down or up
+// (here a recording fake of netlink), the bits the data plane cannot honour
+// are refused when set and nothing when cleared, and a netlink failure is
+// OFPPMFC_EPERM.
+func TestPortTableModPort(t *testing.T) {
+	infos := []dataplane.PortInfo{{Name: "s1", HWAddr: [6]byte{2, 0, 0, 0, 0, 1}, AdminUp: true, LinkUp: true}}
+	pt := newPortTable(infos, nil)
+	var calls []string
+	var fail error
+	pt.setAdmin = func(name string, up bool) error {
+		calls = append(calls, fmt.Sprintf("%s up=%v", name, up))
+		return fail
+	}
+	hw := infos[0].HWAddr
+	code := func(err error) int {
+		var em openflow.ErrorMsg
+		if err == nil {
+			return -1
+		}
+		if !errors.As(err, &em) || em.Type != openflow.ErrTypePortModFailed {
+			t.Fatalf("%v: not an OFPET_PORT_MOD_FAILED", err)
+		}
+		return int(em.Code)
+	}
+	for _, c := range []struct {
+		name                    string
+		no                      uint32
+		hw                      [6]byte
+		config, mask, advertise uint32
+		want                    int // error code, -1 for none
+		call                    string
+	}{
+		{"down", 1, hw, ofppcPortDown, ofppcPortDown, 0, -1, "s1 up=false"},
+		{"up", 1, hw, 0, ofppcPortDown, 0, -1, "s1 up=true"},
+		{"nothing", 1, hw, 0, 0, 0, -1, ""},
+		{"receive (clear NO_RECV)", 1, hw, 0, ofppcNoRecv, 0, -1, ""},
+		{"no-receive", 1, hw, ofppcNoRecv, ofppcNoRecv, 0, int(openflow.PortModFailedBadConfig), ""},
+		{"no-forward", 1, hw, ofppcNoFwd, ofppcNoFwd | ofppcPortDown, 0, int(openflow.PortModFailedBadConfig), ""},
+		{"no-packet-in", 1, hw, ofppcNoPacketIn, ofppcNoPacketIn, 0, int(openflow.PortModFailedBadConfig), ""},
+		{"unknown bit", 1, hw, 0, 1 << 9, 0, int(openflow.PortModFailedBadConfig), ""},
+		{"advertise", 1, hw, 0, 0, 1 << 5, int(openflow.PortModFailedBadAdvertise), ""},
+		{"port 2", 2, hw, 0, ofppcPortDown, 0, int(openflow.PortModFailedBadPort), ""},
+		{"another address", 1, [6]byte{2, 0, 0, 0, 0, 9}, 0, ofppcPortDown, 0, int(openflow.PortModFailedBadHWAddr), ""},
+	} {
+		calls = nil
+		if got := code(pt.ModPort(c.no, c.hw, c.config, c.mask, c.advertise)); got != c.want || strings.Join(calls, ",") != c.call {
+			t.Errorf("%s: code %d, netlink %q; want %d, %q", c.name, got, calls, c.want, c.call)
+		}
+	}
+	fail = errors.New("operation not permitted")
+	if got := code(pt.ModPort(1, hw, ofppcPortDown, ofppcPortDown, 0)); got != int(openflow.PortModFailedEPerm) {
+		t.Errorf("netlink failure: code %d, want OFPPMFC_EPERM", got)
+	}
+}
