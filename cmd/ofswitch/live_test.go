@@ -335,25 +335,32 @@ func TestLiveShowMatchesOVS(t *testing.T) {
 		t.Errorf("ofswitch shows a LOCAL port:\n%s", got)
 	}
 
+	// same waits until both switches' show has text in port block's
+	// description and then compares the two blocks.
+	same := func(what, block, text string) {
+		t.Helper()
+		for _, sw := range []struct {
+			name string
+			show func() (string, error)
+			out  *string
+		}{
+			{"Open vSwitch", func() (string, error) { return ovs.Ofctl("", "show") }, &want},
+			{"ofswitch", func() (string, error) { return ofctl(tp.sw, ofPort, "show") }, &got},
+		} {
+			waitFor(t, sw.name+" showing "+what, func() string { return *sw.out }, func() (bool, string) {
+				*sw.out, _ = sw.show()
+				return strings.Contains(portBlocks(*sw.out)[block], text), *sw.out
+			})
+		}
+		if w, g := portBlocks(want)[block], portBlocks(got)[block]; g != w {
+			t.Errorf("%s: ofswitch shows\n%sOpen vSwitch shows\n%s", what, g, w)
+		}
+	}
+
 	// Port 2 down on both: both descriptions change the same way.
 	sh(t, "ip", "-n", ovs.NS, "link", "set", otp.swIf[1], "down")
 	sh(t, "ip", "-n", tp.sw, "link", "set", tp.swIf[1], "down")
-	for _, sw := range []struct {
-		name string
-		show func() (string, error)
-		out  *string
-	}{
-		{"Open vSwitch", func() (string, error) { return ovs.Ofctl("", "show") }, &want},
-		{"ofswitch", func() (string, error) { return ofctl(tp.sw, ofPort, "show") }, &got},
-	} {
-		waitFor(t, sw.name+" showing port 2 down", func() string { return *sw.out }, func() (bool, string) {
-			*sw.out, _ = sw.show()
-			return strings.Contains(portBlocks(*sw.out)["2(s2)"], "PORT_DOWN"), *sw.out
-		})
-	}
-	if w, g := portBlocks(want)["2(s2)"], portBlocks(got)["2(s2)"]; g != w {
-		t.Errorf("port 2 down: ofswitch shows\n%sOpen vSwitch shows\n%s", g, w)
-	}
+	same("port 2 down", "2(s2)", "PORT_DOWN")
 
 	// Then through OpenFlow (PORT_MOD, ovs-ofctl mod-port): port 2 up and
 	// port 1 down on both, which change their interfaces as ip link did.
@@ -367,22 +374,7 @@ func TestLiveShowMatchesOVS(t *testing.T) {
 		if out, err := ofctl(tp.sw, ofPort, "mod-port", step.port, step.action); err != nil || out != "" {
 			t.Fatalf("ofswitch: mod-port %s %s: %v\n%s", step.port, step.action, err, out)
 		}
-		for _, sw := range []struct {
-			name string
-			show func() (string, error)
-			out  *string
-		}{
-			{"Open vSwitch", func() (string, error) { return ovs.Ofctl("", "show") }, &want},
-			{"ofswitch", func() (string, error) { return ofctl(tp.sw, ofPort, "show") }, &got},
-		} {
-			waitFor(t, sw.name+" showing port "+step.port+" "+step.action, func() string { return *sw.out }, func() (bool, string) {
-				*sw.out, _ = sw.show()
-				return strings.Contains(portBlocks(*sw.out)[step.name], step.want), *sw.out
-			})
-		}
-		if w, g := portBlocks(want)[step.name], portBlocks(got)[step.name]; g != w {
-			t.Errorf("mod-port %s %s: ofswitch shows\n%sOpen vSwitch shows\n%s", step.port, step.action, g, w)
-		}
+		same("mod-port "+step.port+" "+step.action, step.name, step.want)
 	}
 	if out := sh(t, "ip", "-n", tp.sw, "-o", "link", "show", tp.swIf[0]); !strings.Contains(out, "state DOWN") || strings.Contains(out, ",UP") {
 		t.Errorf("after mod-port 1 down, ofswitch's interface: %s", out)
