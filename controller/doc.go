@@ -52,8 +52,9 @@
 //
 // OFPT_PORT_MOD goes to Config.Ports when it implements PortModder
 // (ofswitch run's ports do: OFPPC_PORT_DOWN brings the interface down or up,
-// and the change comes back as a PORT_STATUS); otherwise the switch has no
-// port to change and answers OFPPMFC_BAD_PORT.
+// NO_RECV, NO_FWD and NO_PACKET_IN switch the data plane's port, and each
+// change goes out as a PORT_STATUS); otherwise the switch has no port to
+// change and answers OFPPMFC_BAD_PORT.
 //
 // # Multipart requests
 //

@@ -68,6 +68,15 @@ func (w *Worker) Process(b *Burst) {
 			continue
 		}
 		h := &b.Hdr[i]
+		pi := w.sw.index(h.InPort)
+		if pi >= 0 {
+			w.portc[pi].RxPackets++
+			w.portc[pi].RxBytes += uint64(len(b.Frames[i]))
+			if w.sw.portCfg[pi].Load()&PortNoRecv != 0 {
+				st.PortDrops++
+				continue
+			}
+		}
 		h.Key(&w.keys[n])
 		w.idx[n] = uint8(i)
 		w.next[n] = 0
@@ -84,10 +93,6 @@ func (w *Worker) Process(b *Burst) {
 		fs.ethType, fs.proto = h.EthType, h.IPProto
 		st.Packets++
 		st.Bytes += uint64(len(fs.data))
-		if pi := w.sw.index(h.InPort); pi >= 0 {
-			w.portc[pi].RxPackets++
-			w.portc[pi].RxBytes += uint64(len(fs.data))
-		}
 		n++
 	}
 	w.n = n
@@ -315,6 +320,10 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		w.normal(j)
 	case rules.PortController:
 		fs.sent = true
+		if pi := s.index(fs.inPort); pi >= 0 && s.portCfg[pi].Load()&PortNoPacketIn != 0 {
+			w.stats.PortDrops++
+			return
+		}
 		w.stats.PacketIns++
 		if s.cfg.PacketIn == nil {
 			return
@@ -344,6 +353,10 @@ func (w *Worker) transmit(j, pi int) {
 	fs.sent = true
 	if pi < 0 {
 		w.stats.NoPort++
+		return
+	}
+	if w.sw.portCfg[pi].Load()&PortNoFwd != 0 {
+		w.stats.PortDrops++
 		return
 	}
 	w.stats.Outputs++

@@ -89,6 +89,8 @@ type Switch struct {
 	devs    []Port  // by port index (nil: count only)
 	workers []*Worker
 
+	portCfg []atomic.Uint32 // by port index: PortNoRecv, PortNoFwd, PortNoPacketIn (SetPortConfig)
+
 	start    time.Time   // origin of the MAC table's clock
 	macs     *macTable   // NORMAL's learning table, shared by the workers
 	failOpen atomic.Bool // table misses go to NORMAL
@@ -132,11 +134,43 @@ func NewSwitch(p *rules.Pipeline, cfg *Config) *Switch {
 		s.ports = append(s.ports, pn)
 		s.devs = append(s.devs, s.cfg.Devices[pn])
 	}
+	s.portCfg = make([]atomic.Uint32, len(s.ports))
 	for i := range s.cfg.Workers {
 		s.workers = append(s.workers, newWorker(s, i))
 	}
 	s.pktout = newWorker(s, len(s.workers))
 	return s
+}
+
+// Port config bits (OpenFlow 1.3.5 §7.2.1, enum ofp_port_config, as
+// OFPT_PORT_MOD sets them) that SetPortConfig takes.
+const (
+	PortNoRecv     uint32 = 1 << 2 // OFPPC_NO_RECV: drop every frame received on the port
+	PortNoFwd      uint32 = 1 << 5 // OFPPC_NO_FWD: drop every frame output to the port
+	PortNoPacketIn uint32 = 1 << 6 // OFPPC_NO_PACKET_IN: no packet-in for frames received on the port
+)
+
+// SetPortConfig sets the config bits of port number pn (other bits are
+// ignored) and reports whether the switch has that port. It may be called
+// at any time, from any goroutine: workers see the bits from their next
+// frame on. Frames a port's config drops are counted as Counters.PortDrops
+// (and still as received, for NO_RECV).
+func (s *Switch) SetPortConfig(pn uint32, bits uint32) bool {
+	i := s.index(pn)
+	if i < 0 {
+		return false
+	}
+	s.portCfg[i].Store(bits & (PortNoRecv | PortNoFwd | PortNoPacketIn))
+	return true
+}
+
+// PortConfig returns the config bits of port number pn (0 for a port the
+// switch lacks).
+func (s *Switch) PortConfig(pn uint32) uint32 {
+	if i := s.index(pn); i >= 0 {
+		return s.portCfg[i].Load()
+	}
+	return 0
 }
 
 // index returns the index of port number pn in s.ports, or -1.
@@ -238,6 +272,7 @@ type Counters struct {
 	Skipped    uint64         // actions that did not apply to the frame (e.g. pop_vlan without tag)
 	Panics     uint64         // packets whose actions panicked (a bug; skipped)
 	RxErrors   uint64         // live ports: socket errors (e.g. link down) and frames too large to take
+	PortDrops  uint64         // frames a port's config dropped: received with NO_RECV, output to NO_FWD, packet-ins of NO_PACKET_IN
 }
 
 // Add adds o to s.
@@ -258,6 +293,7 @@ func (s *Counters) Add(o *Counters) {
 	s.Skipped += o.Skipped
 	s.Panics += o.Panics
 	s.RxErrors += o.RxErrors
+	s.PortDrops += o.PortDrops
 }
 
 // FalsePositiveRate returns the measured filter false-positive rate: false

@@ -376,3 +376,59 @@ func TestReplayWorkersShardByFlow(t *testing.T) {
 		t.Errorf("only %d of 3 workers got packets", busy)
 	}
 }
+
+// TestPortConfig: OFPPC_NO_RECV drops what a port receives (counted as
+// received and as PortDrops), OFPPC_NO_FWD what is output to it (FLOOD
+// copies too), OFPPC_NO_PACKET_IN the packet-ins of frames it received;
+// clearing the bits restores each, and unknown ports are refused.
+func TestPortConfig(t *testing.T) {
+	frame := build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolTCP), tcp(), gopacket.Payload("hello, a payload long enough"))
+	pipe := testPipeline(t, 1, rules.FilterBloomCuckoo, "priority=2,tcp,actions=flood,controller:64\npriority=1,actions=drop")
+	ports := map[uint32]*recPort{1: {}, 2: {}, 3: {}}
+	devs := map[uint32]Port{}
+	for n, p := range ports {
+		devs[n] = p
+	}
+	pins := 0
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: devs, PacketIn: func(*PacketIn) { pins++ }})
+	send := func() {
+		b := &Burst{N: 1}
+		b.Frames[0], b.Link[0], b.InPort[0] = append([]byte(nil), frame...), layers.LinkTypeEthernet, 1
+		sw.Worker(0).Process(b)
+	}
+	got := func() (int, int, int) {
+		n2, n3, p := len(ports[2].frames), len(ports[3].frames), pins
+		ports[2].frames, ports[3].frames, pins = nil, nil, 0
+		return n2, n3, p
+	}
+	for _, c := range []struct {
+		name        string
+		port, bits  uint32
+		n2, n3, pin int
+		drops       uint64 // PortDrops added
+	}{
+		{"none", 1, 0, 1, 1, 1, 0},
+		{"port 3 NO_FWD", 3, PortNoFwd, 1, 0, 1, 1},
+		{"port 1 NO_PACKET_IN", 1, PortNoPacketIn, 1, 0, 0, 2}, // port 3 still NO_FWD
+		{"port 3 cleared", 3, 0, 1, 1, 0, 1},
+		{"port 1 NO_RECV", 1, PortNoRecv | PortNoPacketIn, 0, 0, 0, 1},
+		{"port 1 cleared", 1, 0, 1, 1, 1, 0},
+	} {
+		if !sw.SetPortConfig(c.port, c.bits) || sw.PortConfig(c.port) != c.bits {
+			t.Fatalf("%s: SetPortConfig(%d, %#x) not taken", c.name, c.port, c.bits)
+		}
+		before := sw.Stats()
+		send()
+		after := sw.Stats()
+		if n2, n3, p := got(); n2 != c.n2 || n3 != c.n3 || p != c.pin || after.PortDrops-before.PortDrops != c.drops {
+			t.Errorf("%s: port 2 %d, port 3 %d frames, %d packet-ins, %d port drops; want %d, %d, %d, %d",
+				c.name, n2, n3, p, after.PortDrops-before.PortDrops, c.n2, c.n3, c.pin, c.drops)
+		}
+	}
+	if ps := sw.PortStats(); ps[0].RxPackets != 6 {
+		t.Errorf("port 1 received %d frames, want 6 (NO_RECV drops after counting)", ps[0].RxPackets)
+	}
+	if sw.SetPortConfig(9, PortNoFwd) || sw.PortConfig(9) != 0 {
+		t.Error("SetPortConfig of a port the switch lacks was taken")
+	}
+}

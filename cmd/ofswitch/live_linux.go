@@ -65,6 +65,7 @@ func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, erro
 	})
 	ls.table = newPortTable(ls.infos, liveCounters{sw: ls.sw, ports: ls.ports})
 	ls.table.setAdmin = setLinkAdmin
+	ls.table.setConfig = func(no, bits uint32) { ls.sw.SetPortConfig(no, bits) }
 	return ls, nil
 }
 
@@ -100,6 +101,10 @@ func (ls *liveSwitch) run(ctx context.Context, agent *controller.Agent, log *slo
 		log.Info("port", "no", i+1, "name", ls.infos[i].Name, "mac", fmt.Sprintf("%x", ls.infos[i].HWAddr[:]),
 			"up", ls.infos[i].AdminUp && ls.infos[i].LinkUp, "queues", ls.ports[i].Queues())
 	}
+	ls.table.setAnnounce(func(desc openflow.Port) {
+		log.Info("port status", "no", desc.PortNo, "name", desc.NameString(), "reason", "MODIFY", "config", fmt.Sprintf("%#x", desc.Config))
+		agent.PortStatus(openflow.PortModify, desc)
+	})
 	wctx, stopWatch := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {

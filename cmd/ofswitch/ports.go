@@ -57,14 +57,15 @@ func speedFeature(kbps uint32) uint32 {
 }
 
 // portDesc is the OpenFlow description (ofp_port) of a port as netlink
-// reports its interface. config says OFPPC_PORT_DOWN when the interface
-// is administratively down; state says OFPPS_LINK_DOWN without a carrier
+// reports its interface, with the config bits ofcfg that PORT_MOD set
+// (NO_RECV, NO_FWD, NO_PACKET_IN). config says OFPPC_PORT_DOWN when the
+// interface is administratively down; state says OFPPS_LINK_DOWN without a carrier
 // and OFPPS_LIVE when the port can forward (up and with a carrier).
 // curr_speed is the rate the driver reports; max_speed stays 0 (unknown):
 // netlink tells no maximum. Advertised, supported and peer features are
 // not known either and stay 0, as Open vSwitch reports them for veth.
-func portDesc(p *dataplane.PortInfo) openflow.Port {
-	d := openflow.Port{PortNo: p.No, HWAddr: p.HWAddr, CurrSpeed: p.SpeedKbps}
+func portDesc(p *dataplane.PortInfo, ofcfg uint32) openflow.Port {
+	d := openflow.Port{PortNo: p.No, HWAddr: p.HWAddr, CurrSpeed: p.SpeedKbps, Config: ofcfg}
 	copy(d.Name[:len(d.Name)-1], p.Name)
 	if !p.AdminUp {
 		d.Config |= ofppcPortDown
@@ -101,15 +102,23 @@ type portTable struct {
 	// setAdmin brings the interface called name administratively up or
 	// down (PORT_MOD's OFPPC_PORT_DOWN); nil: PORT_MOD cannot.
 	setAdmin func(name string, up bool) error
+	// setConfig gives the data plane port no's NO_RECV, NO_FWD and
+	// NO_PACKET_IN bits (dataplane.Switch.SetPortConfig); nil: PORT_MOD
+	// cannot set them.
+	setConfig func(no, bits uint32)
 
 	// mu guards the fields below.
 	mu    sync.Mutex
 	ports []portEntry // by port number - 1
+	// announce sends a PORT_STATUS (OFPPR_MODIFY) for a change PORT_MOD
+	// made that netlink does not report; nil until the agent runs.
+	announce func(desc openflow.Port)
 }
 
 // portEntry is one port of the table.
 type portEntry struct {
 	info    dataplane.PortInfo
+	ofcfg   uint32    // config bits set by PORT_MOD (NO_RECV, NO_FWD, NO_PACKET_IN)
 	present bool      // the interface exists
 	since   time.Time // when it (last) appeared: duration in PORT_STATS
 }
@@ -138,7 +147,7 @@ func (t *portTable) Descs(dst []openflow.Port) []openflow.Port {
 	defer t.mu.Unlock()
 	for i := range t.ports {
 		if t.ports[i].present {
-			dst = append(dst, portDesc(&t.ports[i].info))
+			dst = append(dst, portDesc(&t.ports[i].info, t.ports[i].ofcfg))
 		}
 	}
 	return dst
@@ -184,11 +193,12 @@ const (
 // (OFPPMFC_BAD_HW_ADDR). OFPPC_PORT_DOWN brings the interface
 // administratively down or up through netlink, and the port watcher then
 // announces the change as a PORT_STATUS, as for a change made with ip
-// link. The data plane always receives, forwards and sends packet-ins on
-// every port, so setting OFPPC_NO_RECV, OFPPC_NO_FWD or OFPPC_NO_PACKET_IN,
-// or an unknown bit, is OFPPMFC_BAD_CONFIG (clearing them is nothing to
-// do), and advertising features, which netlink does not set, is
-// OFPPMFC_BAD_ADVERTISE.
+// link. OFPPC_NO_RECV, OFPPC_NO_FWD and OFPPC_NO_PACKET_IN go to the data
+// plane (setConfig) and into the port's description, and a change of them
+// is announced as a PORT_STATUS here. Unknown bits are OFPPMFC_BAD_CONFIG;
+// advertising features, which netlink does not set, is
+// OFPPMFC_BAD_ADVERTISE; a netlink failure, or a switch without a data
+// plane for the bits, OFPPMFC_EPERM.
 func (t *portTable) ModPort(no uint32, hwAddr [6]byte, config, mask, advertise uint32) error {
 	fail := func(code openflow.PortModFailedCode) error {
 		return openflow.ErrorMsg{Type: openflow.ErrTypePortModFailed, Code: uint16(code)}
@@ -199,22 +209,44 @@ func (t *portTable) ModPort(no uint32, hwAddr [6]byte, config, mask, advertise u
 		return fail(openflow.PortModFailedBadPort)
 	case hwAddr != info.HWAddr:
 		return fail(openflow.PortModFailedBadHWAddr)
-	case mask&^ofppcAll != 0 || config&mask&^ofppcPortDown != 0:
+	case mask&^ofppcAll != 0:
 		return fail(openflow.PortModFailedBadConfig)
 	case advertise != 0:
 		return fail(openflow.PortModFailedBadAdvertise)
 	}
+	if m := mask &^ ofppcPortDown; m != 0 {
+		if t.setConfig == nil {
+			return fail(openflow.PortModFailedEPerm)
+		}
+		t.mu.Lock()
+		e := &t.ports[no-1]
+		old := e.ofcfg
+		e.ofcfg = old&^m | config&m
+		t.setConfig(no, e.ofcfg)
+		changed, desc, announce := e.ofcfg != old, portDesc(&e.info, e.ofcfg), t.announce
+		t.mu.Unlock()
+		if changed && announce != nil {
+			announce(desc)
+		}
+	}
 	if mask&ofppcPortDown == 0 {
 		return nil
 	}
-	up := config&ofppcPortDown == 0
 	if t.setAdmin == nil {
 		return fail(openflow.PortModFailedEPerm)
 	}
-	if err := t.setAdmin(info.Name, up); err != nil {
+	if err := t.setAdmin(info.Name, config&ofppcPortDown == 0); err != nil {
 		return &wrappedOFError{msg: openflow.ErrorMsg{Type: openflow.ErrTypePortModFailed, Code: uint16(openflow.PortModFailedEPerm)}, err: err}
 	}
 	return nil
+}
+
+// setAnnounce makes fn receive the descriptions of the changes ModPort
+// makes that no port event reports.
+func (t *portTable) setAnnounce(fn func(desc openflow.Port)) {
+	t.mu.Lock()
+	t.announce = fn
+	t.mu.Unlock()
 }
 
 // Info returns the current information of port number no.
@@ -252,7 +284,7 @@ func (t *portTable) Update(ev dataplane.PortEvent) (reason uint8, desc openflow.
 		return 0, openflow.Port{}, false
 	}
 	e.info = ev.Info
-	return reason, portDesc(&e.info), true
+	return reason, portDesc(&e.info, e.ofcfg), true
 }
 
 // datapathID derives a datapath id from the ports' Ethernet addresses as

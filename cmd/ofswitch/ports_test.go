@@ -40,7 +40,7 @@ func TestPortDesc(t *testing.T) {
 			openflow.Port{PortNo: 5, Name: portName("abcdefghijklmno"), State: ofppsLive}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, portDesc(&tt.in)); diff != "" {
+			if diff := cmp.Diff(tt.want, portDesc(&tt.in, 0)); diff != "" {
 				t.Errorf("portDesc (-want +got):\n%s", diff)
 			}
 		})
@@ -204,9 +204,10 @@ func TestPacketInAllocs(t *testing.T) {
 
 // TestPortTableModPort: PORT_MOD as the port table takes it: the port and
 // its address are checked, OFPPC_PORT_DOWN brings the interface down or up
-// (here a recording fake of netlink), the bits the data plane cannot honour
-// are refused when set and nothing when cleared, and a netlink failure is
-// OFPPMFC_EPERM.
+// (here a recording fake of netlink), NO_RECV, NO_FWD and NO_PACKET_IN go
+// to the data plane (a recording fake) and into the description, with a
+// PORT_STATUS when they change; unknown bits, advertising and failures are
+// refused with their codes.
 func TestPortTableModPort(t *testing.T) {
 	infos := []dataplane.PortInfo{{Name: "s1", HWAddr: [6]byte{2, 0, 0, 0, 0, 1}, AdminUp: true, LinkUp: true}}
 	pt := newPortTable(infos, nil)
@@ -216,6 +217,8 @@ func TestPortTableModPort(t *testing.T) {
 		calls = append(calls, fmt.Sprintf("%s up=%v", name, up))
 		return fail
 	}
+	pt.setConfig = func(no, bits uint32) { calls = append(calls, fmt.Sprintf("port %d config %#x", no, bits)) }
+	pt.setAnnounce(func(d openflow.Port) { calls = append(calls, fmt.Sprintf("status config %#x", d.Config)) })
 	hw := infos[0].HWAddr
 	code := func(err error) int {
 		var em openflow.ErrorMsg
@@ -233,27 +236,35 @@ func TestPortTableModPort(t *testing.T) {
 		hw                      [6]byte
 		config, mask, advertise uint32
 		want                    int // error code, -1 for none
-		call                    string
+		calls                   string
+		desc                    uint32 // port 1's described config after it
 	}{
-		{"down", 1, hw, ofppcPortDown, ofppcPortDown, 0, -1, "s1 up=false"},
-		{"up", 1, hw, 0, ofppcPortDown, 0, -1, "s1 up=true"},
-		{"nothing", 1, hw, 0, 0, 0, -1, ""},
-		{"receive (clear NO_RECV)", 1, hw, 0, ofppcNoRecv, 0, -1, ""},
-		{"no-receive", 1, hw, ofppcNoRecv, ofppcNoRecv, 0, int(openflow.PortModFailedBadConfig), ""},
-		{"no-forward", 1, hw, ofppcNoFwd, ofppcNoFwd | ofppcPortDown, 0, int(openflow.PortModFailedBadConfig), ""},
-		{"no-packet-in", 1, hw, ofppcNoPacketIn, ofppcNoPacketIn, 0, int(openflow.PortModFailedBadConfig), ""},
-		{"unknown bit", 1, hw, 0, 1 << 9, 0, int(openflow.PortModFailedBadConfig), ""},
-		{"advertise", 1, hw, 0, 0, 1 << 5, int(openflow.PortModFailedBadAdvertise), ""},
-		{"port 2", 2, hw, 0, ofppcPortDown, 0, int(openflow.PortModFailedBadPort), ""},
-		{"another address", 1, [6]byte{2, 0, 0, 0, 0, 9}, 0, ofppcPortDown, 0, int(openflow.PortModFailedBadHWAddr), ""},
+		{"down", 1, hw, ofppcPortDown, ofppcPortDown, 0, -1, "s1 up=false", 0},
+		{"up", 1, hw, 0, ofppcPortDown, 0, -1, "s1 up=true", 0},
+		{"nothing", 1, hw, 0, 0, 0, -1, "", 0},
+		{"no-receive", 1, hw, ofppcNoRecv, ofppcNoRecv, 0, -1, "port 1 config 0x4,status config 0x4", ofppcNoRecv},
+		{"no-receive again", 1, hw, ofppcNoRecv, ofppcNoRecv, 0, -1, "port 1 config 0x4", ofppcNoRecv},
+		{"no-forward and up", 1, hw, ofppcNoFwd, ofppcNoFwd | ofppcPortDown, 0, -1, "port 1 config 0x24,status config 0x24,s1 up=true", ofppcNoRecv | ofppcNoFwd},
+		{"receive, packet-in off", 1, hw, ofppcNoPacketIn, ofppcNoRecv | ofppcNoPacketIn, 0, -1, "port 1 config 0x60,status config 0x60", ofppcNoFwd | ofppcNoPacketIn},
+		{"unknown bit", 1, hw, 0, 1 << 9, 0, int(openflow.PortModFailedBadConfig), "", ofppcNoFwd | ofppcNoPacketIn},
+		{"advertise", 1, hw, 0, 0, 1 << 5, int(openflow.PortModFailedBadAdvertise), "", ofppcNoFwd | ofppcNoPacketIn},
+		{"port 2", 2, hw, 0, ofppcPortDown, 0, int(openflow.PortModFailedBadPort), "", ofppcNoFwd | ofppcNoPacketIn},
+		{"another address", 1, [6]byte{2, 0, 0, 0, 0, 9}, 0, ofppcPortDown, 0, int(openflow.PortModFailedBadHWAddr), "", ofppcNoFwd | ofppcNoPacketIn},
 	} {
 		calls = nil
-		if got := code(pt.ModPort(c.no, c.hw, c.config, c.mask, c.advertise)); got != c.want || strings.Join(calls, ",") != c.call {
-			t.Errorf("%s: code %d, netlink %q; want %d, %q", c.name, got, calls, c.want, c.call)
+		if got := code(pt.ModPort(c.no, c.hw, c.config, c.mask, c.advertise)); got != c.want || strings.Join(calls, ",") != c.calls {
+			t.Errorf("%s: code %d, calls %q; want %d, %q", c.name, got, calls, c.want, c.calls)
+		}
+		if d := pt.Descs(nil); d[0].Config != c.desc {
+			t.Errorf("%s: port 1 described with config %#x, want %#x", c.name, d[0].Config, c.desc)
 		}
 	}
 	fail = errors.New("operation not permitted")
 	if got := code(pt.ModPort(1, hw, ofppcPortDown, ofppcPortDown, 0)); got != int(openflow.PortModFailedEPerm) {
 		t.Errorf("netlink failure: code %d, want OFPPMFC_EPERM", got)
+	}
+	pt.setConfig = nil
+	if got := code(pt.ModPort(1, hw, ofppcNoFwd, ofppcNoFwd, 0)); got != int(openflow.PortModFailedEPerm) {
+		t.Errorf("no data plane: code %d, want OFPPMFC_EPERM", got)
 	}
 }
