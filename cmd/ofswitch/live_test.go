@@ -97,6 +97,19 @@ func TestLiveOfctl(t *testing.T) {
 	if out, ok := tp.ping(t, 3); !ok {
 		t.Fatalf("h1 cannot ping h2 through flows in_port=1→2, 2→1:\n%s\nswitch log:\n%s", out, sw.log())
 	}
+	// PORT_MOD: with port 2 no-forward the echo requests output to it are
+	// dropped; forward lets them through again.
+	for _, step := range []struct {
+		action string
+		pings  bool
+	}{{"no-forward", false}, {"forward", true}} {
+		if out, err := ofctl(tp.sw, ofPort, "mod-port", "2", step.action); err != nil || out != "" {
+			t.Fatalf("mod-port 2 %s: %v\n%s", step.action, err, out)
+		}
+		if out, ok := tp.ping(t, 2); ok != step.pings {
+			t.Fatalf("after mod-port 2 %s, h1 pings h2: %v, want %v\n%s", step.action, ok, step.pings, out)
+		}
+	}
 	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {
 		t.Fatal(err)
