@@ -7,6 +7,10 @@ func name16(s string) (n [16]byte) { copy(n[:], s); return }
 func syntheticMessages() []Message {
 	fm := benchFlowMod()
 	fmBytes, _ := fm.MarshalBinary()
+	fm14 := benchFlowMod()
+	fm14.Version, fm14.XID, fm14.Importance = Version14, 40, 9
+	flows14 := flowStatsReply(2).Flows
+	flows14[0].Importance, flows14[1].Importance = 3, 0xffff
 	port := Port{PortNo: 1, HWAddr: [6]byte{2, 0, 0, 0, 0, 1}, Name: name16("veth1"), Config: 0, State: 4,
 		Curr: 0x840, Advertised: 0, Supported: 0, Peer: 0, CurrSpeed: 10000000, MaxSpeed: 0}
 	var desc Desc
@@ -99,5 +103,11 @@ func syntheticMessages() []Message {
 		&BundleAddMessage{Header: Header{Version: Version14, XID: 36}, BundleID: 1, Flags: BundleAtomic | BundleOrdered, Message: fmBytes},
 		&BundleControl{Header: Header{XID: 37}, BundleID: 1, Type: BundleCommitRequest, Flags: BundleAtomic},
 		&BundleAddMessage{Header: Header{XID: 38}, BundleID: 1, Flags: BundleAtomic, Message: fmBytes},
+		// OpenFlow 1.4's fields in what 1.3 pads, and its TABLE_MOD
+		// properties (after the 1.3 messages: syntheticOf finds those).
+		&TableMod{Header: Header{Version: Version14, XID: 39}, TableID: 1, Config: TableConfigEviction,
+			Properties: []byte{0, 2, 0, 8, 0, 0, 0, 1}},
+		fm14,
+		&MultipartReply{Header: Header{Version: Version14, XID: 41}, Part: MultipartFlow, Flows: flows14},
 	}
 }

@@ -87,6 +87,9 @@ func TestTshark(t *testing.T) {
 			t.Errorf("message %d (%T): tshark type %q xid %q, want %s %d", i, m, typ, xid, wantType, h.XID)
 		}
 		want := map[int]string{}
+		if h.Version == Version14 {
+			continue // the fields below are the 1.3 dissector's
+		}
 		switch mm := m.(type) {
 		case *FlowMod:
 			want[4] = strconv.Itoa(int(mm.Priority))
