@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"encoding/hex"
 	"net"
 	"os"
 	"os/exec"
@@ -364,6 +365,22 @@ func TestPortMod(t *testing.T) {
 	mp.err = openflow.ErrorMsg{Type: openflow.ErrTypePortModFailed, Code: uint16(openflow.PortModFailedBadHWAddr)}
 	c.send(&pm)
 	c.expectError(7, openflow.ErrTypePortModFailed, uint16(openflow.PortModFailedBadHWAddr))
+
+	// OpenFlow 1.4's layout (32 bytes; advertise, if any, in a property):
+	// what ovs-ofctl 3.1 sent for -O OpenFlow14 mod-port br0 up, captured
+	// on loopback.
+	mp.err, mp.got = nil, nil
+	c14 := dial(t, addr)
+	c14.handshake(openflow.Version14)
+	raw, _ := hex.DecodeString("0510002000000004fffffffe000000004eeeebe4904e00000000000000000001")
+	c14.sendRaw(raw)
+	br.Version = openflow.Version14
+	c14.send(&br)
+	c14.recv(openflow.TypeBarrierReply)
+	want = openflow.PortMod{PortNo: openflow.PortLocal, HWAddr: [6]byte{0x4e, 0xee, 0xeb, 0xe4, 0x90, 0x4e}, Mask: 1}
+	if len(mp.got) != 1 || mp.got[0] != want {
+		t.Fatalf("ModPort calls over 1.4 %+v, want one with %+v", mp.got, want)
+	}
 
 	for _, ports := range []Ports{nil, statPorts{}} {
 		_, addr := startAgent(t, &Config{Ports: ports, Tables: 1})

@@ -114,7 +114,11 @@ func (m *GroupMod) UnmarshalBinary(b []byte) error {
 	return decodeCtx(decodeBuckets(&m.Buckets, b[16:], 16), TypeGroupMod, 0)
 }
 
-// PortMod is an OFPT_PORT_MOD message (OpenFlow 1.3.5 §7.3.3).
+// PortMod is an OFPT_PORT_MOD message (OpenFlow 1.3.5 §7.3.4.3). From
+// OpenFlow 1.4 on (1.4.1 §7.3.4.3) the fixed part ends after mask and the
+// advertised features travel in an OFPPMPT_ETHERNET property, sent only
+// when Advertise is not 0 (as Open vSwitch sends it); other properties
+// (optical, experimenter) are checked for framing and skipped.
 type PortMod struct {
 	Header
 	PortNo    uint32
@@ -123,6 +127,13 @@ type PortMod struct {
 	Mask      uint32 // OFPPC_* bits to change
 	Advertise uint32 // OFPPF_* bits; 0 leaves them unchanged
 }
+
+// portModPropEthernet is OFPPMPT_ETHERNET, the OpenFlow 1.4 PORT_MOD
+// property that carries advertise, and its length.
+const (
+	portModPropEthernet    = 0
+	portModPropEthernetLen = 8
+)
 
 // AppendBinary appends the wire form of m to dst.
 func (m *PortMod) AppendBinary(dst []byte) ([]byte, error) {
@@ -134,6 +145,14 @@ func (m *PortMod) AppendBinary(dst []byte) ([]byte, error) {
 	dst = append(dst, 0, 0)
 	dst = binary.BigEndian.AppendUint32(dst, m.Config)
 	dst = binary.BigEndian.AppendUint32(dst, m.Mask)
+	if m.Version >= Version14 {
+		if m.Advertise != 0 {
+			dst = binary.BigEndian.AppendUint16(dst, portModPropEthernet)
+			dst = binary.BigEndian.AppendUint16(dst, portModPropEthernetLen)
+			dst = binary.BigEndian.AppendUint32(dst, m.Advertise)
+		}
+		return finish(dst, start, TypePortMod)
+	}
 	dst = binary.BigEndian.AppendUint32(dst, m.Advertise)
 	dst = append(dst, 0, 0, 0, 0)
 	return finish(dst, start, TypePortMod)
@@ -142,19 +161,44 @@ func (m *PortMod) AppendBinary(dst []byte) ([]byte, error) {
 // MarshalBinary returns the wire form of m.
 func (m *PortMod) MarshalBinary() ([]byte, error) { return m.AppendBinary(nil) }
 
-// UnmarshalBinary decodes one PORT_MOD.
+// UnmarshalBinary decodes one PORT_MOD: 40 bytes in OpenFlow 1.3; in 1.4
+// and later 32 bytes and properties, each at least 4 bytes and padded to 8
+// (ErrBadPortMod otherwise, as for a 1.3 message of another length).
 func (m *PortMod) UnmarshalBinary(b []byte) error {
-	if err := decodeHeader(&m.Header, b, TypePortMod, 40); err != nil {
+	if err := decodeHeader(&m.Header, b, TypePortMod, 32); err != nil {
 		return err
 	}
-	if len(b) != 40 {
-		return &DecodeError{Type: TypePortMod, Field: "header.length", Offset: 2, Err: ErrBadPortMod}
+	bad := func(field string, off int) error {
+		return &DecodeError{Type: TypePortMod, Field: field, Offset: off, Err: ErrBadPortMod}
+	}
+	if m.Version < Version14 && len(b) != 40 {
+		return bad("header.length", 2)
 	}
 	m.PortNo = binary.BigEndian.Uint32(b[8:])
 	copy(m.HWAddr[:], b[16:22])
 	m.Config = binary.BigEndian.Uint32(b[24:])
 	m.Mask = binary.BigEndian.Uint32(b[28:])
-	m.Advertise = binary.BigEndian.Uint32(b[32:])
+	if m.Version < Version14 {
+		m.Advertise = binary.BigEndian.Uint32(b[32:])
+		return nil
+	}
+	m.Advertise = 0
+	for off := 32; off < len(b); {
+		if len(b)-off < 4 {
+			return bad("properties", off)
+		}
+		t, n := binary.BigEndian.Uint16(b[off:]), int(binary.BigEndian.Uint16(b[off+2:]))
+		if n < 4 || off+(n+7)&^7 > len(b) {
+			return bad("property.length", off+2)
+		}
+		if t == portModPropEthernet {
+			if n != portModPropEthernetLen {
+				return bad("property.length", off+2)
+			}
+			m.Advertise = binary.BigEndian.Uint32(b[off+4:])
+		}
+		off += (n + 7) &^ 7
+	}
 	return nil
 }
 

@@ -44,7 +44,8 @@ var decoders = [...]func() Message{
 
 // v14ok lists the types whose OpenFlow 1.4 layout equals the 1.3 one (or
 // that exist only in 1.4, or whose 1.4 layout the value decodes at that
-// version, as PortStatus, AsyncConfig, TableMod and MultipartReply do) and
+// version, as PortStatus, AsyncConfig, TableMod, PortMod and MultipartReply
+// do) and
 // which Decode therefore accepts at
 // version 0x05: what ovs-ofctl sends in an OpenFlow 1.4 bundle session,
 // and the asynchronous messages a switch sends a 1.4 controller.
@@ -53,7 +54,7 @@ var v14ok = [...]bool{
 	TypeExperimenter: true, TypeFeaturesRequest: true, TypeFlowMod: true, TypeBarrierRequest: true,
 	TypeBarrierReply: true, TypeBundleControl: true, TypeBundleAddMessage: true, TypeRoleStatus: true,
 	TypePacketIn: true, TypePortStatus: true, TypeGetAsyncRequest: true, TypeGetAsyncReply: true, TypeSetAsync: true,
-	TypeTableMod: true, TypeMultipartReply: true,
+	TypeTableMod: true, TypeMultipartReply: true, TypePortMod: true,
 }
 
 // kindONFBundleControl and kindONFBundleAdd extend the Type index of
