@@ -28,7 +28,10 @@ func TestBurstFigures(t *testing.T) {
 		mu    sync.Mutex
 		costs [][]rules.UpdateCost
 	)
-	a, addr := startAgent(t, &Config{Pipeline: pipe, Lookups: lookups, OnBurst: func(b Burst) {
+	// Bursts at the barriers only: with the default batch wait (1 ms) a
+	// batch whose second write the push client is slow to send (a loaded
+	// machine) would be applied as two bursts.
+	a, addr := startAgent(t, &Config{Pipeline: pipe, Lookups: lookups, BatchWait: time.Hour, OnBurst: func(b Burst) {
 		mu.Lock()
 		costs = append(costs, append([]rules.UpdateCost(nil), b.Costs...))
 		mu.Unlock()
