@@ -359,7 +359,7 @@ func TestPortMod(t *testing.T) {
 	c.recv(openflow.TypeBarrierReply)
 	want := pm
 	want.Header = openflow.Header{}
-	if len(mp.got) != 1 || mp.got[0] != want {
+	if len(mp.got) != 1 || !cmp.Equal(mp.got[0], want) {
 		t.Fatalf("ModPort calls %+v, want one with %+v", mp.got, want)
 	}
 	mp.err = openflow.ErrorMsg{Type: openflow.ErrTypePortModFailed, Code: uint16(openflow.PortModFailedBadHWAddr)}
@@ -378,7 +378,7 @@ func TestPortMod(t *testing.T) {
 	c14.send(&br)
 	c14.recv(openflow.TypeBarrierReply)
 	want = openflow.PortMod{PortNo: openflow.PortLocal, HWAddr: [6]byte{0x4e, 0xee, 0xeb, 0xe4, 0x90, 0x4e}, Mask: 1}
-	if len(mp.got) != 1 || mp.got[0] != want {
+	if len(mp.got) != 1 || !cmp.Equal(mp.got[0], want) {
 		t.Fatalf("ModPort calls over 1.4 %+v, want one with %+v", mp.got, want)
 	}
 

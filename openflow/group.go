@@ -116,9 +116,7 @@ func (m *GroupMod) UnmarshalBinary(b []byte) error {
 
 // PortMod is an OFPT_PORT_MOD message (OpenFlow 1.3.5 §7.3.4.3). From
 // OpenFlow 1.4 on (1.4.1 §7.3.4.3) the fixed part ends after mask and the
-// advertised features travel in an OFPPMPT_ETHERNET property, sent only
-// when Advertise is not 0 (as Open vSwitch sends it); other properties
-// (optical, experimenter) are checked for framing and skipped.
+// advertised features travel in an OFPPMPT_ETHERNET property.
 type PortMod struct {
 	Header
 	PortNo    uint32
@@ -126,6 +124,12 @@ type PortMod struct {
 	Config    uint32 // OFPPC_* bits to set
 	Mask      uint32 // OFPPC_* bits to change
 	Advertise uint32 // OFPPF_* bits; 0 leaves them unchanged
+	// Properties is the raw property list of an OpenFlow 1.4 PORT_MOD,
+	// as decoded (framing checked; Advertise read from its Ethernet
+	// property, optical and experimenter ones left to the caller). When
+	// it is nil, encoding writes an Ethernet property for a non-zero
+	// Advertise, as Open vSwitch does; when not, it is written as it is.
+	Properties []byte
 }
 
 // portModPropEthernet is OFPPMPT_ETHERNET, the OpenFlow 1.4 PORT_MOD
@@ -146,7 +150,9 @@ func (m *PortMod) AppendBinary(dst []byte) ([]byte, error) {
 	dst = binary.BigEndian.AppendUint32(dst, m.Config)
 	dst = binary.BigEndian.AppendUint32(dst, m.Mask)
 	if m.Version >= Version14 {
-		if m.Advertise != 0 {
+		if m.Properties != nil {
+			dst = append(dst, m.Properties...)
+		} else if m.Advertise != 0 {
 			dst = binary.BigEndian.AppendUint16(dst, portModPropEthernet)
 			dst = binary.BigEndian.AppendUint16(dst, portModPropEthernetLen)
 			dst = binary.BigEndian.AppendUint32(dst, m.Advertise)
@@ -164,6 +170,7 @@ func (m *PortMod) MarshalBinary() ([]byte, error) { return m.AppendBinary(nil) }
 // UnmarshalBinary decodes one PORT_MOD: 40 bytes in OpenFlow 1.3; in 1.4
 // and later 32 bytes and properties, each at least 4 bytes and padded to 8
 // (ErrBadPortMod otherwise, as for a 1.3 message of another length).
+// m.Properties aliases b.
 func (m *PortMod) UnmarshalBinary(b []byte) error {
 	if err := decodeHeader(&m.Header, b, TypePortMod, 32); err != nil {
 		return err
@@ -178,11 +185,15 @@ func (m *PortMod) UnmarshalBinary(b []byte) error {
 	copy(m.HWAddr[:], b[16:22])
 	m.Config = binary.BigEndian.Uint32(b[24:])
 	m.Mask = binary.BigEndian.Uint32(b[28:])
+	m.Properties = nil
 	if m.Version < Version14 {
 		m.Advertise = binary.BigEndian.Uint32(b[32:])
 		return nil
 	}
 	m.Advertise = 0
+	if len(b) > 32 {
+		m.Properties = b[32:]
+	}
 	for off := 32; off < len(b); {
 		if len(b)-off < 4 {
 			return bad("properties", off)

@@ -109,6 +109,7 @@ func syntheticMessages() []Message {
 			Properties: []byte{0, 2, 0, 8, 0, 0, 0, 1}},
 		fm14,
 		&MultipartReply{Header: Header{Version: Version14, XID: 41}, Part: MultipartFlow, Flows: flows14},
-		&PortMod{Header: Header{Version: Version14, XID: 42}, PortNo: 1, HWAddr: [6]byte{2, 0, 0, 0, 0, 1}, Config: 1, Mask: 1, Advertise: 0x840},
+		&PortMod{Header: Header{Version: Version14, XID: 42}, PortNo: 1, HWAddr: [6]byte{2, 0, 0, 0, 0, 1}, Config: 1, Mask: 1, Advertise: 0x840,
+			Properties: []byte{0, 0, 0, 8, 0, 0, 0x08, 0x40}}, // OFPPMPT_ETHERNET, advertise 0x840
 	}
 }
