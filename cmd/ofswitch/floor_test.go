@@ -27,14 +27,16 @@ func runFloorPeer(addr string) error {
 		if err != nil {
 			return err
 		}
-		go serveFloor(nc)
+		go serveFloor(nc, openflow.Version13, openflow.Version14)
 	}
 }
 
-func serveFloor(nc net.Conn) {
+// serveFloor is the floor peer on one connection, offering versions in its
+// HELLO.
+func serveFloor(nc net.Conn, versions ...uint8) {
 	defer nc.Close()
 	r, w := openflow.NewReader(nc, 0), openflow.NewWriter(nc)
-	hello := openflow.NewHello(0, openflow.Version13, openflow.Version14)
+	hello := openflow.NewHello(0, versions...)
 	if w.WriteMessage(&hello) != nil {
 		return
 	}

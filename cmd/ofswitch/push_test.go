@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -89,6 +94,45 @@ func TestParsePushImportance(t *testing.T) {
 	} {
 		if _, _, err := parsePushFile("f", []byte(c.data), false, false); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.data, err, c.want)
+		}
+	}
+}
+
+// TestPushImportanceWarns: push offers OpenFlow 1.4 for a file with
+// importance and says so when the switch speaks only 1.3, which has no
+// field for it; a switch that speaks 1.4 gets no warning.
+func TestPushImportanceWarns(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "imp.flows")
+	os.WriteFile(file, []byte("importance=7,priority=5,ip,actions=drop\n"), 0o644)
+	for _, c := range []struct {
+		versions []uint8
+		warn     bool
+	}{{[]uint8{openflow.Version13}, true}, {[]uint8{openflow.Version13, openflow.Version14}, false}} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for {
+				nc, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go serveFloor(nc, c.versions...)
+			}
+		}()
+		cmd := newRootCmd()
+		var out, errb bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&errb)
+		cmd.SetArgs([]string{"push", "--switch", "tcp:" + ln.Addr().String(), file})
+		err = cmd.Execute()
+		ln.Close()
+		if err != nil || !strings.Contains(out.String(), "pushed 1 flows") {
+			t.Fatalf("versions %v: %v\n%s%s", c.versions, err, out.String(), errb.String())
+		}
+		if got := strings.Contains(errb.String(), "warning: the switch speaks OpenFlow 1.3"); got != c.warn {
+			t.Errorf("switch offering %v: warning %v, want %v\n%s", c.versions, got, c.warn, errb.String())
 		}
 	}
 }
