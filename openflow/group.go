@@ -194,23 +194,38 @@ func (m *PortMod) UnmarshalBinary(b []byte) error {
 	if len(b) > 32 {
 		m.Properties = b[32:]
 	}
-	for off := 32; off < len(b); {
+	if field, off := eachProp(b, 32, func(t uint16, p []byte) bool {
+		if t != portModPropEthernet {
+			return true
+		}
+		if len(p) != portModPropEthernetLen {
+			return false
+		}
+		m.Advertise = binary.BigEndian.Uint32(p[4:])
+		return true
+	}); field != "" {
+		return bad(field, off)
+	}
+	return nil
+}
+
+// eachProp walks the OpenFlow 1.4 property list b[off:] (each a type, a
+// length of at least 4 that leaves out the padding to 8 bytes, and a
+// body), calling fn with each property's type and bytes without the
+// padding. It returns "" when every property frames and fn takes it, else
+// the field and offset (in b) at fault.
+func eachProp(b []byte, off int, fn func(t uint16, p []byte) bool) (string, int) {
+	for off < len(b) {
 		if len(b)-off < 4 {
-			return bad("properties", off)
+			return "properties", off
 		}
 		t, n := binary.BigEndian.Uint16(b[off:]), int(binary.BigEndian.Uint16(b[off+2:]))
-		if n < 4 || off+(n+7)&^7 > len(b) {
-			return bad("property.length", off+2)
-		}
-		if t == portModPropEthernet {
-			if n != portModPropEthernetLen {
-				return bad("property.length", off+2)
-			}
-			m.Advertise = binary.BigEndian.Uint32(b[off+4:])
+		if n < 4 || off+(n+7)&^7 > len(b) || !fn(t, b[off:off+n]) {
+			return "property.length", off + 2
 		}
 		off += (n + 7) &^ 7
 	}
-	return nil
+	return "", 0
 }
 
 // TableMod is an OFPT_TABLE_MOD message (OpenFlow 1.3.5 §7.3.3; 1.4.1
@@ -264,15 +279,8 @@ func (m *TableMod) UnmarshalBinary(b []byte) error {
 	if len(b) > 16 {
 		m.Properties = b[16:]
 	}
-	for off := 16; off < len(b); {
-		if len(b)-off < 4 {
-			return &DecodeError{Type: TypeTableMod, Field: "properties", Offset: off, Err: ErrBadLength}
-		}
-		n := int(binary.BigEndian.Uint16(b[off+2:]))
-		if n < 4 || off+(n+7)&^7 > len(b) {
-			return &DecodeError{Type: TypeTableMod, Field: "property.length", Offset: off + 2, Err: ErrBadLength}
-		}
-		off += (n + 7) &^ 7
+	if field, off := eachProp(b, 16, func(uint16, []byte) bool { return true }); field != "" {
+		return &DecodeError{Type: TypeTableMod, Field: field, Offset: off, Err: ErrBadLength}
 	}
 	return nil
 }
