@@ -153,6 +153,8 @@ type Agent struct {
 	// ones: a queue of BatchMax updates is large, and growing one for
 	// every connection would cost a short-lived one more than its burst.
 	batches sync.Pool // of *batchBuf
+	// handOffs counts the bursts connections gave their appliers.
+	handOffs atomic.Uint64
 
 	// live is a snapshot of conns for the asynchronous senders
 	// (PacketIn, PortStatus), replaced whenever conns changes.

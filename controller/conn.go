@@ -37,6 +37,14 @@ type conn struct {
 	bundles    map[uint32]*bundle // open bundles by id; see bundle.go
 	mp         []mpPartial        // multipart requests in several parts; see multipart.go
 
+	// The applier and the burst it has; see flows.go. job is the spare
+	// applyJob, holding the queue of the applier's last burst.
+	jobs      chan *applyJob
+	jobDone   chan *applyJob
+	job       *applyJob
+	applying  bool
+	applierWG sync.WaitGroup
+
 	// a.mu guards role and async: other connections demote a master and
 	// send FLOW_REMOVED according to async.
 	role  uint32
@@ -256,6 +264,7 @@ func (c *conn) serve() error {
 	defer wg.Wait()
 	defer close(c.done)
 	defer c.releaseBatch()
+	defer c.stopApplier()
 	// FLOW_MODs read before the connection ended still take effect, as
 	// they would have had the controller sent a barrier; their errors
 	// have nobody to go to.
@@ -366,6 +375,11 @@ func (c *conn) handshake(msg []byte) error {
 // connection cannot go on (a write failed).
 func (c *conn) handle(msg []byte) error {
 	t := openflow.Type(msg[1])
+	if t == openflow.TypeBarrierRequest && len(c.batch) > 0 && c.pipelining() &&
+		msg[0] == c.version && len(msg) == openflow.HeaderLen {
+		// Apply the burst beside the next one's reading (see flows.go).
+		return unwrapSend(c.handOff(msg))
+	}
 	if t != openflow.TypeFlowMod {
 		// Everything else sees the effect of earlier FLOW_MODs.
 		if err := c.flush(); err != nil {
@@ -392,6 +406,11 @@ func (c *conn) handle(msg []byte) error {
 	}
 	c.a.cfg.Logger.Debug("request refused", "peer", c.nc.RemoteAddr().String(), "type", t,
 		"xid", binary.BigEndian.Uint32(msg[4:]), "err", err)
+	// A FLOW_MOD refused as it is read follows the answers to the burst
+	// the applier may have (the others waited for it in flush).
+	if err := c.waitApplier(); err != nil {
+		return unwrapSend(err)
+	}
 	return c.sendError(msg, err)
 }
 
@@ -420,6 +439,14 @@ func (c *conn) isSlave() bool {
 type sendError struct{ err error }
 
 func (e *sendError) Error() string { return e.err.Error() }
+
+// unwrapSend returns the write error in err, a *sendError or nil.
+func unwrapSend(err error) error {
+	if se, ok := err.(*sendError); ok {
+		return se.err
+	}
+	return err
+}
 
 // out wraps the result of a send so that handle can tell it apart.
 func out(err error) error {

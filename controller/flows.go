@@ -15,6 +15,20 @@ import (
 // failure is answered with the xid of its own FLOW_MOD. A burst is
 // published to lookups at once, so a BARRIER_REPLY, which follows the burst,
 // leaves only after every earlier update is visible.
+//
+// A client that pipelines (ofswitch push, which keeps several batches in
+// flight) has the next batch's FLOW_MODs on the wire while a burst is
+// applied. Then the burst goes to the connection's applier goroutine,
+// with the BARRIER_REQUEST that ended it, and the connection goes on
+// reading and translating the next batch meanwhile: the applier answers
+// the burst's failures and then the barrier, in that order, and at most
+// one burst is with it at a time. Everything else is done on the
+// connection's goroutine once the applier is idle (flush), so that every
+// other message, and every reply, sees and follows the effect of the
+// FLOW_MODs before it, as without the applier. When the applier is idle
+// and nothing more has been read, the burst is applied where it is: a
+// client that waits for each barrier reply gains nothing from the hand-over
+// but a wake-up in the latency of its batch.
 
 // insCache is the last instruction list a connection translated: its wire
 // bytes, the table of its FLOW_MOD and the translation.
@@ -80,6 +94,9 @@ func (c *conn) onFlowMod(msg []byte) error {
 	p := &c.batchReq[len(c.batchReq)-1]
 	p.n = copy(p.req[:], msg)
 	if len(c.batch) >= c.a.cfg.BatchMax {
+		if c.pipelining() {
+			return c.handOff(nil)
+		}
 		return c.flush()
 	}
 	return nil
@@ -116,24 +133,131 @@ func (c *conn) translateFull(u *rules.Update, msg []byte) error {
 	return nil
 }
 
-// flush applies the queued FLOW_MODs as one burst and answers failures.
+// flush applies the queued FLOW_MODs as one burst and answers failures,
+// after the burst the applier has, if any: when it returns, every FLOW_MOD
+// read so far has taken effect and been answered.
 func (c *conn) flush() error {
+	if err := c.waitApplier(); err != nil {
+		return err
+	}
 	if len(c.batch) == 0 {
 		return nil
 	}
-	res := c.a.apply(c.batch, false, c.batchStart, c.batchLks)
-	for i, err := range res.Errs {
-		if err != nil {
-			p := &c.batchReq[i]
-			if err := c.sendError(p.req[:p.n], wireError(err)); err != nil {
-				return &sendError{err}
-			}
-		}
-	}
+	err := c.applyBurst(c.batch, c.batchReq, c.batchStart, c.batchLks)
 	clear(c.batch) // drop references to instructions
 	c.batch, c.batchReq = c.batch[:0], c.batchReq[:0]
+	return err
+}
+
+// applyBurst applies ups as one burst, answers each failure with the
+// request in reqs at its index and sends the FLOW_REMOVED records of the
+// rules it deleted. A write that fails is returned as a *sendError; the
+// burst has taken effect all the same.
+func (c *conn) applyBurst(ups []rules.Update, reqs []pendingMod, start time.Time, lks uint64) error {
+	res := c.a.apply(ups, false, start, lks)
+	var werr error
+	for i, err := range res.Errs {
+		if err != nil && werr == nil {
+			p := &reqs[i]
+			werr = c.sendError(p.req[:p.n], wireError(err))
+		}
+	}
 	c.a.flowsRemoved(res.Removed)
+	if werr != nil {
+		return &sendError{werr}
+	}
 	return nil
+}
+
+// applyJob is a burst with the applier: the queue it was read into, and
+// the BARRIER_REQUEST to answer after it, if one ended it.
+type applyJob struct {
+	ups        []rules.Update
+	reqs       []pendingMod
+	start      time.Time
+	lks        uint64
+	barrier    [openflow.HeaderLen]byte
+	hasBarrier bool
+	err        error // what answering the burst ran into, a *sendError
+}
+
+// pipelining reports whether the client has the next burst on its way:
+// when some of it has been read, or when the applier still has the burst
+// before (a client that waits for each barrier reply before it sends the
+// next batch would not have sent this one before that reply).
+func (c *conn) pipelining() bool { return c.applying || c.r.Buffered() > 0 }
+
+// handOff gives the queued FLOW_MODs to the applier as one burst, followed
+// by the reply to barrier (a well-formed BARRIER_REQUEST) if it is not
+// nil, and takes the queue of the applier's last burst for the next
+// FLOW_MODs. It waits until the applier is done with the burst before.
+func (c *conn) handOff(barrier []byte) error {
+	if err := c.waitApplier(); err != nil {
+		return err
+	}
+	if c.jobs == nil {
+		c.jobs, c.jobDone = make(chan *applyJob), make(chan *applyJob, 1)
+		c.applierWG.Add(1)
+		go func() {
+			defer c.applierWG.Done()
+			c.applier()
+		}()
+	}
+	j := c.job
+	if j == nil {
+		j = new(applyJob)
+	}
+	c.job = nil
+	// The connection goes on with the queue of the burst before.
+	j.ups, c.batch = c.batch, j.ups[:0]
+	j.reqs, c.batchReq = c.batchReq, j.reqs[:0]
+	j.start, j.lks = c.batchStart, c.batchLks
+	j.hasBarrier = barrier != nil
+	copy(j.barrier[:], barrier)
+	c.jobs <- j
+	c.applying = true
+	c.a.handOffs.Add(1)
+	return nil
+}
+
+// waitApplier waits until the applier has answered the burst it has, if
+// any, and returns the error it ran into.
+func (c *conn) waitApplier() error {
+	if !c.applying {
+		return nil
+	}
+	j := <-c.jobDone
+	c.applying = false
+	clear(j.ups) // drop references to instructions
+	j.ups, j.reqs = j.ups[:0], j.reqs[:0]
+	err := j.err
+	j.err = nil
+	c.job = j
+	return err
+}
+
+// applier applies the bursts handOff gives it, one at a time, until
+// stopApplier.
+func (c *conn) applier() {
+	for j := range c.jobs {
+		j.err = c.applyBurst(j.ups, j.reqs, j.start, j.lks)
+		if j.err == nil && j.hasBarrier {
+			rep := openflow.Empty{}
+			j.err = out(c.reply(j.barrier[:], &rep, openflow.TypeBarrierReply))
+		}
+		c.jobDone <- j
+	}
+}
+
+// stopApplier waits for the applier's burst and ends the applier.
+func (c *conn) stopApplier() {
+	if c.jobs == nil {
+		return
+	}
+	c.waitApplier()
+	close(c.jobs)
+	c.applierWG.Wait()
+	c.jobs = nil
 }
 
 // apply runs one burst on the pipeline, as its only writer while it runs,

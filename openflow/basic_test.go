@@ -243,6 +243,12 @@ func TestReaderWriter(t *testing.T) {
 			}
 			xids = append(xids, h.XID)
 			offs = append(offs, r.Offset())
+			// What was read and not returned yet: each read brought
+			// one chunk (the stream is smaller than the buffer).
+			read := min(len(stream), int(r.Reads())*chunk)
+			if got, want := r.Buffered(), read-int(r.Offset())-len(b); got != want {
+				t.Errorf("chunk %d, xid %d: Buffered %d, want %d", chunk, h.XID, got, want)
+			}
 		}
 		if diff := cmp.Diff([]uint32{1, 2, 3}, xids); diff != "" {
 			t.Fatalf("chunk %d xids: %s", chunk, diff)

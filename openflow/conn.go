@@ -58,6 +58,11 @@ const initialReadBuf = 32 << 10
 // data from the stream or from what the Reader had buffered.
 func (r *Reader) Reads() uint64 { return r.reads }
 
+// Buffered returns the number of bytes read from the stream that Next has
+// not returned yet: more than zero means that the next message, or part
+// of it, is already here.
+func (r *Reader) Buffered() int { return r.end - r.start }
+
 // Offset returns the stream offset at which the message most recently
 // returned by Next started; after an error, where the failing message
 // starts.
