@@ -19,8 +19,10 @@ type PushConfig struct {
 	Batch int
 	// Window is the number of batches in flight: the next batch is sent
 	// before the barrier replies of the Window-1 before it have arrived,
-	// so that the switch applies one while the client encodes the next.
-	// Default 2; 1 waits for every barrier reply before sending more.
+	// so that the switch applies one while the client encodes the next
+	// and the next after it is already on its way. Default 4; 1 waits for
+	// every barrier reply before sending more. A batch's barrier latency
+	// counts the time it waits behind those before it.
 	Window int
 	// Timeout bounds the wait for each barrier reply; default 10 s.
 	Timeout time.Duration
@@ -120,7 +122,7 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 		c.Timeout = 10 * time.Second
 	}
 	if c.Window <= 0 {
-		c.Window = 2
+		c.Window = 4
 	}
 	defer nc.Close()
 	stop := context.AfterFunc(ctx, func() { nc.Close() })

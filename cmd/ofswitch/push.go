@@ -94,7 +94,7 @@ Works against ofswitch and Open vSwitch alike.`,
 	f.StringVar(&target, "switch", "tcp:127.0.0.1:6653", "the switch's OpenFlow target, tcp:IP[:PORT]")
 	f.IntVar(&cfg.Batch, "batch", 1024, "FLOW_MODs between barriers (0: the whole file in one batch)")
 	f.BoolVar(&cfg.Bundle, "bundle", false, "send each batch as one atomic, ordered bundle (OpenFlow 1.4, or the ONF extension over 1.3), as ovs-ofctl --bundle does")
-	f.IntVar(&cfg.Window, "window", 2, "batches in flight before waiting for a barrier reply (1: stop and wait)")
+	f.IntVar(&cfg.Window, "window", 4, "batches in flight before waiting for a barrier reply (1: stop and wait)")
 	f.BoolVar(&strict, "strict", false, "modify and delete lines are strict (MODIFY_STRICT, DELETE_STRICT)")
 	f.BoolVar(&fix, "fix-prereqs", false, "add missing match prerequisites instead of refusing the flow")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
