@@ -481,6 +481,26 @@ func FuzzConn(f *testing.F) {
 	f.Add([]byte{4, 200, 0, 12, 0, 0, 0, 21, 1, 2, 3, 4, 4, 2, 0, 8, 0, 0, 0, 2})
 	f.Add([]byte{4, 24, 0, 24, 0, 0, 0, 25, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7})
 	f.Add([]byte{4, 9, 0, 12, 0, 0, 0, 24, 0, 1, 0, 128, 4, 7, 0, 8, 0, 0, 0, 3})
+	// FLOW_MODs and barriers back to back, the second batch with an
+	// overlap refused: bursts go to the applier.
+	var pipelined []byte
+	var fm openflow.FlowMod
+	flows := exactFlows(4, 0)
+	for i, u := range flows {
+		if i == 3 { // the one before with its tp_dst wildcarded
+			u = flows[2]
+			u.Match.Set(rules.FieldL4Dst, 0, 0)
+			u.Flags = rules.FlagCheckOverlap
+		}
+		updateToWire(&u, &fm)
+		fm.Version, fm.XID = openflow.Version13, uint32(i+2)
+		pipelined, _ = fm.AppendBinary(pipelined)
+		if i%2 == 1 {
+			br := openflow.Empty{Header: hdr(openflow.TypeBarrierRequest, uint32(100+i))}
+			pipelined, _ = br.AppendBinary(pipelined)
+		}
+	}
+	f.Add(pipelined)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		a, err := New(&Config{Logger: quiet, EchoInterval: time.Second})
 		if err != nil {
