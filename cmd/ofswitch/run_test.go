@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -205,5 +206,24 @@ func TestRunPrefaultOff(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if body := sw.metrics(t); !bytes.Contains(body, []byte("\nofswitch_prefaulted_chunks 0\n")) || !bytes.Contains(body, []byte(`ofswitch_flows{table="0"} 1`)) {
 		t.Errorf("with --prefault 0, want no prefaulted chunk and one flow:\n%s", body)
+	}
+}
+
+// TestRunGC checks the collector's target run sets: runGCPercent without
+// GOGC in the environment, the runtime's own with it.
+func TestRunGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	setRunGC(func(string) string { return "" })
+	if got := debug.SetGCPercent(100); got != runGCPercent {
+		t.Errorf("without GOGC: target %d, want %d", got, runGCPercent)
+	}
+	setRunGC(func(k string) string {
+		if k == "GOGC" {
+			return "150"
+		}
+		return ""
+	})
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC=150 in the environment: run set the target to %d", got)
 	}
 }
