@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ func newRunCmd() *cobra.Command {
 		workers     int
 		stats       time.Duration
 		cpuProfile  string
+		tracePath   string
 		prefault    int
 		cfg         controller.Config
 	)
@@ -93,6 +95,13 @@ pushed, for a little more memory when tables are emptied and refilled.`,
 			setRunGC(os.Getenv)
 			if cpuProfile != "" {
 				stop, err := startCPUProfile(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
+			if tracePath != "" {
+				stop, err := startTrace(tracePath)
 				if err != nil {
 					return err
 				}
@@ -286,6 +295,7 @@ pushed, for a little more memory when tables are emptied and refilled.`,
 	f.DurationVar(&stats, "stats", 0, "log what the bursts of FLOW_MODs cost every interval, --stats=INTERVAL (--stats alone: every 10s), and at exit")
 	f.Lookup("stats").NoOptDefVal = "10s"
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file at exit (for go tool pprof)")
+	f.StringVar(&tracePath, "trace", "", "write a Go execution trace of the whole run to this file (for go tool trace: where each goroutine spent its time)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&cfg.StrictPorts, "strict-ports", false, "refuse masked TCP/UDP/SCTP ports (strict OpenFlow 1.3)")
 	f.IntVar(&cfg.BatchMax, "batch-max", 1024, "most FLOW_MODs applied as one burst")
@@ -326,6 +336,23 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}
 	return func() {
 		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// startTrace writes a Go execution trace into path until the returned
+// function is called.
+func startTrace(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	return func() {
+		trace.Stop()
 		f.Close()
 	}, nil
 }

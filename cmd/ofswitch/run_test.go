@@ -98,8 +98,9 @@ func (s *runningSwitch) stop(t *testing.T) {
 func TestRunPushMetrics(t *testing.T) {
 	var log testutil.LockedBuffer
 	profile := filepath.Join(t.TempDir(), "cpu.pprof")
+	tracePath := filepath.Join(t.TempDir(), "run.trace")
 	// --stats for an hour: one report, at exit.
-	sw := startRun(t, &log, "--tables", "2", "--log-level", "warn", "--stats=1h", "--cpuprofile", profile)
+	sw := startRun(t, &log, "--tables", "2", "--log-level", "warn", "--stats=1h", "--cpuprofile", profile, "--trace", tracePath)
 	addr := sw.addr
 
 	dir := t.TempDir()
@@ -171,6 +172,13 @@ func TestRunPushMetrics(t *testing.T) {
 		} else if n, err := io.Copy(io.Discard, zr); err != nil || n == 0 {
 			t.Errorf("--cpuprofile %s: %d bytes, %v", profile, n, err)
 		}
+	}
+	// The execution trace: its header, then events (a push's worth at
+	// least: more than the header).
+	if b, err := os.ReadFile(tracePath); err != nil {
+		t.Errorf("--trace: %v", err)
+	} else if !regexp.MustCompile(`^go 1\.[0-9]+ trace\x00`).Match(b) || len(b) < 1024 {
+		t.Errorf("--trace %s: %d bytes, starting %q", tracePath, len(b), b[:min(len(b), 16)])
 	}
 	// The report at exit, though --log-level is warn.
 	stats := regexp.MustCompile(`msg=bursts .*bursts=4 updates=5 errors=0 .*update_ns\.p50=[1-9].* iterations\.p50=[1-9].* filter\.elements=[0-9]+ `)
