@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -93,15 +94,18 @@ pushed, for a little more memory when tables are emptied and refilled.`,
 				return fmt.Errorf("--prefault %d: want 0 or more", prefault)
 			}
 			setRunGC(os.Getenv)
-			if cpuProfile != "" {
-				stop, err := startCPUProfile(cpuProfile)
-				if err != nil {
-					return err
+			for _, rec := range []struct {
+				flag, path string
+				start      func(io.Writer) error
+				stop       func()
+			}{
+				{"--cpuprofile", cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile},
+				{"--trace", tracePath, trace.Start, trace.Stop},
+			} {
+				if rec.path == "" {
+					continue
 				}
-				defer stop()
-			}
-			if tracePath != "" {
-				stop, err := startTrace(tracePath)
+				stop, err := startRecording(rec.flag, rec.path, rec.start, rec.stop)
 				if err != nil {
 					return err
 				}
@@ -323,36 +327,20 @@ func setRunGC(getenv func(string) string) {
 	}
 }
 
-// startCPUProfile profiles the process into path until the returned
-// function is called.
-func startCPUProfile(path string) (stop func(), err error) {
+// startRecording starts a recorder of the whole run (a CPU profile, an
+// execution trace) writing into the file path, named by flag in errors;
+// the returned function stops it and closes the file.
+func startRecording(flag, path string, start func(io.Writer) error, stop func()) (func(), error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
+		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
+		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
-}
-
-// startTrace writes a Go execution trace into path until the returned
-// function is called.
-func startTrace(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--trace: %w", err)
-	}
-	if err := trace.Start(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--trace: %w", err)
-	}
-	return func() {
-		trace.Stop()
+		stop()
 		f.Close()
 	}, nil
 }
