@@ -160,9 +160,36 @@ type Pipeline struct {
 	masks   maskCache
 	// ruleSlab holds the rules (with their counters) that add makes.
 	ruleSlab slab[ruleWithStats]
+	// prefaultLow is set when a slab has used half of its spare chunks
+	// (see PrefaultDue); it is read and cleared on any goroutine.
+	prefaultLow atomic.Bool
 	// iters adds up the iterations of the filter insertions made so far
 	// (see ApplyBatchCosts).
 	iters int
+	// pre is what prefetch worked out for the next update of a burst.
+	pre prepared
+}
+
+// prepared is the subtable of an update's own mask and the hash of its key
+// there, as prefetch found them for the update after the one being
+// applied, so that applying it need not look the subtable up (a compare of
+// whole masks) and hash the key again. It holds while its table deletes no
+// subtable (gen is the table's count of deletions then); a subtable's hash
+// of a key never changes.
+type prepared struct {
+	u   *Update
+	t   *Table
+	st  *subtable
+	h   uint64
+	gen uint64
+}
+
+// prepared returns what prefetch found for u in t, or nil.
+func (p *Pipeline) prepared(u *Update, t *Table) *prepared {
+	if pr := &p.pre; pr.u == u && pr.t == t && pr.gen == t.dropped {
+		return pr
+	}
+	return nil
 }
 
 // New returns an empty pipeline.
@@ -187,7 +214,7 @@ func New(cfg *Config) (*Pipeline, error) {
 		return nil, fmt.Errorf("rules: PrefaultRules %d: want 0 or more", c.PrefaultRules)
 	}
 	p := &Pipeline{cfg: c, timed: map[*Rule]struct{}{}}
-	p.ruleSlab.keepSpare(c.PrefaultRules)
+	p.ruleSlab.keepSpare(c.PrefaultRules, &p.prefaultLow)
 	p.version.Store(1)
 	p.next = 2
 	for i := range c.Tables {
@@ -209,12 +236,19 @@ func New(cfg *Config) (*Pipeline, error) {
 // the lookups read. A caller runs it after each burst, in the time before
 // the next one arrives.
 func (p *Pipeline) Prefault() int {
+	p.prefaultLow.Store(false) // a chunk taken from here on sets it again
 	n := p.ruleSlab.fill()
 	for _, t := range p.tables {
 		n += t.nodeSlab.fill() + t.entSlab.fill()
 	}
 	return n
 }
+
+// PrefaultDue reports whether a burst has taken half or more of the spare
+// chunks of some table's rules, nodes or entries (or needed one where none
+// was left) since Prefault last ran: a caller that runs Prefault after
+// bursts need wake it only then. It may be called from any goroutine.
+func (p *Pipeline) PrefaultDue() bool { return p.prefaultLow.Load() }
 
 // Prefaulted returns the number of chunks of memory Prefault has made
 // that no burst has taken yet (each holds 23 rules, 42 index nodes or 204
@@ -314,6 +348,7 @@ func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) Bat
 		}
 		iters := p.iters
 		res.Errs[i] = p.apply(&ups[i], now, &res.Removed)
+		p.pre = prepared{} // the caller may reuse ups: no stale pointer
 		if !atomic {
 			p.publish()
 		}
@@ -354,6 +389,7 @@ func (p *Pipeline) prefetch(u *Update) {
 	}
 	s := t.state.Load()
 	h := st.hash(&u.Match.Key)
+	p.pre = prepared{u: u, t: t, st: st, h: h, gen: t.dropped}
 	prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
 	if s.filter != nil && u.Command == CmdAdd {
 		s.filter.Prefetch(h)
@@ -629,7 +665,7 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	x.s.created, x.s.lastActive = ns, ns
 	r.stats = &x.s
 	var hint nodeHint
-	if old := t.identical(&u.Match, u.Priority, p, &hint); old != nil {
+	if old := t.identical(&u.Match, u.Priority, p, &hint, p.prepared(u, t)); old != nil {
 		r.seq = old.seq
 		if u.Flags&FlagResetCounts == 0 {
 			pk, by := old.Packets(), old.Bytes()
@@ -662,7 +698,7 @@ func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 	clear(p.sel)
 	out := p.sel[:0]
 	if strict {
-		if r := t.identical(&u.Match, u.Priority, p, nil); r != nil && cookieOK(u, r) {
+		if r := t.identical(&u.Match, u.Priority, p, nil, p.prepared(u, t)); r != nil && cookieOK(u, r) {
 			out = append(out, r)
 		}
 	} else {
@@ -736,21 +772,27 @@ func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) erro
 // identical returns the live rule with exactly this match and priority. It
 // looks in the subtables link could have put such a rule in: those of the
 // relaxed masks, then the mask's own. If hint is not nil, it fills it in
-// with what it found in the mask's own subtable.
-func (t *Table) identical(m *Match, pri uint16, p *Pipeline, hint *nodeHint) *Rule {
-	own := t.sub(&m.Mask)
+// with what it found in the mask's own subtable. pre, if not nil, is what
+// prefetch found for the update.
+func (t *Table) identical(m *Match, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
+	var own *subtable
+	if pre != nil {
+		own = pre.st
+	} else {
+		own = t.sub(&m.Mask)
+	}
 	if !p.cfg.NoMerge && (own == nil || !own.noRelax) {
 		for _, g := range mergeLevels {
 			cm := coarseMask(&m.Mask, g)
 			if cm == m.Mask {
 				break
 			}
-			if r := t.identicalIn(t.sub(&cm), m, pri, p, nil); r != nil {
+			if r := t.identicalIn(t.sub(&cm), m, pri, p, nil, nil); r != nil {
 				return r
 			}
 		}
 	}
-	return t.identicalIn(own, m, pri, p, hint)
+	return t.identicalIn(own, m, pri, p, hint, pre)
 }
 
 // nodeHint is the node of a match's key in a subtable as identical found it
@@ -765,11 +807,22 @@ type nodeHint struct {
 	n  *inode
 }
 
-func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline, hint *nodeHint) *Rule {
+func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
 	if st == nil {
 		return nil
 	}
-	h, pk, sl, n := t.nodeOf(st, &m.Key)
+	var (
+		h  uint64
+		pk [KeyWords]uint64
+		sl *slot
+		n  *inode
+	)
+	if pre != nil && pre.st == st {
+		h, pk = pre.h, st.pack(&m.Key)
+		sl, n = t.state.Load().findPacked(h, st, &pk)
+	} else {
+		h, pk, sl, n = t.nodeOf(st, &m.Key)
+	}
 	if hint != nil {
 		*hint = nodeHint{st: st, h: h, pk: pk, sl: sl, n: n}
 	}

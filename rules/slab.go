@@ -32,6 +32,10 @@ type slab[T any] struct {
 	// used is set by the writer when it first starts a chunk: fill makes
 	// spares only for slabs in use (most tables of a pipeline stay empty).
 	used atomic.Bool
+	// low is the pipeline's flag, shared by its slabs that keep spares,
+	// set by the writer when it leaves a slab half or less of its spares,
+	// or none (see Pipeline.PrefaultDue).
+	low *atomic.Bool
 }
 
 // slabBytes is the size of a slab chunk, a size class of its own so that a
@@ -54,11 +58,13 @@ func (s *slab[T]) perChunk() int {
 	return max(1, slabBytes/int(unsafe.Sizeof(x)))
 }
 
-// keepSpare makes the slab keep spare chunks for about n elements.
-func (s *slab[T]) keepSpare(n int) {
+// keepSpare makes the slab keep spare chunks for about n elements, and
+// set low when it has used half of them.
+func (s *slab[T]) keepSpare(n int, low *atomic.Bool) {
 	if n > 0 {
 		per := s.perChunk()
 		s.spare = make(chan []T, (n+per-1)/per)
+		s.low = low
 	}
 }
 
@@ -71,8 +77,12 @@ func (s *slab[T]) chunk() []T {
 		}
 		select {
 		case c := <-s.spare:
+			if 2*len(s.spare) <= cap(s.spare) {
+				s.low.Store(true)
+			}
 			return c
 		default:
+			s.low.Store(true)
 		}
 	}
 	return make([]T, s.perChunk())

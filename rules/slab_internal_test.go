@@ -35,6 +35,29 @@ func TestPrefault(t *testing.T) {
 		t.Errorf("Prefault when full made %d chunks", n)
 	}
 
+	// PrefaultDue: unset while every slab keeps more than half of its
+	// spares, set by the add that leaves one with half or less, unset
+	// again by Prefault.
+	halfUsed := func() bool {
+		return 2*len(p.ruleSlab.spare) <= cap(p.ruleSlab.spare) ||
+			2*len(p.tables[0].nodeSlab.spare) <= cap(p.tables[0].nodeSlab.spare)
+	}
+	few, fewKeys := emptyTestFlows(256, 0, 12)
+	took := 0
+	for ; took < len(few) && !p.PrefaultDue(); took++ {
+		if halfUsed() {
+			t.Fatalf("after %d adds half of the spares are used and PrefaultDue is unset", took)
+		}
+		mustApply(t, p, few[took:took+1])
+	}
+	if !p.PrefaultDue() || !halfUsed() {
+		t.Fatalf("after %d adds PrefaultDue %v, half of the spares used %v; want both", took, p.PrefaultDue(), halfUsed())
+	}
+	if p.Prefault() == 0 || p.PrefaultDue() {
+		t.Errorf("Prefault made no chunk or left PrefaultDue set")
+	}
+	keys = append(keys, fewKeys[:took]...)
+
 	// Bursts of 100 adds while Prefault runs without pause on another
 	// goroutine, until it has made chunks the bursts take (bounded: 100
 	// bursts at most), and two bursts after that.
@@ -72,8 +95,8 @@ func TestPrefault(t *testing.T) {
 			t.Fatalf("key %d: lookup found %v", i, r)
 		}
 	}
-	if st := p.Table(0).Stats(); st.Flows != 10+added {
-		t.Errorf("%d flows, want %d", st.Flows, 10+added)
+	if st := p.Table(0).Stats(); st.Flows != 10+took+added {
+		t.Errorf("%d flows, want %d", st.Flows, 10+took+added)
 	}
 }
 

@@ -382,10 +382,11 @@ type Table struct {
 	probed     []*subtable // subtables created during one link
 	staleSubs  []*subtable // subtables whose maxRank may be too high
 	nextSubID  uint64
-	nodes      int // live index nodes
-	used       int // index slots holding a node or a tombstone
-	rules      int // physically present
-	flows      int // not removed: visible once the writer publishes
+	dropped    uint64 // subtables deleted from subs so far
+	nodes      int    // live index nodes
+	used       int    // index slots holding a node or a tombstone
+	rules      int    // physically present
+	flows      int    // not removed: visible once the writer publishes
 	orderDirty bool
 	fcfg       filter.Config
 	kind       FilterKind
@@ -399,8 +400,8 @@ type Table struct {
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
 	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, kind: p.cfg.Filter}
-	t.nodeSlab.keepSpare(p.cfg.PrefaultRules)
-	t.entSlab.keepSpare(p.cfg.PrefaultRules)
+	t.nodeSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
+	t.entSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
 	nb := 64
 	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1)}
 	if t.kind != FilterNone {
@@ -772,7 +773,16 @@ func (t *Table) nodeOf(st *subtable, key *Key) (uint64, [KeyWords]uint64, *slot,
 // link makes r physically present (not yet visible unless its added version
 // is published).
 func (t *Table) link(r *Rule, hint *nodeHint) error {
-	st := t.subtableFor(&r.Match.Mask)
+	// The subtable of r's own mask: identical found it already when it
+	// filled the hint in.
+	var own *subtable
+	if hint != nil && hint.st != nil {
+		own = hint.st
+		t.lastSub = own
+	} else {
+		own = t.subtableFor(&r.Match.Mask)
+	}
+	st := own
 	key := r.Match.Key
 	if !t.p.cfg.NoMerge && !st.noRelax {
 		// Coarsest first: a rule joins the first relaxed subtable whose
@@ -796,7 +806,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		t.probed = t.probed[:0]
 	}
 	r.st = st
-	r.exact = st.mask == r.Match.Mask
+	r.exact = st == own // one subtable per mask
 	st.n++
 	t.rules++
 	rank := r.rankOf()
@@ -920,6 +930,7 @@ func (t *Table) dropIfEmpty(keep *subtable) {
 	for _, st := range t.probed {
 		if st != keep && st.n == 0 {
 			delete(t.subs, st.mask)
+			t.dropped++
 			if t.lastSub == st {
 				t.lastSub = nil
 			}
@@ -964,6 +975,7 @@ func (t *Table) unlink(r *Rule) {
 	t.rules--
 	if st.n == 0 {
 		delete(t.subs, st.mask)
+		t.dropped++
 		if t.lastSub == st {
 			t.lastSub = nil
 		}
