@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -53,19 +54,77 @@ type Dist struct {
 
 // distOf returns the distribution of vs, which it sorts.
 func distOf(vs []int64) Dist {
-	if len(vs) == 0 {
+	slices.Sort(vs)
+	return selectDist(vs)
+}
+
+// selectDist returns the distribution of vs, which it reorders: the ranks
+// it needs are put in place by selection, in time linear in len(vs), not
+// by sorting (the applier summarises every burst this way).
+func selectDist(vs []int64) Dist {
+	n := len(vs)
+	if n == 0 {
 		return Dist{}
 	}
-	slices.Sort(vs)
 	var sum float64
+	hi := vs[0]
 	for _, v := range vs {
 		sum += float64(v)
+		hi = max(hi, v)
 	}
-	at := func(q float64) float64 {
-		rank := min(max(int(q*float64(len(vs))+0.5), 1), len(vs))
-		return float64(vs[rank-1])
+	rank := func(q float64) int { return min(max(int(q*float64(n)+0.5), 1), n) }
+	r50, r99 := rank(0.5), rank(0.99)
+	selectNth(vs, r50-1)
+	// Every value from r50 on is at least vs[r50-1]; r99 >= r50.
+	if r99 > r50 {
+		selectNth(vs[r50:], r99-1-r50)
 	}
-	return Dist{N: len(vs), P50: at(0.5), P99: at(0.99), Max: float64(vs[len(vs)-1]), Mean: sum / float64(len(vs))}
+	return Dist{N: n, P50: float64(vs[r50-1]), P99: float64(vs[r99-1]), Max: float64(hi), Mean: sum / float64(n)}
+}
+
+// selectNth reorders vs so that vs[k] is the value a sort would put there,
+// with none greater before it and none smaller after it: quickselect with
+// a median-of-three pivot and a three-way partition (a burst's iteration
+// counts are mostly equal), sorting what is left once the range is small
+// or the partitions keep coming out lopsided.
+func selectNth(vs []int64, k int) {
+	lo, hi := 0, len(vs) // vs[:lo] <= vs[lo:hi] <= vs[hi:], k in [lo, hi)
+	for budget := 2 * bits.Len(uint(len(vs))); hi-lo > 16 && budget > 0; budget-- {
+		m := lo + (hi-lo)/2
+		if vs[m] < vs[lo] {
+			vs[m], vs[lo] = vs[lo], vs[m]
+		}
+		if vs[hi-1] < vs[m] {
+			vs[hi-1], vs[m] = vs[m], vs[hi-1]
+			if vs[m] < vs[lo] {
+				vs[m], vs[lo] = vs[lo], vs[m]
+			}
+		}
+		pivot := vs[m]
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch v := vs[i]; {
+			case v < pivot:
+				vs[lt], vs[i] = v, vs[lt]
+				lt++
+				i++
+			case v > pivot:
+				gt--
+				vs[gt], vs[i] = v, vs[gt]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			return // vs[lt:gt] all equal the pivot
+		}
+	}
+	slices.Sort(vs[lo:hi])
 }
 
 // burstFigures fills in b's per-update distributions from costs, using
@@ -75,14 +134,14 @@ func burstFigures(b *Burst, costs []rules.UpdateCost, buf []int64) []int64 {
 	for _, c := range costs {
 		buf = append(buf, c.Time.Nanoseconds())
 	}
-	b.UpdateNs = distOf(buf)
+	b.UpdateNs = selectDist(buf)
 	buf = buf[:0]
 	for _, c := range costs {
 		if c.Iterations > 0 {
 			buf = append(buf, int64(c.Iterations))
 		}
 	}
-	b.Iterations = distOf(buf)
+	b.Iterations = selectDist(buf)
 	return buf
 }
 
