@@ -136,11 +136,19 @@ type Agent struct {
 	// bursts, expiry and the walks of stats requests. Lookups in the data
 	// plane never take it.
 	tmu sync.Mutex
-	// burst is signalled (without blocking) after every burst, for the
-	// idle maintenance; see maintain.
-	burst chan struct{}
-	// refill is signalled (without blocking) after every burst, for
-	// prefault.
+	// lastBurst is when the last burst was published, in nanoseconds
+	// since epoch plus one (0: none yet), for the idle maintenance; see
+	// maintain. maintWaits is set while maintain waits for a burst with
+	// no timer running; apply, when it clears the flag, signals burst
+	// (without blocking), so that maintain is woken once after it went
+	// idle, not after every burst.
+	epoch      time.Time
+	lastBurst  atomic.Int64
+	maintWaits atomic.Bool
+	burst      chan struct{}
+	// refill is signalled (without blocking) after a burst that took half
+	// of the memory made ahead for some table (rules.Pipeline.PrefaultDue),
+	// for prefault.
 	refill chan struct{}
 	// Guarded by tmu: apply's buffers, and when the last burst was
 	// published with the lookup count then.
@@ -190,6 +198,7 @@ func New(cfg *Config) (*Agent, error) {
 	}
 	a.cfg.Tables = uint8(a.pipe.NumTables())
 	a.bursts.init(1024)
+	a.epoch = time.Now()
 	a.burst = make(chan struct{}, 1)
 	a.refill = make(chan struct{}, 1)
 	a.lastPub, a.lastPubLks = time.Now(), a.lookups()

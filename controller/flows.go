@@ -289,13 +289,18 @@ func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time, startLks
 	a.lastPub, a.lastPubLks = done, lks
 	a.costBuf = burstFigures(&b, costs, a.costBuf)
 	a.bursts.record(b)
-	select {
-	case a.burst <- struct{}{}:
-	default:
+	a.lastBurst.Store(int64(done.Sub(a.epoch)) + 1)
+	if a.maintWaits.Load() && a.maintWaits.CompareAndSwap(true, false) {
+		select {
+		case a.burst <- struct{}{}:
+		default:
+		}
 	}
-	select {
-	case a.refill <- struct{}{}:
-	default:
+	if a.pipe.PrefaultDue() {
+		select {
+		case a.refill <- struct{}{}:
+		default:
+		}
 	}
 	if a.cfg.OnBurst != nil {
 		a.cfg.OnBurst(b)
@@ -381,24 +386,55 @@ const (
 // filter's Bloom part move back into cuckoo slots, where lookups answer
 // with fewer false positives. It goes on, a budget at a time, while there
 // is more to move and no burst comes.
+//
+// Bursts do not wake it: it sleeps until d after the last one it knows
+// of and looks again, and only once it has caught up, with nothing more
+// to do, does it ask apply to wake it at the next burst (maintWaits).
 func (a *Agent) maintain(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	t.Stop()
-	for {
+	sleep := func(d time.Duration) bool {
+		t.Reset(d)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return
-		case <-a.burst:
-			t.Reset(d)
-			continue
+			return false
 		case <-t.C:
+			return true
 		}
-		a.tmu.Lock()
-		moved := a.pipe.Rebalance(rebalanceBudget)
-		a.tmu.Unlock()
-		if moved == rebalanceBudget {
-			t.Reset(d)
+	}
+	var seen int64 // the last burst maintain has waited out
+	for {
+		if a.lastBurst.Load() == seen {
+			a.maintWaits.Store(true)
+			// A burst published before the flag was set did not see
+			// it; if one came, whoever clears the flag first owes the
+			// wake-up: maintain itself, or apply, which signals.
+			if a.lastBurst.Load() == seen || !a.maintWaits.CompareAndSwap(true, false) {
+				select {
+				case <-ctx.Done():
+					return
+				case <-a.burst:
+				}
+			}
+		}
+		for {
+			seen = a.lastBurst.Load()
+			if wait := d - (time.Since(a.epoch) - time.Duration(seen-1)); wait > 0 {
+				if !sleep(wait) {
+					return
+				}
+				continue
+			}
+			a.tmu.Lock()
+			moved := a.pipe.Rebalance(rebalanceBudget)
+			a.tmu.Unlock()
+			if moved < rebalanceBudget {
+				break
+			}
+			if !sleep(d) {
+				return
+			}
 		}
 	}
 }

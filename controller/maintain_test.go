@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -103,6 +104,54 @@ func TestRunPrefaults(t *testing.T) {
 	for i, u := range ups {
 		if r := a.pipe.Table(0).Lookup(&u.Match.Key); r == nil {
 			t.Fatalf("flow %d not found", i)
+		}
+	}
+}
+
+// TestMaintainWakes: the first burst after the idle maintenance has caught
+// up wakes it, wherever the burst falls against its steps. In each of 60
+// rounds a burst deletes flows that only the maintenance unlinks, after a
+// random pause of up to 3 ms (the idle time is 2 ms) since the burst that
+// added them; each round must see them unlinked well before the expiry's
+// next pass would.
+func TestMaintainWakes(t *testing.T) {
+	p, err := rules.New(&rules.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(&Config{Logger: quiet, Pipeline: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAgent(t, a)
+	present := func() int {
+		a.tmu.Lock()
+		defer a.tmu.Unlock()
+		return p.Table(0).Stats().Rules
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	const rounds, per = 60, 4
+	ups := exactFlows(rounds*per, 0)
+	for round := range rounds {
+		adds := ups[round*per : (round+1)*per]
+		if res := a.apply(adds, false, time.Now(), 0); countErrs(res.Errs) != 0 {
+			t.Fatalf("round %d: adds refused: %v", round, res.Errs)
+		}
+		time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
+		dels := make([]rules.Update, per)
+		for i, u := range adds {
+			dels[i] = rules.Update{Command: rules.CmdDeleteStrict, Match: u.Match, Priority: u.Priority}
+		}
+		if res := a.apply(dels, false, time.Now(), 0); countErrs(res.Errs) != 0 {
+			t.Fatalf("round %d: deletes refused: %v", round, res.Errs)
+		}
+		// Within 400 ms: the expiry, once a second, unlinks them too.
+		n := present()
+		for deadline := time.Now().Add(400 * time.Millisecond); n != 0 && time.Now().Before(deadline); n = present() {
+			time.Sleep(200 * time.Microsecond)
+		}
+		if n != 0 {
+			t.Fatalf("round %d: %d deleted rules still in the index 400 ms after the burst", round, n)
 		}
 	}
 }
