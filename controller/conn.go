@@ -31,7 +31,8 @@ type conn struct {
 	batch      []rules.Update
 	batchReq   []pendingMod
 	batchStart time.Time
-	batchLks   uint64 // the data plane's lookup count at batchStart
+	batchDue   time.Time // batchStart plus the batch wait: the burst is due then
+	batchLks   uint64    // the data plane's lookup count at batchStart
 	insCache   insCache
 	shape      matchShape         // of the last match that passed the checks; see translate.go
 	bundles    map[uint32]*bundle // open bundles by id; see bundle.go
@@ -276,13 +277,14 @@ func (c *conn) serve() error {
 	// it fires early, the loop finds nothing due and arms it again.
 	lastRead := time.Now()
 	var (
-		armed time.Time
-		reads uint64 // c.r.Reads() when lastRead was taken
+		armed   time.Time
+		reads   uint64 // c.r.Reads() when lastRead was taken
+		probeAt = lastRead.Add(c.a.cfg.EchoInterval)
 	)
 	for {
-		due := lastRead.Add(c.a.cfg.EchoInterval)
-		if flushAt := c.batchStart.Add(c.a.cfg.BatchWait); len(c.batch) > 0 && flushAt.Before(due) {
-			due = flushAt
+		due := probeAt
+		if len(c.batch) > 0 && c.batchDue.Before(due) {
+			due = c.batchDue
 		}
 		if armed.IsZero() || due.Before(armed) {
 			c.nc.SetReadDeadline(due)
@@ -294,7 +296,7 @@ func (c *conn) serve() error {
 			if errors.As(err, &ne) && ne.Timeout() {
 				armed = time.Time{}
 				now := time.Now()
-				if len(c.batch) > 0 && !now.Before(c.batchStart.Add(c.a.cfg.BatchWait)) {
+				if len(c.batch) > 0 && !now.Before(c.batchDue) {
 					if err := c.flush(); err != nil {
 						return err
 					}
@@ -312,6 +314,7 @@ func (c *conn) serve() error {
 					return err
 				}
 				lastRead = now // the peer has as long again to answer
+				probeAt = lastRead.Add(c.a.cfg.EchoInterval)
 				continue
 			}
 			if errors.Is(err, io.EOF) {
@@ -332,6 +335,7 @@ func (c *conn) serve() error {
 		// probe needs no finer time than that.
 		if n := c.r.Reads(); n != reads {
 			reads, lastRead = n, time.Now()
+			probeAt = lastRead.Add(c.a.cfg.EchoInterval)
 		}
 		if err := c.handle(msg); err != nil {
 			return err

@@ -757,6 +757,49 @@ func TestFlowModsBeforeClose(t *testing.T) {
 	}
 }
 
+// TestBatchWait: FLOW_MODs with no barrier after them are applied as a
+// burst once the first of them has waited Config.BatchWait, on a
+// connection that stays open and quiet; a connection whose wait is an
+// hour still holds them ten times that long after.
+func TestBatchWait(t *testing.T) {
+	for _, wait := range []time.Duration{20 * time.Millisecond, time.Hour} {
+		a, addr := startAgent(t, &Config{BatchWait: wait})
+		c := dial(t, addr)
+		c.handshake(openflow.Version13)
+		var fm openflow.FlowMod
+		for i, u := range exactFlows(5, 0) {
+			updateToWire(&u, &fm)
+			fm.Version, fm.XID = openflow.Version13, uint32(i+1)
+			c.send(&fm)
+		}
+		flows := func() int {
+			a.tmu.Lock()
+			defer a.tmu.Unlock()
+			return len(a.pipe.Rules(0))
+		}
+		look := 2 * time.Second
+		if wait == time.Hour {
+			look = 200 * time.Millisecond // ten times the other wait
+		}
+		n := flows()
+		for deadline := time.Now().Add(look); n == 0 && time.Now().Before(deadline); n = flows() {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if wait == time.Hour {
+			if n != 0 {
+				t.Errorf("batch wait of an hour: %d flows applied within %v without a barrier", n, look)
+			}
+			continue
+		}
+		if n != 5 {
+			t.Errorf("batch wait of %v: %d of 5 flows applied after 2 s", wait, n)
+		}
+		// The connection goes on: a barrier is answered.
+		c.send(&openflow.Empty{Header: hdr(openflow.TypeBarrierRequest, 9)})
+		c.recv(openflow.TypeBarrierReply)
+	}
+}
+
 // TestSharedInstructions checks the translation a connection reuses for
 // FLOW_MODs with the same instruction bytes: it is only reused for the same
 // table (goto_table's validity depends on it), and a match the flow tables

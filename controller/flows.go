@@ -89,6 +89,7 @@ func (c *conn) onFlowMod(msg []byte) error {
 	}
 	if len(c.batch) == 1 {
 		c.batchStart, c.batchLks = time.Now(), c.a.lookups()
+		c.batchDue = c.batchStart.Add(c.a.cfg.BatchWait)
 	}
 	c.batchReq = append(c.batchReq, pendingMod{})
 	p := &c.batchReq[len(c.batchReq)-1]
