@@ -51,6 +51,25 @@
 // nothing. When the filter fills, the writer builds a larger one from the
 // index and swaps it in; lookups use the old one until then.
 //
+// # Recycling
+//
+// Without Config.Recycle, a removed rule and a replaced index node are
+// left to the garbage collector once unlinked. With it, the pipeline
+// reuses their memory for the rules and nodes of later adds, by
+// epoch-based reclamation: the goroutines that look rules up announce
+// through a Reader when they may hold rules (Enter) and when they hold
+// none (Leave); the writer retires what it takes out of the index, tagged
+// with the current epoch, advances the epoch at the end of each burst and
+// of each idle cleanup, and reuses what was retired before the oldest
+// epoch an entered reader announced. Readers never wait and never write
+// shared memory other than their own announcement; a reader that stays
+// entered only keeps memory from being reused. A rule stays out of
+// recycling while anything else may read it: while a node still lists it
+// (a removed rule's entry stays in a node other rules use until the node
+// is next copied), when a FlowRemoved record names it, and when a MODIFY's
+// new rule shares its counters. The data plane's workers announce every
+// burst they process (dataplane.Worker.Process and Quiesce).
+//
 // # Merged subtables
 //
 // Like TupleMerge, a rule may live in a subtable whose mask is coarser than

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -52,6 +53,18 @@ type Config struct {
 	// makes it, from another goroutine. Zero keeps none. A burst's worth
 	// (the agent's batch maximum, 1024) takes about 600 KB per table in use.
 	PrefaultRules int
+	// Recycle makes the pipeline reuse the memory of removed rules and of
+	// replaced index nodes for the rules and nodes of later adds, once no
+	// reader can still hold them, instead of leaving it to the garbage
+	// collector: a table whose flows come and go then takes no new memory
+	// (and no page faults) for them, and the collector runs less often.
+	// Its lookups must then all come from goroutines that announce them
+	// through a Reader, and a caller of the writer methods may use a rule
+	// they return (Rules, a Lookup of its own) only until its next writer
+	// call; FlowRemoved records are the exception: their rules are never
+	// reused. The memory of the largest table held stays with the
+	// pipeline.
+	Recycle bool
 }
 
 // Command is a FLOW_MOD command (enum ofp_flow_mod_command).
@@ -116,6 +129,8 @@ const (
 
 // FlowRemoved is the record of a rule that left its table with
 // OFPFF_SEND_FLOW_REM set: what the controller gets as OFPT_FLOW_REMOVED.
+// A pipeline that recycles (Config.Recycle) never reuses the memory of a
+// rule that has a record, so the record may be read at any time.
 type FlowRemoved struct {
 	Rule     *Rule
 	Reason   RemovedReason
@@ -148,6 +163,14 @@ type Pipeline struct {
 	// version v that then reads unlinked <= v saw only rules and nodes it
 	// could rely on; otherwise it retries.
 	unlinked atomic.Uint64
+	// epoch is the recycling epoch readers announce (see Reader); the
+	// writer advances it. readers are the registered readers' slots,
+	// replaced whole under rmu.
+	epoch   atomic.Uint64
+	readers atomic.Pointer[[]*readerSlot]
+	rmu     sync.Mutex
+	// recycled counts the rules and nodes reclaimed for reuse.
+	recycled atomic.Uint64
 	_        [64]byte // keep the writer's fields off the readers' cache line
 
 	// writer only
@@ -168,6 +191,9 @@ type Pipeline struct {
 	iters int
 	// pre is what prefetch worked out for the next update of a burst.
 	pre prepared
+	// poison makes a test's pipeline overwrite each rule and node it
+	// reclaims for reuse.
+	poison bool
 }
 
 // prepared is the subtable of an update's own mask and the hash of its key
@@ -217,6 +243,7 @@ func New(cfg *Config) (*Pipeline, error) {
 	p.ruleSlab.keepSpare(c.PrefaultRules, &p.prefaultLow)
 	p.version.Store(1)
 	p.next = 2
+	p.epoch.Store(1) // 0 is a reader that holds nothing
 	for i := range c.Tables {
 		t, err := newTable(p, uint8(i))
 		if err != nil {
@@ -260,6 +287,11 @@ func (p *Pipeline) Prefaulted() int {
 	}
 	return n
 }
+
+// Recycled returns how many removed rules and replaced index nodes the
+// pipeline has reclaimed for reuse so far (zero unless Config.Recycle). It
+// may be called from any goroutine.
+func (p *Pipeline) Recycled() uint64 { return p.recycled.Load() }
 
 // Table returns table i, or nil if there is none.
 func (p *Pipeline) Table(i uint8) *Table {
@@ -484,9 +516,16 @@ func (p *Pipeline) publish() {
 }
 
 // cleanup unlinks the rules removed at published versions at least
-// Config.UnlinkAfter ago. It raises p.unlinked before it unlinks, so that a
-// lookup at an older version that overlaps it starts over.
+// Config.UnlinkAfter ago, then recycles what no reader can hold any more
+// (see recycle). It raises p.unlinked before it unlinks, so that a lookup
+// at an older version that overlaps it starts over.
 func (p *Pipeline) cleanup() {
+	p.unlinkDead()
+	p.recycle()
+}
+
+// unlinkDead is cleanup's unlinking.
+func (p *Pipeline) unlinkDead() {
 	if len(p.dead) == 0 {
 		return
 	}
@@ -575,6 +614,7 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]F
 	p.dead = append(p.dead, d)
 	delete(p.timed, r)
 	if out != nil && r.Flags&FlagSendFlowRem != 0 {
+		r.recycle = false // the record's reader may read it at any time
 		*out = append(*out, FlowRemoved{Rule: r, Reason: reason, Duration: time.Duration(stamp(now) - r.stats.created),
 			Packets: r.Packets(), Bytes: r.Bytes()})
 	}
@@ -661,6 +701,7 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	// statistics report them.
 	r.Flags = u.Flags
 	r.Instructions, r.ID, r.Importance = u.Instructions, u.ID, u.Importance
+	r.recycle = p.cfg.Recycle
 	ns := stamp(now)
 	x.s.created, x.s.lastActive = ns, ns
 	r.stats = &x.s
@@ -741,6 +782,8 @@ func (p *Pipeline) modify(u *Update, now time.Time) error {
 		r.stats = old.stats
 		if u.Flags&FlagResetCounts != 0 {
 			r.stats = &ruleStats{created: old.stats.created, lastActive: old.stats.lastActive}
+		} else {
+			old.recycle = false // r counts on its counters
 		}
 		p.remove(old, RemovedDelete, now, nil)
 		if err := p.insert(t, r, nil); err != nil {

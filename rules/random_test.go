@@ -153,18 +153,35 @@ type remKey struct {
 }
 
 // runRandom drives a Pipeline and the oracle with the same operations and
-// fails on the first disagreement.
-func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, more func() bool) {
+// fails on the first disagreement. With recycle, the pipeline reuses the
+// memory of removed rules and nodes (poisoning each as it is reclaimed),
+// and removed rules are unlinked in the burst that removes them, so that
+// reuse starts at once; the lookups come from the writer's goroutine
+// between its calls, which needs no Reader.
+func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle bool, more func() bool) *rules.Pipeline {
 	const tables = 3
 	clk := &clock{t: time.Unix(1_000_000, 0)}
-	p, err := rules.New(&rules.Config{Tables: tables, Filter: kind, FilterBuckets: 4, Now: clk.now, Seed: 7})
+	cfg := &rules.Config{Tables: tables, Filter: kind, FilterBuckets: 4, Now: clk.now, Seed: 7}
+	if recycle {
+		cfg.Recycle, cfg.UnlinkAfter = true, -1
+	}
+	p, err := rules.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if recycle {
+		rules.Poison(p)
+	}
 	o := oracle.NewFlows(tables)
+	type record struct {
+		remKey
+		r *rules.Rule
+	}
+	var records []record
 	var hits, misses, oks, fails, removed int
 	defer func() {
-		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d", oks, fails, hits, misses, removed)
+		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d; rules and nodes recycled %d",
+			oks, fails, hits, misses, removed, p.Recycled())
 	}()
 	for step := 0; step < steps && more(); step++ {
 		switch op := r.IntN(10); {
@@ -193,6 +210,7 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, more fu
 			var got []remKey
 			for _, fr := range res.Removed {
 				got = append(got, remKey{fr.Rule.Match, fr.Rule.Priority, fr.Reason, fr.Packets})
+				records = append(records, record{got[len(got)-1], fr.Rule})
 			}
 			removed += compareRemoved(t, step, got, orem)
 		case op < 9: // lookups, counted as hits
@@ -220,6 +238,7 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, more fu
 			var got, want []remKey
 			for _, fr := range p.Expire() {
 				got = append(got, remKey{fr.Rule.Match, fr.Rule.Priority, fr.Reason, fr.Packets})
+				records = append(records, record{got[len(got)-1], fr.Rule})
 			}
 			for _, e := range o.Expire(clk.t) {
 				want = append(want, remKey{e.Entry.Match, e.Entry.Priority, e.Reason, e.Entry.Packets})
@@ -241,6 +260,14 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, more fu
 			}
 		}
 	}
+	// A flow-removed record's rule is never recycled: every record taken
+	// still describes its rule.
+	for i, k := range records {
+		if got := (remKey{k.r.Match, k.r.Priority, k.reason, k.pk}); got != k.remKey {
+			t.Fatalf("flow-removed record %d changed after it was made: %v, was %v", i, got, k.remKey)
+		}
+	}
+	return p
 }
 
 func compareRemoved(t testing.TB, step int, got, want []remKey) int {
@@ -269,7 +296,13 @@ func TestRandomAgainstOracle(t *testing.T) {
 	for _, kind := range []rules.FilterKind{rules.FilterBloomCuckoo, rules.FilterCuckoo, rules.FilterNone} {
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%s/seed=%d", kind, seed), func(t *testing.T) {
-				runRandom(t, rand.New(rand.NewPCG(seed, 99)), steps, kind, func() bool { return true })
+				runRandom(t, rand.New(rand.NewPCG(seed, 99)), steps, kind, false, func() bool { return true })
+			})
+			t.Run(fmt.Sprintf("%s/recycle/seed=%d", kind, seed), func(t *testing.T) {
+				p := runRandom(t, rand.New(rand.NewPCG(seed, 99)), steps, kind, true, func() bool { return true })
+				if p.Recycled() == 0 {
+					t.Errorf("nothing recycled in %d steps", steps)
+				}
 			})
 		}
 	}
@@ -284,8 +317,10 @@ func FuzzPipeline(f *testing.F) {
 	}
 	f.Add(seed)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The first byte's low bit picks a recycling pipeline.
+		recycle := len(data) > 0 && data[0]&1 == 1
 		s := &byteSource{b: data}
-		runRandom(t, s, 200, rules.FilterBloomCuckoo, func() bool { return !s.done() })
+		runRandom(t, s, 200, rules.FilterBloomCuckoo, recycle, func() bool { return !s.done() })
 	})
 }
 

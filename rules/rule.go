@@ -114,6 +114,11 @@ type Rule struct {
 	stats   *ruleStats
 	table   uint8
 	exact   bool // r's mask is its subtable's: no full-match check needed
+	// recycle says that r's memory goes back to the rule slab once no
+	// index node reaches it (Config.Recycle): set by add, which took it
+	// from the slab, cleared when a FlowRemoved record or a modified rule
+	// (its counters) keeps it.
+	recycle bool
 
 	// Importance is the rule's eviction precedence (OpenFlow 1.4's
 	// importance): set by the ADD that made the rule, kept by MODIFY,

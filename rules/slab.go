@@ -24,8 +24,19 @@ import (
 // rule and its index node take some 550 bytes, so a burst of 256 adds into
 // fresh memory faults about 35 times, each microseconds on a virtual
 // machine).
+//
+// A slab of a pipeline that recycles (Config.Recycle) also reuses elements:
+// the writer retires an element once no index node reaches it any more,
+// tagged with the pipeline's epoch; reclaim moves the retired elements that
+// no reader can still hold (see Reader) to recycled, and next hands those
+// out, zeroed, before it starts a chunk.
 type slab[T any] struct {
 	free []T
+	// limbo holds the retired elements, oldest first, with the epoch at
+	// which each was retired; recycled the reclaimed ones, ready for
+	// reuse. Writer only.
+	limbo    []retired[T]
+	recycled []*T
 	// spare holds zeroed chunks, their pages touched, made by fill; nil
 	// when the slab keeps none.
 	spare chan []T
@@ -125,9 +136,46 @@ func touch[T any](c []T) {
 	b[n-1] = 0
 }
 
-// next returns a zero T from the current chunk, starting a new chunk when it
-// is used up.
+// retired is an element in a slab's limbo.
+type retired[T any] struct {
+	x     *T
+	epoch uint64
+}
+
+// retire puts x, which no index node reaches any more, into the limbo at
+// epoch e.
+func (s *slab[T]) retire(x *T, e uint64) {
+	s.limbo = append(s.limbo, retired[T]{x, e})
+}
+
+// reclaim makes the retired elements of epochs before oldest available to
+// next, and calls poison, if not nil, on each. It returns how many it
+// reclaimed.
+func (s *slab[T]) reclaim(oldest uint64, poison func(*T)) int {
+	k := 0
+	for k < len(s.limbo) && s.limbo[k].epoch < oldest {
+		x := s.limbo[k].x
+		if poison != nil {
+			poison(x)
+		}
+		s.recycled = append(s.recycled, x)
+		k++
+	}
+	n := copy(s.limbo, s.limbo[k:])
+	clear(s.limbo[n:])
+	s.limbo = s.limbo[:n]
+	return k
+}
+
+// next returns a zero T: the element reclaimed last, if any, else the next
+// of the current chunk, starting a new chunk when it is used up.
 func (s *slab[T]) next() *T {
+	if n := len(s.recycled); n > 0 {
+		x := s.recycled[n-1]
+		s.recycled = s.recycled[:n-1]
+		clear(unsafe.Slice(x, 1))
+		return x
+	}
 	if len(s.free) == 0 {
 		s.free = s.chunk()
 	}

@@ -855,6 +855,9 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	if !placed {
 		rs = append(rs, r)
 	}
+	// Retired before replaceNode points the rules it keeps at their new
+	// node: old's unlinked rules are those that do not point at it.
+	t.retireNode(old)
 	t.replaceNode(sl, old, t.newNode(st, &pk, rs))
 	clear(rs)
 	t.rs = rs
@@ -962,6 +965,7 @@ func (t *Table) unlink(r *Rule) {
 	}
 	if !linked {
 		t.removeNode(sl, old)
+		t.retireNode(old) // with r and the rules unlinked before it
 		if f := t.state.Load().filter; f != nil {
 			f.Delete(h)
 		}

@@ -1,0 +1,170 @@
+package rules
+
+import (
+	"slices"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Reader is a goroutine's registration as a looker-up of a pipeline that
+// recycles the memory of removed rules and index nodes (Config.Recycle).
+//
+// Such a pipeline reuses a rule's memory for another rule once no reader
+// can still hold it, and it knows which readers can from their Readers: a
+// goroutine that looks rules up calls Enter before it does, may then use the
+// rules it finds (their fields, Hit) until it calls Leave or Enter again,
+// and calls Leave when it has nothing more to look up for a while. The
+// writer never waits for readers: a reader that stays entered only keeps
+// the pipeline from reusing what was removed after it entered, which then
+// costs fresh memory instead, as without recycling.
+//
+// This is epoch-based reclamation, with quiescent states announced by the
+// readers: each removed rule and replaced node is retired, tagged with the
+// pipeline's epoch, after it left the index; the writer then advances the
+// epoch and reuses what was retired before the oldest epoch any entered
+// reader announced. A reader that entered at epoch e loaded the index after
+// the writer advanced past e-1, so nothing retired at e-1 or earlier is
+// reachable for it.
+//
+// On a pipeline that does not recycle, a Reader costs two atomic stores
+// per Enter and Leave and changes nothing.
+//
+// # Concurrency
+//
+// A Reader belongs to one goroutine at a time. NewReader and Close are
+// safe from any goroutine.
+type Reader struct {
+	p    *Pipeline
+	slot *readerSlot
+}
+
+// readerSlot is the epoch a reader entered at, 0 while it holds nothing,
+// alone on its cache line (the allocator aligns 64-byte objects to 64).
+type readerSlot struct {
+	epoch atomic.Uint64
+	_     [56]byte
+}
+
+// NewReader registers a reader of p. It starts out left (holding nothing).
+func (p *Pipeline) NewReader() *Reader {
+	s := new(readerSlot)
+	p.rmu.Lock()
+	defer p.rmu.Unlock()
+	var rs []*readerSlot
+	if old := p.readers.Load(); old != nil {
+		rs = slices.Clone(*old)
+	}
+	rs = append(rs, s)
+	p.readers.Store(&rs)
+	return &Reader{p: p, slot: s}
+}
+
+// Enter announces that the reader is about to look rules up, and that it
+// holds no rule, node or answer of its lookups before this call.
+func (r *Reader) Enter() { r.slot.epoch.Store(r.p.epoch.Load()) }
+
+// Leave announces that the reader holds no rule, node or answer of its
+// lookups.
+func (r *Reader) Leave() { r.slot.epoch.Store(0) }
+
+// Close leaves and unregisters the reader. It must not be used again.
+func (r *Reader) Close() {
+	r.Leave()
+	p := r.p
+	p.rmu.Lock()
+	defer p.rmu.Unlock()
+	old := p.readers.Load()
+	if old == nil {
+		return
+	}
+	rs := slices.DeleteFunc(slices.Clone(*old), func(s *readerSlot) bool { return s == r.slot })
+	p.readers.Store(&rs)
+}
+
+// oldestReader returns the smallest epoch an entered reader announced, or
+// the largest uint64 when none is entered.
+func (p *Pipeline) oldestReader() uint64 {
+	m := ^uint64(0)
+	if rs := p.readers.Load(); rs != nil {
+		for _, s := range *rs {
+			if e := s.epoch.Load(); e != 0 && e < m {
+				m = e
+			}
+		}
+	}
+	return m
+}
+
+// recycle advances the epoch and makes what was retired before the oldest
+// entered reader's epoch available for reuse. Writer only.
+func (p *Pipeline) recycle() {
+	if !p.cfg.Recycle {
+		return
+	}
+	pending := len(p.ruleSlab.limbo)
+	for _, t := range p.tables {
+		pending += len(t.nodeSlab.limbo)
+	}
+	if pending == 0 {
+		return
+	}
+	p.epoch.Add(1)
+	oldest := p.oldestReader()
+	var pr func(*ruleWithStats)
+	var pn func(*inode)
+	if p.poison {
+		pr, pn = poisonRule, poisonNode
+	}
+	n := p.ruleSlab.reclaim(oldest, pr)
+	for _, t := range p.tables {
+		n += t.nodeSlab.reclaim(oldest, pn)
+	}
+	p.recycled.Add(uint64(n))
+}
+
+// retireRule hands r, which no index node reaches any more, to recycling
+// if it came from the rule slab and nothing else keeps it (see
+// Rule.recycle). Writer only.
+func (p *Pipeline) retireRule(r *Rule) {
+	if r.recycle {
+		r.recycle = false
+		// r is the first field of the ruleWithStats add took from the slab.
+		p.ruleSlab.retire((*ruleWithStats)(unsafe.Pointer(r)), p.epoch.Load())
+	}
+}
+
+// retireNode hands n, which no slot reaches any more, to recycling, with
+// the rules of its entries that were unlinked while n stayed in the index.
+// Writer only.
+func (t *Table) retireNode(n *inode) {
+	p := t.p
+	if !p.cfg.Recycle {
+		return
+	}
+	for i := range n.ents {
+		if r := n.ents[i].r; r.node != n {
+			p.retireRule(r)
+		}
+	}
+	t.nodeSlab.retire(n, p.epoch.Load())
+}
+
+// poisonRule and poisonNode overwrite what lookups read of a reclaimed rule
+// or node with values no flow has (a test's Pipeline.poison), so that a
+// reader that still held one gives an answer an oracle refuses, and the
+// race detector sees the writes.
+func poisonRule(x *ruleWithStats) {
+	x.r.Priority, x.r.Cookie, x.r.seq = 0xdead, 0xdeaddeaddeaddead, 1<<46
+	for i := range x.r.Match.Key {
+		x.r.Match.Key[i], x.r.Match.Mask[i] = ^uint64(0), ^uint64(0)
+	}
+	x.s.packets.Store(1 << 60)
+}
+
+func poisonNode(n *inode) {
+	for i := range n.key {
+		n.key[i] = ^uint64(0)
+	}
+	n.one[0].rank, n.one[0].added = ^uint64(0), ^uint64(0)
+	n.one[0].removed.Store(^uint64(0))
+}

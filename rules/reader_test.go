@@ -1,0 +1,258 @@
+package rules_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/internal/oracle"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// TestRecycleConcurrent: lookups through Readers on three goroutines while
+// bursts of adds, deletes and modifies recycle the memory of what they
+// remove. Every answer must be the oracle's at the version the lookup read,
+// and every rule found must keep its fields for as long as its reader
+// stays entered: one reader holds its answers across 16 rounds of lookups
+// (and bursts) and checks them again after every round. The pipeline poisons
+// what it reclaims, so a rule reused under a reader that still held it
+// fails the checks, and under -race the poisoning writes race with the
+// reader's reads.
+func TestRecycleConcurrent(t *testing.T) {
+	for _, ua := range []time.Duration{-1, 50 * time.Microsecond} {
+		t.Run(fmt.Sprintf("unlink-after=%v", ua), func(t *testing.T) { testRecycleConcurrent(t, ua) })
+	}
+}
+
+func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
+	rounds := 400
+	if raceEnabled {
+		rounds = 100
+	}
+	p, err := rules.New(&rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter, Recycle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules.Poison(p)
+	rng := rand.New(rand.NewPCG(7, 8))
+	var mu sync.Mutex
+	snaps := map[uint64][]*oracle.Entry{}
+	o := oracle.NewFlows(1)
+	record := func(v uint64) {
+		mu.Lock()
+		snaps[v] = o.Entries(0)
+		mu.Unlock()
+	}
+	record(p.Version())
+	keys := make([]rules.Key, 64)
+	for i := range keys {
+		keys[i] = randKey(rng)
+	}
+	// held is what a reader saw of a rule when it found it.
+	type held struct {
+		r   *rules.Rule
+		m   rules.Match
+		pri uint16
+		seq uint64
+	}
+	changed := func(h held) bool { return h.r.Match != h.m || h.r.Priority != h.pri || h.r.Seq() != h.seq }
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var checked atomic.Int64
+	errc := make(chan error, 3)
+	for g := range 3 {
+		rd := p.NewReader()
+		wg.Go(func() {
+			defer rd.Close()
+			var c rules.Counters
+			out := make([]*rules.Rule, 8)
+			var hold []held
+			for i := 0; !stop.Load(); i++ {
+				// Reader 0 enters once in 16 rounds and holds
+				// what it finds in between.
+				if g != 0 || i%16 == 0 {
+					rd.Enter()
+				}
+				ks := keys[(i*8+g)%56:][:8]
+				v := p.Table(0).LookupBatchCount(ks, out, &c)
+				mu.Lock()
+				snap, ok := snaps[v]
+				mu.Unlock()
+				for j := range ks {
+					if !ok {
+						break // published before it was recorded
+					}
+					var want *oracle.Entry
+					for _, e := range snap {
+						if e.Match.Matches(&ks[j]) {
+							want = e
+							break
+						}
+					}
+					got := out[j]
+					if (got == nil) != (want == nil) || got != nil && (got.Seq() != want.Seq || got.Match != want.Match || got.Priority != want.Priority) {
+						errc <- fmt.Errorf("reader %d: version %d key %v: got %+v, oracle %+v", g, v, ks[j], got, want)
+						return
+					}
+					checked.Add(1)
+					if got != nil && g == 0 {
+						hold = append(hold, held{got, got.Match, got.Priority, got.Seq()})
+					}
+				}
+				if g == 0 && i%16 != 15 {
+					// A pause of up to 1 ms, and the held rules
+					// must be as they were.
+					time.Sleep(time.Duration(i%3) * 500 * time.Microsecond)
+					for _, h := range hold {
+						if changed(h) {
+							errc <- fmt.Errorf("reader 0: a rule it holds changed: now %v pri %d seq %d, was %v pri %d seq %d",
+								h.r.Match, h.r.Priority, h.r.Seq(), h.m, h.pri, h.seq)
+							return
+						}
+					}
+					continue
+				}
+				hold = hold[:0]
+				rd.Leave()
+			}
+		})
+	}
+	for range rounds {
+		ups := make([]rules.Update, 1+rng.IntN(24))
+		for i := range ups {
+			u := randUpdate(rng, 1)
+			u.Flags &^= rules.FlagCheckOverlap | rules.FlagSendFlowRem
+			u.IdleTimeout, u.HardTimeout = 0, 0
+			ups[i] = u
+		}
+		p.ApplyBatch(ups, true)
+		for i := range ups {
+			o.Apply(&ups[i], time.Time{})
+		}
+		record(p.Version())
+		if rng.IntN(4) == 0 {
+			time.Sleep(100 * time.Microsecond)
+			p.Rebalance(64) // unlinks and recycles, as the idle maintenance does
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); checked.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	if checked.Load() == 0 {
+		t.Fatal("no lookup was checked")
+	}
+	if p.Recycled() == 0 {
+		t.Fatal("nothing was recycled")
+	}
+	t.Logf("%d lookups checked against %d versions; %d rules and nodes recycled", checked.Load(), len(snaps), p.Recycled())
+}
+
+// TestReaderHoldsBack: a rule a reader found is not reused while the
+// reader stays entered, even after it is deleted and unlinked and adds
+// need memory; once the reader leaves, the next burst reclaims it and an
+// add reuses its memory.
+func TestReaderHoldsBack(t *testing.T) {
+	p, err := rules.New(&rules.Config{Recycle: true, UnlinkAfter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adds, keys := exactAddsKeys(8, 0)
+	mustApplyAll(t, p, adds)
+	rd := p.NewReader()
+	defer rd.Close()
+	rd.Enter()
+	held := p.Table(0).Lookup(&keys[3])
+	if held == nil {
+		t.Fatal("flow 3 not found")
+	}
+	m, pri := held.Match, held.Priority
+	mustApplyAll(t, p, []rules.Update{{Command: rules.CmdDeleteStrict, Match: adds[3].Match, Priority: adds[3].Priority}})
+	more, _ := exactAddsKeys(8, 100)
+	mustApplyAll(t, p, more)
+	if n := p.Recycled(); n != 0 {
+		t.Fatalf("%d rules and nodes recycled while a reader held one", n)
+	}
+	if held.Match != m || held.Priority != pri {
+		t.Fatal("the held rule changed")
+	}
+	rd.Leave()
+	mustApplyAll(t, p, nil) // a burst: the writer looks at its readers again
+	if n := p.Recycled(); n != 2 {
+		t.Fatalf("%d rules and nodes recycled after the reader left, want 2 (a rule and its node)", n)
+	}
+	again, akeys := exactAddsKeys(1, 200)
+	mustApplyAll(t, p, again)
+	if r := p.Table(0).Lookup(&akeys[0]); r != held {
+		t.Fatalf("the next add took new memory (%p), not the recycled rule's (%p)", r, held)
+	}
+	if held.Match != again[0].Match {
+		t.Fatal("the reused rule does not carry the new flow's match")
+	}
+}
+
+// TestRecycleAllocs: with Recycle, a table whose flows are deleted and
+// added again takes no new memory for their rules and nodes; without it
+// every add does.
+func TestRecycleAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	adds, _ := exactAddsKeys(256, 0)
+	dels := make([]rules.Update, len(adds))
+	for i, u := range adds {
+		dels[i] = rules.Update{Command: rules.CmdDeleteStrict, Match: u.Match, Priority: u.Priority}
+	}
+	for _, recycle := range []bool{false, true} {
+		p, err := rules.New(&rules.Config{Recycle: recycle, UnlinkAfter: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A flow of the same mask stays, so that its subtable does
+		// too: a subtable emptied is dropped and made again.
+		base, _ := exactAddsKeys(1, 1000)
+		mustApplyAll(t, p, base)
+		mustApplyAll(t, p, adds)
+		mustApplyAll(t, p, dels)
+		n := testing.AllocsPerRun(20, func() {
+			p.ApplyBatch(adds, true)
+			p.ApplyBatch(dels, true)
+		})
+		// Two bursts: each allocates its result's error slice.
+		if recycle && n > 2 {
+			t.Errorf("recycling: %v allocations per 256 adds and deletes, want 2", n)
+		}
+		if !recycle && n < 10 {
+			t.Errorf("without recycling: %v allocations per 256 adds and deletes, want 10 or more (the check above would prove nothing)", n)
+		}
+		t.Logf("recycle=%v: %v allocations per 256 adds and deletes", recycle, n)
+	}
+}
+
+// exactAddsKeys returns n exact 5-tuple adds from offset on, and a key each
+// matches.
+func exactAddsKeys(n, offset int) ([]rules.Update, []rules.Key) {
+	ups := exactAdds(n, offset)
+	keys := make([]rules.Key, n)
+	for i := range ups {
+		keys[i] = ups[i].Match.Key
+	}
+	return ups, keys
+}
+
+func mustApplyAll(t *testing.T, p *rules.Pipeline, ups []rules.Update) {
+	t.Helper()
+	for i, err := range p.ApplyBatch(ups, true).Errs {
+		if err != nil {
+			t.Fatalf("update %d: %v", i, err)
+		}
+	}
+}
