@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -37,7 +38,16 @@ type verdict struct {
 // that packets later in the capture match. Every verdict must equal a
 // linear scan of the rules the oracle held at the version the lookup saw,
 // and no packet of a flow whose rule stayed installed throughout may miss.
+// With a pipeline that recycles (and unlinks removed rules in the burst
+// that removes them), a rule whose memory was reused under a worker shows
+// as another rule's ID, and under -race as a race with the worker.
 func TestBurstsDuringTraffic(t *testing.T) {
+	for _, recycle := range []bool{false, true} {
+		t.Run(fmt.Sprintf("recycle=%v", recycle), func(t *testing.T) { testBurstsDuringTraffic(t, recycle) })
+	}
+}
+
+func testBurstsDuringTraffic(t *testing.T, recycle bool) {
 	c := mustLoad(t, "mix.pcap")
 	// Distinct IPv4 TCP/UDP flows of the capture, and each frame's key.
 	p := NewParser()
@@ -64,7 +74,11 @@ func TestBurstsDuringTraffic(t *testing.T) {
 	rng.Shuffle(len(flows), func(i, j int) { flows[i], flows[j] = flows[j], flows[i] })
 	permanent, churn := flows[:len(flows)/4], flows[len(flows)/4:]
 
-	pipe, err := rules.New(&rules.Config{Filter: rules.FilterBloomCuckoo, BloomAfter: 0, FilterBuckets: 16})
+	cfg := &rules.Config{Filter: rules.FilterBloomCuckoo, BloomAfter: 0, FilterBuckets: 16}
+	if recycle {
+		cfg.Recycle, cfg.UnlinkAfter = true, -1
+	}
+	pipe, err := rules.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +124,7 @@ func TestBurstsDuringTraffic(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			w := sw.Worker(wi)
+			defer w.Quiesce()
 			b := new(Burst)
 			idx := shards[wi]
 			log := make([]verdict, 0, 64*c.Len())
@@ -211,5 +226,82 @@ func TestBurstsDuringTraffic(t *testing.T) {
 	if checked == 0 || during == 0 {
 		t.Fatalf("checked %d verdicts, %d while bursts were applied", checked, during)
 	}
-	t.Logf("%d verdicts checked, %d at intermediate versions; filter %+v", checked, during, pipe.Table(0).Stats())
+	if recycle && pipe.Recycled() == 0 {
+		t.Fatal("nothing was recycled")
+	}
+	t.Logf("%d verdicts checked, %d at intermediate versions; %d rules and nodes recycled; filter %+v",
+		checked, during, pipe.Recycled(), pipe.Table(0).Stats())
+}
+
+// TestWorkerHoldsRules: on a pipeline that recycles, the rules a worker's
+// burst found stay as they were, even when the writer deletes them and adds
+// others, until the worker quiesces (or processes its next burst); after
+// that the writer reuses their memory.
+func TestWorkerHoldsRules(t *testing.T) {
+	c := mustLoad(t, "mix.pcap")
+	p := NewParser()
+	var frame = -1
+	var m rules.Match
+	for i := 0; i < c.Len() && frame < 0; i++ {
+		if h, ok := p.Parse(c.Frame(i), c.Link(i), uint32(c.Iface[i])+1); ok {
+			var k rules.Key
+			h.Key(&k)
+			if fm, ok := flowMatch4(&k); ok {
+				frame, m = i, fm
+			}
+		}
+	}
+	if frame < 0 {
+		t.Fatal("no IPv4 TCP/UDP frame in the capture")
+	}
+	pipe, err := rules.New(&rules.Config{Recycle: true, UnlinkAfter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := func(ups ...rules.Update) {
+		t.Helper()
+		for i, err := range pipe.ApplyBatch(ups, true).Errs {
+			if err != nil {
+				t.Fatalf("update %d: %v", i, err)
+			}
+		}
+	}
+	out := []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}}}
+	apply(rules.Update{Match: m, Priority: 100, ID: 7, Instructions: out})
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2}})
+	w := sw.Worker(0)
+	b := new(Burst)
+	c.fillIdx(b, []int32{int32(frame)})
+	w.Process(b)
+	hits, _, _ := w.Verdicts()
+	if len(hits) != 1 || hits[0] == nil || hits[0].ID != 7 {
+		t.Fatalf("verdicts %v, want the rule of ID 7", hits)
+	}
+	held := hits[0]
+	// Delete it, then add flows that need memory: none may take its.
+	others := func(id int) []rules.Update {
+		var ups []rules.Update
+		for i := range 8 {
+			var o rules.Match
+			o.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+			o.SetExact(rules.FieldIPv4Src, uint64(0x0b000000+id*8+i))
+			ups = append(ups, rules.Update{Match: o, Priority: 10, ID: id*8 + i + 1000, Instructions: out})
+		}
+		return ups
+	}
+	apply(rules.Update{Command: rules.CmdDeleteStrict, Match: m, Priority: 100})
+	apply(others(1)...)
+	apply(others(2)...)
+	if held.ID != 7 || held.Match != m || pipe.Recycled() != 0 {
+		t.Fatalf("while the worker held it: rule ID %d, match %v, %d recycled; want ID 7, %v, none", held.ID, held.Match, pipe.Recycled(), m)
+	}
+	w.Quiesce()
+	apply() // the next burst reclaims
+	if pipe.Recycled() == 0 {
+		t.Fatal("nothing recycled after the worker quiesced")
+	}
+	apply(others(3)...)
+	if held.ID == 7 {
+		t.Fatal("the held rule's memory was not reused after the worker quiesced")
+	}
 }

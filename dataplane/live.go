@@ -684,6 +684,8 @@ func (w *Worker) runQueue(src frameSource, inPort uint32, poll time.Duration, st
 			w.Process(b)
 			w.publish()
 		}
+		// The next read may wait a poll timeout for frames.
+		w.Quiesce()
 	}
 	for i := range b.Frames {
 		b.Frames[i] = nil

@@ -79,6 +79,7 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 	s.pktMu.Lock()
 	defer s.pktMu.Unlock()
 	w := s.pktout
+	defer w.Quiesce()
 	w.clock, w.open = false, false
 	w.load(0, frame, inPort)
 	for i := range actions {

@@ -57,6 +57,7 @@ var setOrder = [...]rules.ActionKind{rules.ActionPopVLAN, rules.ActionPushVLAN, 
 // One deferred recover per stage covers the burst: a panic in an action
 // costs only the packet that caused it.
 func (w *Worker) Process(b *Burst) {
+	w.rd.Enter() // nothing of the burst before is held from here on
 	w.processed.Add(uint64(b.N))
 	w.clock = false
 	w.open = w.sw.failOpen.Load()

@@ -121,6 +121,7 @@ func (w *Worker) ReplayShard(ctx context.Context, c *Capture, idx []int32, cfg *
 		conf.Sleep = sleepCtx
 	}
 	b := &w.burst
+	defer w.Quiesce()
 	done := ctx.Done()
 	t0 := int64(0)
 	if c.Len() > 0 {
@@ -138,6 +139,7 @@ func (w *Worker) ReplayShard(ctx context.Context, c *Capture, idx []int32, cfg *
 		j := min(i+BurstSize, len(idx))
 		if conf.Speed > 0 {
 			if wait := due(idx[i]).Sub(conf.Now()); wait > 0 {
+				w.Quiesce()
 				if err := conf.Sleep(ctx, wait); err != nil {
 					return err
 				}

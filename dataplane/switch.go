@@ -324,6 +324,7 @@ type Worker struct {
 
 	id     int
 	sw     *Switch
+	rd     *rules.Reader // the worker's lookups, announced to the pipeline
 	parser *Parser
 	portc  []portCounters // by port index; padded: see newWorker
 
@@ -352,7 +353,7 @@ type Worker struct {
 }
 
 func newWorker(s *Switch, id int) *Worker {
-	w := &Worker{id: id, sw: s, parser: NewParser()}
+	w := &Worker{id: id, sw: s, rd: s.pipe.NewReader(), parser: NewParser()}
 	// One extra cache line of counters on each side keeps neighbouring
 	// workers' port counters apart.
 	pc := make([]portCounters, len(s.ports)+4)
@@ -373,6 +374,15 @@ func newWorker(s *Switch, id int) *Worker {
 	return w
 }
 
+// Quiesce tells the pipeline that the worker holds none of the rules its
+// lookups found (see rules.Reader), until its next Process: a pipeline
+// that recycles the memory of removed rules may then reuse what was
+// removed while the worker held it. Call it from the goroutine that owns
+// the worker whenever it stops processing for a while: after each burst
+// when frames may not come back at once, and before it returns. A worker
+// that does not costs memory, not correctness.
+func (w *Worker) Quiesce() { w.rd.Leave() }
+
 // ID returns the worker's index.
 func (w *Worker) ID() int { return w.id }
 
@@ -386,8 +396,8 @@ func (w *Worker) Stats() Counters {
 
 // Verdicts returns, for the last burst given to Process, the table-0
 // answer of each parsed frame (nil: table miss), the burst slot of each,
-// and the pipeline version those answers belong to. The slices are reused
-// by the next Process.
+// and the pipeline version those answers belong to. The slices and the
+// rules are valid until the next Process or Quiesce.
 func (w *Worker) Verdicts() (hits []*rules.Rule, slots []uint8, version uint64) {
 	return w.hits[:w.n], w.idx[:w.n], w.version
 }
