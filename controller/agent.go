@@ -33,9 +33,12 @@ type Config struct {
 	// Ports are the switch's ports; nil for a switch without ports.
 	Ports Ports
 	// Pipeline holds the flow tables; nil means a new one with Tables
-	// tables, the default (Bloom-Cuckoo) filter and memory made ahead for
-	// a burst of BatchMax adds (rules.Config.PrefaultRules). Run keeps
-	// that memory made after every burst (rules.Pipeline.Prefault).
+	// tables, the default (Bloom-Cuckoo) filter, memory made ahead for
+	// a burst of BatchMax adds (rules.Config.PrefaultRules) and the memory
+	// of removed rules reused (rules.Config.Recycle: look rules up in it
+	// only through a rules.Reader). Run keeps that memory made after every
+	// burst (rules.Pipeline.Prefault). The agent reads the rules of a
+	// pipeline only under its own lock, so either kind works.
 	Pipeline *rules.Pipeline
 	// StrictPorts refuses masked TCP/UDP/SCTP ports with OFPBMC_BAD_MASK,
 	// as strict OpenFlow 1.3 requires; by default they are accepted, as
@@ -190,7 +193,7 @@ func New(cfg *Config) (*Agent, error) {
 	a.fail.init()
 	a.pipe = a.cfg.Pipeline
 	if a.pipe == nil {
-		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables), StrictPorts: a.cfg.StrictPorts, PrefaultRules: a.cfg.BatchMax})
+		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables), StrictPorts: a.cfg.StrictPorts, PrefaultRules: a.cfg.BatchMax, Recycle: true})
 		if err != nil {
 			return nil, fmt.Errorf("controller: %w", err)
 		}

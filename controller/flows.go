@@ -457,22 +457,24 @@ func (a *Agent) prefault(ctx context.Context) {
 	}
 }
 
-// selectRules returns the rules an OFPMP_FLOW or OFPMP_AGGREGATE request
-// selects (OpenFlow 1.3.5 §7.3.5.2): in the given table or all, whose match
-// the request's covers, that output to out_port and use out_group when
-// those are set, and whose cookie agrees under cookie_mask.
-func (a *Agent) selectRules(fr *openflow.FlowStatsRequest) ([]*rules.Rule, error) {
+// selectRules calls fn, in lookup order, for each rule an OFPMP_FLOW or
+// OFPMP_AGGREGATE request selects (OpenFlow 1.3.5 §7.3.5.2): in the given
+// table or all, whose match the request's covers, that output to out_port
+// and use out_group when those are set, and whose cookie agrees under
+// cookie_mask. fn runs under the table lock: a pipeline that recycles may
+// reuse a rule's memory for another flow in the next burst, so nothing of
+// a rule is read after selectRules returns.
+func (a *Agent) selectRules(fr *openflow.FlowStatsRequest, fn func(*rules.Rule)) error {
 	n := a.pipe.NumTables()
 	if fr.TableID != 0xff && int(fr.TableID) >= n {
-		return nil, openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadTableID)}
+		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadTableID)}
 	}
 	m, err := matchFromWire(&fr.Match, false, true)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	a.tmu.Lock()
 	defer a.tmu.Unlock()
-	var out []*rules.Rule
 	for id := range n {
 		if fr.TableID != 0xff && int(fr.TableID) != id {
 			continue
@@ -484,35 +486,31 @@ func (a *Agent) selectRules(fr *openflow.FlowStatsRequest) ([]*rules.Rule, error
 				(fr.OutGroup != openflow.GroupAny && !r.UsesGroup(fr.OutGroup)) {
 				continue
 			}
-			out = append(out, r)
+			fn(r)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func (c *conn) onFlowStats(msg []byte, req *openflow.MultipartRequest) error {
-	rs, err := c.a.selectRules(&req.Flow)
-	if err != nil {
-		return err
-	}
 	now := time.Now().UnixNano()
-	rep := &openflow.MultipartReply{Part: openflow.MultipartFlow, Flows: make([]openflow.FlowStats, len(rs))}
-	for i, r := range rs {
-		rep.Flows[i] = flowStats(r, now)
+	rep := &openflow.MultipartReply{Part: openflow.MultipartFlow}
+	if err := c.a.selectRules(&req.Flow, func(r *rules.Rule) {
+		rep.Flows = append(rep.Flows, flowStats(r, now))
+	}); err != nil {
+		return err
 	}
 	return c.sendParts(msg, rep)
 }
 
 func (c *conn) onAggregateStats(msg []byte, req *openflow.MultipartRequest) error {
-	rs, err := c.a.selectRules(&req.Flow)
-	if err != nil {
-		return err
-	}
 	rep := &openflow.MultipartReply{Part: openflow.MultipartAggregate}
-	for _, r := range rs {
+	if err := c.a.selectRules(&req.Flow, func(r *rules.Rule) {
 		rep.Aggregate.PacketCount += r.Packets()
 		rep.Aggregate.ByteCount += r.Bytes()
 		rep.Aggregate.FlowCount++
+	}); err != nil {
+		return err
 	}
 	return out(c.reply(msg, rep, openflow.TypeMultipartReply))
 }
