@@ -433,8 +433,10 @@ func RunExperiment(ctx context.Context, cfg *ExperimentConfig) (*Report, error) 
 
 func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Capture, shards [][][]int32, capFlows []rules.Match) (*KindReport, error) {
 	buckets, prefill := sizeFilter(len(c.Rules), c.Burst, c.Occupancy)
+	// Recycling as in ofswitch run: the workers announce their lookups
+	// (Worker.Process, Quiesce), and nothing else looks rules up.
 	pipe, err := rules.New(&rules.Config{Tables: c.Tables, Filter: fs.Kind, BloomAfter: fs.T, Seed: c.Seed,
-		FilterBuckets: buckets, MaxOccupancy: 0.99})
+		FilterBuckets: buckets, MaxOccupancy: 0.99, Recycle: true})
 	if err != nil {
 		return nil, err
 	}

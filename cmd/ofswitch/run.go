@@ -77,9 +77,13 @@ standalone switches table misses as a learning switch (NORMAL) after
 three inactivity probes without a controller, and at once when there is
 no --controller at all.
 
-Unless GOGC is set in the environment, run gives Go's garbage collector
-twice its default headroom (GOGC=200): fewer collections while flows are
-pushed, for a little more memory when tables are emptied and refilled.`,
+The memory of deleted flows is reused for the flows added after them,
+once no worker can still hold them (rules.Config.Recycle): a table whose
+flows come and go takes no new memory, and run keeps the memory of the
+largest tables it has held. Unless GOGC is set in the environment, run
+gives Go's garbage collector twice its default headroom (GOGC=200): fewer
+collections while flows are pushed, for a little more memory when tables
+are emptied and refilled.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var lvl slog.Level
@@ -135,7 +139,7 @@ pushed, for a little more memory when tables are emptied and refilled.`,
 			if err != nil {
 				return fmt.Errorf("--filter: %w", err)
 			}
-			pipe, err := rules.New(&rules.Config{Tables: tables, Filter: kind, BloomAfter: bloomAfter, StrictPorts: cfg.StrictPorts, PrefaultRules: prefault})
+			pipe, err := rules.New(&rules.Config{Tables: tables, Filter: kind, BloomAfter: bloomAfter, StrictPorts: cfg.StrictPorts, PrefaultRules: prefault, Recycle: true})
 			if err != nil {
 				return err
 			}
@@ -373,10 +377,11 @@ var (
 	descBloom     = prometheus.NewDesc("ofswitch_filter_bloom_elements", "Elements in the Bloom part of a table's filter.", []string{"table"}, nil)
 	descConns     = prometheus.NewDesc("ofswitch_openflow_connections", "OpenFlow connections past the handshake.", nil, nil)
 	descPrefault  = prometheus.NewDesc("ofswitch_prefaulted_chunks", "Chunks of rule memory made ahead of the bursts (--prefault) and not yet taken.", nil, nil)
+	descRecycled  = prometheus.NewDesc("ofswitch_recycled_total", "Removed rules and replaced index nodes whose memory was reclaimed for reuse.", nil, nil)
 )
 
 func (c *tableCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descFlows, descSubtables, descOccupancy, descBloom, descConns, descPrefault} {
+	for _, d := range []*prometheus.Desc{descFlows, descSubtables, descOccupancy, descBloom, descConns, descPrefault, descRecycled} {
 		ch <- d
 	}
 }
@@ -384,6 +389,7 @@ func (c *tableCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(c.agent.Conns()))
 	ch <- prometheus.MustNewConstMetric(descPrefault, prometheus.GaugeValue, float64(c.pipe.Prefaulted()))
+	ch <- prometheus.MustNewConstMetric(descRecycled, prometheus.CounterValue, float64(c.pipe.Recycled()))
 	for i, ts := range c.agent.TableStats() {
 		t := strconv.Itoa(i)
 		ch <- prometheus.MustNewConstMetric(descFlows, prometheus.GaugeValue, float64(ts.Flows), t)

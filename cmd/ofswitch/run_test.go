@@ -159,6 +159,16 @@ func TestRunPushMetrics(t *testing.T) {
 			t.Errorf("after delete, metrics lack %q:\n%s", want, body)
 		}
 	}
+	// The deleted flows' memory is reclaimed for reuse once the idle
+	// maintenance has unlinked them (2 ms after the burst): two rules
+	// and their nodes.
+	recycled := regexp.MustCompile(`(?m)^ofswitch_recycled_total [4-9]`)
+	for deadline := time.Now().Add(5 * time.Second); !recycled.Match(body); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the deleted flows were not recycled:\n%s", body)
+		}
+		body = sw.metrics(t)
+	}
 
 	sw.stop(t)
 	// The CPU profile, written at exit: gzipped protocol buffers.
