@@ -396,6 +396,11 @@ type Table struct {
 	// back while its removed predecessor awaits unlink makes one).
 	entSlab slab[entry]
 	rs      []*Rule // link's buffer
+	// spareNodes is the emptied nodes list of the last subtable dropped,
+	// for the next subtable made: a table emptied and refilled (a
+	// controller's delete of all flows, then its adds) then does not grow
+	// the list from nothing again.
+	spareNodes []*inode
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
@@ -712,7 +717,8 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 		return st
 	}
 	t.nextSubID++
-	st := &subtable{id: t.nextSubID, mask: *mask}
+	st := &subtable{id: t.nextSubID, mask: *mask, nodes: t.spareNodes}
+	t.spareNodes = nil
 	st.seed = fmix(st.id*0x9e3779b97f4a7c15 + uint64(t.id)<<56 + 1)
 	for w := range mask {
 		if mask[w] != 0 {
@@ -978,6 +984,9 @@ func (t *Table) unlink(r *Rule) {
 	st.n--
 	t.rules--
 	if st.n == 0 {
+		if cap(st.nodes) > cap(t.spareNodes) {
+			t.spareNodes = st.nodes[:0] // writer only: no lookup reads it
+		}
 		delete(t.subs, st.mask)
 		t.dropped++
 		if t.lastSub == st {

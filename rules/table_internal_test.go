@@ -63,3 +63,37 @@ func TestRelaxedWords(t *testing.T) {
 		}
 	}
 }
+
+// TestSpareNodes: a table emptied and refilled gives the new subtable the
+// nodes list of the one it dropped, with the room it had grown to.
+func TestSpareNodes(t *testing.T) {
+	p, err := New(&Config{UnlinkAfter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ups, _ := emptyTestFlows(1000, 0, 10)
+	mustApply(t, p, ups)
+	tbl := p.Table(0)
+	if len(tbl.subs) != 1 {
+		t.Fatalf("%d subtables, want 1", len(tbl.subs))
+	}
+	var old *subtable
+	for _, st := range tbl.subs {
+		old = st
+	}
+	room := cap(old.nodes)
+	mustApply(t, p, []Update{{Command: CmdDelete, Table: TableAll}})
+	if len(tbl.subs) != 0 || cap(tbl.spareNodes) != room || len(tbl.spareNodes) != 0 {
+		t.Fatalf("after deleting all: %d subtables, spare list len %d cap %d; want none, 0 and %d",
+			len(tbl.subs), len(tbl.spareNodes), cap(tbl.spareNodes), room)
+	}
+	mustApply(t, p, ups)
+	for _, st := range tbl.subs {
+		if st == old || cap(st.nodes) != room || &st.nodes[0] != &old.nodes[:1][0] {
+			t.Fatalf("the refilled table's subtable did not take the dropped one's nodes list (cap %d, want %d)", cap(st.nodes), room)
+		}
+	}
+	if tbl.spareNodes != nil {
+		t.Fatal("the spare list was not handed over")
+	}
+}
