@@ -337,7 +337,8 @@ func TestLookupAllocs(t *testing.T) {
 // BenchmarkAdd isolates adds: batches of 256 new exact 5-tuple flows into a
 // table of 100K, each batch deleted again (and unlinked at once) with the
 // timer stopped, so that every add makes a new index node, as when a table
-// grows. allocs/op counts a batch of 256 adds.
+// grows. allocs/op counts a batch of 256 adds. "bcf-recycle" reuses the
+// memory of the deleted flows (Config.Recycle).
 func BenchmarkAdd(b *testing.B) { benchAddDelete(b, false) }
 
 // BenchmarkDelete is BenchmarkAdd the other way round: batches of 256
@@ -367,9 +368,13 @@ func benchAddDelete(b *testing.B, del bool) {
 	if del {
 		unit = "ns/delete"
 	}
-	for _, kind := range []rules.FilterKind{rules.FilterNone, rules.FilterBloomCuckoo} {
-		b.Run(kind.String(), func(b *testing.B) {
-			p, _ := rules.New(&rules.Config{Filter: kind, UnlinkAfter: -1})
+	for _, v := range []struct {
+		name    string
+		kind    rules.FilterKind
+		recycle bool
+	}{{"none", rules.FilterNone, false}, {"bcf", rules.FilterBloomCuckoo, false}, {"bcf-recycle", rules.FilterBloomCuckoo, true}} {
+		b.Run(v.name, func(b *testing.B) {
+			p, _ := rules.New(&rules.Config{Filter: v.kind, UnlinkAfter: -1, Recycle: v.recycle})
 			for _, err := range p.ApplyBatch(base, true).Errs {
 				if err != nil {
 					b.Fatal(err)
