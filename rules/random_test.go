@@ -344,15 +344,9 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	// snapshots[v] is the oracle's rule list at version v.
-	var mu sync.Mutex
-	snaps := map[uint64][]*oracle.Entry{}
 	o := oracle.NewFlows(1)
-	record := func(v uint64) {
-		mu.Lock()
-		snaps[v] = o.Entries(0)
-		mu.Unlock()
-	}
+	snaps := newSnapshots()
+	record := func(v uint64) { snaps.record(v, o) }
 	record(p.Version())
 	keys := make([]rules.Key, 64)
 	for i := range keys {
@@ -381,23 +375,12 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 					v = p.Table(0).LookupBatchCount(ks, out, &c)
 					got = out
 				}
-				mu.Lock()
-				snap, ok := snaps[v]
-				mu.Unlock()
-				if !ok {
-					// The version was published before it was recorded:
-					// the writer records right after publishing.
-					continue
-				}
 				for j := range ks {
-					var want *oracle.Entry
-					for _, e := range snap {
-						if e.Match.Matches(&ks[j]) {
-							want = e
-							break
-						}
+					want, ok := snaps.want(v, &ks[j])
+					if !ok {
+						break // published before it was recorded
 					}
-					if (got[j] == nil) != (want == nil) || got[j] != nil && (got[j].Seq() != want.Seq || got[j].Match != want.Match || got[j].Priority != want.Priority) {
+					if !sameAnswer(got[j], want) {
 						errc <- fmt.Errorf("version %d key %v: got %+v, oracle %+v", v, ks[j], got[j], want)
 						return
 					}
@@ -433,11 +416,7 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 		}
 		record(p.Version())
 	}
-	// On a loaded machine the writer can finish before a reader ran: give
-	// the readers a bounded time to check lookups at the last version.
-	for deadline := time.Now().Add(5 * time.Second); checked.Load() == 0 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
+	awaitCheck(&checked)
 	stop.Store(true)
 	wg.Wait()
 	close(errc)
@@ -453,5 +432,59 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 		t.Errorf("filter never rebuilt (%+v)", st)
 	}
 	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup; %d removed rules not yet unlinked",
-		checked.Load(), len(snaps), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)))
+		checked.Load(), snaps.len(), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)))
+}
+
+// snapshots holds the oracle's rules of table 0 at each version the writer
+// published, for readers on other goroutines to check their answers.
+type snapshots struct {
+	mu sync.Mutex
+	m  map[uint64][]*oracle.Entry
+}
+
+func newSnapshots() *snapshots { return &snapshots{m: map[uint64][]*oracle.Entry{}} }
+
+// record takes o's rules as those of version v.
+func (s *snapshots) record(v uint64, o *oracle.Flows) {
+	e := o.Entries(0)
+	s.mu.Lock()
+	s.m[v] = e
+	s.mu.Unlock()
+}
+
+// want returns the entry a lookup of k at version v must find (nil: a
+// miss); ok is false when v is not recorded (yet: the writer records right
+// after it publishes).
+func (s *snapshots) want(v uint64, k *rules.Key) (e *oracle.Entry, ok bool) {
+	s.mu.Lock()
+	snap, ok := s.m[v]
+	s.mu.Unlock()
+	for _, e := range snap {
+		if e.Match.Matches(k) {
+			return e, ok
+		}
+	}
+	return nil, ok
+}
+
+func (s *snapshots) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}
+
+// sameAnswer reports whether a lookup's rule is the oracle's entry.
+func sameAnswer(got *rules.Rule, want *oracle.Entry) bool {
+	if got == nil || want == nil {
+		return got == nil && want == nil
+	}
+	return got.Seq() == want.Seq && got.Match == want.Match && got.Priority == want.Priority
+}
+
+// awaitCheck gives concurrent readers a bounded time to check a lookup: on
+// a loaded machine the writer can finish before a reader ran.
+func awaitCheck(checked *atomic.Int64) {
+	for deadline := time.Now().Add(5 * time.Second); checked.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 }

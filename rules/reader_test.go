@@ -38,14 +38,9 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 	}
 	rules.Poison(p)
 	rng := rand.New(rand.NewPCG(7, 8))
-	var mu sync.Mutex
-	snaps := map[uint64][]*oracle.Entry{}
 	o := oracle.NewFlows(1)
-	record := func(v uint64) {
-		mu.Lock()
-		snaps[v] = o.Entries(0)
-		mu.Unlock()
-	}
+	snaps := newSnapshots()
+	record := func(v uint64) { snaps.record(v, o) }
 	record(p.Version())
 	keys := make([]rules.Key, 64)
 	for i := range keys {
@@ -78,22 +73,13 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 				}
 				ks := keys[(i*8+g)%56:][:8]
 				v := p.Table(0).LookupBatchCount(ks, out, &c)
-				mu.Lock()
-				snap, ok := snaps[v]
-				mu.Unlock()
 				for j := range ks {
+					want, ok := snaps.want(v, &ks[j])
 					if !ok {
 						break // published before it was recorded
 					}
-					var want *oracle.Entry
-					for _, e := range snap {
-						if e.Match.Matches(&ks[j]) {
-							want = e
-							break
-						}
-					}
 					got := out[j]
-					if (got == nil) != (want == nil) || got != nil && (got.Seq() != want.Seq || got.Match != want.Match || got.Priority != want.Priority) {
+					if !sameAnswer(got, want) {
 						errc <- fmt.Errorf("reader %d: version %d key %v: got %+v, oracle %+v", g, v, ks[j], got, want)
 						return
 					}
@@ -138,9 +124,7 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 			p.Rebalance(64) // unlinks and recycles, as the idle maintenance does
 		}
 	}
-	for deadline := time.Now().Add(5 * time.Second); checked.Load() == 0 && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
+	awaitCheck(&checked)
 	stop.Store(true)
 	wg.Wait()
 	close(errc)
@@ -153,7 +137,7 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 	if p.Recycled() == 0 {
 		t.Fatal("nothing was recycled")
 	}
-	t.Logf("%d lookups checked against %d versions; %d rules and nodes recycled", checked.Load(), len(snaps), p.Recycled())
+	t.Logf("%d lookups checked against %d versions; %d rules and nodes recycled", checked.Load(), snaps.len(), p.Recycled())
 }
 
 // TestReaderHoldsBack: a rule a reader found is not reused while the
