@@ -42,6 +42,12 @@
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
 //
+// Each worker is a rules.Reader of the pipeline: Process announces that it
+// may hold the rules its lookups find, [Worker.Quiesce] that it holds none,
+// so that a pipeline that recycles the memory of removed rules
+// (rules.Config.Recycle) reuses only what no worker can still hold. The
+// switch's own loops quiesce whenever they may wait for frames.
+//
 // [Capture.Shard] splits a capture among workers by [Headers.FlowHash]
 // through an indirection table balanced by load, as receive-side scaling
 // would, so a flow stays on one worker and the workers get even shares;
