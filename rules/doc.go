@@ -60,7 +60,8 @@
 // through a Reader when they may hold rules (Enter) and when they hold
 // none (Leave); the writer retires what it takes out of the index, tagged
 // with the current epoch, advances the epoch at the end of each burst and
-// of each idle cleanup, and reuses what was retired before the oldest
+// idle cleanup that leaves something retired, and reuses what was retired
+// before the oldest
 // epoch an entered reader announced. Readers never wait and never write
 // shared memory other than their own announcement; a reader that stays
 // entered only keeps memory from being reused. A rule stays out of

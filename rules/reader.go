@@ -26,8 +26,8 @@ import (
 // the writer advanced past e-1, so nothing retired at e-1 or earlier is
 // reachable for it.
 //
-// On a pipeline that does not recycle, a Reader costs two atomic stores
-// per Enter and Leave and changes nothing.
+// On a pipeline that does not recycle, a Reader costs an atomic load and
+// store per Enter and a store per Leave, and changes nothing.
 //
 // # Concurrency
 //
@@ -95,8 +95,9 @@ func (p *Pipeline) oldestReader() uint64 {
 	return m
 }
 
-// recycle advances the epoch and makes what was retired before the oldest
-// entered reader's epoch available for reuse. Writer only.
+// recycle, when anything is retired, advances the epoch and makes what was
+// retired before the oldest entered reader's epoch available for reuse.
+// Writer only.
 func (p *Pipeline) recycle() {
 	if !p.cfg.Recycle {
 		return
