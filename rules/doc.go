@@ -61,15 +61,15 @@
 // none (Leave); the writer retires what it takes out of the index, tagged
 // with the current epoch, advances the epoch at the end of each burst and
 // idle cleanup that leaves something retired, and reuses what was retired
-// before the oldest
-// epoch an entered reader announced. Readers never wait and never write
-// shared memory other than their own announcement; a reader that stays
-// entered only keeps memory from being reused. A rule stays out of
-// recycling while anything else may read it: while a node still lists it
-// (a removed rule's entry stays in a node other rules use until the node
-// is next copied), when a FlowRemoved record names it, and when a MODIFY's
-// new rule shares its counters. The data plane's workers announce every
-// burst they process (dataplane.Worker.Process and Quiesce).
+// before the oldest epoch an entered reader announced. Readers never wait
+// and never write shared memory other than their own announcement; a
+// reader that stays entered only keeps memory from being reused. A rule
+// stays out of recycling while anything else may read it: while a node
+// still lists it (a removed rule's entry stays in a node other rules use
+// until the node is next copied), when a FlowRemoved record names it, and
+// when a MODIFY's new rule shares its counters. The data plane's workers
+// announce every burst they process (dataplane.Worker.Process and
+// Quiesce).
 //
 // # Merged subtables
 //
