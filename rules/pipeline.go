@@ -189,17 +189,21 @@ type Pipeline struct {
 	// iters adds up the iterations of the filter insertions made so far
 	// (see ApplyBatchCosts).
 	iters int
-	// pre is what prefetch worked out for the next update of a burst.
-	pre prepared
+	// pre is what prefetch worked out for the update being applied
+	// (pre[0]) and for the one after it (pre[1]).
+	pre [2]prepared
+	// prepHits counts the updates that found pre[0] theirs (a test reads
+	// it: prefetch's work is lost without a sign otherwise).
+	prepHits int
 	// poison makes a test's pipeline overwrite each rule and node it
 	// reclaims for reuse.
 	poison bool
 }
 
 // prepared is the subtable of an update's own mask and the hash of its key
-// there, as prefetch found them for the update after the one being
-// applied, so that applying it need not look the subtable up (a compare of
-// whole masks) and hash the key again. It holds while its table deletes no
+// there, as prefetch found them while the update before was applied, so
+// that applying it need not look the subtable up (a compare of whole
+// masks) and hash the key again. It holds while its table deletes no
 // subtable (gen is the table's count of deletions then); a subtable's hash
 // of a key never changes.
 type prepared struct {
@@ -212,7 +216,8 @@ type prepared struct {
 
 // prepared returns what prefetch found for u in t, or nil.
 func (p *Pipeline) prepared(u *Update, t *Table) *prepared {
-	if pr := &p.pre; pr.u == u && pr.t == t && pr.gen == t.dropped {
+	if pr := &p.pre[0]; pr.u == u && pr.t == t && pr.gen == t.dropped {
+		p.prepHits++
 		return pr
 	}
 	return nil
@@ -374,13 +379,18 @@ func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) Bat
 	if costs != nil {
 		base = time.Now()
 	}
+	if len(ups) > 0 {
+		p.prefetch(&ups[0])
+	}
 	for i := range ups {
+		// What prefetch found for this update, while the one before
+		// was applied, is pre[0]; the next update's goes to pre[1].
+		p.pre[0], p.pre[1] = p.pre[1], prepared{}
 		if i+1 < len(ups) {
 			p.prefetch(&ups[i+1])
 		}
 		iters := p.iters
 		res.Errs[i] = p.apply(&ups[i], now, &res.Removed)
-		p.pre = prepared{} // the caller may reuse ups: no stale pointer
 		if !atomic {
 			p.publish()
 		}
@@ -390,6 +400,7 @@ func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) Bat
 			last = t
 		}
 	}
+	p.pre = [2]prepared{} // the caller may reuse ups: no stale pointer
 	if atomic {
 		p.publish()
 	}
@@ -421,7 +432,7 @@ func (p *Pipeline) prefetch(u *Update) {
 	}
 	s := t.state.Load()
 	h := st.hash(&u.Match.Key)
-	p.pre = prepared{u: u, t: t, st: st, h: h, gen: t.dropped}
+	p.pre[1] = prepared{u: u, t: t, st: st, h: h, gen: t.dropped}
 	prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
 	if s.filter != nil && u.Command == CmdAdd {
 		s.filter.Prefetch(h)
