@@ -3,6 +3,7 @@ package controller
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -339,5 +340,45 @@ func TestPushBundle(t *testing.T) {
 	res, err = PushConn(context.Background(), nc, bundleFlows(n, bad), &PushConfig{Batch: batch, Bundle: true, Lines: lines})
 	if err != nil || res.Batches != 3 || len(res.Errors) == 0 || res.Errors[0].Where != "b.flows:151" || res.Errors[0].Err.Type != openflow.ErrTypeBadMatch {
 		t.Fatalf("push of a bad flow into Open vSwitch: %v, %d batches, errors %v", err, res.Batches, res.Errors)
+	}
+}
+
+// writeCounter counts the writes made on a connection.
+type writeCounter struct {
+	net.Conn
+	writes int
+}
+
+func (c *writeCounter) Write(b []byte) (int, error) {
+	c.writes++
+	return c.Conn.Write(b)
+}
+
+// TestPushWritesBatchOnce checks that a batch goes out in one write, which
+// costs the switch one wake-up (see sendChunk), and a batch larger than
+// sendChunk in as many as it takes.
+func TestPushWritesBatchOnce(t *testing.T) {
+	_, addr := startAgent(t, &Config{})
+	push := func(ups []rules.Update, batch int) int {
+		t.Helper()
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wc := &writeCounter{Conn: nc}
+		res, err := PushConn(context.Background(), wc, ups, &PushConfig{Batch: batch, Window: 1})
+		if err != nil || len(res.Errors) != 0 {
+			t.Fatalf("push: %v %v", err, res)
+		}
+		return wc.writes
+	}
+	hello := push(nil, 256) // the handshake's writes
+	ups := exactFlows(1024, 0)
+	if got := push(ups, 256) - hello; got != 4 {
+		t.Errorf("4 batches of 256 FLOW_MODs took %d writes, want 4", got)
+	}
+	// 1024 FLOW_MODs of 112 bytes are 112 KiB: two writes.
+	if got := push(ups, 1024) - hello; got != 2 {
+		t.Errorf("a batch of 1024 FLOW_MODs took %d writes, want 2", got)
 	}
 }
