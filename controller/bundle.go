@@ -107,7 +107,8 @@ func (c *conn) onBundleControl(msg []byte) error {
 		if b.failed {
 			return c.bundleErr(bundleMsgFailed)
 		}
-		res := c.a.apply(b.ups, true, b.start, b.startLks)
+		res := &c.res
+		c.a.apply(res, b.ups, true, b.start, b.startLks)
 		c.a.flowsRemoved(res.Removed)
 		if countErrs(res.Errs) > 0 {
 			// Checked as they were added, updates fail here only on

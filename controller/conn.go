@@ -34,9 +34,12 @@ type conn struct {
 	batchDue   time.Time // batchStart plus the batch wait: the burst is due then
 	batchLks   uint64    // the data plane's lookup count at batchStart
 	insCache   insCache
-	shape      matchShape         // of the last match that passed the checks; see translate.go
-	bundles    map[uint32]*bundle // open bundles by id; see bundle.go
-	mp         []mpPartial        // multipart requests in several parts; see multipart.go
+	// res is the result of the connection's last burst, reused by the
+	// next (by the connection or its applier, never both at once).
+	res     rules.BatchResult
+	shape   matchShape         // of the last match that passed the checks; see translate.go
+	bundles map[uint32]*bundle // open bundles by id; see bundle.go
+	mp      []mpPartial        // multipart requests in several parts; see multipart.go
 
 	// The applier and the burst it has; see flows.go. job is the spare
 	// applyJob, holding the queue of the applier's last burst.

@@ -155,7 +155,8 @@ func (c *conn) flush() error {
 // rules it deleted. A write that fails is returned as a *sendError; the
 // burst has taken effect all the same.
 func (c *conn) applyBurst(ups []rules.Update, reqs []pendingMod, start time.Time, lks uint64) error {
-	res := c.a.apply(ups, false, start, lks)
+	res := &c.res
+	c.a.apply(res, ups, false, start, lks)
 	var werr error
 	for i, err := range res.Errs {
 		if err != nil && werr == nil {
@@ -262,9 +263,10 @@ func (c *conn) stopApplier() {
 }
 
 // apply runs one burst on the pipeline, as its only writer while it runs,
-// and records what the burst cost. start is when its first update was
-// read, and startLks the data plane's lookup count then.
-func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time, startLks uint64) rules.BatchResult {
+// into res (see rules.Pipeline.ApplyBatchTo), and records what the burst
+// cost. start is when its first update was read, and startLks the data
+// plane's lookup count then.
+func (a *Agent) apply(res *rules.BatchResult, ups []rules.Update, atomic bool, start time.Time, startLks uint64) {
 	a.tmu.Lock()
 	defer a.tmu.Unlock()
 	if cap(a.costs) < len(ups) {
@@ -272,7 +274,7 @@ func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time, startLks
 	}
 	costs := a.costs[:len(ups)]
 	t0 := time.Now()
-	res := a.pipe.ApplyBatchCosts(ups, atomic, costs)
+	a.pipe.ApplyBatchTo(res, ups, atomic, costs)
 	done := time.Now()
 	lks := a.lookups()
 	fs := a.pipe.Filters()
@@ -306,7 +308,6 @@ func (a *Agent) apply(ups []rules.Update, atomic bool, start time.Time, startLks
 	if a.cfg.OnBurst != nil {
 		a.cfg.OnBurst(b)
 	}
-	return res
 }
 
 func countErrs(errs []error) int {

@@ -29,7 +29,7 @@ func TestIdleMaintenance(t *testing.T) {
 		return p.Table(0).Stats()
 	}
 	ups := exactFlows(240, 0)
-	if res := a.apply(ups, false, time.Now(), 0); countErrs(res.Errs) != 0 {
+	if res := applyNow(a, ups); countErrs(res.Errs) != 0 {
 		t.Fatalf("adds refused: %v", res.Errs)
 	}
 	full := stats()
@@ -40,7 +40,7 @@ func TestIdleMaintenance(t *testing.T) {
 	for i := range dels {
 		dels[i] = rules.Update{Command: rules.CmdDeleteStrict, Match: ups[i].Match, Priority: ups[i].Priority}
 	}
-	if res := a.apply(dels, false, time.Now(), 0); countErrs(res.Errs) != 0 {
+	if res := applyNow(a, dels); countErrs(res.Errs) != 0 {
 		t.Fatalf("deletes refused: %v", res.Errs)
 	}
 	var st rules.TableStats
@@ -90,7 +90,7 @@ func TestRunPrefaults(t *testing.T) {
 		t.Fatalf("%d spare chunks before any burst", n)
 	}
 	ups := exactFlows(128, 0)
-	if res := a.apply(ups[:64], false, time.Now(), 0); countErrs(res.Errs) != 0 {
+	if res := applyNow(a, ups[:64]); countErrs(res.Errs) != 0 {
 		t.Fatalf("adds refused: %v", res.Errs)
 	}
 	full := ready("after the first burst")
@@ -98,7 +98,7 @@ func TestRunPrefaults(t *testing.T) {
 	if full != 5 {
 		t.Errorf("%d spare chunks for a burst of 64 adds, want 5", full)
 	}
-	if res := a.apply(ups[64:], false, time.Now(), 0); countErrs(res.Errs) != 0 {
+	if res := applyNow(a, ups[64:]); countErrs(res.Errs) != 0 {
 		t.Fatalf("adds refused: %v", res.Errs)
 	}
 	for i, u := range ups {
@@ -134,7 +134,7 @@ func TestMaintainWakes(t *testing.T) {
 	ups := exactFlows(rounds*per, 0)
 	for round := range rounds {
 		adds := ups[round*per : (round+1)*per]
-		if res := a.apply(adds, false, time.Now(), 0); countErrs(res.Errs) != 0 {
+		if res := applyNow(a, adds); countErrs(res.Errs) != 0 {
 			t.Fatalf("round %d: adds refused: %v", round, res.Errs)
 		}
 		time.Sleep(time.Duration(rng.IntN(3000)) * time.Microsecond)
@@ -142,7 +142,7 @@ func TestMaintainWakes(t *testing.T) {
 		for i, u := range adds {
 			dels[i] = rules.Update{Command: rules.CmdDeleteStrict, Match: u.Match, Priority: u.Priority}
 		}
-		if res := a.apply(dels, false, time.Now(), 0); countErrs(res.Errs) != 0 {
+		if res := applyNow(a, dels); countErrs(res.Errs) != 0 {
 			t.Fatalf("round %d: deletes refused: %v", round, res.Errs)
 		}
 		// Within 400 ms: the expiry, once a second, unlinks them too.
@@ -154,4 +154,12 @@ func TestMaintainWakes(t *testing.T) {
 			t.Fatalf("round %d: %d deleted rules still in the index 400 ms after the burst", round, n)
 		}
 	}
+}
+
+// applyNow applies ups as one burst, as a connection would, and returns
+// the result.
+func applyNow(a *Agent, ups []rules.Update) *rules.BatchResult {
+	res := new(rules.BatchResult)
+	a.apply(res, ups, false, time.Now(), 0)
+	return res
 }

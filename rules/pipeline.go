@@ -367,8 +367,36 @@ func (p *Pipeline) ApplyBatchCosts(ups []Update, atomic bool, costs []UpdateCost
 	return p.applyBatch(ups, atomic, costs[:len(ups)])
 }
 
+// ApplyBatchTo is ApplyBatchCosts (ApplyBatch if costs is nil) with a
+// result the caller keeps from burst to burst: res.Errs is reused when it
+// has room for len(ups) and res.Removed is emptied, so that a caller that
+// applies burst after burst allocates nothing for their results.
+func (p *Pipeline) ApplyBatchTo(res *BatchResult, ups []Update, atomic bool, costs []UpdateCost) {
+	if costs != nil && len(costs) < len(ups) {
+		panic(fmt.Sprintf("rules: ApplyBatchTo with %d costs for %d updates", len(costs), len(ups)))
+	}
+	if cap(res.Errs) >= len(ups) {
+		res.Errs = res.Errs[:len(ups)]
+		clear(res.Errs)
+	} else {
+		res.Errs = make([]error, len(ups))
+	}
+	clear(res.Removed)
+	res.Removed = res.Removed[:0]
+	if costs != nil {
+		costs = costs[:len(ups)]
+	}
+	p.applyBatchTo(res, ups, atomic, costs)
+}
+
 func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) BatchResult {
 	res := BatchResult{Errs: make([]error, len(ups))}
+	p.applyBatchTo(&res, ups, atomic, costs)
+	return res
+}
+
+// applyBatchTo applies ups into res, whose Errs has room for them.
+func (p *Pipeline) applyBatchTo(res *BatchResult, ups []Update, atomic bool, costs []UpdateCost) {
 	now := p.cfg.Now()
 	// Each update reads only the monotonic clock (time.Since of a time
 	// with a monotonic reading), not the wall clock too, as time.Now does.
@@ -415,7 +443,6 @@ func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) Bat
 		}
 	}
 	res.Version = p.version.Load()
-	return res
 }
 
 // prefetch starts loading the index slot that applying u will probe first,

@@ -206,13 +206,19 @@ func TestRecycleAllocs(t *testing.T) {
 		mustApplyAll(t, p, base)
 		mustApplyAll(t, p, adds)
 		mustApplyAll(t, p, dels)
+		// The results go into one BatchResult, as a switch keeps one
+		// per connection: its error slice is made once.
+		var res rules.BatchResult
+		costs := make([]rules.UpdateCost, len(adds))
 		n := testing.AllocsPerRun(20, func() {
-			p.ApplyBatch(adds, true)
-			p.ApplyBatch(dels, true)
+			p.ApplyBatchTo(&res, adds, true, costs)
+			p.ApplyBatchTo(&res, dels, false, nil)
 		})
-		// Two bursts: each allocates its result's error slice.
-		if recycle && n > 2 {
-			t.Errorf("recycling: %v allocations per 256 adds and deletes, want 2", n)
+		if countErrs(res.Errs) != 0 || len(res.Errs) != len(dels) || costs[0].Time <= 0 {
+			t.Fatalf("%d errors of %d, first update cost %v", countErrs(res.Errs), len(res.Errs), costs[0].Time)
+		}
+		if recycle && n != 0 {
+			t.Errorf("recycling: %v allocations per 256 adds and deletes, want none", n)
 		}
 		if !recycle && n < 10 {
 			t.Errorf("without recycling: %v allocations per 256 adds and deletes, want 10 or more (the check above would prove nothing)", n)
@@ -239,4 +245,14 @@ func mustApplyAll(t *testing.T, p *rules.Pipeline, ups []rules.Update) {
 			t.Fatalf("update %d: %v", i, err)
 		}
 	}
+}
+
+func countErrs(errs []error) int {
+	n := 0
+	for _, err := range errs {
+		if err != nil {
+			n++
+		}
+	}
+	return n
 }
