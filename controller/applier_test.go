@@ -23,14 +23,17 @@ import (
 // order: between two barrier or stats replies the errors of exactly the
 // FLOW_MODs between the requests (in any order), and each stats reply
 // counting the flows the oracle holds at that point; at the end both
-// tables must hold the same rules.
+// tables must hold the same rules. It runs with Config.OverlapBursts and
+// without: without it no burst may go to the applier.
 func TestApplierOracle(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 4}
 	if testing.Short() {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { applierOracle(t, seed) })
+		for _, overlap := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%d/overlap=%v", seed, overlap), func(t *testing.T) { applierOracle(t, seed, overlap) })
+		}
 	}
 }
 
@@ -44,10 +47,10 @@ type replyWant struct {
 	flows uint32
 }
 
-func applierOracle(t *testing.T, seed uint64) {
+func applierOracle(t *testing.T, seed uint64, overlap bool) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	const tables = 4
-	a, addr := startAgent(t, &Config{Tables: tables, BatchMax: 1 + rng.IntN(64), BatchWait: time.Hour})
+	a, addr := startAgent(t, &Config{Tables: tables, BatchMax: 1 + rng.IntN(64), BatchWait: time.Hour, OverlapBursts: overlap})
 	oracle, err := rules.New(&rules.Config{Tables: tables})
 	if err != nil {
 		t.Fatal(err)
@@ -200,8 +203,11 @@ func applierOracle(t *testing.T, seed uint64) {
 		nerr += len(w.errs)
 	}
 	t.Logf("%d replies, %d errors, %d bursts handed to the applier", len(wants), nerr, a.handOffs.Load())
-	if a.handOffs.Load() == 0 {
+	switch n := a.handOffs.Load(); {
+	case overlap && n == 0:
 		t.Error("no burst went to the applier")
+	case !overlap && n != 0:
+		t.Errorf("%d bursts went to the applier without OverlapBursts", n)
 	}
 }
 

@@ -836,13 +836,14 @@ func TestSharedInstructions(t *testing.T) {
 }
 
 // TestPipelinedBursts sends several batches, each ended by a barrier, in
-// one write, so that the switch hands bursts to its applier while it
+// one write, so that the switch (with Config.OverlapBursts) hands bursts
+// to its applier while it
 // decodes the next: each burst's errors come with their own xids before its
 // barrier reply, the replies keep their order, and a stats request after
 // FLOW_MODs without a barrier sees all of them.
 func TestPipelinedBursts(t *testing.T) {
 	for _, batchMax := range []int{1024, 4} {
-		a, addr := startAgent(t, &Config{BatchMax: batchMax, BatchWait: time.Hour})
+		a, addr := startAgent(t, &Config{BatchMax: batchMax, BatchWait: time.Hour, OverlapBursts: true})
 		c := dial(t, addr)
 		c.handshake(openflow.Version13)
 		flows := exactFlows(40, 0)

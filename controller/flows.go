@@ -18,17 +18,20 @@ import (
 //
 // A client that pipelines (ofswitch push, which keeps several batches in
 // flight) has the next batch's FLOW_MODs on the wire while a burst is
-// applied. Then the burst goes to the connection's applier goroutine,
-// with the BARRIER_REQUEST that ended it, and the connection goes on
-// reading and translating the next batch meanwhile: the applier answers
-// the burst's failures and then the barrier, in that order, and at most
-// one burst is with it at a time. Everything else is done on the
-// connection's goroutine once the applier is idle (flush), so that every
-// other message, and every reply, sees and follows the effect of the
-// FLOW_MODs before it, as without the applier. When the applier is idle
-// and nothing more has been read, the burst is applied where it is: a
-// client that waits for each barrier reply gains nothing from the hand-over
-// but a wake-up in the latency of its batch.
+// applied. With Config.OverlapBursts the burst then goes to the
+// connection's applier goroutine, with the BARRIER_REQUEST that ended it,
+// and the connection goes on reading and translating the next batch
+// meanwhile: the applier answers the burst's failures and then the
+// barrier, in that order, and at most one burst is with it at a time.
+// Everything else is done on the connection's goroutine once the applier
+// is idle (flush), so that every other message, and every reply, sees and
+// follows the effect of the FLOW_MODs before it, as without the applier.
+// When the applier is idle and nothing more has been read, the burst is
+// applied where it is: a client that waits for each barrier reply gains
+// nothing from the hand-over but a wake-up in the latency of its batch.
+// Without OverlapBursts every burst is applied where it is: the two
+// wake-ups of a hand-over cost more than the overlap gains on a machine of
+// two virtual processors.
 
 // insCache is the last instruction list a connection translated: its wire
 // bytes, the table of its FLOW_MOD and the translation.
@@ -183,11 +186,14 @@ type applyJob struct {
 	err        error // what answering the burst ran into, a *sendError
 }
 
-// pipelining reports whether the client has the next burst on its way:
-// when some of it has been read, or when the applier still has the burst
-// before (a client that waits for each barrier reply before it sends the
-// next batch would not have sent this one before that reply).
-func (c *conn) pipelining() bool { return c.applying || c.r.Buffered() > 0 }
+// pipelining reports whether a burst goes to the applier: with
+// Config.OverlapBursts, when the client has the next burst on its way,
+// some of it read already, or when the applier still has the burst before
+// (a client that waits for each barrier reply before it sends the next
+// batch would not have sent this one before that reply).
+func (c *conn) pipelining() bool {
+	return c.a.cfg.OverlapBursts && (c.applying || c.r.Buffered() > 0)
+}
 
 // handOff gives the queued FLOW_MODs to the applier as one burst, followed
 // by the reply to barrier (a well-formed BARRIER_REQUEST) if it is not

@@ -309,6 +309,7 @@ are emptied and refilled.`,
 	f.IntVar(&cfg.BatchMax, "batch-max", 1024, "most FLOW_MODs applied as one burst")
 	f.IntVar(&prefault, "prefault", 1024, "rules whose memory is made ahead of the bursts, after each one, off the update path (about 600 KB per 1024 per table in use; 0: none)")
 	f.DurationVar(&cfg.BatchWait, "batch-wait", time.Millisecond, "longest a FLOW_MOD waits for others before its burst is applied")
+	f.BoolVar(&cfg.OverlapBursts, "overlap-bursts", false, "apply the burst of a controller that pipelines its batches on a goroutine of its own while the next batch is read (pays with processors to spare)")
 	f.DurationVar(&cfg.EchoInterval, "inactivity-probe", 5*time.Second, "idle time before an echo request; as long again without answer closes the connection")
 	return cmd
 }
@@ -378,10 +379,11 @@ var (
 	descConns     = prometheus.NewDesc("ofswitch_openflow_connections", "OpenFlow connections past the handshake.", nil, nil)
 	descPrefault  = prometheus.NewDesc("ofswitch_prefaulted_chunks", "Chunks of rule memory made ahead of the bursts (--prefault) and not yet taken.", nil, nil)
 	descRecycled  = prometheus.NewDesc("ofswitch_recycled_total", "Removed rules and replaced index nodes whose memory was reclaimed for reuse.", nil, nil)
+	descOverlap   = prometheus.NewDesc("ofswitch_bursts_overlapped_total", "Bursts applied by a connection's own goroutine while the connection read the next batch (--overlap-bursts).", nil, nil)
 )
 
 func (c *tableCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descFlows, descSubtables, descOccupancy, descBloom, descConns, descPrefault, descRecycled} {
+	for _, d := range []*prometheus.Desc{descFlows, descSubtables, descOccupancy, descBloom, descConns, descPrefault, descRecycled, descOverlap} {
 		ch <- d
 	}
 }
@@ -390,6 +392,7 @@ func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(c.agent.Conns()))
 	ch <- prometheus.MustNewConstMetric(descPrefault, prometheus.GaugeValue, float64(c.pipe.Prefaulted()))
 	ch <- prometheus.MustNewConstMetric(descRecycled, prometheus.CounterValue, float64(c.pipe.Recycled()))
+	ch <- prometheus.MustNewConstMetric(descOverlap, prometheus.CounterValue, float64(c.agent.Overlapped()))
 	for i, ts := range c.agent.TableStats() {
 		t := strconv.Itoa(i)
 		ch <- prometheus.MustNewConstMetric(descFlows, prometheus.GaugeValue, float64(ts.Flows), t)

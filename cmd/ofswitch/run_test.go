@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -203,6 +204,38 @@ func TestPushFileErrors(t *testing.T) {
 	_, err := run(t, "push", "--switch", "tcp:127.0.0.1:1", f)
 	if err == nil || !strings.Contains(err.Error(), "bad.flows:2:") {
 		t.Fatalf("push of a file with a syntax error: %v, want an error naming bad.flows:2:COL", err)
+	}
+}
+
+// TestRunOverlapBursts pushes batches four at a time into run with and
+// without --overlap-bursts: every flow lands either way, and only with the
+// flag do bursts go to the connection's applier.
+func TestRunOverlapBursts(t *testing.T) {
+	var b strings.Builder
+	for i := range 4096 {
+		fmt.Fprintf(&b, "priority=10,tcp,nw_src=10.%d.%d.1,tp_dst=80,actions=output:1\n", i>>8, i&0xff)
+	}
+	flows := filepath.Join(t.TempDir(), "f.flows")
+	os.WriteFile(flows, []byte(b.String()), 0o644)
+	overlapped := regexp.MustCompile(`(?m)^ofswitch_bursts_overlapped_total ([0-9]+)$`)
+	for _, overlap := range []bool{false, true} {
+		args := []string{"--log-level", "warn"}
+		if overlap {
+			args = append(args, "--overlap-bursts")
+		}
+		sw := startRun(t, io.Discard, args...)
+		if out, err := run(t, "push", "--switch", "tcp:"+sw.addr, "--batch", "64", "--window", "4", flows); err != nil || !strings.Contains(out, "errors: 0") {
+			t.Fatalf("push: %v\n%s", err, out)
+		}
+		body := sw.metrics(t)
+		m := overlapped.FindSubmatch(body)
+		if m == nil || !bytes.Contains(body, []byte(`ofswitch_flows{table="0"} 4096`)) {
+			t.Fatalf("overlap=%v: want 4096 flows and ofswitch_bursts_overlapped_total:\n%s", overlap, body)
+		}
+		if n := string(m[1]); (n == "0") == overlap {
+			t.Errorf("overlap=%v: %s bursts overlapped", overlap, n)
+		}
+		sw.stop(t)
 	}
 }
 
