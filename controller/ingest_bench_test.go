@@ -87,7 +87,7 @@ func BenchmarkPushSend(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		lo := n % len(ups)
-		if err := p.send(ups, lo, lo+256); err != nil {
+		if err := p.sendBatch(ups, lo, lo+256); err != nil {
 			b.Fatal(err)
 		}
 		p.inflight = p.inflight[:0]

@@ -111,6 +111,14 @@ func Push(ctx context.Context, target string, updates []rules.Update, cfg *PushC
 
 // PushConn is Push over a connection the caller made; it closes nc.
 func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *PushConfig) (*PushResult, error) {
+	defer nc.Close()
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	defer stop()
+	return newPusher(nc, cfg).push(ctx, updates)
+}
+
+// newPusher returns a pusher over nc with cfg's defaults filled in.
+func newPusher(nc net.Conn, cfg *PushConfig) *pusher {
 	c := PushConfig{}
 	if cfg != nil {
 		c = *cfg
@@ -124,25 +132,39 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 	if c.Window <= 0 {
 		c.Window = 4
 	}
-	defer nc.Close()
-	stop := context.AfterFunc(ctx, func() { nc.Close() })
-	defer stop()
+	return &pusher{nc: nc, r: openflow.NewReader(nc, 0), w: openflow.NewWriter(nc), ctl: openflow.NewWriter(nc),
+		cfg: &c, bundle: c.Bundle}
+}
 
-	p := &pusher{nc: nc, r: openflow.NewReader(nc, 0), w: openflow.NewWriter(nc), cfg: &c, bundle: c.Bundle}
+// push runs the handshake and pushes updates.
+func (p *pusher) push(ctx context.Context, updates []rules.Update) (*PushResult, error) {
+	c := p.cfg
 	if err := p.handshake(c.Bundle || anyImportance(updates)); err != nil {
 		return nil, err
 	}
 	res := &PushResult{Version: p.version}
 	start := time.Now()
+	// Each batch is encoded before the barrier replies it waits for, the
+	// first before the loop: with Window 1 the client encodes the next
+	// batch while the switch applies this one.
+	if len(updates) > 0 {
+		if err := p.prepare(updates, 0, min(c.Batch, len(updates))); err != nil {
+			return res, p.fail(ctx, err, 0)
+		}
+	}
 	for lo := 0; lo < len(updates); lo += c.Batch {
-		hi := min(lo+c.Batch, len(updates))
 		if len(p.inflight) == c.Window {
 			if err := p.await(res); err != nil {
 				return res, p.fail(ctx, err, p.inflight[0].lo)
 			}
 		}
-		if err := p.send(updates, lo, hi); err != nil {
+		if err := p.send(); err != nil {
 			return res, p.fail(ctx, err, lo)
+		}
+		if next := lo + c.Batch; next < len(updates) {
+			if err := p.prepare(updates, next, min(next+c.Batch, len(updates))); err != nil {
+				return res, p.fail(ctx, err, next)
+			}
 		}
 	}
 	for len(p.inflight) > 0 {
@@ -185,11 +207,13 @@ func latencyFigures(res *PushResult, lat []int64) {
 type pusher struct {
 	nc       net.Conn
 	r        *openflow.Reader
-	w        *openflow.Writer
+	w        *openflow.Writer // the next batch, encoded until send writes it
+	ctl      *openflow.Writer // the handshake and echo replies
 	cfg      *PushConfig
 	version  uint8
 	xid      uint32
 	fm       openflow.FlowMod
+	next     sentBatch   // the batch in w
 	inflight []sentBatch // oldest first
 	bundle   bool        // PushConfig.Bundle
 	bundleID uint32      // of the last bundle opened
@@ -199,23 +223,15 @@ type pusher struct {
 	tmpl     flowModTemplate // see pushtmpl.go
 }
 
-// sendChunk is the most a push buffers before it writes: about a TCP
-// segment on loopback (64 KiB). Writing each batch in growing pieces from
-// 1 KiB on, so that the switch could start decoding while the rest was
-// encoded, made 256-flow batches on a kept connection slower: a median
-// 0.85 times the barrier latency with one write, lower in 16 of 16 rounds
-// (BENCHMARKS.md, 2026-11-25).
-const sendChunk = 64 << 10
-
 // sentBatch is a batch whose barrier reply has not arrived yet.
 type sentBatch struct {
-	lo      int    // index of its first update
-	first   uint32 // xid of its first FLOW_MOD
-	barrier uint32 // xid of its BARRIER_REQUEST, or of its bundle's commit
-	open    uint32 // xid of its bundle's open request (Bundle)
-	n       int    // its flows
-	refused int    // of which the switch refused so far
-	t0      time.Time
+	lo      int       // index of its first update
+	first   uint32    // xid of its first FLOW_MOD
+	barrier uint32    // xid of its BARRIER_REQUEST, or of its bundle's commit
+	open    uint32    // xid of its bundle's open request (Bundle)
+	n       int       // its flows
+	refused int       // of which the switch refused so far
+	t0      time.Time // when send began writing it
 }
 
 // fail names the batch (by its first update, lo) a failure happened in,
@@ -234,7 +250,7 @@ func (p *pusher) handshake(want14 bool) error {
 		ours |= openflow.VersionBit(openflow.Version14)
 		h = openflow.NewHello(0, openflow.Version13, openflow.Version14)
 	}
-	if err := p.w.WriteMessage(&h); err != nil {
+	if err := p.ctl.WriteMessage(&h); err != nil {
 		return err
 	}
 	p.nc.SetReadDeadline(time.Now().Add(p.cfg.Timeout))
@@ -268,12 +284,12 @@ func anyImportance(updates []rules.Update) bool {
 // bundleFlags are the flags of push's bundles.
 const bundleFlags = openflow.BundleAtomic | openflow.BundleOrdered
 
-// send writes updates[lo:hi] and a barrier; with Bundle, the bundle of
-// them, atomic and ordered: its open request, each FLOW_MOD in a bundle add
-// message of the same xid (as OpenFlow 1.4.1 §7.3.9.6 requires), and its
-// commit request.
-func (p *pusher) send(updates []rules.Update, lo, hi int) error {
-	b := sentBatch{lo: lo, n: hi - lo, t0: time.Now()}
+// prepare encodes updates[lo:hi] and a barrier into w as the next batch;
+// with Bundle, the bundle of them, atomic and ordered: its open request,
+// each FLOW_MOD in a bundle add message of the same xid (as OpenFlow 1.4.1
+// §7.3.9.6 requires), and its commit request.
+func (p *pusher) prepare(updates []rules.Update, lo, hi int) error {
+	b := sentBatch{lo: lo, n: hi - lo}
 	if p.bundle {
 		p.bundleID++
 		p.xid++
@@ -285,19 +301,10 @@ func (p *pusher) send(updates []rules.Update, lo, hi int) error {
 		}
 	}
 	b.first = p.xid + 1
-	// A batch goes out in as few writes as the buffer allows (one for 256
-	// FLOW_MODs): each write over loopback runs the receiving side's
-	// network stack and wakes the switch, which gained nothing from
-	// decoding the first FLOW_MODs early (see sendChunk).
 	for i := lo; i < hi; i++ {
 		p.xid++
 		if err := p.encodeFlow(&updates[i]); err != nil {
 			return fmt.Errorf("encode flow %d: %w", i+1, err)
-		}
-		if p.w.Buffered() >= sendChunk {
-			if err := p.w.Flush(); err != nil {
-				return err
-			}
 		}
 	}
 	p.xid++
@@ -315,6 +322,19 @@ func (p *pusher) send(updates []rules.Update, lo, hi int) error {
 			return err
 		}
 	}
+	p.next = b
+	return nil
+}
+
+// send writes the batch prepare encoded, in one write whatever its size:
+// each write over loopback runs the receiving side's network stack and
+// wakes the switch, which gained nothing from decoding a batch's first
+// FLOW_MODs early. (Writing each 256-flow batch in growing pieces from
+// 1 KiB on made its barrier latency higher, a median 1/0.85 times that of
+// one write, in 16 of 16 rounds; BENCHMARKS.md, 2026-11-25.)
+func (p *pusher) send() error {
+	b := p.next
+	b.t0 = time.Now()
 	if err := p.w.Flush(); err != nil {
 		return err
 	}
@@ -427,7 +447,7 @@ func (p *pusher) await(res *PushResult) error {
 			}
 			rep := openflow.EchoReply{Header: req.Header, Data: bytes.Clone(req.Data)}
 			rep.Type = openflow.TypeEchoReply
-			if err := p.w.WriteMessage(&rep); err != nil {
+			if err := p.ctl.WriteMessage(&rep); err != nil {
 				return err
 			}
 		}

@@ -355,8 +355,7 @@ func (c *writeCounter) Write(b []byte) (int, error) {
 }
 
 // TestPushWritesBatchOnce checks that a batch goes out in one write, which
-// costs the switch one wake-up (see sendChunk), and a batch larger than
-// sendChunk in as many as it takes.
+// costs the switch one wake-up, whatever its size.
 func TestPushWritesBatchOnce(t *testing.T) {
 	_, addr := startAgent(t, &Config{})
 	push := func(ups []rules.Update, batch int) int {
@@ -377,8 +376,57 @@ func TestPushWritesBatchOnce(t *testing.T) {
 	if got := push(ups, 256) - hello; got != 4 {
 		t.Errorf("4 batches of 256 FLOW_MODs took %d writes, want 4", got)
 	}
-	// 1024 FLOW_MODs of 112 bytes are 112 KiB: two writes.
-	if got := push(ups, 1024) - hello; got != 2 {
-		t.Errorf("a batch of 1024 FLOW_MODs took %d writes, want 2", got)
+	// 1024 FLOW_MODs of 112 bytes are 112 KiB.
+	if got := push(ups, 1024) - hello; got != 1 {
+		t.Errorf("a batch of 1024 FLOW_MODs took %d writes, want 1", got)
+	}
+}
+
+// readWatch records, at each read of a push after the handshake, which
+// batch the pusher waits for and whether the batch after it is encoded.
+type readWatch struct {
+	net.Conn
+	p     *pusher
+	reads map[int]bool // the first update of the batch waited for: next encoded at each read
+}
+
+func (c *readWatch) Read(b []byte) (int, error) {
+	if p := c.p; len(p.inflight) > 0 {
+		lo := p.inflight[0].lo
+		ready, seen := c.reads[lo]
+		c.reads[lo] = (ready || !seen) && p.w.Buffered() > 0 && p.next.lo > lo
+	}
+	return c.Conn.Read(b)
+}
+
+// TestPushEncodesWhileWaiting checks that with Window 1 each batch but the
+// last has the next batch encoded, and not yet written, while its barrier
+// reply is awaited: the client encodes while the switch applies.
+func TestPushEncodesWhileWaiting(t *testing.T) {
+	a, addr := startAgent(t, &Config{})
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	wc := &readWatch{Conn: nc, reads: map[int]bool{}}
+	p := newPusher(wc, &PushConfig{Batch: 256, Window: 1})
+	wc.p = p
+	ups := exactFlows(1024, 0)
+	res, err := p.push(context.Background(), ups)
+	if err != nil || res.ErrCount != 0 || res.Batches != 4 {
+		t.Fatalf("push: %v %+v", err, res)
+	}
+	if n := a.pipe.Table(0).Stats().Flows; n != 1024 {
+		t.Fatalf("%d flows installed, want 1024", n)
+	}
+	for lo := 0; lo < 3*256; lo += 256 {
+		ready, seen := wc.reads[lo]
+		if !seen || !ready {
+			t.Errorf("batch at %d: waited for (%v) without the next batch encoded", lo, seen)
+		}
+	}
+	if ready := wc.reads[3*256]; ready {
+		t.Errorf("the last batch waited for with a batch after it encoded")
 	}
 }

@@ -96,7 +96,7 @@ func TestPushTemplate(t *testing.T) {
 		var got bytes.Buffer
 		p := &pusher{w: openflow.NewWriter(&got), version: version, xid: 99}
 		for lo := 0; lo < len(ups); lo += 100 {
-			if err := p.send(ups, lo, min(lo+100, len(ups))); err != nil {
+			if err := p.sendBatch(ups, lo, min(lo+100, len(ups))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -131,7 +131,7 @@ func TestPushTemplate(t *testing.T) {
 		got.Reset()
 		p = &pusher{w: openflow.NewWriter(&got), version: version, xid: 99, bundle: true}
 		for lo := 0; lo < len(ups); lo += 100 {
-			if err := p.send(ups, lo, min(lo+100, len(ups))); err != nil {
+			if err := p.sendBatch(ups, lo, min(lo+100, len(ups))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -163,7 +163,7 @@ func TestPushTemplate(t *testing.T) {
 		}
 		// Each flow after the first of its run is a patched copy.
 		q := &pusher{w: openflow.NewWriter(&bytes.Buffer{}), version: version}
-		if err := q.send(ups, 0, 1); err != nil {
+		if err := q.sendBatch(ups, 0, 1); err != nil {
 			t.Fatal(err)
 		}
 		next := ups[0]
@@ -181,4 +181,12 @@ func TestPushTemplate(t *testing.T) {
 			t.Errorf("version %d: a flow of the same shape as %+v is not a patched copy", version, ups[0])
 		}
 	}
+}
+
+// sendBatch encodes updates[lo:hi] as a batch and writes it.
+func (p *pusher) sendBatch(updates []rules.Update, lo, hi int) error {
+	if err := p.prepare(updates, lo, hi); err != nil {
+		return err
+	}
+	return p.send()
 }
