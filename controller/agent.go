@@ -417,7 +417,7 @@ func (a *Agent) ServeConn(ctx context.Context, nc net.Conn) error {
 // serveConn is ServeConn; active marks a connection to an active target,
 // which counts for the fail mode.
 func (a *Agent) serveConn(ctx context.Context, nc net.Conn, active bool) error {
-	c := newConn(a, nc)
+	c := newConn(a, quietSyscalls(nc))
 	c.active = active
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()

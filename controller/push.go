@@ -114,7 +114,7 @@ func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Pus
 	defer nc.Close()
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
-	return newPusher(nc, cfg).push(ctx, updates)
+	return newPusher(quietSyscalls(nc), cfg).push(ctx, updates)
 }
 
 // newPusher returns a pusher over nc with cfg's defaults filled in.
