@@ -275,9 +275,13 @@ func (c *conn) serve() error {
 	defer c.flush()
 	// The read deadline is the earlier of the inactivity probe's (a
 	// message, or an echo request of ours, restarts it) and the pending
-	// burst's. Re-arming it costs a
-	// timer update, so it is moved only when it must come sooner; when
-	// it fires early, the loop finds nothing due and arms it again.
+	// burst's, the latter only when the next message is not buffered
+	// whole: only a read from the socket can wait, and a batch that
+	// arrives with its barrier in one read is applied before any. Re-arming
+	// the deadline costs a timer update, and one that comes sooner may wake
+	// a thread that waits in the network poller, so it is moved only when
+	// it must come sooner; when it fires early, the loop finds nothing due
+	// and arms it again.
 	lastRead := time.Now()
 	var (
 		armed   time.Time
@@ -286,7 +290,7 @@ func (c *conn) serve() error {
 	)
 	for {
 		due := probeAt
-		if len(c.batch) > 0 && c.batchDue.Before(due) {
+		if len(c.batch) > 0 && c.batchDue.Before(due) && !c.r.Ready() {
 			due = c.batchDue
 		}
 		if armed.IsZero() || due.Before(armed) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -428,5 +429,59 @@ func TestPushEncodesWhileWaiting(t *testing.T) {
 	}
 	if ready := wc.reads[3*256]; ready {
 		t.Errorf("the last batch waited for with a batch after it encoded")
+	}
+}
+
+// deadlineCounter counts a connection's SetReadDeadline calls.
+type deadlineCounter struct {
+	net.Conn
+	n atomic.Int64
+}
+
+func (c *deadlineCounter) SetReadDeadline(t time.Time) error {
+	c.n.Add(1)
+	return c.Conn.SetReadDeadline(t)
+}
+
+// TestBatchesArmNoDeadline checks that batches which arrive whole with
+// their barrier do not move the connection's read deadline (each move is a
+// timer update, and one that comes sooner may wake a thread): the
+// batch-wait bound is armed only when a batch waits for a read.
+func TestBatchesArmNoDeadline(t *testing.T) {
+	a, err := New(&Config{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	srv := make(chan *deadlineCounter, 1)
+	done := make(chan error, 1)
+	go func() {
+		nc, err := l.Accept()
+		if err != nil {
+			close(srv)
+			return
+		}
+		dc := &deadlineCounter{Conn: nc}
+		srv <- dc
+		done <- a.ServeConn(context.Background(), dc)
+	}()
+	nc, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := PushConn(context.Background(), nc, exactFlows(40*256, 0), &PushConfig{Batch: 256, Window: 1})
+	if err != nil || res.ErrCount != 0 || res.Batches != 40 {
+		t.Fatalf("push: %v %+v", err, res)
+	}
+	dc := <-srv
+	<-done
+	// The inactivity probe's, once; 40 batches that moved it would be 40
+	// or more.
+	if n := dc.n.Load(); n > 2 {
+		t.Errorf("40 batches with their barriers moved the read deadline %d times, want at most 2", n)
 	}
 }

@@ -205,6 +205,24 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
+// TestReaderReady checks Ready on a header Next refuses: Next returns its
+// error without reading, so the Reader is ready.
+func TestReaderReady(t *testing.T) {
+	for _, length := range []uint16{4, 2000} {
+		hdr := []byte{Version13, byte(TypeEchoRequest), byte(length >> 8), byte(length), 0, 0, 0, 1}
+		r := NewReader(bytes.NewReader(append(hdr, make([]byte, 8)...)), 1024)
+		if r.Ready() {
+			t.Fatalf("length %d: ready before any read", length)
+		}
+		if _, err := r.Next(); err == nil {
+			t.Fatalf("length %d: Next accepted the header", length)
+		}
+		if !r.Ready() {
+			t.Errorf("length %d: not ready with the refused header buffered", length)
+		}
+	}
+}
+
 func TestReaderWriter(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -248,6 +266,12 @@ func TestReaderWriter(t *testing.T) {
 			read := min(len(stream), int(r.Reads())*chunk)
 			if got, want := r.Buffered(), read-int(r.Offset())-len(b); got != want {
 				t.Errorf("chunk %d, xid %d: Buffered %d, want %d", chunk, h.XID, got, want)
+			}
+			// Ready: the next message is buffered whole.
+			next := int(r.Offset()) + len(b)
+			ready := next+HeaderLen <= read && next+int(binary.BigEndian.Uint16(stream[next+2:])) <= read
+			if r.Ready() != ready {
+				t.Errorf("chunk %d, xid %d: Ready %v with %d bytes buffered", chunk, h.XID, r.Ready(), r.Buffered())
 			}
 		}
 		if diff := cmp.Diff([]uint32{1, 2, 3}, xids); diff != "" {

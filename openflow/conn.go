@@ -63,6 +63,17 @@ func (r *Reader) Reads() uint64 { return r.reads }
 // of it, is already here.
 func (r *Reader) Buffered() int { return r.end - r.start }
 
+// Ready reports whether Next will return without reading from the
+// stream: a whole message is buffered, or a header that Next refuses.
+func (r *Reader) Ready() bool {
+	avail := r.end - r.start
+	if avail < HeaderLen {
+		return false
+	}
+	n := int(binary.BigEndian.Uint16(r.buf[r.start+2:]))
+	return avail >= n || n < HeaderLen || n > r.maxLen
+}
+
 // Offset returns the stream offset at which the message most recently
 // returned by Next started; after an error, where the failing message
 // starts.
