@@ -170,10 +170,9 @@ type Agent struct {
 	lastPub    time.Time
 	lastPubLks uint64
 
-	// batches holds the FLOW_MOD queues of closed connections, for new
-	// ones: a queue of BatchMax updates is large, and growing one for
-	// every connection would cost a short-lived one more than its burst.
-	batches sync.Pool // of *batchBuf
+	// bufs holds what closed connections leave for new ones (see
+	// connBufs).
+	bufs sync.Pool // of *connBufs
 	// handOffs counts the bursts connections gave their appliers.
 	handOffs atomic.Uint64
 

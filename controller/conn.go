@@ -115,13 +115,13 @@ func newConn(a *Agent, nc net.Conn) *conn {
 	c := &conn{
 		a:    a,
 		nc:   nc,
-		r:    openflow.NewReader(nc, 0),
 		w:    openflow.NewWriter(nc),
 		role: openflow.RoleEqual,
 
 		kick: make(chan struct{}, 1),
 		done: make(chan struct{}),
 	}
+	c.takeBufs(nc)
 	// Default asynchronous configuration (OpenFlow 1.3.5 §7.3.10): for
 	// master and equal, packet-in on no-match and action, every port
 	// status and flow-removed reason; for a slave only port status.
@@ -246,6 +246,9 @@ func (c *conn) sendError(req []byte, err error) error {
 
 // serve runs the handshake and then the message loop.
 func (c *conn) serve() error {
+	// Last of all, when no goroutine of the connection reads or applies
+	// any more.
+	defer c.releaseBufs()
 	hello := openflow.NewHello(c.nextXID(), versions...)
 	if err := c.send(&hello); err != nil {
 		return err
@@ -267,7 +270,6 @@ func (c *conn) serve() error {
 	}()
 	defer wg.Wait()
 	defer close(c.done)
-	defer c.releaseBatch()
 	defer c.stopApplier()
 	// FLOW_MODs read before the connection ended still take effect, as
 	// they would have had the controller sent a barrier; their errors

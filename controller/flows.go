@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"net"
 	"time"
 
 	"github.com/ofswitch/ofswitch/openflow"
@@ -48,36 +49,48 @@ type pendingMod struct {
 	n   int
 }
 
-// batchBuf is a connection's queue of FLOW_MODs, kept for the next
-// connection when it closes.
-type batchBuf struct {
+// connBufs is what a closed connection leaves for the next one: its
+// Reader's buffer, its FLOW_MOD queue and its burst result. A queue of
+// BatchMax updates is large, and growing one for every connection would
+// cost a short-lived one more than its burst; and memory the process has
+// not touched yet costs a page fault a page when first written (13 µs a
+// 4 KiB page on the machine of BENCHMARKS.md), a dozen of them in the first
+// batch of a new connection otherwise.
+type connBufs struct {
+	r    *openflow.Reader
 	ups  []rules.Update
 	reqs []pendingMod
+	res  rules.BatchResult
 }
 
-// takeBatch gives the connection a queue of a closed one, if there is one.
-func (c *conn) takeBatch() {
-	if b, ok := c.a.batches.Get().(*batchBuf); ok {
-		c.batch, c.batchReq = b.ups, b.reqs
-	}
-}
-
-// releaseBatch hands the (flushed) queue on to the next connection.
-func (c *conn) releaseBatch() {
-	if cap(c.batch) == 0 {
+// takeBufs gives the connection, reading nc, the buffers of a closed one,
+// or new ones.
+func (c *conn) takeBufs(nc net.Conn) {
+	b, ok := c.a.bufs.Get().(*connBufs)
+	if !ok {
+		c.r = openflow.NewReader(nc, 0)
 		return
 	}
-	clear(c.batch[:cap(c.batch)])
-	c.a.batches.Put(&batchBuf{ups: c.batch[:0], reqs: c.batchReq[:0]})
-	c.batch, c.batchReq = nil, nil
+	b.r.Reset(nc)
+	c.r, c.batch, c.batchReq, c.res = b.r, b.ups, b.reqs, b.res
+}
+
+// releaseBufs hands the connection's buffers on to the next connection,
+// once nothing reads them any more: the connection's loop has ended and
+// its last burst has been applied.
+func (c *conn) releaseBufs() {
+	clear(c.batch[:cap(c.batch)]) // drop references to instructions
+	clear(c.res.Errs[:cap(c.res.Errs)])
+	clear(c.res.Removed[:cap(c.res.Removed)])
+	c.r.Reset(nil)
+	c.a.bufs.Put(&connBufs{r: c.r, ups: c.batch[:0], reqs: c.batchReq[:0],
+		res: rules.BatchResult{Errs: c.res.Errs[:0], Removed: c.res.Removed[:0]}})
+	c.r, c.batch, c.batchReq, c.res = nil, nil, nil, rules.BatchResult{}
 }
 
 // onFlowMod queues the update of a FLOW_MOD, or returns the error to
 // answer it with.
 func (c *conn) onFlowMod(msg []byte) error {
-	if cap(c.batch) == 0 {
-		c.takeBatch()
-	}
 	// The update is translated in place, at the end of the queue: a
 	// FLOW_MOD of the connection's usual shape on the fast path (see
 	// fastmatch.go), any other on the full path.

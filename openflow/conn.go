@@ -49,6 +49,14 @@ func NewReader(r io.Reader, maxLen int) *Reader {
 	return &Reader{r: r, buf: make([]byte, size), maxLen: maxLen}
 }
 
+// Reset makes the Reader read a new stream from r, keeping its buffer and
+// maximum length and dropping whatever it had buffered: a server can hand
+// a closed connection's Reader, whose buffer is in memory already, to the
+// next connection.
+func (r *Reader) Reset(rd io.Reader) {
+	*r = Reader{r: rd, buf: r.buf, maxLen: r.maxLen}
+}
+
 // initialReadBuf is the size a Reader's buffer starts at: a burst of a few
 // hundred FLOW_MODs in one read.
 const initialReadBuf = 32 << 10
