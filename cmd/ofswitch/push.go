@@ -36,7 +36,8 @@ alone deletes every flow) and sends them as FLOW_MODs, a BARRIER_REQUEST after e
 while the switch applies the one before). With --bundle each batch is one
 bundle, committed atomically: applied whole or not at all; --batch 0 makes
 the whole file one batch, as ovs-ofctl --bundle sends it. Prints flows/s and the barrier
-latency of the batches; every error the switch sends is printed with the line
+latency of the batches, each from its write to its barrier reply (a batch is
+encoded before, while the switch applies the one ahead of it); every error the switch sends is printed with the line
 of the file that caused it, and the exit status is non-zero.
 
 An add line may set importance=N, OpenFlow 1.4's eviction precedence: push
