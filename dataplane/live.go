@@ -78,9 +78,10 @@ type LiveConfig struct {
 // Transmit, for callers outside the switch, is one write(2) on it. The
 // kernel serialises concurrent sends on a packet socket, so the queues
 // and Transmit share it without a lock. A frame sent through a fanout member
-// is not looped back to the group. Failed sends (interface down, frame
-// larger than the MTU: disable GSO/TSO on peers that send large frames)
-// are counted by TxErrors.
+// is not looped back to the group. Frames the kernel refuses for their
+// own sake (larger than the MTU: disable GSO/TSO on peers that send large
+// frames) are counted by TxErrors; those sent while the interface is down
+// or gone, before the port watcher has told the port, by TxDropped.
 //
 // # Interfaces that go and come back
 //
@@ -383,8 +384,8 @@ func (p *LivePort) Info() PortInfo {
 func (p *LivePort) Queues() int { return p.cfg.Queues }
 
 // Transmit sends frame out of the interface. Safe from any goroutine.
-// While the port is detached the frame is dropped and counted by
-// TxDropped.
+// While the port is detached, or its interface down, the frame is dropped
+// and counted by TxDropped.
 func (p *LivePort) Transmit(frame []byte) {
 	c := p.acquire()
 	if c == nil {
@@ -392,9 +393,21 @@ func (p *LivePort) Transmit(frame []byte) {
 		return
 	}
 	if err := c.rx[0].WritePacketData(frame); err != nil {
-		p.txErrs.Add(1)
+		p.countTxFailure(err)
 	}
 	c.release()
+}
+
+// countTxFailure counts a frame the kernel refused: as dropped when the
+// port's interface is down (ENETDOWN) or gone (ENXIO, ENODEV), as while the
+// port is detached, since the port watcher may not have heard of it yet;
+// as a transmit error otherwise.
+func (p *LivePort) countTxFailure(err error) {
+	if errors.Is(err, unix.ENETDOWN) || errors.Is(err, unix.ENXIO) || errors.Is(err, unix.ENODEV) {
+		p.txDropped.Add(1)
+		return
+	}
+	p.txErrs.Add(1)
 }
 
 // txQueue returns worker i's transmit queue on the port (queuedPort).
@@ -433,8 +446,8 @@ func (q *liveQueue) Transmit(frame []byte) {
 }
 
 // Flush sends the queued frames; a frame the kernel refuses is counted
-// in TxErrors and the rest are still sent. While the port is detached
-// they are dropped and counted by TxDropped.
+// (countTxFailure) and the rest are still sent. While the port is
+// detached they are dropped and counted by TxDropped.
 func (q *liveQueue) Flush() {
 	if q.n == 0 {
 		return
@@ -446,7 +459,7 @@ func (q *liveQueue) Flush() {
 	case c.fds[0] < 0: // afpacket's descriptor unknown: one write each
 		for i := range q.n {
 			if err := c.rx[0].WritePacketData(unsafe.Slice(q.iov[i].Base, q.iov[i].Len)); err != nil {
-				q.p.txErrs.Add(1)
+				q.p.countTxFailure(err)
 			}
 		}
 	default:
@@ -455,7 +468,7 @@ func (q *liveQueue) Flush() {
 			switch {
 			case errno == unix.EINTR:
 			case errno != 0:
-				q.p.txErrs.Add(1)
+				q.p.countTxFailure(errno)
 				sent++
 			default:
 				sent += int(r)
@@ -472,7 +485,8 @@ func (q *liveQueue) Flush() {
 func (p *LivePort) TxErrors() uint64 { return p.txErrs.Load() }
 
 // TxDropped returns the number of frames output to the port while it
-// was detached (its interface away), which it dropped.
+// was detached (its interface away) or its interface was down, which it
+// dropped.
 func (p *LivePort) TxDropped() uint64 { return p.txDropped.Load() }
 
 // RxDrops returns the frames the kernel dropped because the rings were

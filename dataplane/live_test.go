@@ -1001,3 +1001,64 @@ func TestLiveSkipsFramesBeforeFilter(t *testing.T) {
 	}
 	t.Fatal("no frame captured after the filter was returned within 10 s")
 }
+
+// TestLiveTxFailureCounts checks how a frame the kernel refuses is
+// counted: dropped when the interface is down or gone (the port watcher
+// may not have told the port yet), a transmit error otherwise.
+func TestLiveTxFailureCounts(t *testing.T) {
+	for _, c := range []struct {
+		err              error
+		dropped, errored uint64
+	}{
+		{unix.ENETDOWN, 1, 0},
+		{unix.ENXIO, 1, 0},
+		{unix.ENODEV, 1, 0},
+		{fmt.Errorf("send: %w", unix.ENETDOWN), 1, 0},
+		{unix.EMSGSIZE, 0, 1},
+		{unix.ENOBUFS, 0, 1},
+	} {
+		p := &LivePort{}
+		p.countTxFailure(c.err)
+		if p.TxDropped() != c.dropped || p.TxErrors() != c.errored {
+			t.Errorf("%v: TxDropped %d, TxErrors %d; want %d, %d", c.err, p.TxDropped(), p.TxErrors(), c.dropped, c.errored)
+		}
+	}
+}
+
+// TestLivePortDownDrops checks that frames output to a port whose
+// interface is down, one by one and in a worker's burst, are counted as
+// dropped, not as transmit errors, and that the port sends again once the
+// interface is up.
+func TestLivePortDownDrops(t *testing.T) {
+	n := newLiveNet(t, 1)
+	p := n.ports[1]
+	frame := make([]byte, 60)
+	copy(frame, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x88, 0xb5})
+	n.sw.IP(t, "link", "set", "p2", "down")
+	p.Transmit(frame)
+	q := p.txQueue(0)
+	for range 3 {
+		q.Transmit(frame)
+	}
+	q.Flush()
+	if p.TxDropped() != 4 || p.TxErrors() != 0 {
+		t.Fatalf("interface down: TxDropped %d, TxErrors %d; want 4, 0", p.TxDropped(), p.TxErrors())
+	}
+	// Up again: once the link is (a veth takes a moment), a burst goes
+	// out without a drop.
+	n.sw.IP(t, "link", "set", "p2", "up")
+	sent := false
+	for range 100 {
+		d := p.TxDropped()
+		q.Transmit(frame)
+		q.Flush()
+		if p.TxDropped() == d {
+			sent = true
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !sent || p.TxErrors() != 0 {
+		t.Errorf("interface up again: sent %v, TxErrors %d; want a frame sent and no error", sent, p.TxErrors())
+	}
+}
