@@ -193,7 +193,7 @@ var (
 	descRxBytes   = prometheus.NewDesc("ofswitch_port_rx_bytes_total", "Bytes received on a port.", portLabels, nil)
 	descTxBytes   = prometheus.NewDesc("ofswitch_port_tx_bytes_total", "Bytes transmitted on a port.", portLabels, nil)
 	descRxDropped = prometheus.NewDesc("ofswitch_port_rx_dropped_total", "Frames dropped on receive: by the interface, or because the switch's rings were full.", portLabels, nil)
-	descTxDropped = prometheus.NewDesc("ofswitch_port_tx_dropped_total", "Frames dropped on transmit: by the interface, or output while the port's interface was away.", portLabels, nil)
+	descTxDropped = prometheus.NewDesc("ofswitch_port_tx_dropped_total", "Frames dropped on transmit: by the interface, or output while the port's interface was away or down.", portLabels, nil)
 	descRxErrors  = prometheus.NewDesc("ofswitch_port_rx_errors_total", "Receive errors of a port's interface.", portLabels, nil)
 	descTxErrors  = prometheus.NewDesc("ofswitch_port_tx_errors_total", "Transmit errors: of the interface, and sends of the switch that failed.", portLabels, nil)
 	descProcessed = prometheus.NewDesc("ofswitch_frames_processed_total", "Frames the data plane's workers took in.", nil, nil)
@@ -257,7 +257,7 @@ func (c *portCollector) Collect(ch chan<- prometheus.Metric) {
 // kernel statistics (netlink IFLA_STATS64), to which it adds the frames
 // the switch's receive rings dropped (rx_dropped) and its failed sends
 // (tx_errors) and the frames output while the port's interface was away
-// (tx_dropped).
+// or down (tx_dropped).
 type liveCounters struct {
 	sw    *dataplane.Switch
 	ports []*dataplane.LivePort // port i+1 is ports[i]
