@@ -403,11 +403,20 @@ func (p *LivePort) Transmit(frame []byte) {
 // port is detached, since the port watcher may not have heard of it yet;
 // as a transmit error otherwise.
 func (p *LivePort) countTxFailure(err error) {
-	if errors.Is(err, unix.ENETDOWN) || errors.Is(err, unix.ENXIO) || errors.Is(err, unix.ENODEV) {
+	var e unix.Errno
+	errors.As(err, &e) // 0, a transmit error, if err carries no errno
+	p.countTxErrno(e)
+}
+
+// countTxErrno is countTxFailure for a system call's errno: a worker's
+// burst counts its failures without making an error of each.
+func (p *LivePort) countTxErrno(e unix.Errno) {
+	switch e {
+	case unix.ENETDOWN, unix.ENXIO, unix.ENODEV:
 		p.txDropped.Add(1)
-		return
+	default:
+		p.txErrs.Add(1)
 	}
-	p.txErrs.Add(1)
 }
 
 // txQueue returns worker i's transmit queue on the port (queuedPort).
@@ -468,7 +477,7 @@ func (q *liveQueue) Flush() {
 			switch {
 			case errno == unix.EINTR:
 			case errno != 0:
-				q.p.countTxFailure(errno)
+				q.p.countTxErrno(errno)
 				sent++
 			default:
 				sent += int(r)
