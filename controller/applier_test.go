@@ -11,6 +11,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // TestApplierOracle drives one connection with a random stream of
@@ -215,7 +216,7 @@ func applierOracle(t *testing.T, seed uint64, overlap bool) {
 func ruleStrings(rs []*rules.Rule) []string {
 	var out []string
 	for _, r := range rs {
-		out = append(out, rules.FormatFlow(r.Table(), &r.Match, r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout, r.Flags, r.Instructions, rules.FlowStats{}))
+		out = append(out, ofctl.FormatFlow(r.Table(), &r.Match, r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout, r.Flags, r.Instructions, ofctl.FlowStats{}))
 	}
 	sort.Strings(out)
 	return out

@@ -17,11 +17,12 @@ import (
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 func parseFlows(t *testing.T, text string) []rules.Update {
 	t.Helper()
-	ups, errs := rules.ParseFlows("test.flows", []byte(text), nil)
+	ups, errs := ofctl.ParseFlows("test.flows", []byte(text), nil)
 	if len(errs) != 0 {
 		t.Fatalf("parse: %v", errs)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // eventually polls cond every few milliseconds for up to 10 s.
@@ -105,7 +106,7 @@ func TestOvsTestcontroller(t *testing.T) {
 	wantMiss := []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{
 		{Kind: rules.ActionOutput, Port: rules.PortController, MaxLen: 128}}}}
 	if miss.Priority != 0 || miss.Match != (rules.Match{}) || !cmp.Equal(miss.Instructions, wantMiss) {
-		t.Fatalf("table-miss entry: priority %d, %s, %+v", miss.Priority, rules.FormatMatch(&miss.Match, miss.Priority), miss.Instructions)
+		t.Fatalf("table-miss entry: priority %d, %s, %+v", miss.Priority, ofctl.FormatMatch(&miss.Match, miss.Priority), miss.Instructions)
 	}
 
 	// takePO waits for the next PACKET_OUT.
@@ -164,7 +165,7 @@ func TestOvsTestcontroller(t *testing.T) {
 		if r == nil {
 			t.Fatalf("no priority-1 entry for in_port=%d", tt.in)
 		}
-		text := rules.FormatMatch(&r.Match, r.Priority)
+		text := ofctl.FormatMatch(&r.Match, r.Priority)
 		for _, f := range []struct {
 			f    rules.Field
 			want uint64

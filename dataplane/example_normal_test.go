@@ -8,6 +8,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // namedPort prints what is transmitted on it.
@@ -30,7 +31,7 @@ func ethFrame(dst, src []byte) []byte {
 // PacketOut sends a controller's frame through the same pipeline.
 func ExampleSwitch_PacketOut() {
 	pipe, _ := rules.New(nil)
-	ups, _ := rules.ParseFlows("normal.flows", []byte("actions=NORMAL\n"), nil)
+	ups, _ := ofctl.ParseFlows("normal.flows", []byte("actions=NORMAL\n"), nil)
 	pipe.ApplyBatch(ups, true)
 	sw := dataplane.NewSwitch(pipe, &dataplane.Config{
 		Ports:   []uint32{1, 2, 3},

@@ -18,6 +18,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // FilterSpec is one filter configuration an Experiment measures.
@@ -759,7 +760,7 @@ func topRules(p *rules.Pipeline, n int) []RuleHits {
 		for _, r := range p.Rules(uint8(t)) {
 			if pk := r.Packets(); pk > 0 {
 				all = append(all, RuleHits{Table: uint8(t), ID: r.ID, Packets: pk,
-					Flow: rules.FormatMatch(&r.Match, r.Priority)})
+					Flow: ofctl.FormatMatch(&r.Match, r.Priority)})
 			}
 		}
 	}

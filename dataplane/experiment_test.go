@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 func TestParseFilterSpecs(t *testing.T) {
@@ -44,7 +45,7 @@ func TestParseFilterSpecs(t *testing.T) {
 }
 
 func TestRunExperiment(t *testing.T) {
-	ups, errs := rules.ParseFlows("demo.flows", DemoFlows(), nil)
+	ups, errs := ofctl.ParseFlows("demo.flows", DemoFlows(), nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -101,7 +102,7 @@ func TestRunExperiment(t *testing.T) {
 }
 
 func TestReportTextAndPlots(t *testing.T) {
-	ups, _ := rules.ParseFlows("demo.flows", DemoFlows(), nil)
+	ups, _ := ofctl.ParseFlows("demo.flows", DemoFlows(), nil)
 	specs, _ := ParseFilterSpecs([]string{"bcf,none"}, []int{0})
 	rep, err := RunExperiment(t.Context(), &ExperimentConfig{Rules: ups, Tables: 2, Filters: specs,
 		Captures: []*Capture{DemoCapture()}, Workers: 2, Burst: 32, Bursts: 2, Every: 4 * time.Millisecond, Seed: 1})

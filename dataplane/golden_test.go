@@ -11,6 +11,7 @@ import (
 	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // oracleHits replays c through a linear-scan oracle holding ups (table 0
@@ -70,7 +71,7 @@ func oracleHits(t *testing.T, c *Capture, tables int, ups []rules.Update) (map[[
 // requires per-rule hit counts and table misses equal to the oracle's.
 func TestGoldenRuleHits(t *testing.T) {
 	caps := []*Capture{mustLoad(t, "mix.pcap"), mustLoad(t, "vlan-2if.pcapng"), mustLoad(t, "malformed.pcap"), DemoCapture()}
-	ups, errs := rules.ParseFlows("demo.flows", DemoFlows(), nil)
+	ups, errs := ofctl.ParseFlows("demo.flows", DemoFlows(), nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

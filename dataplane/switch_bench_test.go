@@ -16,6 +16,7 @@ import (
 	"github.com/ofswitch/ofswitch/internal/pcapgen"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 var pcapgenStart = pcapgen.Start
@@ -47,7 +48,7 @@ func exactTable(b *testing.B, kind rules.FilterKind, c *Capture, n int) *rules.P
 	for len(ups) < n {
 		ups = append(ups, rules.Update{Match: ctl.synthetic(), Priority: 100, Instructions: outPort2})
 	}
-	wild, errs := rules.ParseFlows("wild", []byte(`priority=50,ip,nw_dst=10.0.0.0/16,actions=output:1
+	wild, errs := ofctl.ParseFlows("wild", []byte(`priority=50,ip,nw_dst=10.0.0.0/16,actions=output:1
 priority=50,ip,nw_dst=10.1.0.0/16,actions=output:1
 priority=40,ip,nw_src=10.2.0.0/16,actions=output:1
 priority=30,tcp,tp_dst=80,actions=output:1

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/pcapgen"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // TestSharedCapturesThroughSwitch replays every capture of
@@ -22,7 +23,7 @@ import (
 // with the demo rules on two workers: nothing panics and the counts add
 // up.
 func TestSharedCapturesThroughSwitch(t *testing.T) {
-	ups, errs := rules.ParseFlows("demo.flows", DemoFlows(), nil)
+	ups, errs := ofctl.ParseFlows("demo.flows", DemoFlows(), nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // recPort records the frames transmitted on it.
@@ -27,7 +28,7 @@ func testPipeline(t testing.TB, tables int, kind rules.FilterKind, flows string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ups, errs := rules.ParseFlows("test.flows", []byte(flows), nil)
+	ups, errs := ofctl.ParseFlows("test.flows", []byte(flows), nil)
 	if len(errs) > 0 {
 		t.Fatalf("parse flows: %v", errs)
 	}

@@ -1,7 +1,6 @@
 package rules_test
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -434,24 +433,4 @@ func BenchmarkDeleteAll(b *testing.B) {
 		b.Fatalf("%d flows, %d rules left", st.Flows, st.Rules)
 	}
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(n), "ns/rule")
-}
-
-// BenchmarkParseFlows parses a file of 100K exact 5-tuple flows in
-// ovs-ofctl syntax, as `ofswitch push` reads BenchmarkPushCLI's.
-func BenchmarkParseFlows(b *testing.B) {
-	var buf bytes.Buffer
-	const n = 100_000
-	for k := range n {
-		fmt.Fprintf(&buf, "priority=100,tcp,nw_src=127.%d.%d.%d,nw_dst=127.%d.%d.%d,tp_src=%d,tp_dst=80,actions=output:2\n",
-			16+k>>16&0xf, k>>8&0xff, k&0xff, 32+k>>16&0xf, k>>8&0xff, k&0xff, 1024+k%50000)
-	}
-	data := buf.Bytes()
-	b.ReportAllocs()
-	for b.Loop() {
-		ups, errs := rules.ParseFlows("bench.flows", data, nil)
-		if len(ups) != n || len(errs) != 0 {
-			b.Fatalf("%d flows, %d errors", len(ups), len(errs))
-		}
-	}
-	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*n), "ns/line")
 }

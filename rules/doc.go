@@ -87,8 +87,8 @@
 //
 // # Text formats
 //
-// ParseFlows and FormatFlow read and print the ovs-ofctl flow syntax, the
-// latter exactly as ovs-ofctl dump-flows prints. ParseClassBench and
-// ParseClassBenchTrace read ClassBench filter and trace files;
-// ClassBenchUpdates turns port ranges into masked ports.
+// The text formats live in subpackages: ofctl reads and prints the
+// ovs-ofctl flow syntax; ParseClassBench and ParseClassBenchTrace read
+// ClassBench filter and trace files; ClassBenchUpdates turns port ranges
+// into masked ports.
 package rules

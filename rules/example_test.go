@@ -2,9 +2,9 @@ package rules_test
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // Insert rules in one atomic burst and look packets up.
@@ -24,29 +24,13 @@ func ExamplePipeline() {
 	k.Set(rules.FieldEthType, rules.EthTypeIPv4)
 	k.Set(rules.FieldIPProto, rules.IPProtoTCP)
 	k.Set(rules.FieldL4Dst, 80)
-	fmt.Println(rules.FormatMatch(&p.Table(0).Lookup(&k).Match, 100))
+	fmt.Println(ofctl.FormatMatch(&p.Table(0).Lookup(&k).Match, 100))
 	k.Set(rules.FieldL4Dst, 443)
 	fmt.Println(p.Table(0).Lookup(&k).Priority)
 	// Output:
 	// errors: [<nil> <nil>]
 	// priority=100,tcp,tp_dst=80
 	// 0
-}
-
-// Parse a flow in ovs-ofctl syntax and print it the way dump-flows does.
-func ExampleParseFlow() {
-	u, err := rules.ParseFlow("priority=300,ip,nw_src=127.1.0.0/16,actions=mod_vlan_vid:100,output:1")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(rules.FormatFlow(u.Table, &u.Match, u.Priority, u.Cookie, u.IdleTimeout, u.HardTimeout, u.Flags, u.Instructions,
-		rules.FlowStats{Duration: 1500 * time.Millisecond}))
-	_, err = rules.ParseFlow("priority=300,tp_dst=80,actions=drop")
-	fmt.Println(err)
-	// Output:
-	//  cookie=0x0, duration=1.500s, table=0, n_packets=0, n_bytes=0, priority=300,ip,nw_src=127.1.0.0/16 actions=push_vlan:0x8100,set_field:4196->vlan_vid,output:1
-	// flow:1:14: rules: OFPET_BAD_MATCH/OFPBMC_BAD_PREREQ (l4_dst): needs ip_proto=6, 17 or 132
 }
 
 // A ClassBench port range becomes masked ports.

@@ -126,6 +126,12 @@ func (f Field) FullMask() uint64 {
 	return 1<<b - 1
 }
 
+// PrefixMask returns the mask of a prefix of bits bits of a field of at
+// most 64 bits: its top bits bits set, 0 for bits <= 0, FullMask for bits
+// >= f.Bits(). The text formats (packages ofctl and classbench) read and
+// print address prefixes with it.
+func (f Field) PrefixMask(bits int) uint64 { return prefixMask(f.Bits(), bits) }
+
 // Get returns the value of a field of at most 64 bits. For IPv6 addresses
 // use Get128.
 func (k *Key) Get(f Field) uint64 {

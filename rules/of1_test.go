@@ -1,7 +1,6 @@
 package rules_test
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // prereqBroken says, from the text alone, whether a ClassBench-ng line
@@ -20,54 +20,13 @@ func prereqBroken(line string) bool {
 		(has("nw_src") || has("nw_dst") || has("nw_proto")) && !has("eth_type")
 }
 
-// TestOF1Prereqs loads the ClassBench-ng OpenFlow sets both ways: strict
-// loading rejects exactly the lines that break prerequisites, with
-// OFPBMC_BAD_PREREQ; FixPrereqs loads every line.
-func TestOF1Prereqs(t *testing.T) {
-	for _, name := range []string{"lyxocs-ruleSet/of1_1k", "lyxocs-ruleSet/of1_10k"} {
-		data := readCB(t, name)
-		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-		broken := 0
-		for _, l := range lines {
-			if prereqBroken(l) {
-				broken++
-			}
-		}
-		ups, errs := rules.ParseFlows(name, data, &rules.FlowParseOptions{NoActions: true})
-		if len(errs) != broken || len(ups) != len(lines)-broken {
-			t.Errorf("%s strict: %d rejected, %d loaded; want %d rejected of %d", name, len(errs), len(ups), broken, len(lines))
-		}
-		for _, err := range errs {
-			var pe *rules.ParseError
-			if !errors.Is(err, rules.ErrBadPrereq) || !errors.As(err, &pe) || !prereqBroken(lines[pe.Line-1]) {
-				t.Fatalf("%s: %v is not a BAD_PREREQ on a broken line", name, err)
-			}
-		}
-		fixed, errs := rules.ParseFlows(name, data, &rules.FlowParseOptions{NoActions: true, FixPrereqs: true})
-		if len(errs) != 0 {
-			t.Fatalf("%s fixed: %v", name, errs[0])
-		}
-		lineSeen := map[int]bool{}
-		for _, u := range fixed {
-			lineSeen[u.ID] = true
-			if err := u.Match.Validate(); err != nil {
-				t.Fatalf("%s line %d after fixing: %v", name, u.ID, err)
-			}
-		}
-		if len(lineSeen) != len(lines) {
-			t.Errorf("%s fixed: %d lines loaded of %d", name, len(lineSeen), len(lines))
-		}
-		t.Logf("%s: %d lines, %d break prerequisites; fixed load has %d flows", name, len(lines), broken, len(fixed))
-	}
-}
-
 // TestOF1Trace classifies of1_1k_trace against the linear oracle over the
 // prerequisite-fixed rules. The trace's quirks are handled as NOTES.md
 // says: its nw_src column is rewritten from the labelled rule, and the MAC
 // columns (low 32 bits) get their high bits from the labelled rule.
 func TestOF1Trace(t *testing.T) {
 	data := readCB(t, "lyxocs-ruleSet/of1_1k")
-	ups, errs := rules.ParseFlows("of1_1k", data, &rules.FlowParseOptions{NoActions: true, FixPrereqs: true})
+	ups, errs := ofctl.ParseFlows("of1_1k", data, &ofctl.ParseOptions{NoActions: true, FixPrereqs: true})
 	if len(errs) != 0 {
 		t.Fatal(errs[0])
 	}

@@ -95,7 +95,7 @@ func BenchmarkLive(b *testing.B) {
 				}
 				pid = p.cmd.Process.Pid
 				for _, f := range flows {
-					if out, err := ofctl(tp.sw, ofPort, "add-flow", f); err != nil {
+					if out, err := ovsOfctl(tp.sw, ofPort, "add-flow", f); err != nil {
 						b.Fatalf("%v\n%s", err, out)
 					}
 				}

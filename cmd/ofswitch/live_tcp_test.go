@@ -40,13 +40,13 @@ func TestLiveTCP(t *testing.T) {
 	}
 	sw := startSwitch(t, tp, "--metrics", "127.0.0.1:9100")
 	for _, f := range []string{"in_port=1,actions=output:2", "in_port=2,actions=output:1"} {
-		if out, err := ofctl(tp.sw, ofPort, "add-flow", f); err != nil {
+		if out, err := ovsOfctl(tp.sw, ofPort, "add-flow", f); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	}
 	diag := func() string {
-		flows, _ := ofctl(tp.sw, ofPort, "dump-flows")
-		ports, _ := ofctl(tp.sw, ofPort, "dump-ports")
+		flows, _ := ovsOfctl(tp.sw, ofPort, "dump-flows")
+		ports, _ := ovsOfctl(tp.sw, ofPort, "dump-ports")
 		return flows + ports + "switch log:\n" + sw.log()
 	}
 
@@ -109,7 +109,7 @@ func TestLiveTCP(t *testing.T) {
 
 	// Every payload byte crossed flow in_port=1 and port 1 (plus headers);
 	// the acknowledgements came back through in_port=2.
-	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	flows, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestLiveTCP(t *testing.T) {
 	if n := counter(flows, "n_packets", "in_port=2 actions=output:1"); n < 1 {
 		t.Errorf("flow in_port=2: n_packets=%d, want ≥ 1 (the acknowledgements):\n%s", n, flows)
 	}
-	ports, err := ofctl(tp.sw, ofPort, "dump-ports")
+	ports, err := ovsOfctl(tp.sw, ofPort, "dump-ports")
 	if err != nil {
 		t.Fatal(err)
 	}

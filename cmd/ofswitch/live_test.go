@@ -37,7 +37,7 @@ func startSwitch(t testing.TB, tp *topo, args ...string) *proc {
 		}
 	}, bin, args...)
 	waitFor(t, "answer from ofswitch", p.log, func() (bool, string) {
-		out, err := ofctl(tp.sw, ofPort, "show")
+		out, err := ovsOfctl(tp.sw, ofPort, "show")
 		return err == nil, out
 	})
 	return p
@@ -72,7 +72,7 @@ func TestLiveOfctl(t *testing.T) {
 	tp := newTopo(t, "")
 	sw := startSwitch(t, tp, "--metrics", "127.0.0.1:9100", "--stats=100ms")
 
-	show, err := ofctl(tp.sw, ofPort, "show")
+	show, err := ovsOfctl(tp.sw, ofPort, "show")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestLiveOfctl(t *testing.T) {
 	}
 
 	for _, f := range []string{"in_port=1,actions=output:2", "in_port=2,actions=output:1"} {
-		if out, err := ofctl(tp.sw, ofPort, "add-flow", f); err != nil {
+		if out, err := ovsOfctl(tp.sw, ofPort, "add-flow", f); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	}
@@ -103,14 +103,14 @@ func TestLiveOfctl(t *testing.T) {
 		action string
 		pings  bool
 	}{{"no-forward", false}, {"forward", true}} {
-		if out, err := ofctl(tp.sw, ofPort, "mod-port", "2", step.action); err != nil || out != "" {
+		if out, err := ovsOfctl(tp.sw, ofPort, "mod-port", "2", step.action); err != nil || out != "" {
 			t.Fatalf("mod-port 2 %s: %v\n%s", step.action, err, out)
 		}
 		if out, ok := tp.ping(t, 2); ok != step.pings {
 			t.Fatalf("after mod-port 2 %s, h1 pings h2: %v, want %v\n%s", step.action, ok, step.pings, out)
 		}
 	}
-	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	flows, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestLiveOfctl(t *testing.T) {
 			t.Errorf("flow %s: n_packets=%d, want ≥ 4 after 3 pings:\n%s", f, n, flows)
 		}
 	}
-	ports, err := ofctl(tp.sw, ofPort, "dump-ports")
+	ports, err := ovsOfctl(tp.sw, ofPort, "dump-ports")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestLiveOfctl(t *testing.T) {
 		}
 	}
 
-	if out, err := ofctl(tp.sw, ofPort, "del-flows"); err != nil {
+	if out, err := ovsOfctl(tp.sw, ofPort, "del-flows"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if out, ok := tp.ping(t, 2); ok || !strings.Contains(out, " 0 received") {
@@ -162,7 +162,7 @@ func TestLiveOfctl(t *testing.T) {
 		return strings.Contains(out, "OFPT_PORT_STATUS") && strings.Contains(out, "MOD: 2(s2)") &&
 			strings.Contains(out, "PORT_DOWN"), ""
 	})
-	show, err = ofctl(tp.sw, ofPort, "show")
+	show, err = ovsOfctl(tp.sw, ofPort, "show")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestLiveOfctl(t *testing.T) {
 	waitFor(t, "PORT_STATUS of port 2 deleted", mon.String, func() (bool, string) {
 		return strings.Contains(mon.String(), "DEL: 2(s2)"), ""
 	})
-	show, err = ofctl(tp.sw, ofPort, "show")
+	show, err = ovsOfctl(tp.sw, ofPort, "show")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,13 +241,13 @@ func TestLiveTestcontroller(t *testing.T) {
 	log := func() string { return "ovs-testcontroller:\n" + tc.log() + "\nofswitch:\n" + sw.log() }
 	// The controller's first flow sends table misses to it.
 	waitFor(t, "table-miss flow from ovs-testcontroller", log, func() (bool, string) {
-		out, _ := ofctl(tp.sw, ofPort, "dump-flows")
+		out, _ := ovsOfctl(tp.sw, ofPort, "dump-flows")
 		return strings.Contains(out, "priority=0 actions=CONTROLLER:128"), out
 	})
 	if out, ok := tp.ping(t, 3); !ok {
 		t.Fatalf("h1 cannot ping h2 with ovs-testcontroller as the controller:\n%s\n%s", out, log())
 	}
-	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	flows, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestLiveStandalone(t *testing.T) {
 	if out, ok := tp.ping(t, 3); !ok {
 		t.Fatalf("h1 cannot ping h2 through a standalone switch:\n%s\nswitch log:\n%s", out, sw.log())
 	}
-	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	flows, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestLiveShowMatchesOVS(t *testing.T) {
 	}
 	tp := newTopo(t, "")
 	startSwitch(t, tp)
-	got, err := ofctl(tp.sw, ofPort, "show")
+	got, err := ovsOfctl(tp.sw, ofPort, "show")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestLiveShowMatchesOVS(t *testing.T) {
 			out  *string
 		}{
 			{"Open vSwitch", func() (string, error) { return ovs.Ofctl("", "show") }, &want},
-			{"ofswitch", func() (string, error) { return ofctl(tp.sw, ofPort, "show") }, &got},
+			{"ofswitch", func() (string, error) { return ovsOfctl(tp.sw, ofPort, "show") }, &got},
 		} {
 			waitFor(t, sw.name+" showing "+what, func() string { return *sw.out }, func() (bool, string) {
 				*sw.out, _ = sw.show()
@@ -388,7 +388,7 @@ func TestLiveShowMatchesOVS(t *testing.T) {
 		if _, err := ovs.Ofctl("", "mod-port", step.port, step.action); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := ofctl(tp.sw, ofPort, "mod-port", step.port, step.action); err != nil || out != "" {
+		if out, err := ovsOfctl(tp.sw, ofPort, "mod-port", step.port, step.action); err != nil || out != "" {
 			t.Fatalf("ofswitch: mod-port %s %s: %v\n%s", step.port, step.action, err, out)
 		}
 		same("mod-port "+step.port+" "+step.action, step.name, step.want)
@@ -422,7 +422,7 @@ func TestLiveStandaloneFailOpen(t *testing.T) {
 	if out, ok := tp.ping(t, 2); !ok {
 		t.Fatalf("h1 cannot ping h2 once the controller is back:\n%s\n%s", out, sw.log())
 	}
-	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	flows, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +441,7 @@ func TestLivePortReattach(t *testing.T) {
 	tp := newTopo(t, "")
 	sw := startSwitch(t, tp, "--metrics", "127.0.0.1:9100")
 	for _, f := range []string{"in_port=1,actions=output:2", "in_port=2,actions=output:1"} {
-		if out, err := ofctl(tp.sw, ofPort, "add-flow", f); err != nil {
+		if out, err := ovsOfctl(tp.sw, ofPort, "add-flow", f); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	}
@@ -469,7 +469,7 @@ func TestLivePortReattach(t *testing.T) {
 	waitFor(t, "PORT_STATUS of port 2 added", log, func() (bool, string) {
 		return strings.Contains(mon.String(), "ADD: 2(s2): addr:"+swMAC(2)), ""
 	})
-	show, err := ofctl(tp.sw, ofPort, "show")
+	show, err := ovsOfctl(tp.sw, ofPort, "show")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,8 +483,8 @@ func TestLivePortReattach(t *testing.T) {
 		out, ok = tp.ping(t, 2)
 	}
 	if !ok {
-		flows, _ := ofctl(tp.sw, ofPort, "dump-flows")
-		ports, _ := ofctl(tp.sw, ofPort, "dump-ports")
+		flows, _ := ovsOfctl(tp.sw, ofPort, "dump-flows")
+		ports, _ := ovsOfctl(tp.sw, ofPort, "dump-ports")
 		links, _ := exec.Command("ip", "-n", tp.sw, "-s", "link").CombinedOutput()
 		pk, _ := exec.Command("ip", "netns", "exec", tp.sw, "cat", "/proc/net/packet").CombinedOutput()
 		links = append(links, pk...)
@@ -493,7 +493,7 @@ func TestLivePortReattach(t *testing.T) {
 	if !strings.Contains(sw.log(), "port attached") {
 		t.Errorf("no re-attach in the switch's log:\n%s", sw.log())
 	}
-	flows, err := ofctl(tp.sw, ofPort, "dump-flows")
+	flows, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -246,9 +246,9 @@ func (p *proc) log() string {
 	}
 }
 
-// ofctl runs "ovs-ofctl -O OpenFlow13 CMD tcp:127.0.0.1:PORT ARGS..." in
+// ovsOfctl runs "ovs-ofctl -O OpenFlow13 CMD tcp:127.0.0.1:PORT ARGS..." in
 // namespace ns, bounded to 10 s.
-func ofctl(ns string, port int, cmd string, args ...string) (string, error) {
+func ovsOfctl(ns string, port int, cmd string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := nsExec(ctx, ns, "ovs-ofctl", append([]string{"-O", "OpenFlow13", cmd, "tcp:127.0.0.1:" + strconv.Itoa(port)}, args...)...).CombinedOutput()

@@ -15,6 +15,7 @@ import (
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 func newPushCmd() *cobra.Command {
@@ -171,8 +172,8 @@ func parsePushFile(name string, data []byte, strict, fix bool) ([]rules.Update, 
 			dels, rest = append(dels, blank), append(rest, l)
 		}
 	}
-	ups, errs := rules.ParseFlows(name, []byte(strings.Join(rest, "")), &rules.FlowParseOptions{FixPrereqs: fix})
-	dups, derrs := rules.ParseFlows(name, []byte(strings.Join(dels, "")), &rules.FlowParseOptions{FixPrereqs: fix, NoActions: true})
+	ups, errs := ofctl.ParseFlows(name, []byte(strings.Join(rest, "")), &ofctl.ParseOptions{FixPrereqs: fix})
+	dups, derrs := ofctl.ParseFlows(name, []byte(strings.Join(dels, "")), &ofctl.ParseOptions{FixPrereqs: fix, NoActions: true})
 	if errs = append(errs, derrs...); len(errs) > 0 {
 		return nil, nil, errors.Join(errs...)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // TestParsePushFile: the command words of a push file, and the tables a
@@ -55,7 +56,7 @@ delete
 			}
 			// A modify sets the actions its line gives: output:2 on line 3.
 			if u.Command == rules.CmdModify || u.Command == rules.CmdModifyStrict {
-				if s := rules.FormatActions(u.Instructions); s != "output:2" {
+				if s := ofctl.FormatActions(u.Instructions); s != "output:2" {
 					t.Errorf("%s: modify with actions %q, want output:2", where[i], s)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // replayFlags are the flags of `ofswitch replay`.
@@ -111,7 +112,7 @@ func loadReplayRules(f *replayFlags) ([]rules.Update, int, error) {
 }
 
 func parseReplayFlows(name string, data []byte) ([]rules.Update, int, error) {
-	ups, errs := rules.ParseFlows(name, data, nil)
+	ups, errs := ofctl.ParseFlows(name, data, nil)
 	if len(errs) > 0 {
 		return nil, 0, errors.Join(errs...)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 func newRulesCmd() *cobra.Command {
@@ -39,7 +40,7 @@ error as file:line:column: message. Exits non-zero if any line fails.`,
 			if err != nil {
 				return err
 			}
-			return lint(cmd.OutOrStdout(), args[0], data, &rules.FlowParseOptions{FixPrereqs: fix, NoActions: noActions},
+			return lint(cmd.OutOrStdout(), args[0], data, &ofctl.ParseOptions{FixPrereqs: fix, NoActions: noActions},
 				&rules.Config{Tables: tables, StrictPorts: strictPorts, Filter: rules.FilterNone})
 		},
 	}
@@ -51,8 +52,8 @@ error as file:line:column: message. Exits non-zero if any line fails.`,
 	return cmd
 }
 
-func lint(w io.Writer, name string, data []byte, opt *rules.FlowParseOptions, cfg *rules.Config) error {
-	ups, errs := rules.ParseFlows(name, data, opt)
+func lint(w io.Writer, name string, data []byte, opt *ofctl.ParseOptions, cfg *rules.Config) error {
+	ups, errs := ofctl.ParseFlows(name, data, opt)
 	for _, err := range errs {
 		fmt.Fprintln(w, err)
 	}
@@ -219,13 +220,13 @@ func convert(w, ew io.Writer, name string, rd []byte, table uint8, actions strin
 	if err != nil {
 		return err
 	}
-	a, err := rules.ParseFlow("actions=" + actions)
+	a, err := ofctl.ParseFlow("actions=" + actions)
 	if err != nil {
 		return fmt.Errorf("--actions: %w", err)
 	}
 	ups, ex := rules.ClassBenchUpdates(rs, table, a.Instructions)
 	for i := range ups {
-		if _, err := fmt.Fprintln(w, rules.FormatUpdate(&ups[i])); err != nil {
+		if _, err := fmt.Fprintln(w, ofctl.FormatUpdate(&ups[i])); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 func TestRulesLint(t *testing.T) {
@@ -68,7 +69,7 @@ func TestRulesConvert(t *testing.T) {
 		t.Errorf("first line %q", lines[0])
 	}
 	// The printed flows parse back to the same matches.
-	ups, errs := rules.ParseFlows("converted", []byte(out), nil)
+	ups, errs := ofctl.ParseFlows("converted", []byte(out), nil)
 	data, _ := os.ReadFile(rs)
 	cb, _ := rules.ParseClassBench(rs, data)
 	want, _ := rules.ClassBenchUpdates(cb, 0, nil)

@@ -1,0 +1,309 @@
+package ofctl
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// splitTop splits s at commas outside parentheses, returning each piece
+// with its offset.
+func splitTop(s string) ([]string, []int) {
+	var parts []string
+	var offs []int
+	depth, start := 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' && depth == 0 {
+			parts = append(parts, s[start:i])
+			offs = append(offs, start)
+			start = i + 1
+			continue
+		}
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		}
+	}
+	return parts, offs
+}
+
+// actions parses an ovs-ofctl action list into instructions.
+func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruction, error) {
+	s = strings.TrimRight(s, " \t\r")
+	var apply []rules.Action
+	var out []rules.Instruction
+	var gotoTable *rules.Instruction
+	var meta *rules.Instruction
+	var write *rules.Instruction
+	clearActs := false
+	if strings.TrimSpace(s) == "" {
+		return nil, p.errAt(col, "expected an action list (or drop)")
+	}
+	parts, offs := splitTop(s)
+	if len(parts) > 1 {
+		for i, a := range parts {
+			if strings.TrimSpace(a) == "drop" {
+				return nil, p.errAt(col+offs[i], "\"drop\" must not be accompanied by any other action or instruction")
+			}
+		}
+	}
+	for i, a := range parts {
+		acol := col + offs[i]
+		a = strings.TrimSpace(a)
+		name, arg, hasArg := strings.Cut(a, ":")
+		if po := strings.IndexByte(a, '('); po >= 0 && (!hasArg || po < strings.IndexByte(a, ':')) {
+			name, arg, _ = strings.Cut(a, "(")
+			arg = strings.TrimSuffix(arg, ")")
+			hasArg = true
+		}
+		lname := strings.ToLower(name)
+		switch {
+		case lname == "drop" && !hasArg:
+		case lname == "output" || lname == "out":
+			port, err := p.port(arg, acol+len(name)+1)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionOutput, Port: port})
+		case lname == "controller":
+			ml := uint64(rules.ControllerMaxLenNoBuffer)
+			if hasArg {
+				v, err := p.num(strings.TrimPrefix(arg, "max_len="), acol+len(name)+1, 16, "controller max_len")
+				if err != nil {
+					return nil, err
+				}
+				ml = v
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionOutput, Port: rules.PortController, MaxLen: uint16(ml)})
+		case !hasArg && (lname == "flood" || lname == "all" || lname == "in_port" || lname == "normal" || lname == "local" || lname == "table"):
+			apply = append(apply, rules.Action{Kind: rules.ActionOutput, Port: portNames[strings.ToUpper(name)]})
+		case !hasArg && isNumber(a):
+			port, err := p.port(a, acol)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionOutput, Port: port})
+		case lname == "strip_vlan" || lname == "pop_vlan":
+			apply = append(apply, rules.Action{Kind: rules.ActionPopVLAN})
+		case lname == "push_vlan":
+			v, err := p.num(arg, acol+len(name)+1, 16, "push_vlan ethertype")
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionPushVLAN, EthType: uint16(v)})
+		case lname == "mod_vlan_vid":
+			v, err := p.num(arg, acol+len(name)+1, 12, "VLAN id")
+			if err != nil {
+				return nil, err
+			}
+			if vv, vm := m.Get(rules.FieldVLANVID); !(vm&rules.VIDPresent != 0 && vv&rules.VIDPresent != 0) {
+				apply = append(apply, rules.Action{Kind: rules.ActionPushVLAN, EthType: rules.EthTypeVLAN})
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionSetField, Field: rules.FieldVLANVID, Value: [2]uint64{0, rules.VIDPresent | v}})
+		case lname == "dec_ttl":
+			apply = append(apply, rules.Action{Kind: rules.ActionDecNwTTL})
+		case lname == "group":
+			v, err := p.num(arg, acol+len(name)+1, 32, "group id")
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionGroup, Group: uint32(v)})
+		case lname == "set_queue":
+			v, err := p.num(arg, acol+len(name)+1, 32, "queue id")
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionSetQueue, Queue: uint32(v)})
+		case lname == "set_field" || lname == "load" && false:
+			act, err := p.setField(arg, acol+len(name)+1)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, act)
+		case lname == "goto_table":
+			v, err := p.num(arg, acol+len(name)+1, 8, "table")
+			if err != nil {
+				return nil, err
+			}
+			gotoTable = &rules.Instruction{Kind: rules.InstGotoTable, Table: uint8(v)}
+		case lname == "write_metadata":
+			v, mk, err := p.numMask(arg, acol+len(name)+1, 64, "metadata")
+			if err != nil {
+				return nil, err
+			}
+			meta = &rules.Instruction{Kind: rules.InstWriteMetadata, Metadata: v, MetadataMask: mk}
+		case lname == "clear_actions":
+			clearActs = true
+		case lname == "write_actions":
+			sub, err := p.actions(arg, acol+len(name)+1, m)
+			if err != nil {
+				return nil, err
+			}
+			var acts []rules.Action
+			for _, in := range sub {
+				if in.Kind != rules.InstApplyActions {
+					return nil, p.errAt(acol, "write_actions takes actions only")
+				}
+				acts = append(acts, in.Actions...)
+			}
+			write = &rules.Instruction{Kind: rules.InstWriteActions, Actions: acts}
+		default:
+			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, group, goto_table, write_metadata, write_actions or clear_actions", a)
+		}
+	}
+	if len(apply) > 0 {
+		out = append(out, rules.Instruction{Kind: rules.InstApplyActions, Actions: apply})
+	}
+	if clearActs {
+		out = append(out, rules.Instruction{Kind: rules.InstClearActions})
+	}
+	if write != nil {
+		out = append(out, *write)
+	}
+	if meta != nil {
+		out = append(out, *meta)
+	}
+	if gotoTable != nil {
+		out = append(out, *gotoTable)
+	}
+	return out, nil
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseUint(s, 0, 32)
+	return err == nil
+}
+
+var setFieldNames = map[string]rules.Field{
+	"eth_dst": rules.FieldEthDst, "eth_src": rules.FieldEthSrc, "dl_dst": rules.FieldEthDst, "dl_src": rules.FieldEthSrc,
+	"vlan_vid": rules.FieldVLANVID, "vlan_pcp": rules.FieldVLANPCP, "ip_dscp": rules.FieldIPDSCP, "ip_ecn": rules.FieldIPECN,
+	"ip_src": rules.FieldIPv4Src, "ip_dst": rules.FieldIPv4Dst, "nw_src": rules.FieldIPv4Src, "nw_dst": rules.FieldIPv4Dst,
+	"ipv6_src": rules.FieldIPv6Src, "ipv6_dst": rules.FieldIPv6Dst,
+	"tcp_src": rules.FieldL4Src, "tcp_dst": rules.FieldL4Dst, "udp_src": rules.FieldL4Src, "udp_dst": rules.FieldL4Dst,
+	"sctp_src": rules.FieldL4Src, "sctp_dst": rules.FieldL4Dst, "tp_src": rules.FieldL4Src, "tp_dst": rules.FieldL4Dst,
+	"metadata": rules.FieldMetadata, "arp_op": rules.FieldARPOp, "arp_spa": rules.FieldARPSPA, "arp_tpa": rules.FieldARPTPA,
+	"arp_sha": rules.FieldARPSHA, "arp_tha": rules.FieldARPTHA, "icmp_type": rules.FieldICMPType, "icmp_code": rules.FieldICMPCode,
+	"icmpv4_type": rules.FieldICMPType, "icmpv4_code": rules.FieldICMPCode,
+}
+
+func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
+	vs, fname, ok := strings.Cut(arg, "->")
+	if !ok {
+		return rules.Action{}, p.errAt(col, "expected set_field:value->field, found %q", arg)
+	}
+	fcol := col + len(vs) + 2
+	f, ok := setFieldNames[fname]
+	if !ok {
+		return rules.Action{}, p.errAt(fcol, "unknown set_field field %q", fname)
+	}
+	a := rules.Action{Kind: rules.ActionSetField, Field: f}
+	switch f {
+	case rules.FieldEthDst, rules.FieldEthSrc, rules.FieldARPSHA, rules.FieldARPTHA:
+		v, err := p.mac(vs, col)
+		a.Value[1] = v
+		return a, err
+	case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
+		v, mk, err := p.ipv4(vs, col)
+		if err == nil && mk != 0xffffffff {
+			return a, p.errAt(col, "set_field takes an address, not a prefix")
+		}
+		a.Value[1] = v
+		return a, err
+	case rules.FieldIPv6Src, rules.FieldIPv6Dst:
+		hi, lo, _, _, err := p.ipv6(vs, col)
+		a.Value = [2]uint64{hi, lo}
+		return a, err
+	}
+	v, err := p.num(vs, col, f.Bits(), fname+" value")
+	a.Value[1] = v
+	return a, err
+}
+
+// FormatActions returns the instructions the way ovs-ofctl prints them
+// after "actions=" ("drop" for none).
+func FormatActions(ins []rules.Instruction) string {
+	var parts []string
+	order := []rules.InstructionKind{rules.InstMeter, rules.InstApplyActions, rules.InstClearActions, rules.InstWriteActions, rules.InstWriteMetadata, rules.InstGotoTable}
+	for _, kind := range order {
+		for _, in := range ins {
+			if in.Kind != kind {
+				continue
+			}
+			switch kind {
+			case rules.InstMeter:
+				parts = append(parts, fmt.Sprintf("meter:%d", in.Meter))
+			case rules.InstApplyActions:
+				for _, a := range in.Actions {
+					parts = append(parts, formatAction(&a))
+				}
+			case rules.InstClearActions:
+				parts = append(parts, "clear_actions")
+			case rules.InstWriteActions:
+				var sub []string
+				for _, a := range in.Actions {
+					sub = append(sub, formatAction(&a))
+				}
+				parts = append(parts, "write_actions("+strings.Join(sub, ",")+")")
+			case rules.InstWriteMetadata:
+				parts = append(parts, "write_metadata:"+hexMasked(in.Metadata, in.MetadataMask, ^uint64(0)))
+			case rules.InstGotoTable:
+				parts = append(parts, fmt.Sprintf("goto_table:%d", in.Table))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "drop"
+	}
+	return strings.Join(parts, ",")
+}
+
+var setFieldPrint = map[rules.Field]string{
+	rules.FieldEthDst: "eth_dst", rules.FieldEthSrc: "eth_src", rules.FieldVLANVID: "vlan_vid", rules.FieldVLANPCP: "vlan_pcp",
+	rules.FieldIPDSCP: "ip_dscp", rules.FieldIPECN: "ip_ecn", rules.FieldIPv4Src: "ip_src", rules.FieldIPv4Dst: "ip_dst",
+	rules.FieldIPv6Src: "ipv6_src", rules.FieldIPv6Dst: "ipv6_dst", rules.FieldL4Src: "tcp_src", rules.FieldL4Dst: "tcp_dst",
+	rules.FieldMetadata: "metadata", rules.FieldARPOp: "arp_op", rules.FieldARPSPA: "arp_spa", rules.FieldARPTPA: "arp_tpa",
+	rules.FieldARPSHA: "arp_sha", rules.FieldARPTHA: "arp_tha", rules.FieldICMPType: "icmp_type", rules.FieldICMPCode: "icmp_code",
+}
+
+func formatAction(a *rules.Action) string {
+	switch a.Kind {
+	case rules.ActionOutput:
+		switch a.Port {
+		case rules.PortController:
+			return fmt.Sprintf("CONTROLLER:%d", a.MaxLen)
+		case rules.PortInPort, rules.PortTable, rules.PortNormal, rules.PortFlood, rules.PortAll, rules.PortLocal:
+			return portString(a.Port)
+		}
+		return fmt.Sprintf("output:%d", a.Port)
+	case rules.ActionGroup:
+		return fmt.Sprintf("group:%d", a.Group)
+	case rules.ActionSetQueue:
+		return fmt.Sprintf("set_queue:%d", a.Queue)
+	case rules.ActionPushVLAN:
+		return fmt.Sprintf("push_vlan:0x%04x", a.EthType)
+	case rules.ActionPopVLAN:
+		return "pop_vlan"
+	case rules.ActionDecNwTTL:
+		return "dec_ttl"
+	case rules.ActionSetField:
+		var v string
+		switch a.Field {
+		case rules.FieldEthDst, rules.FieldEthSrc, rules.FieldARPSHA, rules.FieldARPTHA:
+			v = macString(a.Value[1])
+		case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
+			v = ipv4String(a.Value[1])
+		case rules.FieldIPv6Src, rules.FieldIPv6Dst:
+			v = ipv6Addr(a.Value[0], a.Value[1]).String()
+		case rules.FieldMetadata:
+			v = fmt.Sprintf("%#x", a.Value[1])
+		default:
+			v = strconv.FormatUint(a.Value[1], 10)
+		}
+		return "set_field:" + v + "->" + setFieldPrint[a.Field]
+	}
+	return fmt.Sprintf("action(%d)", a.Kind)
+}

@@ -1,0 +1,30 @@
+// Package ofctl reads and prints flows in the text syntax of Open vSwitch's
+// ovs-ofctl: the add-flows lines it reads and the dump-flows lines it
+// prints, as rules.Update values.
+//
+// # Parsing
+//
+// ParseFlows reads a flow file, one flow a line; fields are separated by
+// commas and/or spaces (so ClassBench-ng's ", " works too), blank lines and
+// lines starting with # are skipped, and each flow's rules.Update.ID is its
+// line number. It returns the flows of the good lines and one *ParseError
+// per bad line, which says file:line:column and what was expected and
+// unwraps to ErrSyntax, or to the *rules.Error of a match that OpenFlow
+// 1.3 refuses (rules.Match.Validate: OFPBMC_BAD_PREREQ and friends), so
+// that one bad line costs that line only. ParseFlow reads one flow.
+// ParseOptions.FixPrereqs adds missing match prerequisites instead of
+// refusing the flow (a flow whose ports lack a protocol becomes a TCP and
+// a UDP flow); ParseOptions.NoActions accepts lines without actions=, as
+// ClassBench-ng's OpenFlow sets are written.
+//
+// # Printing
+//
+// FormatFlow prints a flow exactly as ovs-ofctl -O OpenFlow13 dump-flows
+// does: the fields in Open vSwitch's order, a protocol shorthand (tcp,
+// udp6, arp, ...) for eth_type and ip_proto, masks as prefix lengths where
+// they are prefixes, reserved ports by name. FormatRule prints a rule of a
+// table with its counters; FormatMatch and FormatActions print the parts;
+// FormatUpdate prints the add-flows line that ParseFlow reads back. The
+// tests compare FormatFlow's text with a running Open vSwitch's
+// dump-flows, line for line.
+package ofctl

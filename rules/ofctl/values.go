@@ -1,0 +1,228 @@
+package ofctl
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+func (p *flowParser) num(val string, col int, bits int, what string) (uint64, error) {
+	base := 10
+	s := val
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		base, s = 16, s[2:]
+	}
+	v, err := strconv.ParseUint(s, base, 64)
+	if err != nil || s == "" {
+		return 0, p.errAt(col, "expected %s (a number), found %q", what, val)
+	}
+	if bits < 64 && v >= 1<<bits {
+		return 0, p.errAt(col, "%s %s does not fit in %d bits", what, val, bits)
+	}
+	return v, nil
+}
+
+func (p *flowParser) numMask(val string, col int, bits int, what string) (uint64, uint64, error) {
+	vs, ms, masked := strings.Cut(val, "/")
+	num := p.num
+	if bits == 64 {
+		num = p.num64
+	}
+	v, err := num(vs, col, bits, what)
+	if err != nil {
+		return 0, 0, err
+	}
+	full := uint64(1)<<bits - 1
+	if bits == 64 {
+		full = ^uint64(0)
+	}
+	if !masked {
+		return v, full, nil
+	}
+	mk, err := num(ms, col+len(vs)+1, bits, what+" mask")
+	return v, mk, err
+}
+
+// num64 is num for the 64-bit numbers (cookie, metadata), which ovs-ofctl
+// also takes with a minus sign, as strtoull does: -1 is all ones, so
+// cookie=0x5/-1 matches cookie 0x5 exactly.
+func (p *flowParser) num64(val string, col int, _ int, what string) (uint64, error) {
+	if rest, ok := strings.CutPrefix(val, "-"); ok {
+		n, err := p.num(rest, col+1, 64, what)
+		return -n, err
+	}
+	return p.num(val, col, 64, what)
+}
+
+// tcpFlagNames are the names of the 12 TCP flag bits, lowest first, as
+// Open vSwitch writes them; the three reserved bits go by their values.
+var tcpFlagNames = [12]string{"fin", "syn", "rst", "psh", "ack", "urg", "ece", "cwr", "ns", "[200]", "[400]", "[800]"}
+
+// tcpFlags parses a tcp_flags value as ovs-ofctl does: a number with an
+// optional mask (0x012, 0x2/0x12), flag names joined by '|' for an exact
+// value (syn|ack), or '+' and '-' before each name for the flags that must
+// be set and clear, the others wildcarded (+syn-ack).
+func (p *flowParser) tcpFlags(val string, col int) (uint64, uint64, error) {
+	if val == "" {
+		return 0, 0, p.errAt(col, "expected tcp_flags, found nothing")
+	}
+	if val[0] >= '0' && val[0] <= '9' {
+		return p.numMask(val, col, 12, "tcp_flags")
+	}
+	bit := func(name string, at int) (uint64, error) {
+		for i, n := range tcpFlagNames {
+			if n == name {
+				return 1 << i, nil
+			}
+		}
+		return 0, p.errAt(at, "unknown TCP flag %q (want fin, syn, rst, psh, ack, urg, ece, cwr, ns)", name)
+	}
+	if val[0] != '+' && val[0] != '-' {
+		var v uint64
+		at := col
+		for _, name := range strings.Split(val, "|") {
+			b, err := bit(name, at)
+			if err != nil {
+				return 0, 0, err
+			}
+			v |= b
+			at += len(name) + 1
+		}
+		return v, rules.FieldTCPFlags.FullMask(), nil
+	}
+	var v, mk uint64
+	for i := 0; i < len(val); {
+		j := i + 1
+		for j < len(val) && val[j] != '+' && val[j] != '-' {
+			j++
+		}
+		b, err := bit(val[i+1:j], col+i+1)
+		if err != nil {
+			return 0, 0, err
+		}
+		if mk&b != 0 {
+			return 0, 0, p.errAt(col+i+1, "TCP flag %q given twice", val[i+1:j])
+		}
+		mk |= b
+		if val[i] == '+' {
+			v |= b
+		}
+		i = j
+	}
+	return v, mk, nil
+}
+
+func (p *flowParser) mac(val string, col int) (uint64, error) {
+	hw, err := parseMAC(val)
+	if err != nil {
+		return 0, p.errAt(col, "expected an Ethernet address xx:xx:xx:xx:xx:xx, found %q", val)
+	}
+	return hw, nil
+}
+
+func parseMAC(s string) (uint64, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 6 {
+		return 0, ErrSyntax
+	}
+	var v uint64
+	for _, x := range parts {
+		if len(x) == 0 || len(x) > 2 {
+			return 0, ErrSyntax
+		}
+		b, err := strconv.ParseUint(x, 16, 8)
+		if err != nil {
+			return 0, ErrSyntax
+		}
+		v = v<<8 | b
+	}
+	return v, nil
+}
+
+func (p *flowParser) macMask(val string, col int) (uint64, uint64, error) {
+	vs, ms, masked := strings.Cut(val, "/")
+	v, err := p.mac(vs, col)
+	if err != nil || !masked {
+		return v, 1<<48 - 1, err
+	}
+	m, err := p.mac(ms, col+len(vs)+1)
+	return v, m, err
+}
+
+func (p *flowParser) ipv4(val string, col int) (uint64, uint64, error) {
+	vs, ms, masked := strings.Cut(val, "/")
+	a, err := netip.ParseAddr(vs)
+	if err != nil || !a.Is4() {
+		return 0, 0, p.errAt(col, "expected an IPv4 address a.b.c.d[/len|/mask], found %q", val)
+	}
+	b := a.As4()
+	v := uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])
+	if !masked {
+		return v, 0xffffffff, nil
+	}
+	if n, err := strconv.Atoi(ms); err == nil {
+		if n < 0 || n > 32 {
+			return 0, 0, p.errAt(col+len(vs)+1, "prefix length %d out of range 0..32", n)
+		}
+		return v, rules.FieldIPv4Src.PrefixMask(n), nil
+	}
+	ma, err := netip.ParseAddr(ms)
+	if err != nil || !ma.Is4() {
+		return 0, 0, p.errAt(col+len(vs)+1, "expected a prefix length or an IPv4 mask, found %q", ms)
+	}
+	mb := ma.As4()
+	return v, uint64(mb[0])<<24 | uint64(mb[1])<<16 | uint64(mb[2])<<8 | uint64(mb[3]), nil
+}
+
+func (p *flowParser) ipv6(val string, col int) (hi, lo, mhi, mlo uint64, err error) {
+	vs, ms, masked := strings.Cut(val, "/")
+	a, perr := netip.ParseAddr(vs)
+	if perr != nil || !a.Is6() || a.Is4In6() && false {
+		return 0, 0, 0, 0, p.errAt(col, "expected an IPv6 address[/len], found %q", val)
+	}
+	b := a.As16()
+	hi, lo = be64(b[:8]), be64(b[8:])
+	mhi, mlo = ^uint64(0), ^uint64(0)
+	if masked {
+		n, aerr := strconv.Atoi(ms)
+		if aerr != nil {
+			ma, merr := netip.ParseAddr(ms)
+			if merr != nil || !ma.Is6() {
+				return 0, 0, 0, 0, p.errAt(col+len(vs)+1, "expected a prefix length or an IPv6 mask, found %q", ms)
+			}
+			mb := ma.As16()
+			mhi, mlo = be64(mb[:8]), be64(mb[8:])
+		} else {
+			if n < 0 || n > 128 {
+				return 0, 0, 0, 0, p.errAt(col+len(vs)+1, "prefix length %d out of range 0..128", n)
+			}
+			var m rules.Match
+			m.SetPrefix128(rules.FieldIPv6Src, 0, 0, n)
+			mhi, mlo = m.Mask.Get128(rules.FieldIPv6Src)
+		}
+	}
+	return hi, lo, mhi, mlo, nil
+}
+
+func be64(b []byte) uint64 {
+	var v uint64
+	for _, x := range b {
+		v = v<<8 | uint64(x)
+	}
+	return v
+}
+
+var portNames = map[string]uint32{
+	"IN_PORT": rules.PortInPort, "TABLE": rules.PortTable, "NORMAL": rules.PortNormal, "FLOOD": rules.PortFlood,
+	"ALL": rules.PortAll, "CONTROLLER": rules.PortController, "LOCAL": rules.PortLocal, "ANY": rules.PortAny, "NONE": rules.PortAny,
+}
+
+func (p *flowParser) port(val string, col int) (uint32, error) {
+	if v, ok := portNames[strings.ToUpper(val)]; ok {
+		return v, nil
+	}
+	v, err := p.num(val, col, 32, "port number")
+	return uint32(v), err
+}
