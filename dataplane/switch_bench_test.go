@@ -16,6 +16,7 @@ import (
 	"github.com/ofswitch/ofswitch/internal/pcapgen"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -82,11 +83,11 @@ func classBenchTraffic(b *testing.B, kind rules.FilterKind, file string, frames 
 	if err != nil {
 		b.Fatal(err)
 	}
-	rs, err := rules.ParseClassBench(file, data)
+	rs, err := classbench.Parse(file, data)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ups, _ := rules.ClassBenchUpdates(rs, 0, outPort2)
+	ups, _ := classbench.Updates(rs, 0, outPort2)
 	p, err := rules.New(&rules.Config{Filter: kind})
 	if err != nil {
 		b.Fatal(err)

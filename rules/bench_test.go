@@ -7,6 +7,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 )
 
 var sinkRule *rules.Rule
@@ -24,11 +25,11 @@ var benchSets = []benchSet{
 
 // benchKeys returns a power-of-two number of keys from the set's trace (or
 // rule corners), shuffled.
-func benchKeys(b *testing.B, rs []rules.ClassBenchRule, trace string) []rules.Key {
-	var hs []rules.ClassBenchHeader
+func benchKeys(b *testing.B, rs []classbench.Rule, trace string) []rules.Key {
+	var hs []classbench.Header
 	if trace != "" {
 		var err error
-		if hs, err = rules.ParseClassBenchTrace(trace, readCB(b, trace)); err != nil {
+		if hs, err = classbench.ParseTrace(trace, readCB(b, trace)); err != nil {
 			b.Fatal(err)
 		}
 	} else {
@@ -70,13 +71,13 @@ var sinkInt int
 // merged tuple space behind the plain cuckoo and Bloom-Cuckoo filters.
 func BenchmarkClassBench(b *testing.B) {
 	for _, set := range benchSets {
-		rs, err := rules.ParseClassBench(set.rules, readCB(b, set.rules))
+		rs, err := classbench.Parse(set.rules, readCB(b, set.rules))
 		if err != nil {
 			b.Fatal(err)
 		}
 		keys := benchKeys(b, rs, set.trace)
 		b.Run(set.name+"/linear", func(b *testing.B) {
-			ups, _ := rules.ClassBenchUpdates(rs, 0, nil)
+			ups, _ := classbench.Updates(rs, 0, nil)
 			l := &linear{}
 			for _, u := range ups {
 				l.ms = append(l.ms, u.Match)
@@ -294,7 +295,7 @@ func BenchmarkBurst1024(b *testing.B) {
 // benchmark numbers compare like with like.
 func TestLinearBaselineAgrees(t *testing.T) {
 	rs, p, _ := loadCB(t, "lyxocs-ruleSet/fw1_1k", nil)
-	ups, _ := rules.ClassBenchUpdates(rs, 0, nil)
+	ups, _ := classbench.Updates(rs, 0, nil)
 	l := &linear{}
 	for _, u := range ups {
 		l.ms = append(l.ms, u.Match)

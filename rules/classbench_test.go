@@ -1,7 +1,6 @@
 package rules_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 )
 
 type cbSet struct {
@@ -38,9 +38,9 @@ func readCB(t testing.TB, rel string) []byte {
 	return b
 }
 
-func loadCB(t testing.TB, rel string, cfg *rules.Config) ([]rules.ClassBenchRule, *rules.Pipeline, rules.Expansion) {
+func loadCB(t testing.TB, rel string, cfg *rules.Config) ([]classbench.Rule, *rules.Pipeline, classbench.Expansion) {
 	t.Helper()
-	rs, err := rules.ParseClassBench(rel, readCB(t, rel))
+	rs, err := classbench.Parse(rel, readCB(t, rel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func loadCB(t testing.TB, rel string, cfg *rules.Config) ([]rules.ClassBenchRule
 	if err != nil {
 		t.Fatal(err)
 	}
-	ups, ex := rules.ClassBenchUpdates(rs, 0, nil)
+	ups, ex := classbench.Updates(rs, 0, nil)
 	res := p.ApplyBatch(ups, true)
 	for i, err := range res.Errs {
 		if err != nil {
@@ -60,8 +60,8 @@ func loadCB(t testing.TB, rel string, cfg *rules.Config) ([]rules.ClassBenchRule
 
 // cornerHeaders draws headers from the corners of every rule, for sets that
 // ship no trace.
-func cornerHeaders(rs []rules.ClassBenchRule) []rules.ClassBenchHeader {
-	var hs []rules.ClassBenchHeader
+func cornerHeaders(rs []classbench.Rule) []classbench.Header {
+	var hs []classbench.Header
 	for i, r := range rs {
 		lo := func(a uint32, l int) uint32 { return a }
 		hi := func(a uint32, l int) uint32 {
@@ -75,8 +75,8 @@ func cornerHeaders(rs []rules.ClassBenchRule) []rules.ClassBenchHeader {
 			proto = uint8(i * 37)
 		}
 		hs = append(hs,
-			rules.ClassBenchHeader{Src: lo(r.Src, r.SrcLen), Dst: hi(r.Dst, r.DstLen), Sport: r.SportLo, Dport: r.DportHi, Proto: proto, Label: i},
-			rules.ClassBenchHeader{Src: hi(r.Src, r.SrcLen), Dst: lo(r.Dst, r.DstLen), Sport: r.SportHi, Dport: r.DportLo, Proto: proto, Label: i})
+			classbench.Header{Src: lo(r.Src, r.SrcLen), Dst: hi(r.Dst, r.DstLen), Sport: r.SportLo, Dport: r.DportHi, Proto: proto, Label: i},
+			classbench.Header{Src: hi(r.Src, r.SrcLen), Dst: lo(r.Dst, r.DstLen), Sport: r.SportHi, Dport: r.DportLo, Proto: proto, Label: i})
 	}
 	return hs
 }
@@ -94,10 +94,10 @@ func TestClassBench(t *testing.T) {
 				rs, p, ex := loadCB(t, set.rules, &rules.Config{Filter: kind, Seed: 1})
 				t.Logf("%d rules -> %d entries (x%.2f, max %d per rule), %d subtables",
 					ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer, p.Table(0).Stats().Subtables)
-				var hs []rules.ClassBenchHeader
+				var hs []classbench.Header
 				if set.trace != "" {
 					var err error
-					hs, err = rules.ParseClassBenchTrace(set.trace, readCB(t, set.trace))
+					hs, err = classbench.ParseTrace(set.trace, readCB(t, set.trace))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -151,7 +151,7 @@ func TestClassBench(t *testing.T) {
 // TestClassBenchBatch checks LookupBatch against Lookup on a trace.
 func TestClassBenchBatch(t *testing.T) {
 	_, p, _ := loadCB(t, "lyxocs-ruleSet/fw1_1k", nil)
-	hs, err := rules.ParseClassBenchTrace("fw1_1k_trace", readCB(t, "lyxocs-ruleSet/fw1_1k_trace"))
+	hs, err := classbench.ParseTrace("fw1_1k_trace", readCB(t, "lyxocs-ruleSet/fw1_1k_trace"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,68 +170,5 @@ func TestClassBenchBatch(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-func TestExpandPortRange(t *testing.T) {
-	for _, tt := range []struct {
-		lo, hi uint16
-		n      int
-	}{{0, 65535, 1}, {80, 80, 1}, {1024, 65535, 6}, {1025, 65535, 15}, {1600, 1649, 3}, {20, 23, 1}, {1, 65534, 30}} {
-		ps := rules.ExpandPortRange(tt.lo, tt.hi)
-		if len(ps) != tt.n {
-			t.Errorf("%d:%d: %d prefixes, want %d (%v)", tt.lo, tt.hi, len(ps), tt.n, ps)
-		}
-		// Every port is covered exactly when in range.
-		for port := 0; port < 65536; port += 1 + port%7 {
-			n := 0
-			for _, p := range ps {
-				if uint16(port)&p.Mask == p.Value {
-					n++
-				}
-			}
-			in := uint16(port) >= tt.lo && uint16(port) <= tt.hi
-			if in && n != 1 || !in && n != 0 {
-				t.Fatalf("%d:%d: port %d covered %d times", tt.lo, tt.hi, port, n)
-			}
-		}
-	}
-	if ps := rules.ExpandPortRange(1024, 65535); ps[0] != (rules.PortPrefix{Value: 0x400, Mask: 0xfc00}) || ps[5] != (rules.PortPrefix{Value: 0x8000, Mask: 0x8000}) {
-		t.Errorf("1024:65535 = %v", ps)
-	}
-}
-
-func TestParseClassBenchErrors(t *testing.T) {
-	for _, tt := range []struct {
-		in        string
-		line, col int
-	}{
-		{"@1.2.3.4/32\t5.6.7.8/32\t0 : 65535\t80 : 80\t0x06/0xFF\t0x0000/0x0000\t\n", 0, 0},
-		{"\n1.2.3.4/32\t5.6.7.8/32\t0 : 65535\t80 : 80\t0x06/0xFF\t0x0000/0x0000\n", 2, 1},
-		{"@1.2.3.400/32\t5.6.7.8/32\t0 : 65535\t80 : 80\t0x06/0xFF\t0x0000/0x0000\n", 1, 8},
-		{"@1.2.3.4/33\t5.6.7.8/32\t0 : 65535\t80 : 80\t0x06/0xFF\t0x0000/0x0000\n", 1, 10},
-		{"@1.2.3.4/32\t5.6.7.8/32\t0 : 65535\t80 : 70\t0x06/0xFF\t0x0000/0x0000\n", 1, 39},
-		{"@1.2.3.4/32\t5.6.7.8/32\t0 : 65535\t80 80\t0x06/0xFF\t0x0000/0x0000\n", 1, 37},
-		{"@1.2.3.4/32\t5.6.7.8/32\t0 : 65535\t80 : 80\t0x06/0xFF\n", 1, 51},
-	} {
-		_, err := rules.ParseClassBench("f", []byte(tt.in))
-		if tt.line == 0 {
-			if err != nil {
-				t.Errorf("%q: %v", tt.in, err)
-			}
-			continue
-		}
-		var pe *rules.ParseError
-		if !errors.As(err, &pe) || !errors.Is(err, rules.ErrSyntax) {
-			t.Fatalf("%q: err = %v, want a ParseError", tt.in, err)
-		}
-		if pe.Line != tt.line || pe.Col != tt.col || pe.File != "f" {
-			t.Errorf("%q: error at %s:%d:%d (%v), want line %d col %d", tt.in, pe.File, pe.Line, pe.Col, err, tt.line, tt.col)
-		}
-	}
-	_, err := rules.ParseClassBenchTrace("tr", []byte("1\t2\t3\t4\t6\t0\t5\n1\t2\t3\t70000\t6\t0\t5\n"))
-	var pe *rules.ParseError
-	if !errors.As(err, &pe) || pe.Line != 2 || pe.Col != 7 {
-		t.Errorf("trace error = %v, want line 2 col 7", err)
 	}
 }

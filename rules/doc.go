@@ -88,7 +88,6 @@
 // # Text formats
 //
 // The text formats live in subpackages: ofctl reads and prints the
-// ovs-ofctl flow syntax; ParseClassBench and ParseClassBenchTrace read
-// ClassBench filter and trace files; ClassBenchUpdates turns port ranges
-// into masked ports.
+// ovs-ofctl flow syntax; classbench reads ClassBench filter sets and
+// traces.
 package rules

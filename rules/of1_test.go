@@ -8,6 +8,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -30,7 +31,7 @@ func TestOF1Trace(t *testing.T) {
 	if len(errs) != 0 {
 		t.Fatal(errs[0])
 	}
-	rules.PrioritizeByLine(ups)
+	classbench.PrioritizeByLine(ups)
 	byLine := map[int][]rules.Match{}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	for _, u := range ups {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -94,12 +95,12 @@ func loadReplayRules(f *replayFlags) ([]rules.Update, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		rs, err := rules.ParseClassBench(f.classbench, data)
+		rs, err := classbench.Parse(f.classbench, data)
 		if err != nil {
 			return nil, 0, err
 		}
 		out := []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}}}
-		ups, _ := rules.ClassBenchUpdates(rs, 0, out)
+		ups, _ := classbench.Updates(rs, 0, out)
 		return ups, 1, nil
 	case f.rulesFile != "":
 		data, err := os.ReadFile(f.rulesFile)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -125,11 +126,11 @@ failures; exits non-zero on any failure.`,
 var errCheckFailed = errors.New("rules check failed")
 
 func check(w io.Writer, rulesName string, rd []byte, traceName string, td []byte, cfg *rules.Config, show int) error {
-	rs, err := rules.ParseClassBench(rulesName, rd)
+	rs, err := classbench.Parse(rulesName, rd)
 	if err != nil {
 		return err
 	}
-	hs, err := rules.ParseClassBenchTrace(traceName, td)
+	hs, err := classbench.ParseTrace(traceName, td)
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func check(w io.Writer, rulesName string, rd []byte, traceName string, td []byte
 	if err != nil {
 		return err
 	}
-	ups, ex := rules.ClassBenchUpdates(rs, 0, nil)
+	ups, ex := classbench.Updates(rs, 0, nil)
 	for i, err := range p.ApplyBatch(ups, true).Errs {
 		if err != nil {
 			return fmt.Errorf("%s: rule %d: %w", rulesName, ups[i].ID, err)
@@ -216,7 +217,7 @@ ofswitch. The expansion factor goes to stderr.`,
 }
 
 func convert(w, ew io.Writer, name string, rd []byte, table uint8, actions string) error {
-	rs, err := rules.ParseClassBench(name, rd)
+	rs, err := classbench.Parse(name, rd)
 	if err != nil {
 		return err
 	}
@@ -224,7 +225,7 @@ func convert(w, ew io.Writer, name string, rd []byte, table uint8, actions strin
 	if err != nil {
 		return fmt.Errorf("--actions: %w", err)
 	}
-	ups, ex := rules.ClassBenchUpdates(rs, table, a.Instructions)
+	ups, ex := classbench.Updates(rs, table, a.Instructions)
 	for i := range ups {
 		if _, err := fmt.Fprintln(w, ofctl.FormatUpdate(&ups[i])); err != nil {
 			return err

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ofswitch/ofswitch/internal/testutil"
-	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -71,8 +71,8 @@ func TestRulesConvert(t *testing.T) {
 	// The printed flows parse back to the same matches.
 	ups, errs := ofctl.ParseFlows("converted", []byte(out), nil)
 	data, _ := os.ReadFile(rs)
-	cb, _ := rules.ParseClassBench(rs, data)
-	want, _ := rules.ClassBenchUpdates(cb, 0, nil)
+	cb, _ := classbench.Parse(rs, data)
+	want, _ := classbench.Updates(cb, 0, nil)
 	if len(errs) > 0 || len(ups) != len(want) {
 		t.Fatalf("reparse: %d flows, errors %v", len(ups), errs)
 	}

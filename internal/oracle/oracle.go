@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 )
 
 // Entry is one flow entry of the oracle.
@@ -223,12 +224,12 @@ func (f *Flows) Expire(now time.Time) []Removed {
 // ClassBench is the range-aware first-match oracle over ClassBench rules as
 // written (port ranges, not their prefix expansion).
 type ClassBench struct {
-	Rules []rules.ClassBenchRule
+	Rules []classbench.Rule
 }
 
 // Matches reports whether rule r matches header h: prefixes, inclusive port
 // ranges, protocol under its mask; the flags column plays no part.
-func Matches(r *rules.ClassBenchRule, h *rules.ClassBenchHeader) bool {
+func Matches(r *classbench.Rule, h *classbench.Header) bool {
 	pm := func(a, p uint32, l int) bool {
 		if l == 0 {
 			return true
@@ -243,7 +244,7 @@ func Matches(r *rules.ClassBenchRule, h *rules.ClassBenchHeader) bool {
 
 // First returns the index of the first rule in file order that matches h,
 // or -1.
-func (c *ClassBench) First(h *rules.ClassBenchHeader) int {
+func (c *ClassBench) First(h *classbench.Header) int {
 	for i := range c.Rules {
 		if Matches(&c.Rules[i], h) {
 			return i

@@ -1,0 +1,32 @@
+package classbench
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrSyntax is the sentinel every ParseError unwraps to.
+var ErrSyntax = errors.New("classbench: syntax error")
+
+// ParseError says where a filter or trace file failed to parse and what
+// was expected.
+type ParseError struct {
+	File string
+	Line int // 1-based
+	Col  int // 1-based byte column
+	Msg  string
+	Err  error // nil: the error unwraps to ErrSyntax
+}
+
+// Error formats the error as file:line:column: message.
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Unwrap returns the sentinel or the underlying error.
+func (e *ParseError) Unwrap() error {
+	if e.Err == nil {
+		return ErrSyntax
+	}
+	return e.Err
+}
