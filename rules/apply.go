@@ -1,0 +1,369 @@
+package rules
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/ofswitch/ofswitch/internal/prefetch"
+)
+
+// ApplyBatch applies ups in order with FLOW_MOD semantics and returns an
+// error per update (an *Error carrying the OpenFlow type and code). With
+// atomic set, the whole burst becomes visible to lookups at once, by one
+// atomic store; otherwise each update is published as soon as it is applied.
+// Either way no lookup ever sees part of one update.
+func (p *Pipeline) ApplyBatch(ups []Update, atomic bool) BatchResult {
+	return p.applyBatch(ups, atomic, nil)
+}
+
+// ApplyBatchCosts is ApplyBatch that also records what each update cost
+// in costs[i], which must be at least len(ups) long. It reads the clock
+// once per update.
+func (p *Pipeline) ApplyBatchCosts(ups []Update, atomic bool, costs []UpdateCost) BatchResult {
+	if len(costs) < len(ups) {
+		panic(fmt.Sprintf("rules: ApplyBatchCosts with %d costs for %d updates", len(costs), len(ups)))
+	}
+	return p.applyBatch(ups, atomic, costs[:len(ups)])
+}
+
+// ApplyBatchTo is ApplyBatchCosts (ApplyBatch if costs is nil) with a
+// result the caller keeps from burst to burst: res.Errs is reused when it
+// has room for len(ups) and res.Removed is emptied, so that a caller that
+// applies burst after burst allocates nothing for their results.
+func (p *Pipeline) ApplyBatchTo(res *BatchResult, ups []Update, atomic bool, costs []UpdateCost) {
+	if costs != nil && len(costs) < len(ups) {
+		panic(fmt.Sprintf("rules: ApplyBatchTo with %d costs for %d updates", len(costs), len(ups)))
+	}
+	if cap(res.Errs) >= len(ups) {
+		res.Errs = res.Errs[:len(ups)]
+		clear(res.Errs)
+	} else {
+		res.Errs = make([]error, len(ups))
+	}
+	clear(res.Removed)
+	res.Removed = res.Removed[:0]
+	if costs != nil {
+		costs = costs[:len(ups)]
+	}
+	p.applyBatchTo(res, ups, atomic, costs)
+}
+
+func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) BatchResult {
+	res := BatchResult{Errs: make([]error, len(ups))}
+	p.applyBatchTo(&res, ups, atomic, costs)
+	return res
+}
+
+// applyBatchTo applies ups into res, whose Errs has room for them.
+func (p *Pipeline) applyBatchTo(res *BatchResult, ups []Update, atomic bool, costs []UpdateCost) {
+	now := p.cfg.Now()
+	// Each update reads only the monotonic clock (time.Since of a time
+	// with a monotonic reading), not the wall clock too, as time.Now does.
+	var (
+		base time.Time
+		last time.Duration
+	)
+	if costs != nil {
+		base = time.Now()
+	}
+	if len(ups) > 0 {
+		p.prefetch(&ups[0])
+	}
+	for i := range ups {
+		// What prefetch found for this update, while the one before
+		// was applied, is pre[0]; the next update's goes to pre[1].
+		p.pre[0], p.pre[1] = p.pre[1], prepared{}
+		if i+1 < len(ups) {
+			p.prefetch(&ups[i+1])
+		}
+		iters := p.iters
+		res.Errs[i] = p.apply(&ups[i], now, &res.Removed)
+		if !atomic {
+			p.publish()
+		}
+		if costs != nil {
+			t := time.Since(base)
+			costs[i] = UpdateCost{Time: t - last, Iterations: p.iters - iters}
+			last = t
+		}
+	}
+	p.pre = [2]prepared{} // the caller may reuse ups: no stale pointer
+	if atomic {
+		p.publish()
+	}
+	p.cleanup()
+	for _, t := range p.tables {
+		if err := t.maybeGrow(p.cfg.MaxOccupancy); err != nil {
+			for i := range res.Errs {
+				if res.Errs[i] == nil {
+					res.Errs[i] = err
+				}
+			}
+		}
+	}
+	res.Version = p.version.Load()
+}
+
+// prefetch starts loading the index slot that applying u will probe first,
+// and for an add the filter buckets its insertion will read, so that the
+// cache misses overlap the update before it.
+func (p *Pipeline) prefetch(u *Update) {
+	t := p.Table(u.Table)
+	if t == nil {
+		return
+	}
+	st := t.sub(&u.Match.Mask)
+	if st == nil {
+		return
+	}
+	s := t.state.Load()
+	h := st.hash(&u.Match.Key)
+	p.pre[1] = prepared{u: u, t: t, st: st, h: h, gen: t.dropped}
+	prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
+	if s.filter != nil && u.Command == CmdAdd {
+		s.filter.Prefetch(h)
+	}
+}
+
+// prepared is the subtable of an update's own mask and the hash of its key
+// there, as prefetch found them while the update before was applied, so
+// that applying it need not look the subtable up (a compare of whole
+// masks) and hash the key again. It holds while its table deletes no
+// subtable (gen is the table's count of deletions then); a subtable's hash
+// of a key never changes.
+type prepared struct {
+	u   *Update
+	t   *Table
+	st  *subtable
+	h   uint64
+	gen uint64
+}
+
+// prepared returns what prefetch found for u in t, or nil.
+func (p *Pipeline) prepared(u *Update, t *Table) *prepared {
+	if pr := &p.pre[0]; pr.u == u && pr.t == t && pr.gen == t.dropped {
+		p.prepHits++
+		return pr
+	}
+	return nil
+}
+
+func (p *Pipeline) apply(u *Update, now time.Time, removed *[]FlowRemoved) error {
+	switch u.Command {
+	case CmdAdd:
+		return p.add(u, now)
+	case CmdModify, CmdModifyStrict:
+		return p.modify(u, now)
+	case CmdDelete, CmdDeleteStrict:
+		return p.delete(u, now, removed)
+	}
+	return &Error{Type: ErrTypeFlowModFailed, Code: FlowModBadCommand, Why: fmt.Sprintf("command %d", u.Command)}
+}
+
+func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
+	t := p.Table(u.Table)
+	if t == nil {
+		return nil, &Error{Type: ErrTypeFlowModFailed, Code: FlowModBadTableID, Why: fmt.Sprintf("table %d of %d", u.Table, len(p.tables))}
+	}
+	if err := u.Match.validateCached(p.cfg.StrictPorts, &p.masks); err != nil {
+		return nil, err
+	}
+	for i := range u.Instructions {
+		in := &u.Instructions[i]
+		if in.Kind == InstGotoTable && (in.Table <= u.Table || int(in.Table) >= len(p.tables)) {
+			return nil, &Error{Type: ErrTypeBadInstruction, Code: BadInstBadTableID, Field: "goto_table",
+				Why: fmt.Sprintf("goto_table:%d from table %d of %d", in.Table, u.Table, len(p.tables))}
+		}
+		for _, a := range in.Actions {
+			if a.Kind == ActionOutput && (a.Port == 0 || a.Port == PortAny || (a.Port > PortMax && a.Port < PortInPort)) {
+				return nil, &Error{Type: ErrTypeBadAction, Code: BadActionBadOutPort, Field: "output",
+					Why: fmt.Sprintf("port %#x", a.Port)}
+			}
+		}
+	}
+	return t, nil
+}
+
+func (p *Pipeline) add(u *Update, now time.Time) error {
+	t, err := p.checkUpdate(u)
+	if err != nil {
+		return err
+	}
+	if u.Flags&FlagCheckOverlap != 0 {
+		var clash *Rule
+		t.each(func(r *Rule) bool {
+			// An identical rule is no overlap: the add replaces it
+			// (as in Open vSwitch).
+			if p.live(r) && r.Priority == u.Priority && r.Match.Overlaps(&u.Match) && r.Match != u.Match {
+				clash = r
+				return false
+			}
+			return true
+		})
+		if clash != nil {
+			return &Error{Type: ErrTypeFlowModFailed, Code: FlowModOverlap,
+				Why: fmt.Sprintf("overlaps a priority-%d rule", clash.Priority)}
+		}
+	}
+	// The rule and its counters in one slab slot, fresh (zero) memory:
+	// set field by field, so that no whole-struct copy is made.
+	x := p.ruleSlab.next()
+	r := &x.r
+	r.Match = u.Match
+	r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout = u.Priority, u.Cookie, u.IdleTimeout, u.HardTimeout
+	// All of the add's flags stay with the rule, as Open vSwitch keeps
+	// them: check_overlap and reset_counts act on the add, and flow
+	// statistics report them.
+	r.Flags = u.Flags
+	r.Instructions, r.ID, r.Importance = u.Instructions, u.ID, u.Importance
+	r.recycle = p.cfg.Recycle
+	ns := stamp(now)
+	x.s.created, x.s.lastActive = ns, ns
+	r.stats = &x.s
+	var hint nodeHint
+	if old := t.identical(&u.Match, u.Priority, p, &hint, p.prepared(u, t)); old != nil {
+		r.seq = old.seq
+		if u.Flags&FlagResetCounts == 0 {
+			pk, by := old.Packets(), old.Bytes()
+			r.stats.packets.Store(pk)
+			r.stats.bytes.Store(by)
+			r.stats.lastPackets = pk
+		}
+		p.remove(old, RemovedDelete, now, nil)
+	} else {
+		r.seq = p.seq
+		p.seq++
+	}
+	return p.insert(t, r, &hint)
+}
+
+type ruleWithStats struct {
+	r Rule
+	s ruleStats
+}
+
+// insert links r into t; hint, if not nil, is where identical found r's
+// match in the subtable of r's mask (see nodeHint).
+func (p *Pipeline) insert(t *Table, r *Rule, hint *nodeHint) error {
+	r.table = t.id
+	r.added = p.next
+	r.removed.Store(never)
+	t.flows++
+	if r.IdleTimeout != 0 || r.HardTimeout != 0 {
+		p.timed[r] = struct{}{}
+	}
+	return t.link(r, hint)
+}
+
+func cookieOK(u *Update, r *Rule) bool {
+	return r.Cookie&u.CookieMask == u.Cookie&u.CookieMask
+}
+
+// selected returns the rules u selects, in p.sel: valid until the next call.
+// They are in lookup order, except for a DELETE none of whose rules asked
+// for a flow-removed record: there the order is not observable, and
+// sorting a whole table's rules is a good part of the cost of deleting it.
+func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
+	clear(p.sel)
+	out := p.sel[:0]
+	if strict {
+		if r := t.identical(&u.Match, u.Priority, p, nil, p.prepared(u, t)); r != nil && cookieOK(u, r) {
+			out = append(out, r)
+		}
+	} else {
+		t.each(func(r *Rule) bool {
+			if p.live(r) && u.Match.Covers(&r.Match) && cookieOK(u, r) {
+				out = append(out, r)
+			}
+			return true
+		})
+	}
+	ordered := true
+	if u.Command == CmdDelete || u.Command == CmdDeleteStrict {
+		n := 0
+		ordered = false
+		for _, r := range out {
+			if (u.OutPort == 0 || r.OutputsTo(u.OutPort)) && (u.OutGroup == 0 || r.UsesGroup(u.OutGroup)) {
+				out[n] = r
+				n++
+				ordered = ordered || r.Flags&FlagSendFlowRem != 0
+			}
+		}
+		out = out[:n]
+	}
+	if ordered {
+		sortRules(out)
+	}
+	p.sel = out
+	return out
+}
+
+func (p *Pipeline) modify(u *Update, now time.Time) error {
+	t, err := p.checkUpdate(u)
+	if err != nil {
+		return err
+	}
+	for _, old := range p.selected(t, u, u.Command == CmdModifyStrict) {
+		r := &Rule{Match: old.Match, Priority: old.Priority, Cookie: old.Cookie, IdleTimeout: old.IdleTimeout,
+			HardTimeout: old.HardTimeout, Flags: old.Flags, Instructions: u.Instructions, ID: old.ID, seq: old.seq,
+			Importance: old.Importance}
+		r.stats = old.stats
+		if u.Flags&FlagResetCounts != 0 {
+			r.stats = &ruleStats{created: old.stats.created, lastActive: old.stats.lastActive}
+		} else {
+			old.recycle = false // r counts on its counters
+		}
+		p.remove(old, RemovedDelete, now, nil)
+		if err := p.insert(t, r, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) error {
+	var tables []*Table
+	if u.Table == TableAll {
+		tables = p.tables
+	} else {
+		t := p.Table(u.Table)
+		if t == nil {
+			return &Error{Type: ErrTypeFlowModFailed, Code: FlowModBadTableID, Why: fmt.Sprintf("table %d of %d", u.Table, len(p.tables))}
+		}
+		tables = []*Table{t}
+	}
+	for _, t := range tables {
+		for _, r := range p.selected(t, u, u.Command == CmdDeleteStrict) {
+			p.remove(r, RemovedDelete, now, removed)
+		}
+	}
+	return nil
+}
+
+func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]FlowRemoved) {
+	r.removed.Store(p.next)
+	p.tables[r.table].refresh(r)
+	p.tables[r.table].flows--
+	d := deadRule{r: r, table: r.table}
+	if n := r.node; n != nil {
+		d.node, d.si = n, n.si
+	}
+	p.dead = append(p.dead, d)
+	delete(p.timed, r)
+	if out != nil && r.Flags&FlagSendFlowRem != 0 {
+		r.recycle = false // the record's reader may read it at any time
+		*out = append(*out, FlowRemoved{Rule: r, Reason: reason, Duration: time.Duration(stamp(now) - r.stats.created),
+			Packets: r.Packets(), Bytes: r.Bytes()})
+	}
+}
+
+func (p *Pipeline) live(r *Rule) bool { return r.removed.Load() == never }
+
+func (p *Pipeline) publish() {
+	for _, t := range p.tables {
+		t.publishOrder()
+	}
+	p.version.Store(p.next)
+	p.next++
+}

@@ -1,0 +1,141 @@
+package rules
+
+import (
+	"time"
+	"unsafe"
+
+	"github.com/ofswitch/ofswitch/internal/prefetch"
+)
+
+// Expire removes the rules whose idle or hard timeout has passed on the
+// pipeline's clock, as one burst, and returns the flow-removed records of
+// those that asked for them. A rule counts as idle from the last Expire that
+// saw its packet counter unchanged.
+func (p *Pipeline) Expire() []FlowRemoved {
+	ndead := len(p.dead)
+	now := p.cfg.Now()
+	ns := stamp(now)
+	var out []FlowRemoved
+	for r := range p.timed {
+		st := r.stats
+		if pk := st.packets.Load(); pk != st.lastPackets {
+			st.lastPackets, st.lastActive = pk, ns
+		}
+		reason := RemovedReason(255)
+		switch {
+		case r.HardTimeout != 0 && time.Duration(ns-st.created) >= time.Duration(r.HardTimeout)*time.Second:
+			reason = RemovedHardTimeout
+		case r.IdleTimeout != 0 && time.Duration(ns-st.lastActive) >= time.Duration(r.IdleTimeout)*time.Second:
+			reason = RemovedIdleTimeout
+		}
+		if reason != 255 {
+			p.remove(r, reason, now, &out)
+		}
+	}
+	if len(p.dead) > ndead {
+		p.publish()
+	}
+	p.cleanup()
+	return out
+}
+
+// Rebalance lets each table's filter move up to budget elements from its
+// Bloom part back to cuckoo slots, after unlinking the removed rules whose
+// Config.UnlinkAfter has passed; call it when the writer is idle. It returns
+// the number of filter elements moved.
+func (p *Pipeline) Rebalance(budget int) int {
+	p.cleanup()
+	n := 0
+	for _, t := range p.tables {
+		if f := t.state.Load().filter; f != nil {
+			n += f.Rebalance(budget)
+		}
+	}
+	return n
+}
+
+// cleanup unlinks the rules removed at published versions at least
+// Config.UnlinkAfter ago, then recycles what no reader can hold any more
+// (see recycle). It raises p.unlinked before it unlinks, so that a lookup
+// at an older version that overlaps it starts over.
+func (p *Pipeline) cleanup() {
+	p.unlinkDead()
+	p.recycle()
+}
+
+// unlinkDead is cleanup's unlinking.
+func (p *Pipeline) unlinkDead() {
+	if len(p.dead) == 0 {
+		return
+	}
+	// dead[p.stamped:] were removed by versions published just now.
+	now := time.Since(clockEpoch) // the real clock: the grace is for lookups running now
+	for i := p.stamped; i < len(p.dead); i++ {
+		p.dead[i].at = now
+	}
+	p.stamped = len(p.dead)
+	grace := p.cfg.UnlinkAfter
+	if grace == 0 {
+		grace = defaultUnlinkAfter
+	}
+	k := len(p.dead)
+	if grace > 0 {
+		k = 0
+		for k < len(p.dead) && now-p.dead[k].at >= grace {
+			k++
+		}
+	}
+	if k == 0 {
+		return
+	}
+	if v := p.dead[k-1].r.removed.Load(); v > p.unlinked.Load() {
+		p.unlinked.Store(v)
+	}
+	// Unlinking is a chain of cache misses (rule, node, slot) per rule;
+	// start those of the rule unlinkAhead places on while unlinking this
+	// one, from what remove recorded (reading the rule would wait for it).
+	for i, d := range p.dead[:k] {
+		if j := i + unlinkAhead; j < k {
+			a := &p.dead[j]
+			prefetch.Line(unsafe.Pointer(a.r))
+			if n := a.node; n != nil {
+				prefetch.Line(unsafe.Pointer(n))
+				prefetch.Line(unsafe.Pointer(&n.pos))
+				s := p.tables[a.table].state.Load()
+				prefetch.Line(unsafe.Pointer(&s.slots[uint64(a.si)&s.smask]))
+			}
+		}
+		p.tables[d.table].unlink(d.r)
+	}
+	n := copy(p.dead, p.dead[k:])
+	clear(p.dead[n:])
+	p.dead = p.dead[:n]
+	p.stamped = n
+	for _, t := range p.tables {
+		t.refreshMaxRanks()
+		t.publishOrder()
+	}
+}
+
+// defaultUnlinkAfter is Config.UnlinkAfter's default: several times what a
+// batch of 32 lookups takes (unless its goroutine is descheduled), and short
+// enough that a burst's deletes free their filter slots within the burst.
+const defaultUnlinkAfter = 50 * time.Microsecond
+
+// deadRule is a removed rule waiting to be unlinked, with the time (since
+// clockEpoch) the version removing it was published.
+type deadRule struct {
+	r  *Rule
+	at time.Duration
+	// node and si are r's node and its slot when r was removed, and table
+	// its table, for cleanup to prefetch: by unlink time node and si may
+	// be stale (link replaces nodes, growIndex moves them), which costs
+	// only a useless prefetch.
+	node  *inode
+	si    uint32
+	table uint8
+}
+
+// unlinkAhead is how many rules ahead of the one it unlinks cleanup
+// prefetches: enough that a rule's misses are resolved by its turn.
+const unlinkAhead = 8

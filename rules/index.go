@@ -1,0 +1,518 @@
+package rules
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// inode is one distinct (subtable, masked key) in the lookup index, with its
+// rules rank descending. The rules of a node never change: adding one
+// replaces the node in its slot. Only the removal versions change, in place
+// (atomically), so marking a rule removed allocates nothing; a lookup that
+// reads an entry at version v sees a removal version that is either final
+// or greater than v.
+//
+// Layout: the fields a lookup reads (subtable, entries, the first entry and
+// the packed key) fill the node's first two cache lines. Every link zeroes
+// a node, so the rest is kept small: 32-bit positions, the checks, which
+// few nodes have, as a pointer (see checkOf), and no hash (its slot has
+// it). That makes a node 192 bytes, three cache lines, so all the nodes of
+// a slab chunk sit alike on cache lines; Go's allocator starts an 8 KB
+// chunk 8 bytes into a line (after its header), and then what a lookup
+// reads, up to key[6], is in two lines for every node.
+type inode struct {
+	st   *subtable
+	ents []entry // rank descending; one[:] when there is one rule
+	one  [1]entry
+	key  [KeyWords]uint64 // the masked key words st.words[:st.nw], packed
+	pos  int32            // writer only: index in st.nodes
+	si   uint32           // writer only: index of its slot
+	chk  *check           // nil, or the first of one check per entry, when some entry is not exact
+}
+
+// relaxedWords are the Key words coarseMask can change (IPv4 addresses, L4
+// ports, ARP addresses): on every other word a rule's mask equals its
+// subtable's, so a node whose key matches has checked them already.
+var relaxedWords = [3]uint8{4, 9, 10}
+
+// check is what a lookup must still test of a rule whose mask is not its
+// subtable's: the rule's value and mask on the relaxed words. Kept in the
+// node, so that the test does not load the rule.
+type check struct {
+	k, m [len(relaxedWords)]uint64
+}
+
+func (c *check) set(r *Rule) {
+	for i, w := range relaxedWords {
+		c.k[i], c.m[i] = r.Match.Key[w], r.Match.Mask[w]
+	}
+}
+
+func (c *check) matches(k *Key) bool {
+	return k[4]&c.m[0] == c.k[0] && k[9]&c.m[1] == c.k[1] && k[10]&c.m[2] == c.k[2]
+}
+
+// checkOf returns the check of n's entry i. n must have checks.
+func (n *inode) checkOf(i int) *check {
+	return &unsafe.Slice(n.chk, len(n.ents))[i]
+}
+
+// setChecks gives n its checks if one of its rules needs them.
+func (n *inode) setChecks() {
+	for i := range n.ents {
+		if !n.ents[i].exact {
+			chk := make([]check, len(n.ents))
+			for j := range n.ents {
+				chk[j].set(n.ents[j].r)
+			}
+			n.chk = &chk[0]
+			return
+		}
+	}
+}
+
+// entry is a rule as the lookup path needs it, copied into its node so that
+// a probe touches one allocation.
+type entry struct {
+	rank    uint64
+	added   uint64
+	removed atomic.Uint64
+	r       *Rule
+	exact   bool // no full-match check needed
+}
+
+func (e *entry) set(r *Rule) {
+	e.rank, e.added, e.r, e.exact = r.rankOf(), r.added, r, r.exact
+	e.removed.Store(r.removed.Load())
+}
+
+// tomb marks a slot whose node was removed: probes go on past it.
+var tomb = &inode{}
+
+// newNode returns a node of st for the packed key pk holding rs (rank
+// descending), with old's slot position.
+func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule) *inode {
+	n := t.nodeSlab.next()
+	n.st, n.key = st, *pk
+	if len(rs) == 1 {
+		n.ents = n.one[:]
+	} else {
+		n.ents = t.entSlab.take(len(rs))
+	}
+	for i, r := range rs {
+		n.ents[i].set(r)
+	}
+	n.setChecks()
+	return n
+}
+
+// slot is one cell of the open-addressing index: the node's hash (so that
+// a probe skips other keys without touching their nodes) and the node. An
+// empty slot has a nil node; a slot never becomes empty again.
+type slot struct {
+	h atomic.Uint64
+	n atomic.Pointer[inode]
+}
+
+// find returns the node of (st, masked k) with hash h, or nil.
+func (s *tableState) find(h uint64, st *subtable, k *Key) *inode {
+	for i := h & s.smask; ; i = (i + 1) & s.smask {
+		sl := &s.slots[i]
+		n := sl.n.Load()
+		if n == nil {
+			return nil
+		}
+		if sl.h.Load() == h && n.st == st && keyEqual(n, st, k) {
+			return n
+		}
+	}
+}
+
+// findPacked is find for a packed masked key; it returns the slot too.
+func (s *tableState) findPacked(h uint64, st *subtable, pk *[KeyWords]uint64) (*slot, *inode) {
+	for i := h & s.smask; ; i = (i + 1) & s.smask {
+		sl := &s.slots[i]
+		n := sl.n.Load()
+		if n == nil {
+			return nil, nil
+		}
+		if sl.h.Load() == h && n.st == st && packedEqual(&n.key, pk, st.nw) {
+			return sl, n
+		}
+	}
+}
+
+// nodeOf returns the hash, packed key, slot and node of (st, key), key
+// masked by st's mask; slot and node are nil when there is none.
+func (t *Table) nodeOf(st *subtable, key *Key) (uint64, [KeyWords]uint64, *slot, *inode) {
+	h := st.hash(key)
+	pk := st.pack(key)
+	sl, n := t.state.Load().findPacked(h, st, &pk)
+	return h, pk, sl, n
+}
+
+// identical returns the live rule with exactly this match and priority. It
+// looks in the subtables link could have put such a rule in: those of the
+// relaxed masks, then the mask's own. If hint is not nil, it fills it in
+// with what it found in the mask's own subtable. pre, if not nil, is what
+// prefetch found for the update.
+func (t *Table) identical(m *Match, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
+	var own *subtable
+	if pre != nil {
+		own = pre.st
+	} else {
+		own = t.sub(&m.Mask)
+	}
+	if !p.cfg.NoMerge && (own == nil || !own.noRelax) {
+		for _, g := range mergeLevels {
+			cm := coarseMask(&m.Mask, g)
+			if cm == m.Mask {
+				break
+			}
+			if r := t.identicalIn(t.sub(&cm), m, pri, p, nil, nil); r != nil {
+				return r
+			}
+		}
+	}
+	return t.identicalIn(own, m, pri, p, hint, pre)
+}
+
+// nodeHint is the node of a match's key in a subtable as identical found it
+// (nil if there was none), so that link, which looks for the same node when
+// the rule goes to that subtable, need not hash and probe again. It stays
+// true until the index changes, and identical and link run back to back.
+type nodeHint struct {
+	st *subtable // nil: no hint
+	h  uint64
+	pk [KeyWords]uint64
+	sl *slot
+	n  *inode
+}
+
+func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
+	if st == nil {
+		return nil
+	}
+	var (
+		h  uint64
+		pk [KeyWords]uint64
+		sl *slot
+		n  *inode
+	)
+	if pre != nil && pre.st == st {
+		h, pk = pre.h, st.pack(&m.Key)
+		sl, n = t.state.Load().findPacked(h, st, &pk)
+	} else {
+		h, pk, sl, n = t.nodeOf(st, &m.Key)
+	}
+	if hint != nil {
+		*hint = nodeHint{st: st, h: h, pk: pk, sl: sl, n: n}
+	}
+	if n == nil {
+		return nil
+	}
+	for i := range n.ents {
+		if r := n.ents[i].r; r.Priority == pri && r.Match == *m && p.live(r) {
+			return r
+		}
+	}
+	return nil
+}
+
+// link makes r physically present (not yet visible unless its added version
+// is published).
+func (t *Table) link(r *Rule, hint *nodeHint) error {
+	// The subtable of r's own mask: identical found it already when it
+	// filled the hint in.
+	var own *subtable
+	if hint != nil && hint.st != nil {
+		own = hint.st
+		t.lastSub = own
+	} else {
+		own = t.subtableFor(&r.Match.Mask)
+	}
+	st := own
+	key := r.Match.Key
+	if !t.p.cfg.NoMerge && !st.noRelax {
+		// Coarsest first: a rule joins the first relaxed subtable whose
+		// node for it is not yet full.
+		for _, g := range mergeLevels {
+			cm := coarseMask(&r.Match.Mask, g)
+			if cm == r.Match.Mask {
+				break
+			}
+			cst := t.subtableFor(&cm)
+			ck := r.Match.Key.And(&cm)
+			if _, _, _, n := t.nodeOf(cst, &ck); n == nil || len(n.ents) < mergeLimit {
+				st, key = cst, ck
+				break
+			}
+		}
+		if len(t.probed) > 0 {
+			t.dropIfEmpty(st)
+		}
+	} else {
+		t.probed = t.probed[:0]
+	}
+	r.st = st
+	r.exact = st == own // one subtable per mask
+	st.n++
+	t.rules++
+	rank := r.rankOf()
+	if rank > st.maxRank || st.n == 1 {
+		st.maxRank = rank
+		t.orderDirty = true
+	}
+	var (
+		h   uint64
+		pk  [KeyWords]uint64
+		sl  *slot
+		old *inode
+	)
+	if hint != nil && hint.st == st {
+		h, pk, sl, old = hint.h, hint.pk, hint.sl, hint.n
+	} else {
+		h, pk, sl, old = t.nodeOf(st, &key)
+	}
+	if old == nil {
+		n := t.nodeSlab.next()
+		n.st, n.key = st, pk
+		n.ents = n.one[:]
+		n.one[0].set(r)
+		n.setChecks()
+		r.node = n
+		if st.guardNode(n) {
+			t.orderDirty = true
+		}
+		t.addNode(n, h)
+		return t.filterInsert(h)
+	}
+	// The new node leaves out the entries of rules already unlinked (see
+	// unlink).
+	rs := t.rs[:0]
+	placed := false
+	for i := range old.ents {
+		x := old.ents[i].r
+		if !placed && old.ents[i].rank <= rank {
+			rs = append(rs, r)
+			placed = true
+		}
+		if x.node == old {
+			rs = append(rs, x)
+		}
+	}
+	if !placed {
+		rs = append(rs, r)
+	}
+	// Retired before replaceNode points the rules it keeps at their new
+	// node: old's unlinked rules are those that do not point at it.
+	t.retireNode(old)
+	t.replaceNode(sl, old, t.newNode(st, &pk, rs))
+	clear(rs)
+	t.rs = rs
+	return nil
+}
+
+// addNode puts a new node, of hash h, into the first free slot of its probe
+// sequence (the caller knows its key is absent).
+func (t *Table) addNode(n *inode, h uint64) {
+	s := t.state.Load()
+	if 2*(t.used+1) > len(s.slots) {
+		t.growIndex()
+		s = t.state.Load()
+	}
+	for i := h & s.smask; ; i = (i + 1) & s.smask {
+		sl := &s.slots[i]
+		x := sl.n.Load()
+		if x == nil || x == tomb {
+			if x == nil {
+				t.used++
+			}
+			// The hash first: a lookup that sees the node sees its hash.
+			sl.h.Store(h)
+			sl.n.Store(n)
+			n.si = uint32(i)
+			break
+		}
+	}
+	st := n.st
+	n.pos = int32(len(st.nodes))
+	st.nodes = append(st.nodes, n)
+	t.nodes++
+}
+
+// replaceNode puts n into the slot of old, a node of the same key.
+func (t *Table) replaceNode(sl *slot, old, n *inode) {
+	n.pos, n.si = old.pos, old.si
+	n.st.nodes[n.pos] = n
+	for i := range n.ents {
+		n.ents[i].r.node = n
+	}
+	sl.n.Store(n)
+}
+
+// removeNode leaves a tombstone in old's slot, or empties it when the next
+// slot is empty (no probe sequence of a present key then passes through it),
+// and then the tombstones before it. Called only inside a cleanup window.
+func (t *Table) removeNode(sl *slot, old *inode) {
+	s := t.state.Load()
+	if i := uint64(old.si); &s.slots[i] == sl && s.slots[(i+1)&s.smask].n.Load() == nil {
+		for {
+			s.slots[i].n.Store(nil)
+			t.used--
+			i = (i - 1) & s.smask
+			if s.slots[i].n.Load() != tomb {
+				break
+			}
+		}
+	} else {
+		sl.n.Store(tomb)
+	}
+	st := old.st
+	last := st.nodes[len(st.nodes)-1]
+	st.nodes[old.pos] = last
+	last.pos = old.pos
+	st.nodes[len(st.nodes)-1] = nil
+	st.nodes = st.nodes[:len(st.nodes)-1]
+	t.nodes--
+}
+
+// dropIfEmpty forgets subtables created by link's probing that got no rule.
+func (t *Table) dropIfEmpty(keep *subtable) {
+	for _, st := range t.probed {
+		if st != keep && st.n == 0 {
+			delete(t.subs, st.mask)
+			t.dropped++
+			if t.lastSub == st {
+				t.lastSub = nil
+			}
+		}
+	}
+	t.probed = t.probed[:0]
+}
+
+// unlink removes r physically. Called only inside a cleanup window.
+func (t *Table) unlink(r *Rule) {
+	st := r.st
+	old := r.node
+	if old == nil {
+		return
+	}
+	r.node = nil
+	sl := &t.state.Load().slots[old.si]
+	h := sl.h.Load()
+	i := 0
+	for i < len(old.ents) && old.ents[i].r != r {
+		i++
+	}
+	if i == len(old.ents) {
+		return
+	}
+	linked := false
+	for j := range old.ents {
+		linked = linked || old.ents[j].r.node == old
+	}
+	if !linked {
+		t.removeNode(sl, old)
+		t.retireNode(old) // with r and the rules unlinked before it
+		if f := t.state.Load().filter; f != nil {
+			f.Delete(h)
+		}
+	}
+	// Otherwise r's entry stays in the node, which other rules still use:
+	// lookups skip it by its removal version, and the next copy of the
+	// node (when a rule joins it) leaves it out. Copying the node now
+	// would cost an allocation per removal, and a rule removed and added
+	// back within Config.UnlinkAfter makes such nodes all the time.
+	st.n--
+	t.rules--
+	if st.n == 0 {
+		if cap(st.nodes) > cap(t.spareNodes) {
+			t.spareNodes = st.nodes[:0] // writer only: no lookup reads it
+		}
+		delete(t.subs, st.mask)
+		t.dropped++
+		if t.lastSub == st {
+			t.lastSub = nil
+		}
+		t.orderDirty = true
+	} else if r.rankOf() == st.maxRank {
+		// maxRank only bounds the early exit, so a stale (too high) value
+		// is safe; recompute it once per cleanup, and for large subtables
+		// only after many removals, so that deletions stay O(1).
+		st.staleMax++
+		if st.staleMax == 1 {
+			t.staleSubs = append(t.staleSubs, st)
+		}
+	}
+}
+
+// refreshMaxRanks recomputes the best rank of subtables whose best rule
+// left, amortized: a subtable of n rules is rescanned after n/8 such
+// removals at the most once per cleanup.
+func (t *Table) refreshMaxRanks() {
+	kept := t.staleSubs[:0]
+	for _, st := range t.staleSubs {
+		if st.n == 0 || t.subs[st.mask] != st {
+			st.staleMax = 0
+			continue
+		}
+		if st.n > 4096 && st.staleMax < st.n/8 {
+			kept = append(kept, st)
+			continue
+		}
+		st.maxRank = 0
+		for _, n := range st.nodes {
+			st.maxRank = max(st.maxRank, n.ents[0].rank)
+		}
+		st.staleMax = 0
+		t.orderDirty = true
+	}
+	clear(t.staleSubs[len(kept):])
+	t.staleSubs = kept
+}
+
+// refresh copies r's removal mark into its index node, in place.
+func (t *Table) refresh(r *Rule) {
+	n := r.node
+	if n == nil {
+		return
+	}
+	for i := range n.ents {
+		if n.ents[i].r == r {
+			n.ents[i].removed.Store(r.removed.Load())
+			return
+		}
+	}
+}
+
+// growIndex publishes an index of at least four slots per node, without
+// tombstones. Lookups on the old one stay correct: its nodes are the same.
+func (t *Table) growIndex() {
+	s := t.state.Load()
+	nb := 64
+	for nb < 4*(t.nodes+1) {
+		nb *= 2
+	}
+	ns := *s
+	ns.slots = make([]slot, nb)
+	ns.smask = uint64(nb - 1)
+	for i := range s.slots {
+		n := s.slots[i].n.Load()
+		if n == nil || n == tomb {
+			continue
+		}
+		h := s.slots[i].h.Load()
+		for j := h & ns.smask; ; j = (j + 1) & ns.smask {
+			sl := &ns.slots[j]
+			if sl.n.Load() == nil {
+				sl.h.Store(h)
+				sl.n.Store(n)
+				n.si = uint32(j)
+				break
+			}
+		}
+	}
+	t.used = t.nodes
+	t.state.Store(&ns)
+}

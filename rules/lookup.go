@@ -1,0 +1,323 @@
+package rules
+
+// Counters count what lookups did. Each goroutine keeps its own and merges
+// them with Add; the table itself writes no counters on the lookup path.
+type Counters struct {
+	Lookups         uint64 // keys looked up
+	Visited         uint64 // subtables visited (filter consulted, or probed without filter)
+	Guarded         uint64 // subtables passed over because the key fails their guard words
+	FilterNegatives uint64 // subtables skipped because the filter said absent
+	FalsePositives  uint64 // filter said present, the subtable had no such key
+	Probes          uint64 // hash-table probes of a subtable
+	Retries         uint64 // lookups redone because a rule they could see was unlinked meanwhile
+}
+
+// Add adds o to c.
+func (c *Counters) Add(o *Counters) {
+	c.Lookups += o.Lookups
+	c.Visited += o.Visited
+	c.FilterNegatives += o.FilterNegatives
+	c.FalsePositives += o.FalsePositives
+	c.Probes += o.Probes
+	c.Retries += o.Retries
+	c.Guarded += o.Guarded
+}
+
+// Lookup returns the highest-priority rule matching k at the published
+// version, or nil (a table miss with no table-miss entry).
+func (t *Table) Lookup(k *Key) *Rule {
+	var c Counters
+	r, _ := t.LookupVersion(k, &c)
+	return r
+}
+
+// LookupCount is Lookup that adds what it did to c.
+func (t *Table) LookupCount(k *Key, c *Counters) *Rule {
+	r, _ := t.LookupVersion(k, c)
+	return r
+}
+
+// LookupVersion is LookupCount that also returns the version the answer
+// belongs to: the answer is the rule a linear scan of the rules visible at
+// that version would return.
+func (t *Table) LookupVersion(k *Key, c *Counters) (*Rule, uint64) {
+	p := t.p
+	for {
+		v := p.version.Load()
+		s := t.state.Load()
+		r := lookup(k, v, s, c)
+		if p.unlinked.Load() <= v {
+			c.Lookups++
+			return r, v
+		}
+		c.Retries++
+	}
+}
+
+// LookupBatch looks up every key of keys at one version and stores the
+// answers in out, which must be at least as long.
+func (t *Table) LookupBatch(keys []Key, out []*Rule) {
+	var c Counters
+	t.LookupBatchCount(keys, out, &c)
+}
+
+// LookupBatchCount is LookupBatch that adds what it did to c, and returns the
+// version all answers belong to.
+func (t *Table) LookupBatchCount(keys []Key, out []*Rule, c *Counters) uint64 {
+	p := t.p
+	out = out[:len(keys)]
+	for {
+		v := p.version.Load()
+		s := t.state.Load()
+		var local Counters
+		if len(keys) > 1 {
+			for i := 0; i < len(keys); i += batchChunk {
+				j := min(i+batchChunk, len(keys))
+				lookupChunk(keys[i:j], out[i:j], v, s, &local)
+			}
+		} else {
+			for i := range keys {
+				out[i] = lookup(&keys[i], v, s, &local)
+			}
+		}
+		if p.unlinked.Load() <= v {
+			local.Lookups += uint64(len(keys))
+			c.Add(&local)
+			return v
+		}
+		c.Retries++
+	}
+}
+
+func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
+	var best *Rule
+	var bestRank uint64
+	f := s.filter
+	for i := range s.order {
+		oe := &s.order[i]
+		if best != nil && oe.maxRank < bestRank {
+			break
+		}
+		if oe.guarded(k) {
+			c.Guarded++
+			continue
+		}
+		c.Visited++
+		h := oe.hash(k)
+		if f != nil && !f.Contains(h) {
+			c.FilterNegatives++
+			continue
+		}
+		c.Probes++
+		n := s.find(h, oe.st, k)
+		if n == nil {
+			if f != nil {
+				c.FalsePositives++
+			}
+			continue
+		}
+		for i := range n.ents {
+			e := &n.ents[i]
+			if best != nil && e.rank <= bestRank {
+				break
+			}
+			if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(k)) {
+				best, bestRank = e.r, e.rank
+				break
+			}
+		}
+	}
+	return best
+}
+
+const batchChunk = 32
+
+// lookupChunk classifies up to batchChunk keys subtable by subtable, so that
+// the filter probes of all keys still undecided in one subtable go out
+// together (ContainsBatch overlaps their cache misses).
+func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) {
+	var (
+		active [batchChunk]uint8
+		hs     [batchChunk]uint64
+		hit    [batchChunk]bool
+		rank   [batchChunk]uint64
+		idx    [batchChunk]uint8
+	)
+	na := len(keys)
+	for i := range keys {
+		active[i] = uint8(i)
+		out[i] = nil
+	}
+	f := s.filter
+	for oi := range s.order {
+		if na == 0 {
+			break
+		}
+		oe := &s.order[oi]
+		st := oe.st
+		// Drop keys whose best already beats everything from here on.
+		m := 0
+		for _, a := range active[:na] {
+			if out[a] != nil && oe.maxRank < rank[a] {
+				continue
+			}
+			active[m] = a
+			m++
+		}
+		na = m
+		if na == 0 {
+			break
+		}
+		// The keys that pass the subtable's guard; the others stay active
+		// for the subtables after it.
+		g := 0
+		for _, a := range active[:na] {
+			if oe.guarded(&keys[a]) {
+				c.Guarded++
+				continue
+			}
+			idx[g] = a
+			g++
+		}
+		j := 0
+		for ; j+1 < g; j += 2 {
+			hs[j], hs[j+1] = oe.hash2(&keys[idx[j]], &keys[idx[j+1]])
+		}
+		if j < g {
+			hs[j] = oe.hash(&keys[idx[j]])
+		}
+		if g == 0 {
+			continue
+		}
+		c.Visited += uint64(g)
+		if f != nil {
+			f.ContainsBatch(hs[:g], hit[:g])
+		} else {
+			for j := range g {
+				hit[j] = true
+			}
+		}
+		// Load the home slots of all hits, then the first words of the
+		// nodes found there, each loop issuing independent loads so that
+		// their cache misses overlap; the probes then mostly hit the cache.
+		var (
+			heads [batchChunk]*inode
+			sts   [batchChunk]*subtable
+			k0    [batchChunk]uint64
+		)
+		for j := range g {
+			if !hit[j] {
+				continue
+			}
+			for i := hs[j] & s.smask; ; i = (i + 1) & s.smask {
+				sl := &s.slots[i]
+				n := sl.n.Load()
+				if n == nil {
+					break
+				}
+				if sl.h.Load() == hs[j] {
+					heads[j] = n
+					break
+				}
+			}
+		}
+		for j := range g {
+			if n := heads[j]; n != nil {
+				sts[j], k0[j] = n.st, n.key[0]
+			}
+		}
+		for j := range g {
+			if !hit[j] {
+				c.FilterNegatives++
+				continue
+			}
+			a := idx[j]
+			c.Probes++
+			var n *inode
+			if x := heads[j]; x != nil && sts[j] == st &&
+				(st.nw == 0 || k0[j] == keys[a][st.words[0]]&st.mask[st.words[0]]) && keyEqual(x, st, &keys[a]) {
+				n = x
+			} else {
+				n = s.find(hs[j], st, &keys[a])
+			}
+			if n == nil {
+				if f != nil {
+					c.FalsePositives++
+				}
+				continue
+			}
+			for i := range n.ents {
+				e := &n.ents[i]
+				if out[a] != nil && e.rank <= rank[a] {
+					break
+				}
+				if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(&keys[a])) {
+					out[a], rank[a] = e.r, e.rank
+					break
+				}
+			}
+		}
+	}
+}
+
+func keyEqual(n *inode, st *subtable, k *Key) bool {
+	for i, w := range st.words[:st.nw] {
+		if n.key[i] != k[w]&st.mask[w] {
+			return false
+		}
+	}
+	return true
+}
+
+func packedEqual(a, b *[KeyWords]uint64, nw int) bool {
+	for i := range nw {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Walk classifies k through the pipeline, all tables at one version: it
+// starts at table 0, applies each hit's write_metadata to k's metadata and
+// follows its goto_table, and stops at a rule without goto_table or at a
+// miss (nil in the result when no table-miss entry caught the packet). It
+// appends the rules hit to out and returns it; with a large enough out it
+// allocates nothing. k is updated in place (metadata).
+func (p *Pipeline) Walk(k *Key, out []*Rule, c *Counters) []*Rule {
+	base := len(out)
+	orig := k.Get(FieldMetadata)
+	for {
+		v := p.version.Load()
+		out = out[:base]
+		k.Set(FieldMetadata, orig)
+		t := p.tables[0]
+		for {
+			r := lookup(k, v, t.state.Load(), c)
+			c.Lookups++
+			out = append(out, r)
+			if r == nil {
+				break
+			}
+			next := -1
+			for i := range r.Instructions {
+				in := &r.Instructions[i]
+				switch in.Kind {
+				case InstWriteMetadata:
+					md := k.Get(FieldMetadata)
+					k.Set(FieldMetadata, md&^in.MetadataMask|in.Metadata&in.MetadataMask)
+				case InstGotoTable:
+					next = int(in.Table)
+				}
+			}
+			if next < 0 || next >= len(p.tables) {
+				break
+			}
+			t = p.tables[next]
+		}
+		if p.unlinked.Load() <= v {
+			return out
+		}
+		c.Retries++
+	}
+}

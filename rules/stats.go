@@ -1,0 +1,65 @@
+package rules
+
+import (
+	"github.com/ofswitch/ofswitch/filter"
+)
+
+// FilterSummary is the state of a pipeline's filters, its tables' summed.
+type FilterSummary struct {
+	Len       int     // elements in the filters
+	BloomLen  int     // of which in their Bloom parts
+	Occupancy float64 // the occupancy of the fullest filter
+}
+
+// Filters returns the state of the tables' filters (zero without filters).
+// Safe from any goroutine; while the writer works, each table's figures
+// are read at slightly different instants.
+func (p *Pipeline) Filters() FilterSummary {
+	var fs FilterSummary
+	for _, t := range p.tables {
+		if f := t.state.Load().filter; f != nil {
+			fs.Len += f.Len()
+			fs.BloomLen += f.BloomLen()
+			fs.Occupancy = max(fs.Occupancy, f.Occupancy())
+		}
+	}
+	return fs
+}
+
+// TableStats describes a table's shape.
+type TableStats struct {
+	Flows          int           // visible at the published version (what OpenFlow counts)
+	Rules          int           // physically present (visible or removed and awaiting unlink)
+	Subtables      int           // distinct masks
+	Keys           int           // distinct (subtable, masked key) pairs: elements of the filter
+	Filter         string        // bcf, cf or none
+	FilterBuckets  int           // 0 without filter
+	FilterLen      int           // elements in the filter
+	FilterBloomLen int           // elements in its Bloom part
+	Occupancy      float64       // filter occupancy
+	Rebuilds       int           // times the filter was rebuilt larger
+	FilterStats    *filter.Stats // the filter's own counters; nil without filter
+}
+
+// Stats returns the table's shape. Call it from the writer goroutine.
+func (t *Table) Stats() TableStats {
+	s := t.state.Load()
+	ts := TableStats{Flows: t.flows, Rules: t.rules, Subtables: len(t.subs), Keys: t.nodes, Filter: t.kind.String(), Rebuilds: t.rebuilds}
+	if s.filter != nil {
+		fs := s.filter.Stats()
+		ts.FilterBuckets = s.filter.Buckets()
+		ts.FilterLen = s.filter.Len()
+		ts.FilterBloomLen = s.filter.BloomLen()
+		ts.Occupancy = s.filter.Occupancy()
+		ts.FilterStats = &fs
+	}
+	return ts
+}
+
+// ResetFilterStats zeroes the filter's insertion counters, so that the
+// iterations of one burst can be read from Stats afterwards. Writer only.
+func (t *Table) ResetFilterStats() {
+	if f := t.state.Load().filter; f != nil {
+		f.ResetStats()
+	}
+}
