@@ -128,11 +128,11 @@ func (w *Worker) Process(b *Burst) {
 		if pr := w.probe; pr != nil && t == 0 {
 			var lc rules.Counters
 			start := time.Now()
-			v = pipe.Table(0).LookupBatchCount(keys, w.bout[:m], &lc)
+			v = pipe.Table(0).LookupBatch(keys, w.bout[:m], &lc)
 			pr.record(start, time.Since(start), m, &lc)
 			st.Lookup.Add(&lc)
 		} else {
-			v = pipe.Table(uint8(t)).LookupBatchCount(keys, w.bout[:m], &st.Lookup)
+			v = pipe.Table(uint8(t)).LookupBatch(keys, w.bout[:m], &st.Lookup)
 		}
 		if t == 0 {
 			w.version = v

@@ -8,29 +8,19 @@ import (
 	"github.com/ofswitch/ofswitch/internal/prefetch"
 )
 
-// ApplyBatch applies ups in order with FLOW_MOD semantics and returns an
-// error per update (an *Error carrying the OpenFlow type and code). With
-// atomic set, the whole burst becomes visible to lookups at once, by one
-// atomic store; otherwise each update is published as soon as it is applied.
-// Either way no lookup ever sees part of one update.
-func (p *Pipeline) ApplyBatch(ups []Update, atomic bool) BatchResult {
-	return p.applyBatch(ups, atomic, nil)
-}
-
-// ApplyBatchCosts is ApplyBatch that also records what each update cost
-// in costs[i], which must be at least len(ups) long. It reads the clock
-// once per update.
-func (p *Pipeline) ApplyBatchCosts(ups []Update, atomic bool, costs []UpdateCost) BatchResult {
-	if len(costs) < len(ups) {
-		panic(fmt.Sprintf("rules: ApplyBatchCosts with %d costs for %d updates", len(costs), len(ups)))
-	}
-	return p.applyBatch(ups, atomic, costs[:len(ups)])
-}
-
-// ApplyBatchTo is ApplyBatchCosts (ApplyBatch if costs is nil) with a
-// result the caller keeps from burst to burst: res.Errs is reused when it
+// ApplyBatchTo applies ups in order with FLOW_MOD semantics into res and
+// sets res.Errs[i] to update i's error (an *Error carrying the OpenFlow
+// type and code), nil where it succeeded. With atomic set, the whole burst
+// becomes visible to lookups at once, by one atomic store; otherwise each
+// update is published as soon as it is applied. Either way no lookup ever
+// sees part of one update.
+//
+// res is the caller's, kept from burst to burst: res.Errs is reused when it
 // has room for len(ups) and res.Removed is emptied, so that a caller that
-// applies burst after burst allocates nothing for their results.
+// applies burst after burst allocates nothing for their results. If costs
+// is not nil, ApplyBatchTo also records what each update cost in costs[i],
+// which must be at least len(ups) long; it then reads the clock once per
+// update.
 func (p *Pipeline) ApplyBatchTo(res *BatchResult, ups []Update, atomic bool, costs []UpdateCost) {
 	if costs != nil && len(costs) < len(ups) {
 		panic(fmt.Sprintf("rules: ApplyBatchTo with %d costs for %d updates", len(costs), len(ups)))
@@ -49,9 +39,11 @@ func (p *Pipeline) ApplyBatchTo(res *BatchResult, ups []Update, atomic bool, cos
 	p.applyBatchTo(res, ups, atomic, costs)
 }
 
-func (p *Pipeline) applyBatch(ups []Update, atomic bool, costs []UpdateCost) BatchResult {
+// ApplyBatch is ApplyBatchTo with a result of its own and no costs, for a
+// caller that applies a burst now and then.
+func (p *Pipeline) ApplyBatch(ups []Update, atomic bool) BatchResult {
 	res := BatchResult{Errs: make([]error, len(ups))}
-	p.applyBatchTo(&res, ups, atomic, costs)
+	p.applyBatchTo(&res, ups, atomic, nil)
 	return res
 }
 

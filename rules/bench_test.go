@@ -120,7 +120,7 @@ func benchLookups(b *testing.B, tbl *rules.Table, keys []rules.Key) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		sinkRule = tbl.LookupCount(&keys[i&(len(keys)-1)], &c)
+		sinkRule, _ = tbl.LookupVersion(&keys[i&(len(keys)-1)], &c)
 		i++
 	}
 	reportLookups(b, i, &c)
@@ -136,7 +136,7 @@ func benchBatch(b *testing.B, tbl *rules.Table, keys []rules.Key) {
 		if j+32 > len(keys) {
 			j = 0
 		}
-		tbl.LookupBatchCount(keys[j:j+32], out, &c)
+		tbl.LookupBatch(keys[j:j+32], out, &c)
 		i++
 	}
 	reportLookups(b, i*32, &c)
@@ -329,7 +329,7 @@ func TestLookupAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { sinkRule = tbl.Lookup(&k) }); n != 0 {
 		t.Errorf("Lookup: %v allocs", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { tbl.LookupBatchCount(keys, out, &c) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { tbl.LookupBatch(keys, out, &c) }); n != 0 {
 		t.Errorf("LookupBatch: %v allocs", n)
 	}
 	_ = fmt.Sprint

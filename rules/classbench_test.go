@@ -119,7 +119,7 @@ func TestClassBench(t *testing.T) {
 					h := &hs[i]
 					k := h.Key()
 					got := -1
-					if r := tbl.LookupCount(&k, &c); r != nil {
+					if r, _ := tbl.LookupVersion(&k, &c); r != nil {
 						got = r.ID
 					}
 					want := orc.First(h)
@@ -161,9 +161,10 @@ func TestClassBenchBatch(t *testing.T) {
 		keys[i] = hs[i].Key()
 	}
 	out := make([]*rules.Rule, len(keys))
+	var c rules.Counters
 	for _, n := range []int{1, 7, 32, 100} {
 		for i := 0; i+n <= len(keys); i += n * 13 {
-			tbl.LookupBatch(keys[i:i+n], out[i:i+n])
+			tbl.LookupBatch(keys[i:i+n], out[i:i+n], &c)
 			for j := i; j < i+n; j++ {
 				if want := tbl.Lookup(&keys[j]); out[j] != want {
 					t.Fatalf("batch of %d, key %d: batch %v, single %v", n, j, out[j], want)

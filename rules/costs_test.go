@@ -21,11 +21,11 @@ func exactAdds(n, offset int) []rules.Update {
 	return ups
 }
 
-// TestApplyBatchCosts: the iterations ApplyBatchCosts gives each update add
+// TestUpdateCosts: the iterations ApplyBatchTo records for each update add
 // up to the filter's own count, adds into a nearly full filter take kick
 // walks, deletes and replacements insert nothing, and the errors and the
 // table are those of ApplyBatch.
-func TestApplyBatchCosts(t *testing.T) {
+func TestUpdateCosts(t *testing.T) {
 	const buckets = 1024
 	cfg := rules.Config{FilterBuckets: buckets, MaxOccupancy: 0.99, BloomAfter: 0, Seed: 5}
 	timed, err := rules.New(&cfg)
@@ -42,7 +42,8 @@ func TestApplyBatchCosts(t *testing.T) {
 	ups = append(ups, bad)
 	costs := make([]rules.UpdateCost, len(ups))
 	start := time.Now()
-	res := timed.ApplyBatchCosts(ups, true, costs)
+	var res rules.BatchResult
+	timed.ApplyBatchTo(&res, ups, true, costs)
 	wall := time.Since(start)
 	want := plain.ApplyBatch(ups, true)
 	for i := range ups {
@@ -98,7 +99,7 @@ func TestApplyBatchCosts(t *testing.T) {
 	for i := range dels {
 		dels[i] = rules.Update{Command: rules.CmdDeleteStrict, Match: ups[i].Match, Priority: ups[i].Priority}
 	}
-	res = timed.ApplyBatchCosts(dels, true, costs)
+	timed.ApplyBatchTo(&res, dels, true, costs)
 	for i, c := range costs[:len(dels)] {
 		if res.Errs[i] != nil || c.Iterations != 0 {
 			t.Errorf("delete %d: %v, %d iterations", i, res.Errs[i], c.Iterations)
@@ -117,7 +118,7 @@ func TestApplyBatchCosts(t *testing.T) {
 
 	// Without a filter nothing is inserted.
 	none, _ := rules.New(&rules.Config{Filter: rules.FilterNone})
-	none.ApplyBatchCosts(exactAdds(50, 0), true, costs)
+	none.ApplyBatchTo(&res, exactAdds(50, 0), true, costs)
 	for i, c := range costs[:50] {
 		if c.Iterations != 0 {
 			t.Errorf("add %d without a filter: %d iterations", i, c.Iterations)
@@ -129,8 +130,8 @@ func TestApplyBatchCosts(t *testing.T) {
 
 	defer func() {
 		if recover() == nil {
-			t.Error("ApplyBatchCosts with too few costs did not panic")
+			t.Error("ApplyBatchTo with too few costs did not panic")
 		}
 	}()
-	timed.ApplyBatchCosts(exactAdds(3, 1<<20), true, costs[:2])
+	timed.ApplyBatchTo(&res, exactAdds(3, 1<<20), true, costs[:2])
 }

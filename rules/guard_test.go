@@ -31,10 +31,10 @@ func TestSubtableGuard(t *testing.T) {
 				var k rules.Key
 				k.Set(rules.FieldEthType, ethType)
 				var c rules.Counters
-				r := p.Table(0).LookupCount(&k, &c)
+				r, _ := p.Table(0).LookupVersion(&k, &c)
 				var out [1]*rules.Rule
 				var cb rules.Counters
-				p.Table(0).LookupBatchCount([]rules.Key{k}, out[:], &cb)
+				p.Table(0).LookupBatch([]rules.Key{k}, out[:], &cb)
 				if out[0] != r || cb.Guarded != c.Guarded {
 					t.Fatalf("eth_type %#x: batch lookup %v (guarded %d), single %v (guarded %d)", ethType, out[0], cb.Guarded, r, c.Guarded)
 				}

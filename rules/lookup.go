@@ -24,22 +24,19 @@ func (c *Counters) Add(o *Counters) {
 }
 
 // Lookup returns the highest-priority rule matching k at the published
-// version, or nil (a table miss with no table-miss entry).
+// version, or nil (a table miss with no table-miss entry). It is
+// LookupVersion for a caller that wants only the answer: it counts into
+// Counters of its own and drops the version.
 func (t *Table) Lookup(k *Key) *Rule {
 	var c Counters
 	r, _ := t.LookupVersion(k, &c)
 	return r
 }
 
-// LookupCount is Lookup that adds what it did to c.
-func (t *Table) LookupCount(k *Key, c *Counters) *Rule {
-	r, _ := t.LookupVersion(k, c)
-	return r
-}
-
-// LookupVersion is LookupCount that also returns the version the answer
-// belongs to: the answer is the rule a linear scan of the rules visible at
-// that version would return.
+// LookupVersion returns the highest-priority rule matching k at the
+// published version, or nil, and the version the answer belongs to: the
+// answer is the rule a linear scan of the rules visible at that version
+// would return. It adds what it did to c.
 func (t *Table) LookupVersion(k *Key, c *Counters) (*Rule, uint64) {
 	p := t.p
 	for {
@@ -54,16 +51,10 @@ func (t *Table) LookupVersion(k *Key, c *Counters) (*Rule, uint64) {
 	}
 }
 
-// LookupBatch looks up every key of keys at one version and stores the
-// answers in out, which must be at least as long.
-func (t *Table) LookupBatch(keys []Key, out []*Rule) {
-	var c Counters
-	t.LookupBatchCount(keys, out, &c)
-}
-
-// LookupBatchCount is LookupBatch that adds what it did to c, and returns the
-// version all answers belong to.
-func (t *Table) LookupBatchCount(keys []Key, out []*Rule, c *Counters) uint64 {
+// LookupBatch looks up every key of keys at one version, stores the
+// answers in out, which must be at least as long, adds what it did to c,
+// and returns the version all answers belong to.
+func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 	p := t.p
 	out = out[:len(keys)]
 	for {

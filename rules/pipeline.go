@@ -105,7 +105,7 @@ type Pipeline struct {
 	// (see PrefaultDue); it is read and cleared on any goroutine.
 	prefaultLow atomic.Bool
 	// iters adds up the iterations of the filter insertions made so far
-	// (see ApplyBatchCosts).
+	// (see UpdateCost).
 	iters int
 	// pre is what prefetch worked out for the update being applied
 	// (pre[0]) and for the one after it (pre[1]).

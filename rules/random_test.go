@@ -372,7 +372,7 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 					r, v = p.Table(0).LookupVersion(&ks[0], &c)
 					got, ks = []*rules.Rule{r}, ks[:1]
 				} else {
-					v = p.Table(0).LookupBatchCount(ks, out, &c)
+					v = p.Table(0).LookupBatch(ks, out, &c)
 					got = out
 				}
 				for j := range ks {

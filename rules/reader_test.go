@@ -72,7 +72,7 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 					rd.Enter()
 				}
 				ks := keys[(i*8+g)%56:][:8]
-				v := p.Table(0).LookupBatchCount(ks, out, &c)
+				v := p.Table(0).LookupBatch(ks, out, &c)
 				for j := range ks {
 					want, ok := snaps.want(v, &ks[j])
 					if !ok {

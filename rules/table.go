@@ -12,7 +12,7 @@ import (
 //
 // # Concurrency
 //
-// Lookup, LookupBatch and their variants are safe from any number of
+// Lookup, LookupVersion and LookupBatch are safe from any number of
 // goroutines, never block and allocate nothing. Changes come only through
 // the owning Pipeline's writer methods.
 type Table struct {

@@ -155,7 +155,7 @@ func check(w io.Writer, rulesName string, rd []byte, traceName string, td []byte
 		h := &hs[i]
 		k := h.Key()
 		got := -1
-		if r := tbl.LookupCount(&k, &c); r != nil {
+		if r, _ := tbl.LookupVersion(&k, &c); r != nil {
 			got = r.ID
 		}
 		want := orc.First(h)
