@@ -1,6 +1,47 @@
 package rules
 
+// The test hooks of Pipeline: its unexported fields that only tests set or
+// read are set and read here.
+
 // Poison makes p overwrite every rule and index node it reclaims for reuse
 // with values no flow has, so that a reader that still held one fails its
 // oracle (and the race detector sees the writes).
-func Poison(p *Pipeline) { p.poison = true }
+func Poison(p *Pipeline) { p.poisonRule, p.poisonNode = poisonRule, poisonNode }
+
+// PrepHits returns how many updates p has applied with the subtable and
+// hash that prefetch worked out for them while it applied the update
+// before.
+func PrepHits(p *Pipeline) int { return p.prepHits }
+
+// HeldPrepared returns the indices of p's prefetch slots that still hold
+// an update: none may between bursts, since the caller may reuse its
+// updates.
+func HeldPrepared(p *Pipeline) []int {
+	var held []int
+	for i := range p.pre {
+		if p.pre[i].u != nil {
+			held = append(held, i)
+		}
+	}
+	return held
+}
+
+// poisonRule and poisonNode overwrite what lookups read of a reclaimed rule
+// or node with values no flow has (set by Poison), so that a
+// reader that still held one gives an answer an oracle refuses, and the
+// race detector sees the writes.
+func poisonRule(x *ruleWithStats) {
+	x.r.Priority, x.r.Cookie, x.r.seq = 0xdead, 0xdeaddeaddeaddead, 1<<46
+	for i := range x.r.Match.Key {
+		x.r.Match.Key[i], x.r.Match.Mask[i] = ^uint64(0), ^uint64(0)
+	}
+	x.s.packets.Store(1 << 60)
+}
+
+func poisonNode(n *inode) {
+	for i := range n.key {
+		n.key[i] = ^uint64(0)
+	}
+	n.one[0].rank, n.one[0].added = ^uint64(0), ^uint64(0)
+	n.one[0].removed.Store(^uint64(0))
+}

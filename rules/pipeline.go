@@ -110,12 +110,17 @@ type Pipeline struct {
 	// pre is what prefetch worked out for the update being applied
 	// (pre[0]) and for the one after it (pre[1]).
 	pre [2]prepared
-	// prepHits counts the updates that found pre[0] theirs (a test reads
-	// it: prefetch's work is lost without a sign otherwise).
+
+	// Test hooks: only export_test.go reads or sets them.
+	//
+	// prepHits counts the updates that found pre[0] theirs: prefetch's
+	// work is lost without a sign otherwise. An add to a writer-owned
+	// counter per update, so that the burst loop has no branch for it.
 	prepHits int
-	// poison makes a test's pipeline overwrite each rule and node it
-	// reclaims for reuse.
-	poison bool
+	// poisonRule and poisonNode, when not nil, overwrite each rule and
+	// index node recycling reclaims for reuse.
+	poisonRule func(*ruleWithStats)
+	poisonNode func(*inode)
 }
 
 // New returns an empty pipeline.

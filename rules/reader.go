@@ -111,14 +111,9 @@ func (p *Pipeline) recycle() {
 	}
 	p.epoch.Add(1)
 	oldest := p.oldestReader()
-	var pr func(*ruleWithStats)
-	var pn func(*inode)
-	if p.poison {
-		pr, pn = poisonRule, poisonNode
-	}
-	n := p.ruleSlab.reclaim(oldest, pr)
+	n := p.ruleSlab.reclaim(oldest, p.poisonRule)
 	for _, t := range p.tables {
-		n += t.nodeSlab.reclaim(oldest, pn)
+		n += t.nodeSlab.reclaim(oldest, p.poisonNode)
 	}
 	p.recycled.Add(uint64(n))
 }
@@ -148,24 +143,4 @@ func (t *Table) retireNode(n *inode) {
 		}
 	}
 	t.nodeSlab.retire(n, p.epoch.Load())
-}
-
-// poisonRule and poisonNode overwrite what lookups read of a reclaimed rule
-// or node with values no flow has (a test's Pipeline.poison), so that a
-// reader that still held one gives an answer an oracle refuses, and the
-// race detector sees the writes.
-func poisonRule(x *ruleWithStats) {
-	x.r.Priority, x.r.Cookie, x.r.seq = 0xdead, 0xdeaddeaddeaddead, 1<<46
-	for i := range x.r.Match.Key {
-		x.r.Match.Key[i], x.r.Match.Mask[i] = ^uint64(0), ^uint64(0)
-	}
-	x.s.packets.Store(1 << 60)
-}
-
-func poisonNode(n *inode) {
-	for i := range n.key {
-		n.key[i] = ^uint64(0)
-	}
-	n.one[0].rank, n.one[0].added = ^uint64(0), ^uint64(0)
-	n.one[0].removed.Store(^uint64(0))
 }
