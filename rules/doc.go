@@ -46,10 +46,13 @@
 //
 // # Lock-free lookups
 //
-// Lookup and LookupBatch load the version, the subtable order, the filter
-// and the index with atomic reads, write no shared memory and allocate
-// nothing. When the filter fills, the writer builds a larger one from the
-// index and swaps it in; lookups use the old one until then.
+// Lookup, LookupVersion and LookupBatch load the version, the subtable
+// order, the filter and the index with atomic reads, write no shared
+// memory and allocate nothing; each caller counts what its lookups did in
+// Counters of its own. LookupBatch classifies up to 32 keys subtable by
+// subtable, so that their filter probes and index loads overlap. When the
+// filter fills, the writer builds a larger one from the index and swaps it
+// in; lookups use the old one until then.
 //
 // # Recycling
 //
@@ -74,20 +77,37 @@
 // # Merged subtables
 //
 // Like TupleMerge, a rule may live in a subtable whose mask is coarser than
-// its own (IPv4, ARP and port prefix lengths rounded down to a multiple of
-// 8), which cuts the subtables of ClassBench's firewall sets from 1,307 to
-// under 200; candidates of such a subtable are checked against their full
-// match. Config.NoMerge gives plain tuple space search.
+// its own (IPv4, ARP and port prefix lengths rounded down to a multiple
+// of 16, 8 or 4: the coarsest whose node for the rule holds fewer than 40
+// rules, else its own), which cuts the subtables of ClassBench's firewall
+// sets from 1,307 to under 200; candidates of such a subtable are checked
+// against their full match. Config.NoMerge gives plain tuple space search.
 //
 // # Pipelines
 //
-// A Pipeline holds the flow tables of a switch, applies FLOW_MOD semantics
-// (ApplyBatch), expires timeouts on its clock (Expire) and walks a packet
-// through goto_table and write_metadata (Walk).
+// A Pipeline holds the flow tables of a switch and is their one writer. It
+// applies a burst of Updates with FLOW_MOD semantics (ApplyBatchTo, which
+// reuses the caller's result and can record what each update cost;
+// ApplyBatch for a burst now and then), expires timeouts on its clock
+// (Expire), rebalances its filters when idle (Rebalance), makes memory
+// for later adds ahead of need (Prefault) and walks a packet through
+// goto_table and write_metadata (Walk).
+//
+// # Reading the code
+//
+// One update of a burst goes through these files in order: apply.go
+// (ApplyBatchTo: prefetch of the next update, the command, the rule from
+// the slab), index.go (identical finds the rule it replaces; link puts it
+// in a subtable's node, copy-on-write), filter.go (a new node's hash into
+// the table's filter, rebuilt larger when full), back to apply.go (publish:
+// one atomic store), order.go (the subtable order lookups walk) and
+// expire.go (cleanup unlinks what was removed, reader.go recycles it). A
+// lookup is lookup.go against what table.go and index.go build; the
+// types a caller passes are in update.go, rule.go, match.go and key.go.
 //
 // # Text formats
 //
 // The text formats live in subpackages: ofctl reads and prints the
 // ovs-ofctl flow syntax; classbench reads ClassBench filter sets and
-// traces.
+// traces and turns them into Updates.
 package rules
