@@ -93,7 +93,7 @@ func applierOracle(t *testing.T, seed uint64, overlap bool) {
 				fm.TableID = tables + 1
 				errs = append(errs, errKey(xid, openflow.ErrTypeFlowModFailed, uint16(openflow.FlowModFailedBadTableID)))
 			} else {
-				res := oracle.ApplyBatch([]rules.Update{u}, false)
+				res := oracle.ApplyBurst([]rules.Update{u}, false)
 				if err := res.Errs[0]; err != nil {
 					em := openflow.ErrorFor(wireError(err), nil)
 					errs = append(errs, errKey(xid, em.Type, em.Code))

@@ -17,7 +17,7 @@ type Burst struct {
 	Start   time.Time     // when its first FLOW_MOD was read
 	Updates int           // FLOW_MODs in the burst
 	Errors  int           // of which failed
-	Apply   time.Duration // time in ApplyBatch, to publication
+	Apply   time.Duration // time in ApplyBurst, to publication
 	Latency time.Duration // from the first FLOW_MOD read to publication
 	Version uint64        // the table version that published it
 

@@ -36,7 +36,7 @@ type conn struct {
 	insCache   insCache
 	// res is the result of the connection's last burst, reused by the
 	// next (by the connection or its applier, never both at once).
-	res     rules.BatchResult
+	res     rules.BurstResult
 	shape   matchShape         // of the last match that passed the checks; see translate.go
 	bundles map[uint32]*bundle // open bundles by id; see bundle.go
 	mp      []mpPartial        // multipart requests in several parts; see multipart.go

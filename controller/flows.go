@@ -60,7 +60,7 @@ type connBufs struct {
 	r    *openflow.Reader
 	ups  []rules.Update
 	reqs []pendingMod
-	res  rules.BatchResult
+	res  rules.BurstResult
 }
 
 // takeBufs gives the connection, reading nc, the buffers of a closed one,
@@ -84,8 +84,8 @@ func (c *conn) releaseBufs() {
 	clear(c.res.Removed[:cap(c.res.Removed)])
 	c.r.Reset(nil)
 	c.a.bufs.Put(&connBufs{r: c.r, ups: c.batch[:0], reqs: c.batchReq[:0],
-		res: rules.BatchResult{Errs: c.res.Errs[:0], Removed: c.res.Removed[:0]}})
-	c.r, c.batch, c.batchReq, c.res = nil, nil, nil, rules.BatchResult{}
+		res: rules.BurstResult{Errs: c.res.Errs[:0], Removed: c.res.Removed[:0]}})
+	c.r, c.batch, c.batchReq, c.res = nil, nil, nil, rules.BurstResult{}
 }
 
 // onFlowMod queues the update of a FLOW_MOD, or returns the error to
@@ -282,10 +282,10 @@ func (c *conn) stopApplier() {
 }
 
 // apply runs one burst on the pipeline, as its only writer while it runs,
-// into res (see rules.Pipeline.ApplyBatchTo), and records what the burst
+// into res (see rules.Pipeline.ApplyBurstTo), and records what the burst
 // cost. start is when its first update was read, and startLks the data
 // plane's lookup count then.
-func (a *Agent) apply(res *rules.BatchResult, ups []rules.Update, atomic bool, start time.Time, startLks uint64) {
+func (a *Agent) apply(res *rules.BurstResult, ups []rules.Update, atomic bool, start time.Time, startLks uint64) {
 	a.tmu.Lock()
 	defer a.tmu.Unlock()
 	if cap(a.costs) < len(ups) {
@@ -293,7 +293,7 @@ func (a *Agent) apply(res *rules.BatchResult, ups []rules.Update, atomic bool, s
 	}
 	costs := a.costs[:len(ups)]
 	t0 := time.Now()
-	a.pipe.ApplyBatchTo(res, ups, atomic, costs)
+	a.pipe.ApplyBurstTo(res, ups, atomic, costs)
 	done := time.Now()
 	lks := a.lookups()
 	fs := a.pipe.Filters()

@@ -158,8 +158,8 @@ func TestMaintainWakes(t *testing.T) {
 
 // applyNow applies ups as one burst, as a connection would, and returns
 // the result.
-func applyNow(a *Agent, ups []rules.Update) *rules.BatchResult {
-	res := new(rules.BatchResult)
+func applyNow(a *Agent, ups []rules.Update) *rules.BurstResult {
+	res := new(rules.BurstResult)
 	a.apply(res, ups, false, time.Now(), 0)
 	return res
 }

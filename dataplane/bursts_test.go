@@ -99,7 +99,7 @@ func testBurstsDuringTraffic(t *testing.T, recycle bool) {
 	base = append(base, add(wild, 50))
 	snapshots := map[uint64][]*oracle.Entry{}
 	apply := func(ups []rules.Update) {
-		res := pipe.ApplyBatch(ups, true)
+		res := pipe.ApplyBurst(ups, true)
 		for i := range ups {
 			_, oerr := o.Apply(&ups[i], timeZero)
 			if (res.Errs[i] == nil) != (oerr == nil) {
@@ -260,7 +260,7 @@ func TestWorkerHoldsRules(t *testing.T) {
 	}
 	apply := func(ups ...rules.Update) {
 		t.Helper()
-		for i, err := range pipe.ApplyBatch(ups, true).Errs {
+		for i, err := range pipe.ApplyBurst(ups, true).Errs {
 			if err != nil {
 				t.Fatalf("update %d: %v", i, err)
 			}

@@ -32,7 +32,7 @@ func ethFrame(dst, src []byte) []byte {
 func ExampleSwitch_PacketOut() {
 	pipe, _ := rules.New(nil)
 	ups, _ := ofctl.ParseFlows("normal.flows", []byte("actions=NORMAL\n"), nil)
-	pipe.ApplyBatch(ups, true)
+	pipe.ApplyBurst(ups, true)
 	sw := dataplane.NewSwitch(pipe, &dataplane.Config{
 		Ports:   []uint32{1, 2, 3},
 		Devices: map[uint32]dataplane.Port{1: namedPort(1), 2: namedPort(2), 3: namedPort(3)},

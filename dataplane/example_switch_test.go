@@ -14,7 +14,7 @@ import (
 func ExampleSwitch_Replay() {
 	pipe, _ := rules.New(nil)
 	ups, _ := ofctl.ParseFlows("example", []byte("priority=10,tcp,tp_dst=443,actions=output:2\npriority=5,arp,actions=flood\n"), nil)
-	pipe.ApplyBatch(ups, true)
+	pipe.ApplyBurst(ups, true)
 	sw := dataplane.NewSwitch(pipe, &dataplane.Config{Workers: 2, Ports: []uint32{1, 2}})
 	if err := sw.Replay(context.Background(), []*dataplane.Capture{dataplane.DemoCapture()}, nil); err != nil {
 		fmt.Println(err)

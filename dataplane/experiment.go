@@ -449,7 +449,7 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 	for range prefill {
 		ups = append(ups, ctl.add(ctl.synthetic()))
 	}
-	res := pipe.ApplyBatch(ups, true)
+	res := pipe.ApplyBurst(ups, true)
 	for i, err := range res.Errs {
 		if err != nil {
 			return nil, fmt.Errorf("rule %d (id %d): %w", i, ups[i].ID, err)
@@ -623,7 +623,7 @@ func runBursts(ctx context.Context, c *ExperimentConfig, pipe *rules.Pipeline, s
 		t1 := time.Now()
 		for i := range ups {
 			s := time.Now()
-			res := pipe.ApplyBatch(ups[i:i+1], true)
+			res := pipe.ApplyBurst(ups[i:i+1], true)
 			costs[i] = float64(time.Since(s).Nanoseconds())
 			if res.Errs[0] != nil {
 				br.Errors++

@@ -86,7 +86,7 @@ func TestGoldenRuleHits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res := pipe.ApplyBatch(ups, true); slices.ContainsFunc(res.Errs, func(e error) bool { return e != nil }) {
+			if res := pipe.ApplyBurst(ups, true); slices.ContainsFunc(res.Errs, func(e error) bool { return e != nil }) {
 				t.Fatal(res.Errs)
 			}
 			sw := NewSwitch(pipe, &Config{Workers: 2, Ports: []uint32{1, 2}})

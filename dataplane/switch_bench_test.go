@@ -66,7 +66,7 @@ priority=0,actions=drop`), nil)
 	if err := p.Reserve(0, len(ups), 0.8); err != nil {
 		b.Fatal(err)
 	}
-	for _, e := range p.ApplyBatch(ups, true).Errs {
+	for _, e := range p.ApplyBurst(ups, true).Errs {
 		if e != nil {
 			b.Fatal(e)
 		}
@@ -95,7 +95,7 @@ func classBenchTraffic(b *testing.B, kind rules.FilterKind, file string, frames 
 	if err := p.Reserve(0, len(ups), 0.8); err != nil {
 		b.Fatal(err)
 	}
-	for _, e := range p.ApplyBatch(ups, true).Errs {
+	for _, e := range p.ApplyBurst(ups, true).Errs {
 		if e != nil {
 			b.Fatal(e)
 		}

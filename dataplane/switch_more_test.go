@@ -37,7 +37,7 @@ func TestSharedCapturesThroughSwitch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pipe.ApplyBatch(ups, true)
+			pipe.ApplyBurst(ups, true)
 			sw := NewSwitch(pipe, &Config{Workers: 2, Ports: []uint32{1, 2, 3}})
 			if err := sw.Replay(t.Context(), []*Capture{c}, nil); err != nil {
 				t.Fatal(err)

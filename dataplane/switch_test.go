@@ -32,7 +32,7 @@ func testPipeline(t testing.TB, tables int, kind rules.FilterKind, flows string)
 	if len(errs) > 0 {
 		t.Fatalf("parse flows: %v", errs)
 	}
-	res := p.ApplyBatch(ups, true)
+	res := p.ApplyBurst(ups, true)
 	for i, err := range res.Errs {
 		if err != nil {
 			t.Fatalf("flow %d: %v", i, err)

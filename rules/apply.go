@@ -8,7 +8,7 @@ import (
 	"github.com/ofswitch/ofswitch/internal/prefetch"
 )
 
-// ApplyBatchTo applies ups in order with FLOW_MOD semantics into res and
+// ApplyBurstTo applies ups in order with FLOW_MOD semantics into res and
 // sets res.Errs[i] to update i's error (an *Error carrying the OpenFlow
 // type and code), nil where it succeeded. With atomic set, the whole burst
 // becomes visible to lookups at once, by one atomic store; otherwise each
@@ -18,12 +18,12 @@ import (
 // res is the caller's, kept from burst to burst: res.Errs is reused when it
 // has room for len(ups) and res.Removed is emptied, so that a caller that
 // applies burst after burst allocates nothing for their results. If costs
-// is not nil, ApplyBatchTo also records what each update cost in costs[i],
+// is not nil, ApplyBurstTo also records what each update cost in costs[i],
 // which must be at least len(ups) long; it then reads the clock once per
 // update.
-func (p *Pipeline) ApplyBatchTo(res *BatchResult, ups []Update, atomic bool, costs []UpdateCost) {
+func (p *Pipeline) ApplyBurstTo(res *BurstResult, ups []Update, atomic bool, costs []UpdateCost) {
 	if costs != nil && len(costs) < len(ups) {
-		panic(fmt.Sprintf("rules: ApplyBatchTo with %d costs for %d updates", len(costs), len(ups)))
+		panic(fmt.Sprintf("rules: ApplyBurstTo with %d costs for %d updates", len(costs), len(ups)))
 	}
 	if cap(res.Errs) >= len(ups) {
 		res.Errs = res.Errs[:len(ups)]
@@ -36,19 +36,19 @@ func (p *Pipeline) ApplyBatchTo(res *BatchResult, ups []Update, atomic bool, cos
 	if costs != nil {
 		costs = costs[:len(ups)]
 	}
-	p.applyBatchTo(res, ups, atomic, costs)
+	p.applyBurst(res, ups, atomic, costs)
 }
 
-// ApplyBatch is ApplyBatchTo with a result of its own and no costs, for a
+// ApplyBurst is ApplyBurstTo with a result of its own and no costs, for a
 // caller that applies a burst now and then.
-func (p *Pipeline) ApplyBatch(ups []Update, atomic bool) BatchResult {
-	res := BatchResult{Errs: make([]error, len(ups))}
-	p.applyBatchTo(&res, ups, atomic, nil)
+func (p *Pipeline) ApplyBurst(ups []Update, atomic bool) BurstResult {
+	res := BurstResult{Errs: make([]error, len(ups))}
+	p.applyBurst(&res, ups, atomic, nil)
 	return res
 }
 
-// applyBatchTo applies ups into res, whose Errs has room for them.
-func (p *Pipeline) applyBatchTo(res *BatchResult, ups []Update, atomic bool, costs []UpdateCost) {
+// applyBurst applies ups into res, whose Errs has room for them.
+func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs []UpdateCost) {
 	now := p.cfg.Now()
 	// Each update reads only the monotonic clock (time.Since of a time
 	// with a monotonic reading), not the wall clock too, as time.Now does.

@@ -23,7 +23,7 @@ func TestImportance(t *testing.T) {
 			t.Fatal(err)
 		}
 		u.Command = cmd
-		if res := p.ApplyBatch([]rules.Update{u}, false); res.Errs[0] != nil {
+		if res := p.ApplyBurst([]rules.Update{u}, false); res.Errs[0] != nil {
 			t.Fatalf("%s: %v", line, res.Errs[0])
 		}
 	}
@@ -69,7 +69,7 @@ func TestAddFlagsKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res := p.ApplyBatch([]rules.Update{u}, false); res.Errs[0] != nil {
+		if res := p.ApplyBurst([]rules.Update{u}, false); res.Errs[0] != nil {
 			t.Fatalf("add %d: %v", i+1, res.Errs[0])
 		}
 	}
@@ -78,7 +78,7 @@ func TestAddFlagsKept(t *testing.T) {
 		t.Fatalf("rules after the replacing add: %d, flags %#x", len(rs), rs[0].Flags)
 	}
 	u, _ := ofctl.ParseFlow("priority=5,tcp,check_overlap,actions=drop") // overlaps, not identical
-	if res := p.ApplyBatch([]rules.Update{u}, false); res.Errs[0] == nil {
+	if res := p.ApplyBurst([]rules.Update{u}, false); res.Errs[0] == nil {
 		t.Fatal("an overlapping add with check_overlap was accepted")
 	}
 }

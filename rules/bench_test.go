@@ -203,7 +203,7 @@ func BenchmarkExact100K(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, err := range p.ApplyBatch(ups, true).Errs {
+		for _, err := range p.ApplyBurst(ups, true).Errs {
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -220,13 +220,13 @@ func BenchmarkUpdate(b *testing.B) {
 	for _, kind := range []rules.FilterKind{rules.FilterNone, rules.FilterCuckoo, rules.FilterBloomCuckoo} {
 		b.Run(kind.String(), func(b *testing.B) {
 			p, _ := rules.New(&rules.Config{Filter: kind})
-			p.ApplyBatch(base, true)
+			p.ApplyBurst(base, true)
 			adds, dels := churn(1024, 0)
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				p.ApplyBatch(adds, true)
-				p.ApplyBatch(dels, true)
+				p.ApplyBurst(adds, true)
+				p.ApplyBurst(dels, true)
 				n += 2 * len(adds)
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds()/1e6, "Mupdates/s")
@@ -262,7 +262,7 @@ func BenchmarkBurst1024(b *testing.B) {
 	}{{"cf", rules.FilterCuckoo, 0}, {"bcf-t0", rules.FilterBloomCuckoo, 0}, {"bcf-t5", rules.FilterBloomCuckoo, 5}, {"bcf-t10", rules.FilterBloomCuckoo, 10}} {
 		b.Run(v.name, func(b *testing.B) {
 			p, _ := rules.New(&rules.Config{Filter: v.kind, BloomAfter: v.t, FilterBuckets: buckets, MaxOccupancy: 0.999, Seed: 9})
-			p.ApplyBatch(base, true)
+			p.ApplyBurst(base, true)
 			adds, dels := churn(1024, 0)
 			maxIter := 0
 			rebuilds := 0
@@ -271,7 +271,7 @@ func BenchmarkBurst1024(b *testing.B) {
 				p.Table(0).ResetFilterStats()
 				before := p.Table(0).Stats()
 				b.StartTimer()
-				p.ApplyBatch(adds, true)
+				p.ApplyBurst(adds, true)
 				after := p.Table(0).Stats()
 				b.StopTimer()
 				if after.Rebuilds != before.Rebuilds {
@@ -279,7 +279,7 @@ func BenchmarkBurst1024(b *testing.B) {
 				} else if after.FilterStats != nil {
 					maxIter = max(maxIter, after.FilterStats.MaxIterationsSeen)
 				}
-				p.ApplyBatch(dels, true)
+				p.ApplyBurst(dels, true)
 				p.Rebalance(1 << 20)
 				b.StartTimer()
 			}
@@ -376,13 +376,13 @@ func benchAddDelete(b *testing.B, del bool) {
 	}{{"none", rules.FilterNone, false}, {"bcf", rules.FilterBloomCuckoo, false}, {"bcf-recycle", rules.FilterBloomCuckoo, true}} {
 		b.Run(v.name, func(b *testing.B) {
 			p, _ := rules.New(&rules.Config{Filter: v.kind, UnlinkAfter: -1, Recycle: v.recycle})
-			for _, err := range p.ApplyBatch(base, true).Errs {
+			for _, err := range p.ApplyBurst(base, true).Errs {
 				if err != nil {
 					b.Fatal(err)
 				}
 			}
 			apply := func(ups []rules.Update) {
-				for _, err := range p.ApplyBatch(ups, true).Errs {
+				for _, err := range p.ApplyBurst(ups, true).Errs {
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -425,9 +425,9 @@ func BenchmarkDeleteAll(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		b.StopTimer()
-		p.ApplyBatch(base, true)
+		p.ApplyBurst(base, true)
 		b.StartTimer()
-		p.ApplyBatch(all, true)
+		p.ApplyBurst(all, true)
 		n += len(base)
 	}
 	if st := p.Table(0).Stats(); st.Flows != 0 || st.Rules != 0 {

@@ -49,7 +49,7 @@ func loadCB(t testing.TB, rel string, cfg *rules.Config) ([]classbench.Rule, *ru
 		t.Fatal(err)
 	}
 	ups, ex := classbench.Updates(rs, 0, nil)
-	res := p.ApplyBatch(ups, true)
+	res := p.ApplyBurst(ups, true)
 	for i, err := range res.Errs {
 		if err != nil {
 			t.Fatalf("update %d (rule %d): %v", i, ups[i].ID, err)

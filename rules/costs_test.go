@@ -21,10 +21,10 @@ func exactAdds(n, offset int) []rules.Update {
 	return ups
 }
 
-// TestUpdateCosts: the iterations ApplyBatchTo records for each update add
+// TestUpdateCosts: the iterations ApplyBurstTo records for each update add
 // up to the filter's own count, adds into a nearly full filter take kick
 // walks, deletes and replacements insert nothing, and the errors and the
-// table are those of ApplyBatch.
+// table are those of ApplyBurst.
 func TestUpdateCosts(t *testing.T) {
 	const buckets = 1024
 	cfg := rules.Config{FilterBuckets: buckets, MaxOccupancy: 0.99, BloomAfter: 0, Seed: 5}
@@ -42,10 +42,10 @@ func TestUpdateCosts(t *testing.T) {
 	ups = append(ups, bad)
 	costs := make([]rules.UpdateCost, len(ups))
 	start := time.Now()
-	var res rules.BatchResult
-	timed.ApplyBatchTo(&res, ups, true, costs)
+	var res rules.BurstResult
+	timed.ApplyBurstTo(&res, ups, true, costs)
 	wall := time.Since(start)
-	want := plain.ApplyBatch(ups, true)
+	want := plain.ApplyBurst(ups, true)
 	for i := range ups {
 		if (res.Errs[i] == nil) != (want.Errs[i] == nil) {
 			t.Fatalf("update %d: error %v with costs, %v without", i, res.Errs[i], want.Errs[i])
@@ -99,7 +99,7 @@ func TestUpdateCosts(t *testing.T) {
 	for i := range dels {
 		dels[i] = rules.Update{Command: rules.CmdDeleteStrict, Match: ups[i].Match, Priority: ups[i].Priority}
 	}
-	timed.ApplyBatchTo(&res, dels, true, costs)
+	timed.ApplyBurstTo(&res, dels, true, costs)
 	for i, c := range costs[:len(dels)] {
 		if res.Errs[i] != nil || c.Iterations != 0 {
 			t.Errorf("delete %d: %v, %d iterations", i, res.Errs[i], c.Iterations)
@@ -118,7 +118,7 @@ func TestUpdateCosts(t *testing.T) {
 
 	// Without a filter nothing is inserted.
 	none, _ := rules.New(&rules.Config{Filter: rules.FilterNone})
-	none.ApplyBatchTo(&res, exactAdds(50, 0), true, costs)
+	none.ApplyBurstTo(&res, exactAdds(50, 0), true, costs)
 	for i, c := range costs[:50] {
 		if c.Iterations != 0 {
 			t.Errorf("add %d without a filter: %d iterations", i, c.Iterations)
@@ -130,8 +130,8 @@ func TestUpdateCosts(t *testing.T) {
 
 	defer func() {
 		if recover() == nil {
-			t.Error("ApplyBatchTo with too few costs did not panic")
+			t.Error("ApplyBurstTo with too few costs did not panic")
 		}
 	}()
-	timed.ApplyBatchTo(&res, exactAdds(3, 1<<20), true, costs[:2])
+	timed.ApplyBurstTo(&res, exactAdds(3, 1<<20), true, costs[:2])
 }

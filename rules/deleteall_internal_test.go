@@ -27,7 +27,7 @@ func emptyTestFlows(n int, tbl uint8, prefix uint64) ([]Update, []Key) {
 
 func mustApply(t *testing.T, p *Pipeline, ups []Update) {
 	t.Helper()
-	for i, err := range p.ApplyBatch(ups, true).Errs {
+	for i, err := range p.ApplyBurst(ups, true).Errs {
 		if err != nil {
 			t.Fatalf("update %d: %v", i, err)
 		}

@@ -86,9 +86,9 @@
 // # Pipelines
 //
 // A Pipeline holds the flow tables of a switch and is their one writer. It
-// applies a burst of Updates with FLOW_MOD semantics (ApplyBatchTo, which
+// applies a burst of Updates with FLOW_MOD semantics (ApplyBurstTo, which
 // reuses the caller's result and can record what each update cost;
-// ApplyBatch for a burst now and then), expires timeouts on its clock
+// ApplyBurst for a burst now and then), expires timeouts on its clock
 // (Expire), rebalances its filters when idle (Rebalance), makes memory
 // for later adds ahead of need (Prefault) and walks a packet through
 // goto_table and write_metadata (Walk).
@@ -96,7 +96,7 @@
 // # Reading the code
 //
 // One update of a burst goes through these files in order: apply.go
-// (ApplyBatchTo: prefetch of the next update, the command, the rule from
+// (ApplyBurstTo: prefetch of the next update, the command, the rule from
 // the slab), index.go (identical finds the rule it replaces; link puts it
 // in a subtable's node, copy-on-write), filter.go (a new node's hash into
 // the table's filter, rebuilt larger when full), back to apply.go (publish:

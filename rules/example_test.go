@@ -14,7 +14,7 @@ func ExamplePipeline() {
 	web.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
 	web.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
 	web.SetExact(rules.FieldL4Dst, 80)
-	res := p.ApplyBatch([]rules.Update{
+	res := p.ApplyBurst([]rules.Update{
 		{Match: web, Priority: 100, Instructions: []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}}}},
 		{Match: any, Priority: 0}, // table-miss: drop
 	}, true)

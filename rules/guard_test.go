@@ -21,7 +21,7 @@ func TestSubtableGuard(t *testing.T) {
 				t.Helper()
 				var m rules.Match
 				m.SetExact(rules.FieldEthType, ethType)
-				for _, err := range p.ApplyBatch([]rules.Update{{Match: m, Priority: 10, ID: id}}, true).Errs {
+				for _, err := range p.ApplyBurst([]rules.Update{{Match: m, Priority: 10, ID: id}}, true).Errs {
 					if err != nil {
 						t.Fatal(err)
 					}

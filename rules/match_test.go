@@ -148,7 +148,7 @@ func TestWalk(t *testing.T) {
 	out := func(port uint32) rules.Instruction {
 		return rules.Instruction{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: port}}}
 	}
-	res := p.ApplyBatch([]rules.Update{
+	res := p.ApplyBurst([]rules.Update{
 		{Table: 0, Match: ip, Priority: 10, Instructions: []rules.Instruction{{Kind: rules.InstWriteMetadata, Metadata: 0x15, MetadataMask: 0xff}, {Kind: rules.InstGotoTable, Table: 2}}},
 		{Table: 2, Match: md, Priority: 5, Instructions: []rules.Instruction{out(7)}},
 		{Table: 0, Priority: 0, Instructions: []rules.Instruction{out(rules.PortController)}},
@@ -172,7 +172,7 @@ func TestWalk(t *testing.T) {
 		t.Fatalf("arp walk = %v, want the table-miss entry", hits)
 	}
 	// Metadata that table 2 does not accept: a miss there.
-	p.ApplyBatch([]rules.Update{{Command: rules.CmdModifyStrict, Table: 0, Match: ip, Priority: 10,
+	p.ApplyBurst([]rules.Update{{Command: rules.CmdModifyStrict, Table: 0, Match: ip, Priority: 10,
 		Instructions: []rules.Instruction{{Kind: rules.InstWriteMetadata, Metadata: 0x3, MetadataMask: 0xff}, {Kind: rules.InstGotoTable, Table: 2}}}}, true)
 	k.Set(rules.FieldMetadata, 0)
 	hits = p.Walk(&k, nil, &c)

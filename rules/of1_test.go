@@ -42,7 +42,7 @@ func TestOF1Trace(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := oracle.NewFlows(1)
-	res := p.ApplyBatch(ups, true)
+	res := p.ApplyBurst(ups, true)
 	for i, err := range res.Errs {
 		if err != nil {
 			t.Fatalf("flow %d: %v", i, err)

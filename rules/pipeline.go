@@ -70,7 +70,7 @@ type Config struct {
 // # Concurrency
 //
 // Lookups on its tables run on any number of goroutines and never block.
-// ApplyBatch, Expire, Rebalance and Rules are writer methods: one goroutine
+// ApplyBurst, Expire, Rebalance and Rules are writer methods: one goroutine
 // at a time.
 type Pipeline struct {
 	cfg     Config

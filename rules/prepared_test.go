@@ -31,7 +31,7 @@ func TestPrefetchPrepares(t *testing.T) {
 	// The first add makes the subtable: prefetch finds none for it.
 	apply := func(ups []rules.Update) {
 		t.Helper()
-		for i, err := range p.ApplyBatch(ups, true).Errs {
+		for i, err := range p.ApplyBurst(ups, true).Errs {
 			if err != nil {
 				t.Fatalf("update %d: %v", i, err)
 			}

@@ -191,7 +191,7 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 			for i := range ups {
 				ups[i] = randUpdate(r, tables)
 			}
-			res := p.ApplyBatch(ups, r.IntN(2) == 0)
+			res := p.ApplyBurst(ups, r.IntN(2) == 0)
 			var orem []remKey
 			for i := range ups {
 				rem, oerr := o.Apply(&ups[i], clk.t)
@@ -404,13 +404,13 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 		if !atomicBurst {
 			// Version by version: record each intermediate state.
 			for i := range ups {
-				p.ApplyBatch(ups[i:i+1], true)
+				p.ApplyBurst(ups[i:i+1], true)
 				o.Apply(&ups[i], time.Time{})
 				record(p.Version())
 			}
 			continue
 		}
-		p.ApplyBatch(ups, true)
+		p.ApplyBurst(ups, true)
 		for i := range ups {
 			o.Apply(&ups[i], time.Time{})
 		}

@@ -114,7 +114,7 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 			u.IdleTimeout, u.HardTimeout = 0, 0
 			ups[i] = u
 		}
-		p.ApplyBatch(ups, true)
+		p.ApplyBurst(ups, true)
 		for i := range ups {
 			o.Apply(&ups[i], time.Time{})
 		}
@@ -206,13 +206,13 @@ func TestRecycleAllocs(t *testing.T) {
 		mustApplyAll(t, p, base)
 		mustApplyAll(t, p, adds)
 		mustApplyAll(t, p, dels)
-		// The results go into one BatchResult, as a switch keeps one
+		// The results go into one BurstResult, as a switch keeps one
 		// per connection: its error slice is made once.
-		var res rules.BatchResult
+		var res rules.BurstResult
 		costs := make([]rules.UpdateCost, len(adds))
 		n := testing.AllocsPerRun(20, func() {
-			p.ApplyBatchTo(&res, adds, true, costs)
-			p.ApplyBatchTo(&res, dels, false, nil)
+			p.ApplyBurstTo(&res, adds, true, costs)
+			p.ApplyBurstTo(&res, dels, false, nil)
 		})
 		if countErrs(res.Errs) != 0 || len(res.Errs) != len(dels) || costs[0].Time <= 0 {
 			t.Fatalf("%d errors of %d, first update cost %v", countErrs(res.Errs), len(res.Errs), costs[0].Time)
@@ -240,7 +240,7 @@ func exactAddsKeys(n, offset int) ([]rules.Update, []rules.Key) {
 
 func mustApplyAll(t *testing.T, p *rules.Pipeline, ups []rules.Update) {
 	t.Helper()
-	for i, err := range p.ApplyBatch(ups, true).Errs {
+	for i, err := range p.ApplyBurst(ups, true).Errs {
 		if err != nil {
 			t.Fatalf("update %d: %v", i, err)
 		}

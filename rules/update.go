@@ -77,11 +77,11 @@ type FlowRemoved struct {
 	Bytes    uint64
 }
 
-// BatchResult is what ApplyBatch did.
-type BatchResult struct {
+// BurstResult is what ApplyBurstTo (or ApplyBurst) did.
+type BurstResult struct {
 	Errs    []error // one per update; nil where it succeeded
 	Removed []FlowRemoved
-	Version uint64 // the published version after the batch
+	Version uint64 // the published version after the burst
 }
 
 // UpdateCost is what applying one update of a burst cost (DESIGN.md,

@@ -219,7 +219,7 @@ func replayOut(cmd *cobra.Command, path string, ups []rules.Update, tables int, 
 	if err != nil {
 		return err
 	}
-	for i, err := range pipe.ApplyBatch(ups, true).Errs {
+	for i, err := range pipe.ApplyBurst(ups, true).Errs {
 		if err != nil {
 			return fmt.Errorf("rule %d (id %d): %w", i, ups[i].ID, err)
 		}

@@ -62,7 +62,7 @@ func lint(w io.Writer, name string, data []byte, opt *ofctl.ParseOptions, cfg *r
 	if err != nil {
 		return err
 	}
-	res := p.ApplyBatch(ups, true)
+	res := p.ApplyBurst(ups, true)
 	bad := len(errs)
 	for i, err := range res.Errs {
 		if err != nil {
@@ -139,7 +139,7 @@ func check(w io.Writer, rulesName string, rd []byte, traceName string, td []byte
 		return err
 	}
 	ups, ex := classbench.Updates(rs, 0, nil)
-	for i, err := range p.ApplyBatch(ups, true).Errs {
+	for i, err := range p.ApplyBurst(ups, true).Errs {
 		if err != nil {
 			return fmt.Errorf("%s: rule %d: %w", rulesName, ups[i].ID, err)
 		}
