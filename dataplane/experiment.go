@@ -261,7 +261,8 @@ const (
 	timelineStride = 4
 )
 
-func (p *probe) record(start time.Time, d time.Duration, packets int, c *rules.Counters) {
+// ObserveLookup records one table-0 lookup (dataplane.LookupObserver).
+func (p *probe) ObserveLookup(start time.Time, d time.Duration, packets int, c *rules.Counters) {
 	s := p.state.Load()
 	if s >= 0 {
 		a := &p.acc[s/nPhases][s%nPhases]
@@ -468,7 +469,7 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 			}
 		}
 		probes[i] = pr
-		sw.Worker(i).probe = pr
+		sw.Worker(i).SetLookupObserver(pr)
 	}
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()

@@ -125,12 +125,13 @@ func (w *Worker) Process(b *Burst) {
 			keys = w.batch[:m]
 		}
 		var v uint64
-		if pr := w.probe; pr != nil && t == 0 {
-			var lc rules.Counters
+		if o := w.obs; o != nil && t == 0 {
+			lc := &w.obsc
+			*lc = rules.Counters{}
 			start := time.Now()
-			v = pipe.Table(0).LookupBatchCount(keys, w.bout[:m], &lc)
-			pr.record(start, time.Since(start), m, &lc)
-			st.Lookup.Add(&lc)
+			v = pipe.Table(0).LookupBatchCount(keys, w.bout[:m], lc)
+			o.ObserveLookup(start, time.Since(start), m, lc)
+			st.Lookup.Add(lc)
 		} else {
 			v = pipe.Table(uint8(t)).LookupBatchCount(keys, w.bout[:m], &st.Lookup)
 		}

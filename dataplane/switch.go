@@ -342,7 +342,8 @@ type Worker struct {
 	version uint64                 // version of the last table-0 lookup
 	burst   Burst                  // ReplayShard's burst
 	pin     PacketIn               // handed to Config.PacketIn
-	probe   *probe                 // lookup latency recorder of an experiment, or nil
+	obs     LookupObserver         // told of each table-0 lookup, or nil (SetLookupObserver)
+	obsc    rules.Counters         // counters of the observed lookup: a field, so that they do not escape per burst
 	now     uint32                 // seconds since the switch started, read once per burst by NORMAL
 	clock   bool                   // now is set for this burst
 	open    bool                   // fail-open, read once per burst
@@ -373,6 +374,26 @@ func newWorker(s *Switch, id int) *Worker {
 	}
 	return w
 }
+
+// LookupObserver watches a worker's table-0 lookups: the replay
+// laboratory (package replay) records their latency around bursts of rule
+// updates through it.
+//
+// A worker without an observer pays one nil check per burst for it. A
+// worker with one reads the clock around its table-0 LookupBatch and makes
+// one interface call per burst; nothing is allocated either way.
+type LookupObserver interface {
+	// ObserveLookup is called on the worker's goroutine once per burst
+	// that reached table 0, right after its LookupBatch: the lookup began
+	// at start and took d, for keys keys; c holds the classifier counters
+	// of that lookup alone (they are added to the worker's as well) and is
+	// valid only during the call. It must not block.
+	ObserveLookup(start time.Time, d time.Duration, keys int, c *rules.Counters)
+}
+
+// SetLookupObserver makes o the worker's lookup observer; nil removes it.
+// Call it from the goroutine that owns the worker, not while it processes.
+func (w *Worker) SetLookupObserver(o LookupObserver) { w.obs = o }
 
 // Quiesce tells the pipeline that the worker holds none of the rules its
 // lookups found (see rules.Reader), until its next Process: a pipeline
