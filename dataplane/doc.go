@@ -69,18 +69,13 @@
 // fail mode). [Switch.LiveStats] and [Switch.LivePortStats] read counters
 // while the workers run.
 //
-// # Update latency during bursts
+// # Observing lookups
 //
-// [RunExperiment] replays captures on N workers once per [FilterSpec]
-// (bcf with several t, cf, none) while a synthetic controller applies
-// bursts of rule updates: adds of new flows, some of them flows of the
-// capture that later packets match, and deletes of flows it added before.
-// For every burst it records what DESIGN.md asks: apply latency,
-// per-update cost in ns and filter iterations, LookupBatch latency
-// (HdrHistogram, one sample per batch of up to 32 keys) and throughput
-// before, during and after the burst, Bloom part, occupancy and measured
-// false-positive rate. [Report] prints as text, JSON or SVG plots.
-// [DemoCapture] and [DemoFlows] are the built-in demo of `ofswitch replay`.
+// A worker may be given a [LookupObserver] ([Worker.SetLookupObserver]):
+// it is told the start, duration, keys and classifier counters of every
+// table-0 LookupBatch. The replay laboratory (package replay) measures
+// lookup latency around bursts of rule updates through it; without one a
+// worker pays a nil check per burst.
 //
 // # Performance
 //
