@@ -14,15 +14,15 @@
 // no errors built per packet. A packet that is too short or inconsistent
 // is counted in [Stats] under a [Reason] and skipped.
 //
-// [Parser.ParseBurst] parses up to [BurstSize] frames with one deferred
+// [Parser.ParseVector] parses up to [VectorSize] frames with one deferred
 // recover: should a layer ever panic, only the packet that caused it is
-// counted (as [ReasonPanic]) and the rest of the burst is parsed.
+// counted (as [ReasonPanic]) and the rest of the vector is parsed.
 //
 // # Captures
 //
 // [LoadFile] reads a pcap or pcapng file (through gopacket's pcapgo) into
 // one contiguous buffer with an offset per frame, so that a worker can
-// replay it at full speed; [Capture.Replay] hands it out in bursts, either
+// replay it at full speed; [Capture.Replay] hands it out in vectors, either
 // as fast as possible or paced at the original timing times a speed factor.
 // A file that is cut short or corrupt yields a [*FileError] naming the file
 // and byte offset, together with the frames read before that point.
@@ -30,7 +30,7 @@
 // # Switching
 //
 // [Headers.Key] copies the parsed fields into a rules.Key. A [Switch] owns
-// N [Worker]s; [Worker.Process] parses a burst, looks the keys up with one
+// N [Worker]s; [Worker.Process] parses a vector, looks the keys up with one
 // LookupBatch per table, counts per-entry hits (rules.Rule.Hit), per-port
 // and table-miss counters, and runs the OpenFlow 1.3 instructions:
 // apply-actions, clear-actions, write-actions (the action set, run in the
@@ -62,7 +62,7 @@
 // context ends. [OpenLivePort] opens an interface through AF_PACKET
 // TPACKET_V3 rings (gopacket/afpacket), one socket per worker in a hash
 // fanout group, ignoring PACKET_OUTGOING frames; [Switch.RunLive] runs one
-// worker per socket, in bursts, until its context ends. [Switch.PacketOut]
+// worker per socket, in vectors, until its context ends. [Switch.PacketOut]
 // executes a PACKET_OUT while the workers run. The NORMAL action is an L2
 // learning switch over a lock-free, bounded MAC table shared by the
 // workers; [Switch.SetFailOpen] sends table misses to it (standalone
@@ -75,11 +75,11 @@
 // it is told the start, duration, keys and classifier counters of every
 // table-0 LookupBatch. The replay laboratory (package replay) measures
 // lookup latency around bursts of rule updates through it; without one a
-// worker pays a nil check per burst.
+// worker pays a nil check per vector.
 //
 // # Performance
 //
-// Nothing in [Parser.Parse], [Parser.ParseBurst], [Headers.Key],
+// Nothing in [Parser.Parse], [Parser.ParseVector], [Headers.Key],
 // [Worker.Process] (NORMAL included) or a live port's receive loop
 // allocates in steady state; tests check this with
 // testing.AllocsPerRun and the benchmarks (BenchmarkSwitchExact,

@@ -51,7 +51,7 @@ func TestSharedCapturesThroughSwitch(t *testing.T) {
 }
 
 // TestPanicCostsOnlyItsPacket makes the packet-in callback panic on one
-// frame of a burst: that packet is counted, the others are all handled.
+// frame of a vector: that packet is counted, the others are all handled.
 func TestPanicCostsOnlyItsPacket(t *testing.T) {
 	pipe := testPipeline(t, 1, rules.FilterBloomCuckoo, "tcp,actions=controller,output:2\n")
 	var seen []int
@@ -62,21 +62,21 @@ func TestPanicCostsOnlyItsPacket(t *testing.T) {
 			panic("callback bug")
 		}
 	}})
-	b := &Burst{N: BurstSize}
-	for i := range BurstSize {
+	vec := &Vector{N: VectorSize}
+	for i := range VectorSize {
 		e, ip, tc := eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolTCP), tcp()
-		b.Frames[i] = build(t, e, ip, tc, gopacket.Payload(fmt.Sprintf("payload long enough %c", byte(i))))
-		b.Link[i], b.InPort[i] = layers.LinkTypeEthernet, 1
+		vec.Frames[i] = build(t, e, ip, tc, gopacket.Payload(fmt.Sprintf("payload long enough %c", byte(i))))
+		vec.Link[i], vec.InPort[i] = layers.LinkTypeEthernet, 1
 	}
 	w := sw.Worker(0)
-	w.Process(b)
+	w.Process(vec)
 	st := w.Stats()
-	if st.Panics != 1 || st.PacketIns != BurstSize || len(seen) != BurstSize {
+	if st.Panics != 1 || st.PacketIns != VectorSize || len(seen) != VectorSize {
 		t.Errorf("panics %d packet-ins %d seen %d", st.Panics, st.PacketIns, len(seen))
 	}
 	// Every frame but the one that panicked went on to output:2.
-	if st.Outputs != BurstSize-1 || !slices.Contains(seen, 31) {
-		t.Errorf("outputs %d, want %d", st.Outputs, BurstSize-1)
+	if st.Outputs != VectorSize-1 || !slices.Contains(seen, 31) {
+		t.Errorf("outputs %d, want %d", st.Outputs, VectorSize-1)
 	}
 }
 

@@ -238,9 +238,9 @@ func TestActions(t *testing.T) {
 			}})
 			w := sw.Worker(0)
 			in := append([]byte(nil), tt.in...)
-			b := &Burst{N: 1}
-			b.Frames[0], b.Link[0], b.InPort[0] = in, layers.LinkTypeEthernet, 1
-			w.Process(b)
+			vec := &Vector{N: 1}
+			vec.Frames[0], vec.Link[0], vec.InPort[0] = in, layers.LinkTypeEthernet, 1
+			w.Process(vec)
 			if !bytes.Equal(in, tt.in) {
 				t.Error("the input frame was modified")
 			}
@@ -437,9 +437,9 @@ func TestPortConfig(t *testing.T) {
 	pins := 0
 	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: devs, PacketIn: func(*PacketIn) { pins++ }})
 	send := func() {
-		b := &Burst{N: 1}
-		b.Frames[0], b.Link[0], b.InPort[0] = append([]byte(nil), frame...), layers.LinkTypeEthernet, 1
-		sw.Worker(0).Process(b)
+		vec := &Vector{N: 1}
+		vec.Frames[0], vec.Link[0], vec.InPort[0] = append([]byte(nil), frame...), layers.LinkTypeEthernet, 1
+		sw.Worker(0).Process(vec)
 	}
 	got := func() (int, int, int) {
 		n2, n3, p := len(ports[2].frames), len(ports[3].frames), pins
