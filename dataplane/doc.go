@@ -1,6 +1,17 @@
-// Package dataplane moves packets: it reads them from capture files,
-// parses them into a fixed-size set of header fields without allocating,
-// classifies them against a rules.Pipeline and applies actions.
+// Package dataplane is the packet path: it takes frames from captures in
+// memory or from live AF_PACKET ports, parses them into a fixed-size set of
+// header fields without allocating, classifies them against a
+// rules.Pipeline and applies the actions of the entries they match.
+//
+// # Vectors
+//
+// Frames travel in a [Vector]: up to [VectorSize] (32) frames that a
+// worker parses, classifies and acts on at once, with what the parser made
+// of them. Whatever costs something per call is paid once per vector, not
+// per frame: one parse pass and one deferred recover per stage, one
+// LookupBatch per table, one announcement to the pipeline's reclamation
+// (rules.Reader), one read of the fail-open flag and of NORMAL's clock,
+// one flush of the transmit queues (one sendmmsg(2) on a live port).
 //
 // # Parsing
 //
@@ -23,13 +34,16 @@
 // [LoadFile] reads a pcap or pcapng file (through gopacket's pcapgo) into
 // one contiguous buffer with an offset per frame, so that a worker can
 // replay it at full speed; [Capture.Replay] hands it out in vectors, either
-// as fast as possible or paced at the original timing times a speed factor.
-// A file that is cut short or corrupt yields a [*FileError] naming the file
-// and byte offset, together with the frames read before that point.
+// as fast as possible or paced at the original timing times a speed factor
+// ([ReplayConfig], [ParseSpeed]). A file that is cut short or corrupt
+// yields a [*FileError] naming the file and byte offset, together with the
+// frames read before that point. [NewPcapWriter] makes ports that write
+// what the switch outputs to a pcapng file, one interface per port.
 //
 // # Switching
 //
-// [Headers.Key] copies the parsed fields into a rules.Key. A [Switch] owns
+// [Headers.Key] copies the parsed fields into a rules.Key ([FlowMatch]
+// turns a key into the exact match of its 5-tuple). A [Switch] owns
 // N [Worker]s; [Worker.Process] parses a vector, looks the keys up with one
 // LookupBatch per table, counts per-entry hits (rules.Rule.Hit), per-port
 // and table-miss counters, and runs the OpenFlow 1.3 instructions:
@@ -72,10 +86,11 @@
 // # Observing lookups
 //
 // A worker may be given a [LookupObserver] ([Worker.SetLookupObserver]):
-// it is told the start, duration, keys and classifier counters of every
-// table-0 LookupBatch. The replay laboratory (package replay) measures
-// lookup latency around bursts of rule updates through it; without one a
-// worker pays a nil check per vector.
+// it is told the start, duration, keys and classifier counters of the
+// table-0 LookupBatch of every vector. The replay laboratory (package
+// replay, `ofswitch replay`) measures lookup latency around bursts of rule
+// updates through it. A worker without one pays a nil check before each
+// LookupBatch; observing allocates nothing either.
 //
 // # Performance
 //

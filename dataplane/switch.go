@@ -380,15 +380,17 @@ func newWorker(s *Switch, id int) *Worker {
 // laboratory (package replay) records their latency around bursts of rule
 // updates through it.
 //
-// A worker without an observer pays one nil check per vector for it. A
-// worker with one reads the clock around its table-0 LookupBatch and makes
-// one interface call per vector; nothing is allocated either way.
+// A worker without an observer pays for it a nil check before each
+// LookupBatch. A worker with one reads the clock around its table-0
+// LookupBatch and makes one interface call per vector; nothing is
+// allocated either way.
 type LookupObserver interface {
 	// ObserveLookup is called on the worker's goroutine once per vector
-	// that reached table 0, right after its LookupBatch: the lookup began
-	// at start and took d, for keys keys; c holds the classifier counters
-	// of that lookup alone (they are added to the worker's as well) and is
-	// valid only during the call. It must not block.
+	// with a frame to classify, right after its table-0 LookupBatch: the
+	// lookup began at start and took d, for keys keys; c holds the
+	// classifier counters of that lookup alone (they are added to the
+	// worker's as well) and is valid only during the call. It must not
+	// block.
 	ObserveLookup(start time.Time, d time.Duration, keys int, c *rules.Counters)
 }
 

@@ -19,9 +19,9 @@
 // the same captures and, the controller being seeded, the same sequence of
 // updates. For every burst it records what DESIGN.md asks: apply latency,
 // per-update cost in ns and filter iterations, LookupBatch latency
-// (HdrHistogram, one sample per LookupBatch of up to 32 keys) and
-// throughput before, during and after the burst, Bloom part, occupancy and
-// measured false-positive rate.
+// (HdrHistogram, one sample per table-0 LookupBatch of a vector, up to 32
+// keys) and throughput before, during and after the burst, Bloom part,
+// occupancy and measured false-positive rate.
 //
 // Table 0's filter gets the fewest buckets that hold the rule set plus one
 // burst at [Config].Occupancy, and the controller pre-installs synthetic
@@ -48,7 +48,8 @@
 // histogram and counters for the current window, and every fourth sample
 // into a timeline for the latency plot. Probes are owned by one worker
 // each and merged only after the workers stop, so measuring adds no
-// sharing between workers. A worker without a probe pays one nil check.
+// writes shared between workers. A worker without a probe pays a nil
+// check before each LookupBatch.
 //
 // The host's steal time (/proc/stat) is read around each configuration:
 // on a shared virtual machine a stolen millisecond shows as a burst window
