@@ -15,7 +15,7 @@ import (
 	"github.com/ofswitch/ofswitch/internal/testutil"
 )
 
-// BenchmarkParseFrames parses bursts of fixed frame shapes, one shape per
+// BenchmarkParseFrames parses vectors of fixed frame shapes, one shape per
 // sub-benchmark.
 func BenchmarkParseFrames(b *testing.B) {
 	for _, c := range []struct {
@@ -30,15 +30,15 @@ func BenchmarkParseFrames(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			p := NewParser()
-			var bu Burst
-			for i := range bu.Frames {
-				bu.Frames[i], bu.Link[i] = c.frame, layers.LinkTypeEthernet
+			var vec Vector
+			for i := range vec.Frames {
+				vec.Frames[i], vec.Link[i] = c.frame, layers.LinkTypeEthernet
 			}
-			bu.N = BurstSize
+			vec.N = VectorSize
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				n += p.ParseBurst(&bu)
+				n += p.ParseVector(&vec)
 			}
 			if n == 0 {
 				b.Fatal("nothing parsed")
@@ -67,13 +67,13 @@ func benchMix(b *testing.B, n int) *Capture {
 	return c
 }
 
-// replayParse parses all of c in bursts, as a worker replaying from memory
+// replayParse parses all of c in vectors, as a worker replaying from memory
 // does, and returns the number of frames parsed.
-func replayParse(p *Parser, c *Capture, bu *Burst) int {
+func replayParse(p *Parser, c *Capture, vec *Vector) int {
 	n, ok := c.Len(), 0
-	for i := 0; i < n; i += BurstSize {
-		c.fill(bu, i, min(i+BurstSize, n))
-		ok += p.ParseBurst(bu)
+	for i := 0; i < n; i += VectorSize {
+		c.fill(vec, i, min(i+VectorSize, n))
+		ok += p.ParseVector(vec)
 	}
 	return ok
 }
@@ -144,12 +144,12 @@ func BenchmarkParseEchoConnections(b *testing.B) {
 // the parser for its counters.
 func benchParse(b *testing.B, c *Capture) *Parser {
 	p := NewParser()
-	bu := new(Burst)
+	vec := new(Vector)
 	b.ReportAllocs()
 	frames := 0
 	cpu0 := cpuTime()
 	for b.Loop() {
-		replayParse(p, c, bu)
+		replayParse(p, c, vec)
 		frames += c.Len()
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(frames), "cpu-ns/pkt")
@@ -166,14 +166,14 @@ func TestReplayParseAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := NewParser()
-	bu := new(Burst)
-	if n := testing.AllocsPerRun(5, func() { replayParse(p, c, bu) }); n != 0 {
+	vec := new(Vector)
+	if n := testing.AllocsPerRun(5, func() { replayParse(p, c, vec) }); n != 0 {
 		t.Errorf("replaying %d frames: %v allocs, want 0", c.Len(), n)
 	}
 	if n := testing.AllocsPerRun(5, func() {
-		_ = c.Replay(context.Background(), nil, func(b *Burst) error { p.ParseBurst(b); return nil })
+		_ = c.Replay(context.Background(), nil, func(vec *Vector) error { p.ParseVector(vec); return nil })
 	}); n > 1 {
-		t.Errorf("Capture.Replay of %d frames: %v allocs, want at most 1 (its Burst)", c.Len(), n)
+		t.Errorf("Capture.Replay of %d frames: %v allocs, want at most 1 (its Vector)", c.Len(), n)
 	}
 }
 
@@ -201,12 +201,12 @@ func BenchmarkParseContainers(b *testing.B) {
 	} {
 		b.Run(k.name, func(b *testing.B) {
 			p := newParser(k.dlc)
-			bu := new(Burst)
+			vec := new(Vector)
 			b.ReportAllocs()
 			frames := 0
 			cpu0 := cpuTime()
 			for b.Loop() {
-				replayParse(p, c, bu)
+				replayParse(p, c, vec)
 				frames += c.Len()
 			}
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(frames), "cpu-ns/pkt")

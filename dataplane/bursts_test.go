@@ -114,7 +114,7 @@ func testBurstsDuringTraffic(t *testing.T, recycle bool) {
 	sw := NewSwitch(pipe, &Config{Workers: 2, Ports: []uint32{1, 2}})
 	shards := c.Shard(2)
 	var stop atomic.Bool
-	var processed atomic.Int64 // bursts of frames the workers classified
+	var processed atomic.Int64 // vectors of frames the workers classified
 	var running atomic.Int32   // workers not yet through their loops
 	running.Store(2)
 	logs := make([][]verdict, 2)
@@ -125,14 +125,14 @@ func testBurstsDuringTraffic(t *testing.T, recycle bool) {
 			defer wg.Done()
 			w := sw.Worker(wi)
 			defer w.Quiesce()
-			b := new(Burst)
+			vec := new(Vector)
 			idx := shards[wi]
 			log := make([]verdict, 0, 64*c.Len())
 			for loop := 0; loop < 60 && (loop < 2 || !stop.Load()); loop++ {
-				for i := 0; i < len(idx); i += BurstSize {
-					part := idx[i:min(i+BurstSize, len(idx))]
-					c.fillIdx(b, part)
-					w.Process(b)
+				for i := 0; i < len(idx); i += VectorSize {
+					part := idx[i:min(i+VectorSize, len(idx))]
+					c.fillIdx(vec, part)
+					w.Process(vec)
 					processed.Add(1)
 					hits, slots, v := w.Verdicts()
 					for j, r := range hits {
@@ -234,8 +234,8 @@ func testBurstsDuringTraffic(t *testing.T, recycle bool) {
 }
 
 // TestWorkerHoldsRules: on a pipeline that recycles, the rules a worker's
-// burst found stay as they were, even when the writer deletes them and adds
-// others, until the worker quiesces (or processes its next burst); after
+// vector found stay as they were, even when the writer deletes them and adds
+// others, until the worker quiesces (or processes its next vector); after
 // that the writer reuses their memory.
 func TestWorkerHoldsRules(t *testing.T) {
 	c := mustLoad(t, "mix.pcap")
@@ -270,9 +270,9 @@ func TestWorkerHoldsRules(t *testing.T) {
 	apply(rules.Update{Match: m, Priority: 100, ID: 7, Instructions: out})
 	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2}})
 	w := sw.Worker(0)
-	b := new(Burst)
-	c.fillIdx(b, []int32{int32(frame)})
-	w.Process(b)
+	vec := new(Vector)
+	c.fillIdx(vec, []int32{int32(frame)})
+	w.Process(vec)
 	hits, _, _ := w.Verdicts()
 	if len(hits) != 1 || hits[0] == nil || hits[0].ID != 7 {
 		t.Fatalf("verdicts %v, want the rule of ID 7", hits)

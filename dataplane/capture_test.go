@@ -104,11 +104,11 @@ func TestLoadPcapngInterfaces(t *testing.T) {
 	}
 	p := NewParser()
 	var got []string
-	err = c.Replay(context.Background(), nil, func(b *Burst) error {
-		p.ParseBurst(b)
-		for i := 0; i < b.N; i++ {
-			h := &b.Hdr[i]
-			got = append(got, fmt.Sprintf("port%d %v %#x L4 %d", h.InPort, b.Link[i], h.EthType, h.L4Dst))
+	err = c.Replay(context.Background(), nil, func(vec *Vector) error {
+		p.ParseVector(vec)
+		for i := 0; i < vec.N; i++ {
+			h := &vec.Hdr[i]
+			got = append(got, fmt.Sprintf("port%d %v %#x L4 %d", h.InPort, vec.Link[i], h.EthType, h.L4Dst))
 		}
 		return nil
 	})
@@ -236,11 +236,11 @@ func TestReplayPacing(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		speed      float64
-		bursts     int
+		vectors    int
 		sleeps     int
 		totalSleep time.Duration
 	}{
-		{0, 4, 0, 0},                         // max: full bursts of 32, no sleeping
+		{0, 4, 0, 0},                         // max: full vectors of 32, no sleeping
 		{1, 100, 99, 990 * time.Millisecond}, // one frame due at a time
 		{4, 100, 99, 990 * time.Millisecond / 4},
 	} {
@@ -249,13 +249,13 @@ func TestReplayPacing(t *testing.T) {
 			var sizes []int
 			var ports []uint32
 			seen := 0
-			err := c.Replay(context.Background(), &ReplayConfig{Speed: tt.speed, Now: clk.Now, Sleep: clk.Sleep}, func(b *Burst) error {
-				sizes = append(sizes, b.N)
-				for i := 0; i < b.N; i++ {
-					if !bytes.Equal(b.Frames[i], frames[seen]) {
+			err := c.Replay(context.Background(), &ReplayConfig{Speed: tt.speed, Now: clk.Now, Sleep: clk.Sleep}, func(vec *Vector) error {
+				sizes = append(sizes, vec.N)
+				for i := 0; i < vec.N; i++ {
+					if !bytes.Equal(vec.Frames[i], frames[seen]) {
 						t.Fatalf("frame %d out of order", seen)
 					}
-					ports = append(ports, b.InPort[i])
+					ports = append(ports, vec.InPort[i])
 					seen++
 				}
 				return nil
@@ -267,21 +267,21 @@ func TestReplayPacing(t *testing.T) {
 			for _, d := range clk.sleeps {
 				total += d
 			}
-			if seen != 100 || len(sizes) != tt.bursts || len(clk.sleeps) != tt.sleeps || total != tt.totalSleep {
-				t.Errorf("frames %d bursts %d sleeps %d total %v; want 100, %d, %d, %v",
-					seen, len(sizes), len(clk.sleeps), total, tt.bursts, tt.sleeps, tt.totalSleep)
+			if seen != 100 || len(sizes) != tt.vectors || len(clk.sleeps) != tt.sleeps || total != tt.totalSleep {
+				t.Errorf("frames %d vectors %d sleeps %d total %v; want 100, %d, %d, %v",
+					seen, len(sizes), len(clk.sleeps), total, tt.vectors, tt.sleeps, tt.totalSleep)
 			}
 			if ports[0] != 1 || ports[99] != 1 {
 				t.Errorf("InPort = %d, want 1 (interface 0)", ports[0])
 			}
 		})
 	}
-	// A late consumer gets what is due in one burst: each burst
+	// A late consumer gets what is due in one vector: each vector
 	// takes 55 ms, so several frames are due at once.
 	clk := &fakeClock{now: time.Unix(100, 0)}
 	var sizes []int
-	err = c.Replay(context.Background(), &ReplayConfig{Speed: 1, Now: clk.Now, Sleep: clk.Sleep}, func(b *Burst) error {
-		sizes = append(sizes, b.N)
+	err = c.Replay(context.Background(), &ReplayConfig{Speed: 1, Now: clk.Now, Sleep: clk.Sleep}, func(vec *Vector) error {
+		sizes = append(sizes, vec.N)
 		clk.now = clk.now.Add(55 * time.Millisecond)
 		return nil
 	})
@@ -290,17 +290,17 @@ func TestReplayPacing(t *testing.T) {
 		sum += s
 	}
 	if err != nil || sum != 100 || len(sizes) != 19 || sizes[1] != 5 || sizes[2] != 6 {
-		t.Errorf("late consumer: err %v, bursts %v; want 19 bursts of 1, 5, 6, 5, ... = 100", err, sizes)
+		t.Errorf("late consumer: err %v, vectors %v; want 19 vectors of 1, 5, 6, 5, ... = 100", err, sizes)
 	}
 	// Cancellation and errors from fn stop the replay.
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	err = c.Replay(ctx, nil, func(b *Burst) error { n++; cancel(); return nil })
+	err = c.Replay(ctx, nil, func(vec *Vector) error { n++; cancel(); return nil })
 	if !errors.Is(err, context.Canceled) || n != 1 {
-		t.Errorf("cancelled replay: err %v after %d bursts", err, n)
+		t.Errorf("cancelled replay: err %v after %d vectors", err, n)
 	}
 	stop := errors.New("stop")
-	if err := c.Replay(context.Background(), nil, func(*Burst) error { return stop }); err != stop {
+	if err := c.Replay(context.Background(), nil, func(*Vector) error { return stop }); err != stop {
 		t.Errorf("fn error: got %v", err)
 	}
 }

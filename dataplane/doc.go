@@ -1,6 +1,17 @@
-// Package dataplane moves packets: it reads them from capture files,
-// parses them into a fixed-size set of header fields without allocating,
-// classifies them against a rules.Pipeline and applies actions.
+// Package dataplane is the packet path: it takes frames from captures in
+// memory or from live AF_PACKET ports, parses them into a fixed-size set of
+// header fields without allocating, classifies them against a
+// rules.Pipeline and applies the actions of the entries they match.
+//
+// # Vectors
+//
+// Frames travel in a [Vector]: up to [VectorSize] (32) frames that a
+// worker parses, classifies and acts on at once, with what the parser made
+// of them. Whatever costs something per call is paid once per vector, not
+// per frame: one parse pass and one deferred recover per stage, one
+// LookupBatch per table, one announcement to the pipeline's reclamation
+// (rules.Reader), one read of the fail-open flag and of NORMAL's clock,
+// one flush of the transmit queues (one sendmmsg(2) on a live port).
 //
 // # Parsing
 //
@@ -14,23 +25,26 @@
 // no errors built per packet. A packet that is too short or inconsistent
 // is counted in [Stats] under a [Reason] and skipped.
 //
-// [Parser.ParseBurst] parses up to [BurstSize] frames with one deferred
+// [Parser.ParseVector] parses up to [VectorSize] frames with one deferred
 // recover: should a layer ever panic, only the packet that caused it is
-// counted (as [ReasonPanic]) and the rest of the burst is parsed.
+// counted (as [ReasonPanic]) and the rest of the vector is parsed.
 //
 // # Captures
 //
 // [LoadFile] reads a pcap or pcapng file (through gopacket's pcapgo) into
 // one contiguous buffer with an offset per frame, so that a worker can
-// replay it at full speed; [Capture.Replay] hands it out in bursts, either
-// as fast as possible or paced at the original timing times a speed factor.
-// A file that is cut short or corrupt yields a [*FileError] naming the file
-// and byte offset, together with the frames read before that point.
+// replay it at full speed; [Capture.Replay] hands it out in vectors, either
+// as fast as possible or paced at the original timing times a speed factor
+// ([ReplayConfig], [ParseSpeed]). A file that is cut short or corrupt
+// yields a [*FileError] naming the file and byte offset, together with the
+// frames read before that point. [NewPcapWriter] makes ports that write
+// what the switch outputs to a pcapng file, one interface per port.
 //
 // # Switching
 //
-// [Headers.Key] copies the parsed fields into a rules.Key. A [Switch] owns
-// N [Worker]s; [Worker.Process] parses a burst, looks the keys up with one
+// [Headers.Key] copies the parsed fields into a rules.Key ([FlowMatch]
+// turns a key into the exact match of its 5-tuple). A [Switch] owns
+// N [Worker]s; [Worker.Process] parses a vector, looks the keys up with one
 // LookupBatch per table, counts per-entry hits (rules.Rule.Hit), per-port
 // and table-miss counters, and runs the OpenFlow 1.3 instructions:
 // apply-actions, clear-actions, write-actions (the action set, run in the
@@ -62,29 +76,25 @@
 // context ends. [OpenLivePort] opens an interface through AF_PACKET
 // TPACKET_V3 rings (gopacket/afpacket), one socket per worker in a hash
 // fanout group, ignoring PACKET_OUTGOING frames; [Switch.RunLive] runs one
-// worker per socket, in bursts, until its context ends. [Switch.PacketOut]
+// worker per socket, in vectors, until its context ends. [Switch.PacketOut]
 // executes a PACKET_OUT while the workers run. The NORMAL action is an L2
 // learning switch over a lock-free, bounded MAC table shared by the
 // workers; [Switch.SetFailOpen] sends table misses to it (standalone
 // fail mode). [Switch.LiveStats] and [Switch.LivePortStats] read counters
 // while the workers run.
 //
-// # Update latency during bursts
+// # Observing lookups
 //
-// [RunExperiment] replays captures on N workers once per [FilterSpec]
-// (bcf with several t, cf, none) while a synthetic controller applies
-// bursts of rule updates: adds of new flows, some of them flows of the
-// capture that later packets match, and deletes of flows it added before.
-// For every burst it records what DESIGN.md asks: apply latency,
-// per-update cost in ns and filter iterations, LookupBatch latency
-// (HdrHistogram, one sample per batch of up to 32 keys) and throughput
-// before, during and after the burst, Bloom part, occupancy and measured
-// false-positive rate. [Report] prints as text, JSON or SVG plots.
-// [DemoCapture] and [DemoFlows] are the built-in demo of `ofswitch replay`.
+// A worker may be given a [LookupObserver] ([Worker.SetLookupObserver]):
+// it is told the start, duration, keys and classifier counters of the
+// table-0 LookupBatch of every vector. The replay laboratory (package
+// replay, `ofswitch replay`) measures lookup latency around bursts of rule
+// updates through it. A worker without one pays a nil check before each
+// LookupBatch; observing allocates nothing either.
 //
 // # Performance
 //
-// Nothing in [Parser.Parse], [Parser.ParseBurst], [Headers.Key],
+// Nothing in [Parser.Parse], [Parser.ParseVector], [Headers.Key],
 // [Worker.Process] (NORMAL included) or a live port's receive loop
 // allocates in steady state; tests check this with
 // testing.AllocsPerRun and the benchmarks (BenchmarkSwitchExact,

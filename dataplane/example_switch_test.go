@@ -15,8 +15,13 @@ func ExampleSwitch_Replay() {
 	pipe, _ := rules.New(nil)
 	ups, _ := ofctl.ParseFlows("example", []byte("priority=10,tcp,tp_dst=443,actions=output:2\npriority=5,arp,actions=flood\n"), nil)
 	pipe.ApplyBurst(ups, true)
+	demo, err := dataplane.LoadFile("../replay/testdata/demo.pcap") // the replay laboratory's demo capture
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	sw := dataplane.NewSwitch(pipe, &dataplane.Config{Workers: 2, Ports: []uint32{1, 2}})
-	if err := sw.Replay(context.Background(), []*dataplane.Capture{dataplane.DemoCapture()}, nil); err != nil {
+	if err := sw.Replay(context.Background(), []*dataplane.Capture{demo}, nil); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -18,8 +18,8 @@ func ExampleCapture_Replay() {
 		return
 	}
 	p := dataplane.NewParser()
-	err = c.Replay(context.Background(), nil, func(b *dataplane.Burst) error {
-		p.ParseBurst(b)
+	err = c.Replay(context.Background(), nil, func(vec *dataplane.Vector) error {
+		p.ParseVector(vec)
 		return nil
 	})
 	fmt.Println("read", p.Stats.Read, "parsed", p.Stats.Parsed, "malformed", p.Stats.MalformedTotal(), err)

@@ -56,7 +56,7 @@ var fuzzLinks = [3]layers.LinkType{layers.LinkTypeEthernet, layers.LinkTypeNull,
 // FuzzParse checks that no input panics the parser and that what it
 // reports is consistent: counters add up, offsets lie inside the frame and
 // in order, L4 fields only without a later fragment, and a second parse,
-// alone or in a burst, gives the same headers.
+// alone or in a vector, gives the same headers.
 func FuzzParse(f *testing.F) {
 	shared := filepath.Join(testutil.RepoRoot(f), "..", "shared", "data", "pcaps")
 	if addCaptureSeeds(f, shared) == 0 {
@@ -69,7 +69,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(byte(0), []byte{})
 	f.Add(byte(1), []byte{30, 0, 0, 0, 0x60})
 	p := NewParser()
-	var b Burst
+	var vec Vector
 	f.Fuzz(func(t *testing.T, link byte, frame []byte) {
 		lt := fuzzLinks[int(link)%len(fuzzLinks)]
 		before := p.Stats
@@ -84,13 +84,13 @@ func FuzzParse(f *testing.F) {
 		if ok {
 			checkHeaders(t, &got, len(frame))
 		}
-		b.N, b.Frames[0], b.Link[0], b.InPort[0] = 1, frame, lt, 7
-		if n := p.ParseBurst(&b); (n == 1) != ok || b.OK[0] != ok {
-			t.Fatalf("ParseBurst: n=%d OK=%v, Parse said %v", n, b.OK[0], ok)
+		vec.N, vec.Frames[0], vec.Link[0], vec.InPort[0] = 1, frame, lt, 7
+		if n := p.ParseVector(&vec); (n == 1) != ok || vec.OK[0] != ok {
+			t.Fatalf("ParseVector: n=%d OK=%v, Parse said %v", n, vec.OK[0], ok)
 		}
 		if ok {
-			if diff := cmp.Diff(got, b.Hdr[0]); diff != "" {
-				t.Fatalf("second parse differs (-Parse +ParseBurst):\n%s", diff)
+			if diff := cmp.Diff(got, vec.Hdr[0]); diff != "" {
+				t.Fatalf("second parse differs (-Parse +ParseVector):\n%s", diff)
 			}
 		}
 	})

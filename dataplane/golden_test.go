@@ -70,8 +70,8 @@ func oracleHits(t *testing.T, c *Capture, tables int, ups []rules.Update) (map[[
 // against the demo rule set on two workers, with each filter kind, and
 // requires per-rule hit counts and table misses equal to the oracle's.
 func TestGoldenRuleHits(t *testing.T) {
-	caps := []*Capture{mustLoad(t, "mix.pcap"), mustLoad(t, "vlan-2if.pcapng"), mustLoad(t, "malformed.pcap"), DemoCapture()}
-	ups, errs := ofctl.ParseFlows("demo.flows", DemoFlows(), nil)
+	caps := []*Capture{mustLoad(t, "mix.pcap"), mustLoad(t, "vlan-2if.pcapng"), mustLoad(t, "malformed.pcap"), demoCapture(t)}
+	ups, errs := ofctl.ParseFlows("demo.flows", demoFlows(t), nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

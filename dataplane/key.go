@@ -73,3 +73,28 @@ func (h *Headers) tcpFlagsWord() uint64 {
 func mac48(m *[6]byte) uint64 {
 	return uint64(m[0])<<40 | uint64(m[1])<<32 | uint64(m[2])<<24 | uint64(m[3])<<16 | uint64(m[4])<<8 | uint64(m[5])
 }
+
+// FlowMatch returns an exact match on the 5-tuple of key k (EtherType,
+// IP protocol, addresses, ports) for IPv4 and IPv6 TCP and UDP keys with
+// ports, and false for other keys.
+func FlowMatch(k *rules.Key) (rules.Match, bool) {
+	var m rules.Match
+	p := k.Get(rules.FieldIPProto)
+	et := k.Get(rules.FieldEthType)
+	if (et != rules.EthTypeIPv4 && et != rules.EthTypeIPv6) || (p != rules.IPProtoTCP && p != rules.IPProtoUDP) || k.Get(rules.FieldL4Src) == 0 {
+		return m, false
+	}
+	for _, f := range []rules.Field{rules.FieldEthType, rules.FieldIPProto, rules.FieldL4Src, rules.FieldL4Dst} {
+		m.SetExact(f, k.Get(f))
+	}
+	if et == rules.EthTypeIPv4 {
+		m.SetExact(rules.FieldIPv4Src, k.Get(rules.FieldIPv4Src))
+		m.SetExact(rules.FieldIPv4Dst, k.Get(rules.FieldIPv4Dst))
+	} else {
+		for _, f := range []rules.Field{rules.FieldIPv6Src, rules.FieldIPv6Dst} {
+			hi, lo := k.Get128(f)
+			m.Set128(f, hi, lo, ^uint64(0), ^uint64(0))
+		}
+	}
+	return m, true
+}

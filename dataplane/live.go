@@ -46,7 +46,7 @@ type LiveConfig struct {
 	// means DefaultLiveBlockTimeout (the kernel counts milliseconds).
 	BlockTimeout time.Duration
 	// PollTimeout is how long a worker waits for the next block before it
-	// processes a partial burst and checks for shutdown. Zero means
+	// processes a partial vector and checks for shutdown. Zero means
 	// DefaultLivePollTimeout.
 	PollTimeout time.Duration
 	// NoPromiscuous leaves the interface's promiscuous mode alone; by
@@ -65,16 +65,17 @@ type LiveConfig struct {
 // classic BPF filter on every socket drops frames of type PACKET_OUTGOING:
 // the switch does not see its own transmissions nor what the host sends on
 // the interface. A worker copies the frames of a ring block into a buffer
-// of its own (one memcpy per frame, no allocation), up to BurstSize, and
-// processes them as one burst. Frames that the kernel stripped a VLAN tag
+// of its own (one memcpy per frame, no allocation), up to VectorSize, and
+// processes them as one vector. Frames that the kernel stripped a VLAN tag
 // from get it back (afpacket.OptAddVLANHeader); afpacket allocates one
 // ancillary record for each such frame, the only allocation on the path.
 //
 // # Transmit
 //
 // Each worker (and PacketOut) has a transmit queue of its own on the
-// port: frames output during a burst are copied into it and sent at the
-// end of the burst with one sendmmsg(2) on the port's first socket.
+// port: frames output while the worker processes a vector are copied into
+// it and sent at the end of the vector with one sendmmsg(2) on the port's
+// first socket.
 // Transmit, for callers outside the switch, is one write(2) on it. The
 // kernel serialises concurrent sends on a packet socket, so the queues
 // and Transmit share it without a lock. A frame sent through a fanout member
@@ -274,7 +275,7 @@ func (p *LivePort) install(c *liveConn) {
 // workers, which wait (polling every PollTimeout) until Attach gives them
 // sockets again; frames output to it meanwhile are dropped and counted by
 // TxDropped. A socket still in use by a worker or a send is closed by it
-// when it lets go, at the latest after its current burst or poll.
+// when it lets go, at the latest after its current vector or poll.
 // Detaching a detached port does nothing.
 func (p *LivePort) Detach() {
 	p.mu.Lock()
@@ -409,7 +410,7 @@ func (p *LivePort) countTxFailure(err error) {
 }
 
 // countTxErrno is countTxFailure for a system call's errno: a worker's
-// burst counts its failures without making an error of each.
+// flush of a vector counts its failures without making an error of each.
 func (p *LivePort) countTxErrno(e unix.Errno) {
 	switch e {
 	case unix.ENETDOWN, unix.ENXIO, unix.ENODEV:
@@ -425,16 +426,16 @@ func (p *LivePort) txQueue(int) txQueue {
 }
 
 // liveQueue is one worker's transmit queue on a LivePort: frames are
-// copied into its buffer during a burst and sent with one sendmmsg(2) at
-// Flush, on the socket the port has then. Owned by the worker's goroutine;
-// allocates nothing.
+// copied into its buffer while the worker processes a vector and sent with
+// one sendmmsg(2) at Flush, on the socket the port has then. Owned by the
+// worker's goroutine; allocates nothing.
 type liveQueue struct {
 	p    *LivePort
 	n    int // frames queued
 	off  int // bytes of buf in use
 	buf  []byte
-	iov  [BurstSize]unix.Iovec
-	msgs [BurstSize]unix.Mmsghdr
+	iov  [VectorSize]unix.Iovec
+	msgs [VectorSize]unix.Mmsghdr
 }
 
 // Transmit queues a copy of frame.
@@ -606,8 +607,8 @@ func (s *liveSource) release() {
 	}
 }
 
-// liveArena is the buffer a worker copies one burst of frames into: room
-// for a burst of full-size frames at the MTUs in use, and for any single
+// liveArena is the buffer a worker copies one vector of frames into: room
+// for a vector of full-size frames at the MTUs in use, and for any single
 // frame a ring can hold (GSO frames up to 64 KiB).
 const liveArena = 1 << 18
 
@@ -662,17 +663,17 @@ func (s *Switch) RunLive(ctx context.Context, ports []*LivePort) error {
 	return errors.Join(errs...)
 }
 
-// runQueue reads frames from src in bursts and processes them until stop.
+// runQueue reads frames from src in vectors and processes them until stop.
 func (w *Worker) runQueue(src frameSource, inPort uint32, poll time.Duration, stop *atomic.Bool) error {
 	if w.arena == nil {
 		w.arena = make([]byte, liveArena)
 	}
 	clearer, _ := src.(pollErrorClearer)
-	b := &w.burst
+	v := &w.vec
 	for !stop.Load() {
 		off := 0
-		b.N = 0
-		for b.N < BurstSize {
+		v.N = 0
+		for v.N < VectorSize {
 			data, _, err := src.ZeroCopyReadPacketData()
 			if err != nil {
 				if err == afpacket.ErrTimeout {
@@ -692,26 +693,26 @@ func (w *Worker) runQueue(src frameSource, inPort uint32, poll time.Duration, st
 					w.stats.RxErrors++
 					continue
 				}
-				w.Process(b)
+				w.Process(v)
 				w.publish()
-				off, b.N = 0, 0
+				off, v.N = 0, 0
 			}
 			n := copy(w.arena[off:], data)
-			b.Frames[b.N] = w.arena[off : off+n : off+n]
-			b.Link[b.N] = layers.LinkTypeEthernet
-			b.InPort[b.N] = inPort
-			b.N++
+			v.Frames[v.N] = w.arena[off : off+n : off+n]
+			v.Link[v.N] = layers.LinkTypeEthernet
+			v.InPort[v.N] = inPort
+			v.N++
 			off += n
 		}
-		if b.N > 0 {
-			w.Process(b)
+		if v.N > 0 {
+			w.Process(v)
 			w.publish()
 		}
 		// The next read may wait a poll timeout for frames.
 		w.Quiesce()
 	}
-	for i := range b.Frames {
-		b.Frames[i] = nil
+	for i := range v.Frames {
+		v.Frames[i] = nil
 	}
 	return nil
 }

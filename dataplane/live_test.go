@@ -50,7 +50,7 @@ func (f *fakeSource) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, err
 	return nil, gopacket.CaptureInfo{}, afpacket.ErrTimeout
 }
 
-func TestRunQueueBursts(t *testing.T) {
+func TestRunQueueVectors(t *testing.T) {
 	a, b := [6]byte{2, 0, 0, 0, 0, 0xa}, [6]byte{2, 0, 0, 0, 0, 0xb}
 	s, ports := newTestSwitch(t, "in_port=1,actions=output:2\n", 2)
 	w := s.Worker(0)
@@ -85,7 +85,7 @@ func TestRunQueueAllocs(t *testing.T) {
 	s, _ := newTestSwitch(t, "in_port=1,actions=output:2\nin_port=2,actions=NORMAL\n", 2)
 	w := s.Worker(0)
 	var stop atomic.Bool
-	frames := make([][]byte, 3*BurstSize+5)
+	frames := make([][]byte, 3*VectorSize+5)
 	for i := range frames {
 		frames[i] = l2frame(t, b, a)
 	}
@@ -547,12 +547,12 @@ func datagramPair(tb testing.TB) [2]int {
 	return fds
 }
 
-func TestLiveQueueSendsBursts(t *testing.T) {
+func TestLiveQueueSendsVectors(t *testing.T) {
 	fds := datagramPair(t)
 	p := &LivePort{}
 	p.install(fakeConn(p, fds[0]))
 	q := p.txQueue(0).(*liveQueue)
-	const n = BurstSize + 7 // one flush when the queue is full, one at Flush
+	const n = VectorSize + 7 // one flush when the queue is full, one at Flush
 	frame := make([]byte, 100)
 	for i := range n {
 		frame[0], frame[99] = byte(i), byte(i)
@@ -578,16 +578,16 @@ func TestLiveQueueSendsBursts(t *testing.T) {
 		t.Error("more frames than were queued")
 	}
 	allocs := testing.AllocsPerRun(20, func() {
-		for range BurstSize {
+		for range VectorSize {
 			q.Transmit(frame)
 		}
 		q.Flush()
-		for range BurstSize {
+		for range VectorSize {
 			unix.Read(fds[1], buf)
 		}
 	})
 	if allocs > 0 {
-		t.Errorf("%v allocations per burst queued and flushed, want 0", allocs)
+		t.Errorf("%v allocations per vector queued and flushed, want 0", allocs)
 	}
 }
 
@@ -606,7 +606,7 @@ func TestLiveSwitchConfig(t *testing.T) {
 }
 
 // BenchmarkRunQueue measures a live worker's receive loop without the
-// kernel: frames from a fake ring, copied into bursts and forwarded by
+// kernel: frames from a fake ring, copied into vectors and forwarded by
 // in_port flows to a counting port.
 func BenchmarkRunQueue(b *testing.B) {
 	a, d := [6]byte{2, 0, 0, 0, 0, 0xa}, [6]byte{2, 0, 0, 0, 0, 0xb}
@@ -729,16 +729,16 @@ func TestLiveQueueFollowsSwap(t *testing.T) {
 			p.Detach()
 		}
 		allocs := testing.AllocsPerRun(20, func() {
-			for range BurstSize {
+			for range VectorSize {
 				q.Transmit(frame)
 			}
 			q.Flush()
-			for range BurstSize * b2i(attached) {
+			for range VectorSize * b2i(attached) {
 				unix.Read(pairs[1][1], buf)
 			}
 		})
 		if allocs > 0 {
-			t.Errorf("attached %v: %v allocations per burst, want 0", attached, allocs)
+			t.Errorf("attached %v: %v allocations per vector, want 0", attached, allocs)
 		}
 	}
 }
@@ -903,7 +903,7 @@ func TestLivePortReattach(t *testing.T) {
 }
 
 // BenchmarkLiveQueueFlush measures a worker's transmit queue on a live
-// port: a burst of 60-byte frames queued and sent with one sendmmsg on
+// port: a vector of 60-byte frames queued and sent with one sendmmsg on
 // a Unix datagram socket standing in for the packet socket, then read.
 func BenchmarkLiveQueueFlush(b *testing.B) {
 	fds := datagramPair(b)
@@ -912,11 +912,11 @@ func BenchmarkLiveQueueFlush(b *testing.B) {
 	buf := make([]byte, 200)
 	b.ReportAllocs()
 	for b.Loop() {
-		for range BurstSize {
+		for range VectorSize {
 			q.Transmit(frame)
 		}
 		q.Flush()
-		for range BurstSize {
+		for range VectorSize {
 			unix.Read(fds[1], buf)
 		}
 	}
@@ -1026,7 +1026,7 @@ func TestLiveTxFailureCounts(t *testing.T) {
 }
 
 // TestLivePortDownDrops checks that frames output to a port whose
-// interface is down, one by one and in a worker's burst, are counted as
+// interface is down, one by one and in a worker's vector, are counted as
 // dropped, not as transmit errors, and that the port sends again once the
 // interface is up.
 func TestLivePortDownDrops(t *testing.T) {
@@ -1044,7 +1044,7 @@ func TestLivePortDownDrops(t *testing.T) {
 	if p.TxDropped() != 4 || p.TxErrors() != 0 {
 		t.Fatalf("interface down: TxDropped %d, TxErrors %d; want 4, 0", p.TxDropped(), p.TxErrors())
 	}
-	// Up again: once the link is (a veth takes a moment), a burst goes
+	// Up again: once the link is (a veth takes a moment), a vector goes
 	// out without a drop.
 	n.sw.IP(t, "link", "set", "p2", "up")
 	sent := false

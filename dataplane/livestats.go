@@ -4,7 +4,7 @@ import "sync/atomic"
 
 // LiveCounters are the switch's main counters as its workers last
 // published them: readable at any time, also while the workers run.
-// Workers on live ports publish after every burst, PacketOut after every
+// Workers on live ports publish after every vector, PacketOut after every
 // call; Replay and Process alone do not publish (use Stats when they are
 // done).
 type LiveCounters struct {

@@ -190,7 +190,7 @@ func (w *Worker) normal(j int) {
 // it is on, frames that miss in a flow table are forwarded by the NORMAL
 // action instead of being dropped. A table-miss entry installed by a
 // controller is a hit, not a miss, and keeps its actions. Safe to call at
-// any time; workers see the change from their next burst.
+// any time; workers see the change from their next vector.
 func (s *Switch) SetFailOpen(open bool) { s.failOpen.Store(open) }
 
 // FailOpen reports whether fail-open operation is on.

@@ -150,10 +150,10 @@ func newTestSwitch(t testing.TB, flows string, nports int) (*Switch, []*countPor
 }
 
 func sendOne(w *Worker, frame []byte, in uint32) {
-	var b Burst
-	b.N = 1
-	b.Frames[0], b.Link[0], b.InPort[0] = frame, layers.LinkTypeEthernet, in
-	w.Process(&b)
+	var vec Vector
+	vec.N = 1
+	vec.Frames[0], vec.Link[0], vec.InPort[0] = frame, layers.LinkTypeEthernet, in
+	w.Process(&vec)
 }
 
 func counts(ps []*countPort) []int64 {
@@ -235,37 +235,37 @@ func TestFailOpen(t *testing.T) {
 func TestNormalAllocs(t *testing.T) {
 	s, _ := newTestSwitch(t, "actions=NORMAL\n", 4)
 	w := s.Worker(0)
-	var b Burst
-	for i := range BurstSize {
+	var vec Vector
+	for i := range VectorSize {
 		src := [6]byte{2, 0, 0, 0, 1, byte(i)}
 		dst := [6]byte{2, 0, 0, 0, 1, byte(i ^ 1)}
-		b.Frames[i], b.Link[i], b.InPort[i] = l2frame(t, dst, src), layers.LinkTypeEthernet, uint32(1+i%4)
+		vec.Frames[i], vec.Link[i], vec.InPort[i] = l2frame(t, dst, src), layers.LinkTypeEthernet, uint32(1+i%4)
 	}
-	b.N = BurstSize
-	w.Process(&b)
-	if n := testing.AllocsPerRun(100, func() { w.Process(&b) }); n != 0 {
-		t.Errorf("Process with NORMAL: %v allocations per burst, want 0", n)
+	vec.N = VectorSize
+	w.Process(&vec)
+	if n := testing.AllocsPerRun(100, func() { w.Process(&vec) }); n != 0 {
+		t.Errorf("Process with NORMAL: %v allocations per vector, want 0", n)
 	}
-	if s.MACLearned() < BurstSize {
-		t.Errorf("MACLearned = %d, want ≥ %d", s.MACLearned(), BurstSize)
+	if s.MACLearned() < VectorSize {
+		t.Errorf("MACLearned = %d, want ≥ %d", s.MACLearned(), VectorSize)
 	}
 }
 
 func BenchmarkNormal(b *testing.B) {
 	s, _ := newTestSwitch(b, "actions=NORMAL\n", 4)
 	w := s.Worker(0)
-	var bu Burst
-	for i := range BurstSize {
+	var vec Vector
+	for i := range VectorSize {
 		src := [6]byte{2, 0, 0, 0, 1, byte(i)}
 		dst := [6]byte{2, 0, 0, 0, 1, byte(i ^ 1)}
-		bu.Frames[i], bu.Link[i], bu.InPort[i] = l2frame(b, dst, src), layers.LinkTypeEthernet, uint32(1+i%4)
+		vec.Frames[i], vec.Link[i], vec.InPort[i] = l2frame(b, dst, src), layers.LinkTypeEthernet, uint32(1+i%4)
 	}
-	bu.N = BurstSize
+	vec.N = VectorSize
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		w.Process(&bu)
-		n += BurstSize
+		w.Process(&vec)
+		n += VectorSize
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds()/1e6, "Mpps")
 }

@@ -118,10 +118,10 @@ func (w *Worker) load(j int, frame []byte, inPort uint32) {
 func (w *Worker) table(inPort uint32) {
 	s := w.sw
 	s.pktBuf = append(s.pktBuf[:0], w.pkt[0].data...)
-	b := &w.burst
-	b.N = 1
-	b.Frames[0], b.Link[0], b.InPort[0] = s.pktBuf, layers.LinkTypeEthernet, inPort
-	w.Process(b)
-	b.Frames[0] = nil
+	v := &w.vec
+	v.N = 1
+	v.Frames[0], v.Link[0], v.InPort[0] = s.pktBuf, layers.LinkTypeEthernet, inPort
+	w.Process(v)
+	v.Frames[0] = nil
 	w.load(0, s.pktBuf, inPort)
 }

@@ -95,7 +95,7 @@ func TestPacketOutErrors(t *testing.T) {
 }
 
 // TestPacketOutWhileRunning runs PACKET_OUTs from two goroutines while a
-// worker processes bursts (run with -race).
+// worker processes vectors (run with -race).
 func TestPacketOutWhileRunning(t *testing.T) {
 	a, b := [6]byte{2, 0, 0, 0, 0, 0xa}, [6]byte{2, 0, 0, 0, 0, 0xb}
 	s, ports := newTestSwitch(t, "in_port=1,actions=output:2\nin_port=2,actions=NORMAL\n", 2)
@@ -104,11 +104,11 @@ func TestPacketOutWhileRunning(t *testing.T) {
 	const n = 200
 	wg.Go(func() {
 		w := s.Worker(0)
-		var bu Burst
-		bu.N = 1
-		bu.Frames[0], bu.Link[0], bu.InPort[0] = frame, layers.LinkTypeEthernet, 1
+		var vec Vector
+		vec.N = 1
+		vec.Frames[0], vec.Link[0], vec.InPort[0] = frame, layers.LinkTypeEthernet, 1
 		for range n {
-			w.Process(&bu)
+			w.Process(&vec)
 		}
 	})
 	for range 2 {

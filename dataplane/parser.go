@@ -5,19 +5,20 @@ import (
 	"github.com/gopacket/gopacket/layers"
 )
 
-// BurstSize is the number of frames a worker parses and classifies at once.
-const BurstSize = 32
+// VectorSize is the number of frames a worker parses and classifies at once.
+const VectorSize = 32
 
-// Burst is a batch of up to BurstSize frames and what the parser made of
-// them. Workers keep one Burst each and refill it; nothing in it is
-// allocated per packet.
-type Burst struct {
-	N      int                        // frames in use, from index 0
-	Frames [BurstSize][]byte          // frame bytes (aliasing the capture or ring)
-	Link   [BurstSize]layers.LinkType // link type of each frame
-	InPort [BurstSize]uint32          // ingress port of each frame
-	Hdr    [BurstSize]Headers         // parsed headers, valid where OK
-	OK     [BurstSize]bool            // the frame was parsed (not malformed)
+// Vector is a group of up to VectorSize frames that a worker parses,
+// classifies and acts on at once, and what the parser made of them.
+// Workers keep one Vector each and refill it; nothing in it is allocated
+// per packet.
+type Vector struct {
+	N      int                         // frames in use, from index 0
+	Frames [VectorSize][]byte          // frame bytes (aliasing the capture or ring)
+	Link   [VectorSize]layers.LinkType // link type of each frame
+	InPort [VectorSize]uint32          // ingress port of each frame
+	Hdr    [VectorSize]Headers         // parsed headers, valid where OK
+	OK     [VectorSize]bool            // the frame was parsed (not malformed)
 }
 
 // Parser parses frames into Headers. It is owned by one goroutine; its
@@ -80,44 +81,44 @@ func newDLP(first gopacket.LayerType, dlc gopacket.DecodingLayerContainer) *gopa
 	d := gopacket.NewDecodingLayerParser(first)
 	d.SetDecodingLayerContainer(dlc)
 	d.IgnoreUnsupported = true
-	d.IgnorePanic = true // ParseBurst recovers once per burst
+	d.IgnorePanic = true // ParseVector recovers once per vector
 	return d
 }
 
 // Parse parses one frame received on inPort and returns its headers, valid
 // until the next call, and whether it was parsed (false: it was counted as
-// malformed). A panic in a decoder propagates; use ParseBurst on untrusted
+// malformed). A panic in a decoder propagates; use ParseVector on untrusted
 // input.
 func (p *Parser) Parse(frame []byte, link layers.LinkType, inPort uint32) (*Headers, bool) {
 	ok := p.parse(frame, link, inPort, &p.scratch)
 	return &p.scratch, ok
 }
 
-// ParseBurst parses b.Frames[:b.N] into b.Hdr, sets b.OK and returns the
-// number of frames parsed. One deferred recover covers the whole burst: if
+// ParseVector parses v.Frames[:v.N] into v.Hdr, sets v.OK and returns the
+// number of frames parsed. One deferred recover covers the whole vector: if
 // a decoder panics, that frame is counted as ReasonPanic and parsing
 // resumes with the next one.
-func (p *Parser) ParseBurst(b *Burst) int {
+func (p *Parser) ParseVector(v *Vector) int {
 	ok := 0
-	for i := 0; i < b.N; {
-		i = p.parseRun(b, i, &ok)
+	for i := 0; i < v.N; {
+		i = p.parseRun(v, i, &ok)
 	}
 	return ok
 }
 
-// parseRun parses b from frame i on; after a panic it returns the index of
+// parseRun parses v from frame i on; after a panic it returns the index of
 // the frame after the one that panicked.
-func (p *Parser) parseRun(b *Burst, i int, ok *int) (next int) {
+func (p *Parser) parseRun(v *Vector, i int, ok *int) (next int) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.Stats.Malformed[ReasonPanic]++
-			b.OK[i] = false
+			v.OK[i] = false
 			next = i + 1
 		}
 	}()
-	for ; i < b.N; i++ {
-		good := p.parse(b.Frames[i], b.Link[i], b.InPort[i], &b.Hdr[i])
-		b.OK[i] = good
+	for ; i < v.N; i++ {
+		good := p.parse(v.Frames[i], v.Link[i], v.InPort[i], &v.Hdr[i])
+		v.OK[i] = good
 		if good {
 			*ok++
 		}

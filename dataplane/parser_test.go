@@ -403,31 +403,31 @@ func (panicLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) error 
 	return gopacket.DecodeFeedback(nil).(error) // nil interface conversion: panics
 }
 
-func TestParseBurstRecoversPerPacket(t *testing.T) {
+func TestParseVectorRecoversPerPacket(t *testing.T) {
 	p := NewParser()
 	p.ethDLP.AddDecodingLayer(panicLayer{}) // ARP now panics
 	good := build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolUDP), udp())
 	arp := build(t, eth(layers.EthernetTypeARP), &layers.ARP{AddrType: layers.LinkTypeEthernet,
 		Protocol: layers.EthernetTypeIPv4, HwAddressSize: 6, ProtAddressSize: 4, Operation: 1,
 		SourceHwAddress: macA, SourceProtAddress: ip4A, DstHwAddress: macB, DstProtAddress: ip4B})
-	var b Burst
+	var vec Vector
 	pattern := []bool{true, false, false, true, true, false, true} // false: ARP (panics)
 	for i, g := range pattern {
-		b.Frames[i], b.Link[i], b.InPort[i] = arp, layers.LinkTypeEthernet, uint32(i)
+		vec.Frames[i], vec.Link[i], vec.InPort[i] = arp, layers.LinkTypeEthernet, uint32(i)
 		if g {
-			b.Frames[i] = good
+			vec.Frames[i] = good
 		}
 	}
-	b.N = len(pattern)
-	if n := p.ParseBurst(&b); n != 4 {
-		t.Errorf("ParseBurst = %d, want 4", n)
+	vec.N = len(pattern)
+	if n := p.ParseVector(&vec); n != 4 {
+		t.Errorf("ParseVector = %d, want 4", n)
 	}
 	for i, g := range pattern {
-		if b.OK[i] != g {
-			t.Errorf("OK[%d] = %v, want %v", i, b.OK[i], g)
+		if vec.OK[i] != g {
+			t.Errorf("OK[%d] = %v, want %v", i, vec.OK[i], g)
 		}
-		if g && (b.Hdr[i].L4Dst != 33333 || b.Hdr[i].InPort != uint32(i)) {
-			t.Errorf("Hdr[%d]: L4Dst %d InPort %d", i, b.Hdr[i].L4Dst, b.Hdr[i].InPort)
+		if g && (vec.Hdr[i].L4Dst != 33333 || vec.Hdr[i].InPort != uint32(i)) {
+			t.Errorf("Hdr[%d]: L4Dst %d InPort %d", i, vec.Hdr[i].L4Dst, vec.Hdr[i].InPort)
 		}
 	}
 	if p.Stats.Malformed[ReasonPanic] != 3 || p.Stats.Read != 7 || p.Stats.Parsed != 4 {
@@ -447,13 +447,13 @@ func TestParseAllocatesNothing(t *testing.T) {
 		nil, // malformed
 	}
 	p := NewParser()
-	var b Burst
-	for i := range b.Frames {
-		b.Frames[i], b.Link[i] = frames[i%len(frames)], layers.LinkTypeEthernet
+	var vec Vector
+	for i := range vec.Frames {
+		vec.Frames[i], vec.Link[i] = frames[i%len(frames)], layers.LinkTypeEthernet
 	}
-	b.N = BurstSize
-	if n := testing.AllocsPerRun(100, func() { p.ParseBurst(&b) }); n != 0 {
-		t.Errorf("ParseBurst: %v allocs per run, want 0", n)
+	vec.N = VectorSize
+	if n := testing.AllocsPerRun(100, func() { p.ParseVector(&vec) }); n != 0 {
+		t.Errorf("ParseVector: %v allocs per run, want 0", n)
 	}
 	for i, f := range frames {
 		if n := testing.AllocsPerRun(100, func() { p.Parse(f, layers.LinkTypeEthernet, 1) }); n != 0 {

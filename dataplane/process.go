@@ -51,28 +51,28 @@ func (s *actionSet) write(a *rules.Action) {
 var setOrder = [...]rules.ActionKind{rules.ActionPopVLAN, rules.ActionPushVLAN, rules.ActionDecNwTTL,
 	rules.ActionSetField, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
 
-// Process parses the frames of b, classifies them through the pipeline in
-// bursts (one LookupBatch per table), runs the instructions of the entries
-// they match and counts everything. It allocates nothing in steady state.
-// One deferred recover per stage covers the burst: a panic in an action
-// costs only the packet that caused it.
-func (w *Worker) Process(b *Burst) {
-	w.rd.Enter() // nothing of the burst before is held from here on
-	w.processed.Add(uint64(b.N))
+// Process parses the frames of v, classifies them through the pipeline
+// (one LookupBatch per table for the whole vector), runs the instructions
+// of the entries they match and counts everything. It allocates nothing in
+// steady state. One deferred recover per stage covers the vector: a panic
+// in an action costs only the packet that caused it.
+func (w *Worker) Process(v *Vector) {
+	w.rd.Enter() // nothing of the vector before is held from here on
+	w.processed.Add(uint64(v.N))
 	w.clock = false
 	w.open = w.sw.failOpen.Load()
-	w.parser.ParseBurst(b)
+	w.parser.ParseVector(v)
 	st := &w.stats
 	n := 0
-	for i := 0; i < b.N; i++ {
-		if !b.OK[i] {
+	for i := 0; i < v.N; i++ {
+		if !v.OK[i] {
 			continue
 		}
-		h := &b.Hdr[i]
+		h := &v.Hdr[i]
 		pi := w.sw.index(h.InPort)
 		if pi >= 0 {
 			w.portc[pi].RxPackets++
-			w.portc[pi].RxBytes += uint64(len(b.Frames[i]))
+			w.portc[pi].RxBytes += uint64(len(v.Frames[i]))
 			if w.sw.portCfg[pi].Load()&PortNoRecv != 0 {
 				st.PortDrops++
 				continue
@@ -86,9 +86,9 @@ func (w *Worker) Process(b *Burst) {
 		// Field by field: a composite literal would be built in a
 		// temporary and copied with a write barrier.
 		fs := &w.pkt[n]
-		fs.data = b.Frames[i]
+		fs.data = v.Frames[i]
 		fs.owned, fs.dropped, fs.sent = false, false, false
-		fs.eth = b.Link[i] == layers.LinkTypeEthernet
+		fs.eth = v.Link[i] == layers.LinkTypeEthernet
 		fs.inPort = h.InPort
 		fs.l3, fs.l4, fs.vlans = int(h.L3Off), int(h.L4Off), int(h.VLANs)
 		fs.ethType, fs.proto = h.EthType, h.IPProto
@@ -124,18 +124,19 @@ func (w *Worker) Process(b *Burst) {
 			}
 			keys = w.batch[:m]
 		}
-		var v uint64
-		if pr := w.probe; pr != nil && t == 0 {
-			var lc rules.Counters
+		var ver uint64
+		if o := w.obs; o != nil && t == 0 {
+			lc := &w.obsc
+			*lc = rules.Counters{}
 			start := time.Now()
-			v = pipe.Table(0).LookupBatch(keys, w.bout[:m], &lc)
-			pr.record(start, time.Since(start), m, &lc)
-			st.Lookup.Add(&lc)
+			ver = pipe.Table(0).LookupBatch(keys, w.bout[:m], lc)
+			o.ObserveLookup(start, time.Since(start), m, lc)
+			st.Lookup.Add(lc)
 		} else {
-			v = pipe.Table(uint8(t)).LookupBatch(keys, w.bout[:m], &st.Lookup)
+			ver = pipe.Table(uint8(t)).LookupBatch(keys, w.bout[:m], &st.Lookup)
 		}
 		if t == 0 {
-			w.version = v
+			w.version = ver
 			copy(w.hits[:m], w.bout[:m])
 		}
 		for k := 0; k < m; {

@@ -46,17 +46,17 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Replay hands the frames of c, in order, to fn in bursts of up to
-// BurstSize. Burst.Frames alias c.Data; Link and InPort (interface index
-// + 1) are filled in; Hdr and OK are left to the caller's parser. fn must
-// not keep b after it returns; a non-nil error from fn stops the replay and
-// is returned.
+// Replay hands the frames of c, in order, to fn in vectors of up to
+// VectorSize frames. Vector.Frames alias c.Data; Link and InPort
+// (interface index + 1) are filled in; Hdr and OK are left to the caller's
+// parser. fn must not keep v after it returns; a non-nil error from fn
+// stops the replay and is returned.
 //
-// At full speed every burst is full but the last. When paced, a burst holds
-// the frames that are due (their capture time, relative to the first frame
-// and divided by Speed, has passed), so bursts are small at low rates. The
-// context is checked between bursts.
-func (c *Capture) Replay(ctx context.Context, cfg *ReplayConfig, fn func(b *Burst) error) error {
+// At full speed every vector is full but the last. When paced, a vector
+// holds the frames that are due (their capture time, relative to the first
+// frame and divided by Speed, has passed), so vectors are small at low
+// rates. The context is checked between vectors.
+func (c *Capture) Replay(ctx context.Context, cfg *ReplayConfig, fn func(v *Vector) error) error {
 	var conf ReplayConfig
 	if cfg != nil {
 		conf = *cfg
@@ -71,7 +71,7 @@ func (c *Capture) Replay(ctx context.Context, cfg *ReplayConfig, fn func(b *Burs
 	if n == 0 {
 		return ctx.Err()
 	}
-	b := new(Burst)
+	v := new(Vector)
 	start := conf.Now()
 	t0 := c.TS[0]
 	due := func(i int) time.Time {
@@ -84,7 +84,7 @@ func (c *Capture) Replay(ctx context.Context, cfg *ReplayConfig, fn func(b *Burs
 			return ctx.Err()
 		default:
 		}
-		j := min(i+BurstSize, n)
+		j := min(i+VectorSize, n)
 		if conf.Speed > 0 {
 			if wait := due(i).Sub(conf.Now()); wait > 0 {
 				if err := conf.Sleep(ctx, wait); err != nil {
@@ -98,8 +98,8 @@ func (c *Capture) Replay(ctx context.Context, cfg *ReplayConfig, fn func(b *Burs
 			}
 			j = k
 		}
-		c.fill(b, i, j)
-		if err := fn(b); err != nil {
+		c.fill(v, i, j)
+		if err := fn(v); err != nil {
 			return err
 		}
 		i = j
@@ -107,14 +107,14 @@ func (c *Capture) Replay(ctx context.Context, cfg *ReplayConfig, fn func(b *Burs
 	return nil
 }
 
-// fill loads frames [i, j) of c into b.
-func (c *Capture) fill(b *Burst, i, j int) {
-	b.N = j - i
-	for k := 0; k < b.N; k++ {
+// fill loads frames [i, j) of c into v.
+func (c *Capture) fill(v *Vector, i, j int) {
+	v.N = j - i
+	for k := 0; k < v.N; k++ {
 		f := i + k
-		b.Frames[k] = c.Data[c.Off[f]:c.Off[f+1]:c.Off[f+1]]
+		v.Frames[k] = c.Data[c.Off[f]:c.Off[f+1]:c.Off[f+1]]
 		ifc := c.Iface[f]
-		b.Link[k] = c.Ifaces[ifc].Link
-		b.InPort[k] = uint32(ifc) + 1
+		v.Link[k] = c.Ifaces[ifc].Link
+		v.InPort[k] = uint32(ifc) + 1
 	}
 }

@@ -94,21 +94,21 @@ func (c *Capture) Shard(n int) [][]int32 {
 	return out
 }
 
-// fillIdx loads frames idx of c into b.
-func (c *Capture) fillIdx(b *Burst, idx []int32) {
-	b.N = len(idx)
+// fillIdx loads frames idx of c into v.
+func (c *Capture) fillIdx(v *Vector, idx []int32) {
+	v.N = len(idx)
 	for k, f := range idx {
-		b.Frames[k] = c.Data[c.Off[f]:c.Off[f+1]:c.Off[f+1]]
+		v.Frames[k] = c.Data[c.Off[f]:c.Off[f+1]:c.Off[f+1]]
 		ifc := c.Iface[f]
-		b.Link[k] = c.Ifaces[ifc].Link
-		b.InPort[k] = uint32(ifc) + 1
+		v.Link[k] = c.Ifaces[ifc].Link
+		v.InPort[k] = uint32(ifc) + 1
 	}
 }
 
-// ReplayShard processes the frames idx of c (see Capture.Shard) in bursts
-// of BurstSize, as fast as possible or paced as cfg says (relative to
-// start, the time frame 0 of c is due). The context is checked between
-// bursts.
+// ReplayShard processes the frames idx of c (see Capture.Shard) in
+// vectors of up to VectorSize frames, as fast as possible or paced as cfg
+// says (relative to start, the time frame 0 of c is due). The context is
+// checked between vectors.
 func (w *Worker) ReplayShard(ctx context.Context, c *Capture, idx []int32, cfg *ReplayConfig, start time.Time) error {
 	var conf ReplayConfig
 	if cfg != nil {
@@ -120,7 +120,7 @@ func (w *Worker) ReplayShard(ctx context.Context, c *Capture, idx []int32, cfg *
 	if conf.Sleep == nil {
 		conf.Sleep = sleepCtx
 	}
-	b := &w.burst
+	v := &w.vec
 	defer w.Quiesce()
 	done := ctx.Done()
 	t0 := int64(0)
@@ -136,7 +136,7 @@ func (w *Worker) ReplayShard(ctx context.Context, c *Capture, idx []int32, cfg *
 			return ctx.Err()
 		default:
 		}
-		j := min(i+BurstSize, len(idx))
+		j := min(i+VectorSize, len(idx))
 		if conf.Speed > 0 {
 			if wait := due(idx[i]).Sub(conf.Now()); wait > 0 {
 				w.Quiesce()
@@ -151,8 +151,8 @@ func (w *Worker) ReplayShard(ctx context.Context, c *Capture, idx []int32, cfg *
 			}
 			j = k
 		}
-		c.fillIdx(b, idx[i:j])
-		w.Process(b)
+		c.fillIdx(v, idx[i:j])
+		w.Process(v)
 		i = j
 	}
 	return nil

@@ -43,13 +43,13 @@ func parseAll(t testing.TB, c *Capture) ([]*Headers, Stats) {
 	t.Helper()
 	p := NewParser()
 	out := make([]*Headers, 0, c.Len())
-	err := c.Replay(context.Background(), nil, func(b *Burst) error {
-		p.ParseBurst(b)
-		for i := 0; i < b.N; i++ {
+	err := c.Replay(context.Background(), nil, func(vec *Vector) error {
+		p.ParseVector(vec)
+		for i := 0; i < vec.N; i++ {
 			var h *Headers
-			if b.OK[i] {
+			if vec.OK[i] {
 				h = new(Headers)
-				*h = b.Hdr[i]
+				*h = vec.Hdr[i]
 			}
 			out = append(out, h)
 		}

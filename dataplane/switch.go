@@ -18,8 +18,9 @@ type Port interface {
 }
 
 // queuedPort is a Port that gives each worker a transmit queue of its
-// own: the worker hands it frames during a burst and flushes it once at
-// the end, so a port can send a burst in one system call.
+// own: the worker hands it the frames output while it processes a vector
+// and flushes it once at the end, so a port can send a vector's frames in
+// one system call.
 type queuedPort interface {
 	Port
 	// txQueue returns worker i's queue (i = Workers() for PacketOut's).
@@ -312,7 +313,7 @@ type portCounters struct {
 	TxPackets, TxBytes uint64
 }
 
-// Worker parses, classifies and acts on bursts of frames. It is owned by
+// Worker parses, classifies and acts on vectors of frames. It is owned by
 // one goroutine at a time and allocates nothing per frame.
 type Worker struct {
 	_ [64]byte // keep the counters off the previous allocation's line
@@ -328,28 +329,29 @@ type Worker struct {
 	parser *Parser
 	portc  []portCounters // by port index; padded: see newWorker
 
-	n       int                    // parsed frames of the current burst
-	idx     [BurstSize]uint8       // burst slot of each parsed frame
-	keys    [BurstSize]rules.Key   // key of each parsed frame (modified by actions)
-	batch   [BurstSize]rules.Key   // keys looked up in one table
-	bout    [BurstSize]*rules.Rule // answers of one table
-	bidx    [BurstSize]uint8       // parsed-frame index of each batch entry
-	hits    [BurstSize]*rules.Rule // table 0 answers, for Verdicts
-	next    [BurstSize]uint8       // table to look up next (0xff: done)
-	set     [BurstSize]actionSet   // write-actions
-	pkt     [BurstSize]frameState  // frame bytes and offsets
-	bufs    [BurstSize][]byte      // copy-on-write buffers
-	version uint64                 // version of the last table-0 lookup
-	burst   Burst                  // ReplayShard's burst
-	pin     PacketIn               // handed to Config.PacketIn
-	probe   *probe                 // lookup latency recorder of an experiment, or nil
-	now     uint32                 // seconds since the switch started, read once per burst by NORMAL
-	clock   bool                   // now is set for this burst
-	open    bool                   // fail-open, read once per burst
-	arena   []byte                 // live ports: the current burst's frames, copied out of the ring
-	pub     published              // counters readable while the worker runs
-	devs    []Port                 // by port index: the switch's, or this worker's queue on it
-	queues  []txQueue              // queues to flush after each burst
+	n       int                     // parsed frames of the current vector
+	idx     [VectorSize]uint8       // vector slot of each parsed frame
+	keys    [VectorSize]rules.Key   // key of each parsed frame (modified by actions)
+	batch   [VectorSize]rules.Key   // keys looked up in one table
+	bout    [VectorSize]*rules.Rule // answers of one table
+	bidx    [VectorSize]uint8       // parsed-frame index of each batch entry
+	hits    [VectorSize]*rules.Rule // table 0 answers, for Verdicts
+	next    [VectorSize]uint8       // table to look up next (0xff: done)
+	set     [VectorSize]actionSet   // write-actions
+	pkt     [VectorSize]frameState  // frame bytes and offsets
+	bufs    [VectorSize][]byte      // copy-on-write buffers
+	version uint64                  // version of the last table-0 lookup
+	vec     Vector                  // ReplayShard's vector
+	pin     PacketIn                // handed to Config.PacketIn
+	obs     LookupObserver          // told of each table-0 lookup, or nil (SetLookupObserver)
+	obsc    rules.Counters          // counters of the observed lookup: a field, so that they do not escape per vector
+	now     uint32                  // seconds since the switch started, read once per vector by NORMAL
+	clock   bool                    // now is set for this vector
+	open    bool                    // fail-open, read once per vector
+	arena   []byte                  // live ports: the current vector's frames, copied out of the ring
+	pub     published               // counters readable while the worker runs
+	devs    []Port                  // by port index: the switch's, or this worker's queue on it
+	queues  []txQueue               // queues to flush after each vector
 }
 
 func newWorker(s *Switch, id int) *Worker {
@@ -374,11 +376,33 @@ func newWorker(s *Switch, id int) *Worker {
 	return w
 }
 
+// LookupObserver watches a worker's table-0 lookups: the replay
+// laboratory (package replay) records their latency around bursts of rule
+// updates through it.
+//
+// A worker without an observer pays for it a nil check before each
+// LookupBatch. A worker with one reads the clock around its table-0
+// LookupBatch and makes one interface call per vector; nothing is
+// allocated either way.
+type LookupObserver interface {
+	// ObserveLookup is called on the worker's goroutine once per vector
+	// with a frame to classify, right after its table-0 LookupBatch: the
+	// lookup began at start and took d, for keys keys; c holds the
+	// classifier counters of that lookup alone (they are added to the
+	// worker's as well) and is valid only during the call. It must not
+	// block.
+	ObserveLookup(start time.Time, d time.Duration, keys int, c *rules.Counters)
+}
+
+// SetLookupObserver makes o the worker's lookup observer; nil removes it.
+// Call it from the goroutine that owns the worker, not while it processes.
+func (w *Worker) SetLookupObserver(o LookupObserver) { w.obs = o }
+
 // Quiesce tells the pipeline that the worker holds none of the rules its
 // lookups found (see rules.Reader), until its next Process: a pipeline
 // that recycles the memory of removed rules may then reuse what was
 // removed while the worker held it. Call it from the goroutine that owns
-// the worker whenever it stops processing for a while: after each burst
+// the worker whenever it stops processing for a while: after each vector
 // when frames may not come back at once, and before it returns. A worker
 // that does not costs memory, not correctness.
 func (w *Worker) Quiesce() { w.rd.Leave() }
@@ -394,8 +418,8 @@ func (w *Worker) Stats() Counters {
 	return c
 }
 
-// Verdicts returns, for the last burst given to Process, the table-0
-// answer of each parsed frame (nil: table miss), the burst slot of each,
+// Verdicts returns, for the last vector given to Process, the table-0
+// answer of each parsed frame (nil: table miss), the vector slot of each,
 // and the pipeline version those answers belong to. The slices and the
 // rules are valid until the next Process or Quiesce.
 func (w *Worker) Verdicts() (hits []*rules.Rule, slots []uint8, version uint64) {

@@ -24,6 +24,20 @@ var pcapgenStart = pcapgen.Start
 
 var outPort2 = []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}}}
 
+// randomFlow returns a random IPv4 TCP 5-tuple outside the captures'
+// 10.0.0.0/8 space (the flows the replay laboratory's synthetic controller
+// adds, drawn in the same order).
+func randomFlow(rng *rand.Rand) rules.Match {
+	var m rules.Match
+	m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+	m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
+	m.SetExact(rules.FieldIPv4Src, 0xac100000|uint64(rng.Uint32()&0xfffff))
+	m.SetExact(rules.FieldIPv4Dst, 0xc0a80000|uint64(rng.Uint32()&0xffff))
+	m.SetExact(rules.FieldL4Src, uint64(1024+rng.IntN(60000)))
+	m.SetExact(rules.FieldL4Dst, uint64(1+rng.IntN(1023)))
+	return m
+}
+
 // exactTable returns a pipeline of n exact 5-tuple rules (every IPv4 and
 // IPv6 TCP/UDP flow of c first, then random flows) and 10 wildcard rules.
 func exactTable(b *testing.B, kind rules.FilterKind, c *Capture, n int) *rules.Pipeline {
@@ -45,9 +59,9 @@ func exactTable(b *testing.B, kind rules.FilterKind, c *Capture, n int) *rules.P
 			}
 		}
 	}
-	ctl := &controller{rng: rand.New(rand.NewPCG(1, 2))}
+	rng := rand.New(rand.NewPCG(1, 2))
 	for len(ups) < n {
-		ups = append(ups, rules.Update{Match: ctl.synthetic(), Priority: 100, Instructions: outPort2})
+		ups = append(ups, rules.Update{Match: randomFlow(rng), Priority: 100, Instructions: outPort2})
 	}
 	wild, errs := ofctl.ParseFlows("wild", []byte(`priority=50,ip,nw_dst=10.0.0.0/16,actions=output:1
 priority=50,ip,nw_dst=10.1.0.0/16,actions=output:1

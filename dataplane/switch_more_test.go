@@ -3,17 +3,14 @@ package dataplane
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/ofswitch/ofswitch/internal/pcapgen"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
@@ -23,7 +20,7 @@ import (
 // with the demo rules on two workers: nothing panics and the counts add
 // up.
 func TestSharedCapturesThroughSwitch(t *testing.T) {
-	ups, errs := ofctl.ParseFlows("demo.flows", DemoFlows(), nil)
+	ups, errs := ofctl.ParseFlows("demo.flows", demoFlows(t), nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -55,7 +52,7 @@ func TestSharedCapturesThroughSwitch(t *testing.T) {
 }
 
 // TestPanicCostsOnlyItsPacket makes the packet-in callback panic on one
-// frame of a burst: that packet is counted, the others are all handled.
+// frame of a vector: that packet is counted, the others are all handled.
 func TestPanicCostsOnlyItsPacket(t *testing.T) {
 	pipe := testPipeline(t, 1, rules.FilterBloomCuckoo, "tcp,actions=controller,output:2\n")
 	var seen []int
@@ -66,21 +63,21 @@ func TestPanicCostsOnlyItsPacket(t *testing.T) {
 			panic("callback bug")
 		}
 	}})
-	b := &Burst{N: BurstSize}
-	for i := range BurstSize {
+	vec := &Vector{N: VectorSize}
+	for i := range VectorSize {
 		e, ip, tc := eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolTCP), tcp()
-		b.Frames[i] = build(t, e, ip, tc, gopacket.Payload(fmt.Sprintf("payload long enough %c", byte(i))))
-		b.Link[i], b.InPort[i] = layers.LinkTypeEthernet, 1
+		vec.Frames[i] = build(t, e, ip, tc, gopacket.Payload(fmt.Sprintf("payload long enough %c", byte(i))))
+		vec.Link[i], vec.InPort[i] = layers.LinkTypeEthernet, 1
 	}
 	w := sw.Worker(0)
-	w.Process(b)
+	w.Process(vec)
 	st := w.Stats()
-	if st.Panics != 1 || st.PacketIns != BurstSize || len(seen) != BurstSize {
+	if st.Panics != 1 || st.PacketIns != VectorSize || len(seen) != VectorSize {
 		t.Errorf("panics %d packet-ins %d seen %d", st.Panics, st.PacketIns, len(seen))
 	}
 	// Every frame but the one that panicked went on to output:2.
-	if st.Outputs != BurstSize-1 || !slices.Contains(seen, 31) {
-		t.Errorf("outputs %d, want %d", st.Outputs, BurstSize-1)
+	if st.Outputs != VectorSize-1 || !slices.Contains(seen, 31) {
+		t.Errorf("outputs %d, want %d", st.Outputs, VectorSize-1)
 	}
 }
 
@@ -146,38 +143,5 @@ func TestPcapWriter(t *testing.T) {
 		if h.EthType == EtherTypeIPv4 && (h.InPort != 2 || h.IPDSCP != 7) {
 			t.Fatalf("frame %d: port %d dscp %d", i, h.InPort, h.IPDSCP)
 		}
-	}
-}
-
-// TestDemoCaptureReproducible regenerates the embedded demo capture from
-// the flags of its go:generate directive and requires the same bytes.
-func TestDemoCaptureReproducible(t *testing.T) {
-	src, err := os.ReadFile("demo.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const prefix = "//go:generate go run ../internal/pcapgen/cmd/pcapgen "
-	var args []string
-	for _, line := range strings.Split(string(src), "\n") {
-		if rest, ok := strings.CutPrefix(line, prefix); ok {
-			args = strings.Fields(rest)
-		}
-	}
-	if len(args) < 2 || args[len(args)-2] != "-o" || args[len(args)-1] != "testdata/demo.pcap" {
-		t.Fatalf("go:generate directive for testdata/demo.pcap not found: %q", args)
-	}
-	cfg, _, err := pcapgen.ParseFlags(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := pcapgen.Write(&buf, cfg); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), demoPcap) {
-		t.Errorf("regenerated demo capture (%d bytes) differs from testdata/demo.pcap (%d bytes)", buf.Len(), len(demoPcap))
-	}
-	if c := DemoCapture(); c.Len() != 3000 {
-		t.Errorf("demo capture has %d frames", c.Len())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -238,9 +239,9 @@ func TestActions(t *testing.T) {
 			}})
 			w := sw.Worker(0)
 			in := append([]byte(nil), tt.in...)
-			b := &Burst{N: 1}
-			b.Frames[0], b.Link[0], b.InPort[0] = in, layers.LinkTypeEthernet, 1
-			w.Process(b)
+			vec := &Vector{N: 1}
+			vec.Frames[0], vec.Link[0], vec.InPort[0] = in, layers.LinkTypeEthernet, 1
+			w.Process(vec)
 			if !bytes.Equal(in, tt.in) {
 				t.Error("the input frame was modified")
 			}
@@ -270,6 +271,50 @@ func TestActions(t *testing.T) {
 				t.Errorf("port stats %v", ps[0])
 			}
 		})
+	}
+}
+
+// countObserver sums what a worker reports of its table-0 lookups.
+type countObserver struct {
+	calls, keys int
+	lookups     rules.Counters
+	slow        time.Duration
+}
+
+func (o *countObserver) ObserveLookup(_ time.Time, d time.Duration, keys int, c *rules.Counters) {
+	o.calls++
+	o.keys += keys
+	o.lookups.Add(c)
+	o.slow = max(o.slow, d)
+}
+
+// TestLookupObserver replays a capture through a worker with a lookup
+// observer: it is told of every table-0 lookup, its counters add up to the
+// worker's, and observing allocates nothing.
+func TestLookupObserver(t *testing.T) {
+	pipe := testPipeline(t, 2, rules.FilterBloomCuckoo, "table=0,priority=10,tcp,actions=goto_table:1\ntable=0,priority=1,actions=output:2\ntable=1,actions=output:1\n")
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2}})
+	c := mustLoad(t, "mix.pcap")
+	shard := c.Shard(1)[0]
+	w := sw.Worker(0)
+	var o countObserver
+	w.SetLookupObserver(&o)
+	run := func() { _ = w.ReplayShard(t.Context(), c, shard, nil, timeZero) }
+	run()
+	if n := testing.AllocsPerRun(5, run); n != 0 {
+		t.Errorf("replaying %d frames through an observed worker: %v allocs, want 0", c.Len(), n)
+	}
+	st := w.Stats()
+	t1 := pipe.Rules(1)[0].Packets()
+	if o.calls == 0 || uint64(o.keys) != st.Packets || o.lookups.Lookups != st.Lookup.Lookups-t1 || o.slow <= 0 {
+		t.Errorf("observed %d calls, %d keys, %d lookups (max %v); worker: %d packets, %d lookups, %d in table 1",
+			o.calls, o.keys, o.lookups.Lookups, o.slow, st.Packets, st.Lookup.Lookups, t1)
+	}
+	w.SetLookupObserver(nil)
+	calls := o.calls
+	run()
+	if o.calls != calls {
+		t.Errorf("observer removed, still called %d times", o.calls-calls)
 	}
 }
 
@@ -393,9 +438,9 @@ func TestPortConfig(t *testing.T) {
 	pins := 0
 	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: devs, PacketIn: func(*PacketIn) { pins++ }})
 	send := func() {
-		b := &Burst{N: 1}
-		b.Frames[0], b.Link[0], b.InPort[0] = append([]byte(nil), frame...), layers.LinkTypeEthernet, 1
-		sw.Worker(0).Process(b)
+		vec := &Vector{N: 1}
+		vec.Frames[0], vec.Link[0], vec.InPort[0] = append([]byte(nil), frame...), layers.LinkTypeEthernet, 1
+		sw.Worker(0).Process(vec)
 	}
 	got := func() (int, int, int) {
 		n2, n3, p := len(ports[2].frames), len(ports[3].frames), pins

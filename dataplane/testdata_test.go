@@ -150,9 +150,9 @@ func TestCommittedCaptures(t *testing.T) {
 			}
 			if cfg.Format == "pcapng" {
 				ports := map[uint32]int{}
-				_ = c.Replay(context.Background(), nil, func(b *Burst) error {
-					for i := 0; i < b.N; i++ {
-						ports[b.InPort[i]]++
+				_ = c.Replay(context.Background(), nil, func(vec *Vector) error {
+					for i := 0; i < vec.N; i++ {
+						ports[vec.InPort[i]]++
 					}
 					return nil
 				})

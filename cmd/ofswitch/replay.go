@@ -4,16 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/dataplane"
-	"github.com/ofswitch/ofswitch/rules"
-	"github.com/ofswitch/ofswitch/rules/classbench"
-	"github.com/ofswitch/ofswitch/rules/ofctl"
+	"github.com/ofswitch/ofswitch/replay"
 )
 
 // replayFlags are the flags of `ofswitch replay`.
@@ -86,55 +83,12 @@ status is non-zero.`,
 	return cmd
 }
 
-// loadReplayRules returns the updates to install and the number of tables
-// they need.
-func loadReplayRules(f *replayFlags) ([]rules.Update, int, error) {
-	switch {
-	case f.classbench != "":
-		data, err := os.ReadFile(f.classbench)
-		if err != nil {
-			return nil, 0, err
-		}
-		rs, err := classbench.Parse(f.classbench, data)
-		if err != nil {
-			return nil, 0, err
-		}
-		out := []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}}}
-		ups, _ := classbench.Updates(rs, 0, out)
-		return ups, 1, nil
-	case f.rulesFile != "":
-		data, err := os.ReadFile(f.rulesFile)
-		if err != nil {
-			return nil, 0, err
-		}
-		return parseReplayFlows(f.rulesFile, data)
-	}
-	return parseReplayFlows("demo.flows", dataplane.DemoFlows())
-}
-
-func parseReplayFlows(name string, data []byte) ([]rules.Update, int, error) {
-	ups, errs := ofctl.ParseFlows(name, data, nil)
-	if len(errs) > 0 {
-		return nil, 0, errors.Join(errs...)
-	}
-	tables := 1
-	for _, u := range ups {
-		tables = max(tables, int(u.Table)+1)
-		for _, in := range u.Instructions {
-			if in.Kind == rules.InstGotoTable {
-				tables = max(tables, int(in.Table)+1)
-			}
-		}
-	}
-	return ups, tables, nil
-}
-
 func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
-	ts, err := dataplane.ParseInts(f.ts)
+	ts, err := replay.ParseInts(f.ts)
 	if err != nil {
 		return fmt.Errorf("--t: %w", err)
 	}
-	specs, err := dataplane.ParseFilterSpecs(f.filters, ts)
+	filters, err := replay.ParseFilters(f.filters, ts)
 	if err != nil {
 		return fmt.Errorf("--filter: %w", err)
 	}
@@ -145,43 +99,30 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 	if f.workers < 1 || f.burst < 0 || f.bursts < 0 || f.loops < 1 || f.every <= 0 {
 		return errors.New("--workers and --loops must be positive, --burst and --bursts not negative, --burst-every positive")
 	}
-	ups, tables, err := loadReplayRules(f)
+	ups, tables, err := replay.LoadRules(f.rulesFile, f.classbench)
 	if err != nil {
 		return err
 	}
-	var caps []*dataplane.Capture
-	var loadErr error
-	if len(args) == 0 {
-		caps = []*dataplane.Capture{dataplane.DemoCapture()}
-	} else {
-		caps, loadErr = dataplane.LoadFiles(args)
-		if loadErr != nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "ofswitch replay:", loadErr)
-		}
-		n := 0
-		for _, c := range caps {
-			if c != nil {
-				n += c.Len()
-			}
-		}
-		if n == 0 {
-			return fmt.Errorf("no frames to replay: %w", loadErr)
-		}
+	caps, frames, loadErr := replay.LoadCaptures(args)
+	if loadErr != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "ofswitch replay:", loadErr)
+	}
+	if frames == 0 {
+		return fmt.Errorf("no frames to replay: %w", loadErr)
+	}
+	cfg := &replay.Config{
+		Rules: ups, Tables: tables, Filters: filters, Captures: caps, Workers: f.workers, Speed: speed,
+		Burst: f.burst, Bursts: f.bursts, Every: f.every, AtPackets: f.at, Loops: f.loops, Seed: f.seed,
+		TopN: f.top, Occupancy: f.occupancy, Progress: progress(cmd.ErrOrStderr(), "filter configurations"),
 	}
 	if f.out != "" {
-		if err := replayOut(cmd, f.out, ups, tables, specs[0], caps, f.workers); err != nil {
+		n, err := replay.WriteOutput(cmd.Context(), f.out, cfg)
+		if err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d frames)\n", f.out, n)
 	}
-	bursts := f.bursts
-	if f.burst == 0 {
-		bursts = 0
-	}
-	rep, err := dataplane.RunExperiment(cmd.Context(), &dataplane.ExperimentConfig{
-		Rules: ups, Tables: tables, Filters: specs, Captures: caps, Workers: f.workers, Speed: speed,
-		Burst: f.burst, Bursts: bursts, Every: f.every, AtPackets: f.at, Loops: f.loops, Seed: f.seed,
-		TopN: f.top, Occupancy: f.occupancy, Progress: progress(cmd.ErrOrStderr(), "filter configurations"),
-	})
+	rep, err := replay.Run(cmd.Context(), cfg)
 	if err != nil {
 		return err
 	}
@@ -208,41 +149,5 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 	if loadErr != nil {
 		return fmt.Errorf("some captures could not be read completely (see above); the rest were replayed")
 	}
-	return nil
-}
-
-// replayOut replays caps once through a switch whose ports write to a
-// pcapng file, one interface per port.
-func replayOut(cmd *cobra.Command, path string, ups []rules.Update, tables int, fs dataplane.FilterSpec,
-	caps []*dataplane.Capture, workers int) error {
-	pipe, err := rules.New(&rules.Config{Tables: tables, Filter: fs.Kind, BloomAfter: fs.T})
-	if err != nil {
-		return err
-	}
-	for i, err := range pipe.ApplyBurst(ups, true).Errs {
-		if err != nil {
-			return fmt.Errorf("rule %d (id %d): %w", i, ups[i].ID, err)
-		}
-	}
-	file, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	ports := dataplane.DefaultPorts(caps)
-	pw, err := dataplane.NewPcapWriter(file, ports, nil)
-	if err == nil {
-		sw := dataplane.NewSwitch(pipe, &dataplane.Config{Workers: workers, Ports: ports, Devices: pw.Devices()})
-		err = sw.Replay(cmd.Context(), caps, nil)
-		if ferr := pw.Flush(); err == nil {
-			err = ferr
-		}
-	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s (%d frames)\n", path, pw.Frames())
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/replay"
 )
 
 // replayCLI runs `ofswitch replay args...` and returns stdout and stderr.
@@ -51,7 +52,7 @@ func TestReplayJSONRulesAndPlots(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rep dataplane.Report
+	var rep replay.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, out)
 	}
@@ -116,7 +117,7 @@ func TestReplayClassBench(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rep dataplane.Report
+	var rep replay.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}

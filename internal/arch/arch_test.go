@@ -18,6 +18,7 @@ var allowed = map[string][]string{
 	"openflow":   {"internal/wire"},
 	"rules":      {"filter", "internal/prefetch"},
 	"dataplane":  {"rules", "filter", "internal/prefetch"},
+	"replay":     {"dataplane", "rules", "filter", "internal/prefetch"},
 	"controller": {"openflow", "rules", "filter", "internal/wire", "internal/prefetch"},
 }
 

@@ -1,4 +1,4 @@
-package dataplane
+package replay
 
 import (
 	"encoding/json"
@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
-func TestParseFilterSpecs(t *testing.T) {
-	got, err := ParseFilterSpecs([]string{"bcf,cf", "none", "bcf"}, []int{0, 5})
+func TestParseFilters(t *testing.T) {
+	got, err := ParseFilters([]string{"bcf,cf", "none", "bcf"}, []int{0, 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []FilterSpec{{rules.FilterBloomCuckoo, 0}, {rules.FilterBloomCuckoo, 5}, {rules.FilterCuckoo, 0}, {rules.FilterNone, 0}}
+	want := []Filter{{rules.FilterBloomCuckoo, 0}, {rules.FilterBloomCuckoo, 5}, {rules.FilterCuckoo, 0}, {rules.FilterNone, 0}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
@@ -29,11 +30,11 @@ func TestParseFilterSpecs(t *testing.T) {
 		t.Errorf("names %v %v", got[1], got[3])
 	}
 	for _, bad := range [][]string{{"bloom"}, {}, {" , "}} {
-		if _, err := ParseFilterSpecs(bad, nil); err == nil {
+		if _, err := ParseFilters(bad, nil); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
-	if _, err := ParseFilterSpecs([]string{"bcf"}, []int{-1}); err == nil {
+	if _, err := ParseFilters([]string{"bcf"}, []int{-1}); err == nil {
 		t.Error("t=-1: no error")
 	}
 	if v, err := ParseInts("0, 5,10"); err != nil || len(v) != 3 || v[2] != 10 {
@@ -44,15 +45,15 @@ func TestParseFilterSpecs(t *testing.T) {
 	}
 }
 
-func TestRunExperiment(t *testing.T) {
+func TestRun(t *testing.T) {
 	ups, errs := ofctl.ParseFlows("demo.flows", DemoFlows(), nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	specs, _ := ParseFilterSpecs([]string{"bcf,cf,none"}, []int{0, 10})
+	specs, _ := ParseFilters([]string{"bcf,cf,none"}, []int{0, 10})
 	c := DemoCapture()
 	const burst, bursts = 64, 3
-	rep, err := RunExperiment(t.Context(), &ExperimentConfig{Rules: ups, Tables: 2, Filters: specs, Captures: []*Capture{c},
+	rep, err := Run(t.Context(), &Config{Rules: ups, Tables: 2, Filters: specs, Captures: []*dataplane.Capture{c},
 		Workers: 2, Burst: burst, Bursts: bursts, AtPackets: 2000, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -103,9 +104,9 @@ func TestRunExperiment(t *testing.T) {
 
 func TestReportTextAndPlots(t *testing.T) {
 	ups, _ := ofctl.ParseFlows("demo.flows", DemoFlows(), nil)
-	specs, _ := ParseFilterSpecs([]string{"bcf,none"}, []int{0})
-	rep, err := RunExperiment(t.Context(), &ExperimentConfig{Rules: ups, Tables: 2, Filters: specs,
-		Captures: []*Capture{DemoCapture()}, Workers: 2, Burst: 32, Bursts: 2, Every: 4 * time.Millisecond, Seed: 1})
+	specs, _ := ParseFilters([]string{"bcf,none"}, []int{0})
+	rep, err := Run(t.Context(), &Config{Rules: ups, Tables: 2, Filters: specs,
+		Captures: []*dataplane.Capture{DemoCapture()}, Workers: 2, Burst: 32, Bursts: 2, Every: 4 * time.Millisecond, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
-package dataplane
+package replay
 
 import (
 	_ "embed"
+
+	"github.com/ofswitch/ofswitch/dataplane"
 )
 
 //go:generate go run ../internal/pcapgen/cmd/pcapgen -seed 7 -n 3000 -flows 300 -payload 40 -o testdata/demo.pcap
@@ -16,10 +18,10 @@ var (
 // DemoCapture returns the built-in demo capture (testdata/demo.pcap, made
 // by internal/pcapgen: 3,000 frames of 300 Zipf-popular flows, IPv4 and
 // IPv6, VLAN and QinQ, ARP, ICMP, fragments and 2% malformed frames).
-func DemoCapture() *Capture {
-	c, err := Load("demo.pcap", demoPcap)
+func DemoCapture() *dataplane.Capture {
+	c, err := dataplane.Load("demo.pcap", demoPcap)
 	if err != nil {
-		panic("dataplane: embedded demo capture: " + err.Error()) // a build mistake, checked by tests
+		panic("replay: embedded demo capture: " + err.Error()) // a build mistake, checked by tests
 	}
 	return c
 }

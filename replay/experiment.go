@@ -1,4 +1,4 @@
-package dataplane
+package replay
 
 import (
 	"cmp"
@@ -9,226 +9,16 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
-
-// FilterSpec is one filter configuration an Experiment measures.
-type FilterSpec struct {
-	Kind rules.FilterKind
-	T    int // the Bloom-Cuckoo filter's t (BloomAfter); ignored for cf and none
-}
-
-// String returns "bcf t=5", "cf" or "none".
-func (f FilterSpec) String() string {
-	if f.Kind == rules.FilterBloomCuckoo {
-		return fmt.Sprintf("bcf t=%d", f.T)
-	}
-	return f.Kind.String()
-}
-
-// ParseFilterSpecs expands filter kinds ("bcf", "cf", "none"; each may be
-// a comma-separated list) and Bloom-Cuckoo thresholds into the list of
-// configurations to measure: one bcf entry per t, one entry per other kind.
-func ParseFilterSpecs(kinds []string, ts []int) ([]FilterSpec, error) {
-	if len(ts) == 0 {
-		ts = []int{0}
-	}
-	var out []FilterSpec
-	for _, ks := range kinds {
-		for _, k := range strings.Split(ks, ",") {
-			k = strings.TrimSpace(k)
-			if k == "" {
-				continue
-			}
-			kind, err := rules.ParseFilterKind(k)
-			if err != nil {
-				return nil, err
-			}
-			if kind != rules.FilterBloomCuckoo {
-				if !slices.Contains(out, FilterSpec{Kind: kind}) {
-					out = append(out, FilterSpec{Kind: kind})
-				}
-				continue
-			}
-			for _, t := range ts {
-				if t < 0 {
-					return nil, fmt.Errorf("filter bcf: t=%d must not be negative", t)
-				}
-				if s := (FilterSpec{Kind: kind, T: t}); !slices.Contains(out, s) {
-					out = append(out, s)
-				}
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no filter kind given")
-	}
-	return out, nil
-}
-
-// ParseInts parses a comma-separated list of integers ("0,5,10").
-func ParseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, fmt.Errorf("%q: not an integer", f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// ExperimentConfig describes a replay with bursts of rule updates, run once
-// per filter configuration.
-type ExperimentConfig struct {
-	Rules    []rules.Update // the rule set, applied before the replay
-	Tables   int            // flow tables; zero means 1
-	Filters  []FilterSpec   // zero means bcf t=0
-	Captures []*Capture     // replayed one after the other, Loops times
-	Workers  int            // zero means 1
-	Ports    []uint32       // switch ports; nil means 1..(most capture interfaces)
-	Speed    float64        // 0: as fast as possible; else a multiple of capture time
-
-	// Burst is the number of rule updates per burst; zero means no bursts.
-	Burst int
-	// Bursts is the number of bursts per filter configuration; zero means 5.
-	Bursts int
-	// Every is the time from one burst to the next (half of it is the
-	// "before" window, half the "after" window). Used when AtPackets is 0;
-	// zero means 20ms.
-	Every time.Duration
-	// AtPackets, if set, triggers a burst every AtPackets frames replayed
-	// instead; the "after" window is AtPackets/2 frames.
-	AtPackets uint64
-	// Loops is the least number of times the captures are replayed; the
-	// replay goes on (repeating the captures) until all bursts are done.
-	// Zero means 1.
-	Loops int
-	// Seed seeds the synthetic controller.
-	Seed uint64
-	// Occupancy is the filter occupancy at which bursts find table 0:
-	// the filter gets the fewest buckets that hold the rules plus one
-	// burst at this occupancy, and the synthetic controller pre-installs
-	// flows up to it (the same number for every filter kind). Zero means
-	// 0.9. High occupancy makes insertions kick and, with bcf, use the
-	// Bloom part, as in the Bloom-Cuckoo paper's experiments.
-	Occupancy float64
-	// TopN is the number of rules listed by hits; zero means 10.
-	TopN int
-	// Progress, if set, is called with the filter configurations done.
-	Progress func(done, total int)
-}
-
-// Percentiles summarises a distribution.
-type Percentiles struct {
-	N    int64   `json:"n"`
-	P50  float64 `json:"p50"`
-	P99  float64 `json:"p99"`
-	Max  float64 `json:"max"`
-	Mean float64 `json:"mean"`
-}
-
-// Phase is what lookups did in one window around a burst.
-type Phase struct {
-	Seconds float64 `json:"seconds"`
-	Packets uint64  `json:"packets"`
-	Mpps    float64 `json:"mpps"` // packets over the window, all workers
-	// LookupNs is the latency of one LookupBatch of up to 32 keys, in ns.
-	LookupNs Percentiles `json:"lookup_ns"`
-	FPR      float64     `json:"fpr"` // filter false-positive rate of the window's lookups
-}
-
-// BurstReport holds the figures of DESIGN.md "Update latency during
-// bursts" for one burst.
-type BurstReport struct {
-	Index   int     `json:"index"`
-	At      float64 `json:"at_seconds"` // since the replay started
-	Updates int     `json:"updates"`
-	Adds    int     `json:"adds"`
-	Deletes int     `json:"deletes"`
-	Errors  int     `json:"errors"`
-	// ApplyNs is from the first update applied to the last one visible.
-	ApplyNs int64 `json:"apply_ns"`
-	// UpdateNs is the cost of each update (applied and published as it
-	// arrives, as a FLOW_MOD stream without a bundle is).
-	UpdateNs Percentiles `json:"update_ns"`
-	// Iterations is the filter iterations of each insertion into the
-	// filter during the burst (none for filter none, or if the filter was
-	// rebuilt during the burst).
-	Iterations Percentiles `json:"iterations"`
-	Rebuilt    bool        `json:"filter_rebuilt"`
-	Before     Phase       `json:"before"`
-	During     Phase       `json:"during"`
-	After      Phase       `json:"after"`
-	// Filter state after the burst.
-	FilterLen      int     `json:"filter_len"`
-	FilterBloomLen int     `json:"filter_bloom_len"`
-	BloomShare     float64 `json:"bloom_share"` // Bloom part / elements
-	Occupancy      float64 `json:"occupancy"`
-}
-
-// RuleHits is one rule of a top-N list.
-type RuleHits struct {
-	Table   uint8  `json:"table"`
-	ID      int    `json:"id"` // line number (flow files) or rule index (ClassBench)
-	Flow    string `json:"flow"`
-	Packets uint64 `json:"packets"`
-}
-
-// LatencyPoint is one sample of lookup latency over time.
-type LatencyPoint struct {
-	T  float64 `json:"t"`  // seconds since the replay started
-	Ns float64 `json:"ns"` // latency of one LookupBatch
-}
-
-// KindReport is the result of one filter configuration.
-type KindReport struct {
-	Filter        string           `json:"filter"`
-	Seconds       float64          `json:"seconds"`
-	Packets       uint64           `json:"packets"`
-	PPS           float64          `json:"packets_per_second"`
-	MppsPerWorker []float64        `json:"mpps_per_worker"`
-	MissRate      float64          `json:"table_miss_rate"` // table-0 misses per packet classified
-	FPR           float64          `json:"fpr"`
-	Counters      Counters         `json:"counters"`
-	Ports         []PortStats      `json:"ports"`
-	Top           []RuleHits       `json:"top_rules"`
-	Bursts        []BurstReport    `json:"bursts"`
-	Table         rules.TableStats `json:"table"`
-	// HostSteal is the CPU time the hypervisor took from this machine
-	// while the configuration ran, summed over CPUs (Linux; /proc/stat
-	// counts it in 10 ms steps, so a few milliseconds may show as 0; 0
-	// where it is not counted). A burst window of a millisecond that a
-	// steal hits shows a worker that processed nothing.
-	HostSteal float64        `json:"host_steal_seconds"`
-	Timeline  []LatencyPoint `json:"-"`
-	BurstAt   []float64      `json:"-"` // burst start times, seconds
-	UpdateNs  []float64      `json:"-"` // every update's cost, for the CDF
-}
-
-// Report is the result of an Experiment.
-type Report struct {
-	Captures []string     `json:"captures"`
-	Frames   int          `json:"frames"` // frames per replay of all captures
-	Rules    int          `json:"rules"`
-	Workers  int          `json:"workers"`
-	Burst    int          `json:"burst"`
-	Kinds    []KindReport `json:"kinds"`
-}
 
 // phases of the probe's state word
 const (
@@ -262,7 +52,8 @@ const (
 	timelineStride = 4
 )
 
-func (p *probe) record(start time.Time, d time.Duration, packets int, c *rules.Counters) {
+// ObserveLookup records one table-0 lookup (dataplane.LookupObserver).
+func (p *probe) ObserveLookup(start time.Time, d time.Duration, packets int, c *rules.Counters) {
 	s := p.state.Load()
 	if s >= 0 {
 		a := &p.acc[s/nPhases][s%nPhases]
@@ -275,31 +66,6 @@ func (p *probe) record(start time.Time, d time.Duration, packets int, c *rules.C
 	if p.n%timelineStride == 0 && len(p.timeline) < cap(p.timeline) {
 		p.timeline = append(p.timeline, LatencyPoint{T: start.Sub(p.base).Seconds(), Ns: float64(d.Nanoseconds())})
 	}
-}
-
-// FlowMatch returns an exact match on the 5-tuple of key k (EtherType,
-// IP protocol, addresses, ports) for IPv4 and IPv6 TCP and UDP keys with
-// ports, and false for other keys.
-func FlowMatch(k *rules.Key) (rules.Match, bool) {
-	var m rules.Match
-	p := k.Get(rules.FieldIPProto)
-	et := k.Get(rules.FieldEthType)
-	if (et != rules.EthTypeIPv4 && et != rules.EthTypeIPv6) || (p != rules.IPProtoTCP && p != rules.IPProtoUDP) || k.Get(rules.FieldL4Src) == 0 {
-		return m, false
-	}
-	for _, f := range []rules.Field{rules.FieldEthType, rules.FieldIPProto, rules.FieldL4Src, rules.FieldL4Dst} {
-		m.SetExact(f, k.Get(f))
-	}
-	if et == rules.EthTypeIPv4 {
-		m.SetExact(rules.FieldIPv4Src, k.Get(rules.FieldIPv4Src))
-		m.SetExact(rules.FieldIPv4Dst, k.Get(rules.FieldIPv4Dst))
-	} else {
-		for _, f := range []rules.Field{rules.FieldIPv6Src, rules.FieldIPv6Dst} {
-			hi, lo := k.Get128(f)
-			m.Set128(f, hi, lo, ^uint64(0), ^uint64(0))
-		}
-	}
-	return m, true
 }
 
 // controller is the synthetic controller: it makes bursts of adds of new
@@ -359,14 +125,14 @@ func (c *controller) burst(n int) (ups []rules.Update, adds, dels int) {
 	return ups, adds, dels
 }
 
-// RunExperiment replays the captures once per filter configuration while a
+// Run replays the captures once per filter configuration while a
 // synthetic controller applies bursts of rule updates, and measures what
 // DESIGN.md "Update latency during bursts" lists. The configurations run one
 // after the other on the same captures and the same update sequence.
-func RunExperiment(ctx context.Context, cfg *ExperimentConfig) (*Report, error) {
+func Run(ctx context.Context, cfg *Config) (*Report, error) {
 	c := *cfg
 	if len(c.Filters) == 0 {
-		c.Filters = []FilterSpec{{Kind: rules.FilterBloomCuckoo}}
+		c.Filters = []Filter{{Kind: rules.FilterBloomCuckoo}}
 	}
 	c.Workers = max(c.Workers, 1)
 	c.Tables = max(c.Tables, 1)
@@ -383,7 +149,7 @@ func RunExperiment(ctx context.Context, cfg *ExperimentConfig) (*Report, error) 
 	if c.TopN == 0 {
 		c.TopN = 10
 	}
-	var caps []*Capture
+	var caps []*dataplane.Capture
 	frames := 0
 	for _, cp := range c.Captures {
 		if cp != nil && cp.Len() > 0 {
@@ -392,10 +158,10 @@ func RunExperiment(ctx context.Context, cfg *ExperimentConfig) (*Report, error) 
 		}
 	}
 	if frames == 0 {
-		return nil, errors.New("dataplane: experiment: no frames to replay")
+		return nil, errors.New("replay: no frames to replay")
 	}
 	if c.Ports == nil {
-		c.Ports = DefaultPorts(caps)
+		c.Ports = defaultPorts(caps)
 	}
 	rep := &Report{Frames: frames, Rules: len(c.Rules), Workers: c.Workers, Burst: c.Burst}
 	for _, cp := range caps {
@@ -405,14 +171,14 @@ func RunExperiment(ctx context.Context, cfg *ExperimentConfig) (*Report, error) 
 	shards := make([][][]int32, len(caps))
 	var capFlows []rules.Match
 	seen := map[rules.Match]bool{}
-	p := NewParser()
+	p := dataplane.NewParser()
 	var k rules.Key
 	for i, cp := range caps {
 		shards[i] = cp.Shard(c.Workers)
 		for f := 0; f < cp.Len(); f++ {
 			if h, ok := p.Parse(cp.Frame(f), cp.Link(f), uint32(cp.Iface[f])+1); ok {
 				h.Key(&k)
-				if m, ok := FlowMatch(&k); ok && !seen[m] {
+				if m, ok := dataplane.FlowMatch(&k); ok && !seen[m] {
 					seen[m] = true
 					capFlows = append(capFlows, m)
 				}
@@ -432,7 +198,7 @@ func RunExperiment(ctx context.Context, cfg *ExperimentConfig) (*Report, error) 
 	return rep, nil
 }
 
-func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Capture, shards [][][]int32, capFlows []rules.Match) (*KindReport, error) {
+func runKind(ctx context.Context, c *Config, fs Filter, caps []*dataplane.Capture, shards [][][]int32, capFlows []rules.Match) (*KindReport, error) {
 	buckets, prefill := sizeFilter(len(c.Rules), c.Burst, c.Occupancy)
 	// Recycling as in ofswitch run: the workers announce their lookups
 	// (Worker.Process, Quiesce), and nothing else looks rules up.
@@ -455,7 +221,7 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 			return nil, fmt.Errorf("rule %d (id %d): %w", i, ups[i].ID, err)
 		}
 	}
-	sw := NewSwitch(pipe, &Config{Workers: c.Workers, Ports: c.Ports})
+	sw := dataplane.NewSwitch(pipe, &dataplane.Config{Workers: c.Workers, Ports: c.Ports})
 	var state atomic.Int64
 	state.Store(stateIdle)
 	base := time.Now()
@@ -469,7 +235,7 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 			}
 		}
 		probes[i] = pr
-		sw.Worker(i).probe = pr
+		sw.Worker(i).SetLookupObserver(pr)
 	}
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -477,7 +243,7 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 	busy := make([]time.Duration, c.Workers)
 	errs := make([]error, c.Workers)
 	var wg sync.WaitGroup
-	rcfg := &ReplayConfig{Speed: c.Speed}
+	rcfg := &dataplane.ReplayConfig{Speed: c.Speed}
 	for wi := range c.Workers {
 		wg.Add(1)
 		go func() {
@@ -540,7 +306,7 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 	if st.Packets > 0 {
 		kr.MissRate = float64(st.MissTable0) / float64(st.Packets)
 	}
-	kr.FPR = FalsePositiveRate(&st.Lookup)
+	kr.FPR = dataplane.FalsePositiveRate(&st.Lookup)
 	kr.Counters = st
 	kr.Ports = sw.PortStats()
 	kr.Table = pipe.Table(0).Stats()
@@ -558,7 +324,7 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 				lc.Add(&a.lookups)
 			}
 			out.LookupNs = histPercentiles(h)
-			out.FPR = FalsePositiveRate(&lc)
+			out.FPR = dataplane.FalsePositiveRate(&lc)
 			if out.Seconds > 0 {
 				out.Mpps = float64(out.Packets) / out.Seconds / 1e6
 			}
@@ -573,7 +339,7 @@ func runKind(ctx context.Context, c *ExperimentConfig, fs FilterSpec, caps []*Ca
 
 // runBursts is the synthetic controller's loop: for each burst, a
 // "before" window, the burst, an "after" window.
-func runBursts(ctx context.Context, c *ExperimentConfig, pipe *rules.Pipeline, sw *Switch, ctl *controller,
+func runBursts(ctx context.Context, c *Config, pipe *rules.Pipeline, sw *dataplane.Switch, ctl *controller,
 	state *atomic.Int64, base time.Time, kr *KindReport, finished <-chan struct{}) error {
 	wait := func(d time.Duration, packets uint64) error {
 		if packets > 0 {
@@ -660,10 +426,10 @@ func runBursts(ctx context.Context, c *ExperimentConfig, pipe *rules.Pipeline, s
 	return nil
 }
 
-// DefaultPorts returns the ports a replay of caps uses: 1 to the largest
+// defaultPorts returns the ports a replay of caps uses: 1 to the largest
 // number of capture interfaces (frames of interface i arrive on port
 // i+1), and at least ports 1 and 2.
-func DefaultPorts(caps []*Capture) []uint32 {
+func defaultPorts(caps []*dataplane.Capture) []uint32 {
 	n := 2
 	for _, c := range caps {
 		if c != nil {
@@ -675,6 +441,17 @@ func DefaultPorts(caps []*Capture) []uint32 {
 		ports[i] = uint32(i + 1)
 	}
 	return ports
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // sizeFilter returns the filter buckets (a power of two, at least 16)

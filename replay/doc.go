@@ -1,0 +1,57 @@
+// Package replay replays captures through the data path while a synthetic
+// controller bursts rule updates into the tables, side by side for several
+// filters, and reports what the bursts cost: text, JSON and SVG plots.
+//
+// It is the laboratory behind `ofswitch replay`. [LoadRules] and
+// [LoadCaptures] make its inputs (with no file given, the built-in demo:
+// [DemoFlows] and [DemoCapture]); [Run] measures; the [Report] prints as
+// text ([Report.WriteText]), as JSON (its struct tags) or as SVG plots
+// ([Report.Plot]); [WriteOutput] records what the switch outputs in one
+// pass without bursts.
+//
+// # Update latency during bursts
+//
+// [Run] replays the captures on N workers (dataplane.Switch, flows sharded
+// by hash) once per [Filter] (bcf with several t, cf, none) while a
+// synthetic controller applies bursts of rule updates: adds of new flows,
+// some of them flows of the capture that later packets match, and deletes
+// of flows it added before. The configurations run one after the other on
+// the same captures and, the controller being seeded, the same sequence of
+// updates. For every burst it records what DESIGN.md asks: apply latency,
+// per-update cost in ns and filter iterations, LookupBatch latency
+// (HdrHistogram, one sample per table-0 LookupBatch of a vector, up to 32
+// keys) and throughput before, during and after the burst, Bloom part,
+// occupancy and measured false-positive rate.
+//
+// Table 0's filter gets the fewest buckets that hold the rule set plus one
+// burst at [Config].Occupancy, and the controller pre-installs synthetic
+// flows up to that occupancy (the same number for every filter kind), so
+// that insertions kick and, with bcf, use the Bloom part, as in the
+// Bloom-Cuckoo paper's experiments.
+//
+// # Phases
+//
+// Each burst has three windows. "Before" is half of Config.Every (or
+// AtPackets/2 frames); "during" runs from the first update applied to the
+// last one visible, each update applied and published on its own as a
+// FLOW_MOD stream without a bundle is; "after" is the other half. The
+// controller announces the window (burst and phase) in one atomic word
+// that each probe reads once per lookup. Between bursts, outside every window,
+// it collects garbage and lets the Bloom part drain back into cuckoo slots
+// (rules.Pipeline.Rebalance).
+//
+// # How lookups are timed
+//
+// Each worker gets a probe as its dataplane.LookupObserver: the worker
+// reads the clock around its table-0 LookupBatch and the probe records the
+// duration, the keys and that lookup's classifier counters into its own
+// histogram and counters for the current window, and every fourth sample
+// into a timeline for the latency plot. Probes are owned by one worker
+// each and merged only after the workers stop, so measuring adds no
+// writes shared between workers. A worker without a probe pays a nil
+// check before each LookupBatch.
+//
+// The host's steal time (/proc/stat) is read around each configuration:
+// on a shared virtual machine a stolen millisecond shows as a burst window
+// in which a worker processed nothing, and the report says so.
+package replay

@@ -1,0 +1,194 @@
+package replay
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ofswitch/ofswitch/dataplane"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// Percentiles summarises a distribution.
+type Percentiles struct {
+	N    int64   `json:"n"`
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Phase is what lookups did in one window around a burst.
+type Phase struct {
+	Seconds float64 `json:"seconds"`
+	Packets uint64  `json:"packets"`
+	Mpps    float64 `json:"mpps"` // packets over the window, all workers
+	// LookupNs is the latency of one LookupBatch of up to 32 keys, in ns.
+	LookupNs Percentiles `json:"lookup_ns"`
+	FPR      float64     `json:"fpr"` // filter false-positive rate of the window's lookups
+}
+
+// BurstReport holds the figures of DESIGN.md "Update latency during
+// bursts" for one burst.
+type BurstReport struct {
+	Index   int     `json:"index"`
+	At      float64 `json:"at_seconds"` // since the replay started
+	Updates int     `json:"updates"`
+	Adds    int     `json:"adds"`
+	Deletes int     `json:"deletes"`
+	Errors  int     `json:"errors"`
+	// ApplyNs is from the first update applied to the last one visible.
+	ApplyNs int64 `json:"apply_ns"`
+	// UpdateNs is the cost of each update (applied and published as it
+	// arrives, as a FLOW_MOD stream without a bundle is).
+	UpdateNs Percentiles `json:"update_ns"`
+	// Iterations is the filter iterations of each insertion into the
+	// filter during the burst (none for filter none, or if the filter was
+	// rebuilt during the burst).
+	Iterations Percentiles `json:"iterations"`
+	Rebuilt    bool        `json:"filter_rebuilt"`
+	Before     Phase       `json:"before"`
+	During     Phase       `json:"during"`
+	After      Phase       `json:"after"`
+	// Filter state after the burst.
+	FilterLen      int     `json:"filter_len"`
+	FilterBloomLen int     `json:"filter_bloom_len"`
+	BloomShare     float64 `json:"bloom_share"` // Bloom part / elements
+	Occupancy      float64 `json:"occupancy"`
+}
+
+// RuleHits is one rule of a top-N list.
+type RuleHits struct {
+	Table   uint8  `json:"table"`
+	ID      int    `json:"id"` // line number (flow files) or rule index (ClassBench)
+	Flow    string `json:"flow"`
+	Packets uint64 `json:"packets"`
+}
+
+// LatencyPoint is one sample of lookup latency over time.
+type LatencyPoint struct {
+	T  float64 `json:"t"`  // seconds since the replay started
+	Ns float64 `json:"ns"` // latency of one LookupBatch
+}
+
+// KindReport is the result of one filter configuration.
+type KindReport struct {
+	Filter        string                `json:"filter"`
+	Seconds       float64               `json:"seconds"`
+	Packets       uint64                `json:"packets"`
+	PPS           float64               `json:"packets_per_second"`
+	MppsPerWorker []float64             `json:"mpps_per_worker"`
+	MissRate      float64               `json:"table_miss_rate"` // table-0 misses per packet classified
+	FPR           float64               `json:"fpr"`
+	Counters      dataplane.Counters    `json:"counters"`
+	Ports         []dataplane.PortStats `json:"ports"`
+	Top           []RuleHits            `json:"top_rules"`
+	Bursts        []BurstReport         `json:"bursts"`
+	Table         rules.TableStats      `json:"table"`
+	// HostSteal is the CPU time the hypervisor took from this machine
+	// while the configuration ran, summed over CPUs (Linux; /proc/stat
+	// counts it in 10 ms steps, so a few milliseconds may show as 0; 0
+	// where it is not counted). A burst window of a millisecond that a
+	// steal hits shows a worker that processed nothing.
+	HostSteal float64        `json:"host_steal_seconds"`
+	Timeline  []LatencyPoint `json:"-"`
+	BurstAt   []float64      `json:"-"` // burst start times, seconds
+	UpdateNs  []float64      `json:"-"` // every update's cost, for the CDF
+}
+
+// Report is the result of Run.
+type Report struct {
+	Captures []string     `json:"captures"`
+	Frames   int          `json:"frames"` // frames per replay of all captures
+	Rules    int          `json:"rules"`
+	Workers  int          `json:"workers"`
+	Burst    int          `json:"burst"`
+	Kinds    []KindReport `json:"kinds"`
+}
+
+// WriteText writes the report for people: one line per filter
+// configuration side by side, then per configuration the counters, the
+// top rules and one line per burst.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	names := make([]string, len(r.Captures))
+	for i, c := range r.Captures {
+		names[i] = filepath.Base(c)
+	}
+	fmt.Fprintf(&b, "replay of %s (%d frames per pass) against %d rules on %d workers", strings.Join(names, ", "), r.Frames, r.Rules, r.Workers)
+	if r.Burst > 0 {
+		fmt.Fprintf(&b, ", bursts of %d updates", r.Burst)
+	}
+	b.WriteString("\n\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "filter\tpackets\tpackets/s\tMpps/worker\ttable miss\tFPR\tfilter elems\tBloom part\toccupancy\t")
+	for _, k := range r.Kinds {
+		mw := make([]string, len(k.MppsPerWorker))
+		for i, m := range k.MppsPerWorker {
+			mw[i] = fmt.Sprintf("%.2f", m)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%.2f%%\t%.4f\t%d\t%d\t%.3f\t\n", k.Filter, k.Packets, k.PPS, strings.Join(mw, " "),
+			100*k.MissRate, k.FPR, k.Table.FilterLen, k.Table.FilterBloomLen, k.Table.Occupancy)
+	}
+	tw.Flush()
+	for _, k := range r.Kinds {
+		c := &k.Counters
+		fmt.Fprintf(&b, "\n%s: %s\n", k.Filter, c.Parse.String())
+		if k.HostSteal > 0 {
+			fmt.Fprintf(&b, "  host steal: %.0f ms of CPU time taken by the hypervisor in %.2f s (a burst window it hits shows fewer packets)\n",
+				1e3*k.HostSteal, k.Seconds)
+		}
+		fmt.Fprintf(&b, "  classified=%d hits=%d misses=%d drops=%d outputs=%d packet-ins=%d rewrites=%d ttl-expired=%d lookups=%d filter-negatives=%d false-positives=%d probes=%d retries=%d\n",
+			c.Packets, c.Hits, c.Misses, c.Drops, c.Outputs, c.PacketIns, c.Rewrites, c.TTLExpired,
+			c.Lookup.Lookups, c.Lookup.FilterNegatives, c.Lookup.FalsePositives, c.Lookup.Probes, c.Lookup.Retries)
+		for _, p := range k.Ports {
+			fmt.Fprintf(&b, "  %v\n", p)
+		}
+		if len(k.Top) > 0 {
+			fmt.Fprintf(&b, "  top %d rules by packets:\n", len(k.Top))
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "    packets\ttable\tid\tflow")
+			for _, t := range k.Top {
+				fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\n", t.Packets, t.Table, t.ID, t.Flow)
+			}
+			tw.Flush()
+		}
+		if len(k.Bursts) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "  bursts (apply: first update to last visible; update cost in ns and filter iterations; lookup: one batch of up to 32, ns; Mpps and lookup p50/p99 before | during | after):\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "    #\tat s\tadd/del\tapply µs\tns p50/p99/max\titer p50/p99/max\tMpps b|d|a\tlookup p50 b|d|a\tlookup p99 b|d|a\tBloom part\toccupancy\tFPR after\t")
+		for _, br := range k.Bursts {
+			iter := "-"
+			if br.Iterations.N > 0 {
+				iter = fmt.Sprintf("%.0f/%.0f/%.0f", br.Iterations.P50, br.Iterations.P99, br.Iterations.Max)
+			} else if br.Rebuilt {
+				iter = "rebuilt"
+			}
+			ph := [3]*Phase{&br.Before, &br.During, &br.After}
+			three := func(f func(*Phase) string) string {
+				s := make([]string, 3)
+				for i, p := range ph {
+					s[i] = "-"
+					if p.LookupNs.N > 0 {
+						s[i] = f(p)
+					}
+				}
+				return strings.Join(s, "|")
+			}
+			fmt.Fprintf(tw, "    %d\t%.3f\t%d/%d\t%.0f\t%.0f/%.0f/%.0f\t%s\t%s\t%s\t%s\t%d (%.1f%%)\t%.3f\t%.4f\t\n",
+				br.Index, br.At, br.Adds, br.Deletes, float64(br.ApplyNs)/1e3,
+				br.UpdateNs.P50, br.UpdateNs.P99, br.UpdateNs.Max, iter,
+				three(func(p *Phase) string { return fmt.Sprintf("%.2f", p.Mpps) }),
+				three(func(p *Phase) string { return fmt.Sprintf("%.0f", p.LookupNs.P50) }),
+				three(func(p *Phase) string { return fmt.Sprintf("%.0f", p.LookupNs.P99) }),
+				br.FilterBloomLen, 100*br.BloomShare, br.Occupancy, br.After.FPR)
+		}
+		tw.Flush()
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
