@@ -14,6 +14,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/tables"
 )
 
 // Config describes one switch. The zero value of every field means its
@@ -22,9 +23,9 @@ type Config struct {
 	// Channel configures the OpenFlow channel: datapath id, batching of
 	// FLOW_MODs into bursts, inactivity probe, TLS, fail mode, StrictPorts
 	// and the logger. New fills in what connects the channel to the rest
-	// of the switch (Pipeline, Ports, PacketOut, OnFailOpen, Lookups,
-	// OnBurst), whatever those fields hold. A zero DatapathID is derived
-	// from the ports (see DatapathID).
+	// of the switch (FlowTables, Ports, PacketOut, OnFailOpen), whatever
+	// those fields hold. A zero DatapathID is derived from the ports (see
+	// DatapathID).
 	Channel controller.Config
 	// Targets are where the channel listens (ptcp:, pssl:) and which
 	// controllers it keeps a connection to (tcp:, ssl:); at least one.
@@ -68,6 +69,8 @@ type dataPlane interface {
 	datapathID(def uint64) uint64
 	// configure points the channel's configuration at the data plane.
 	configure(cfg *controller.Config)
+	// lookups returns how many frames the workers have looked up so far.
+	lookups() uint64
 	// run switches frames until ctx ends, then stops the workers.
 	run(ctx context.Context, agent *controller.Agent, log *slog.Logger) error
 	// close closes the ports, once neither the workers nor the agent run.
@@ -88,7 +91,7 @@ type dataPlane interface {
 type Bridge struct {
 	cfg     Config
 	log     *slog.Logger
-	pipe    *rules.Pipeline
+	tables  *tables.Owner
 	agent   *controller.Agent
 	dp      dataPlane // nil without ports
 	reg     *prometheus.Registry
@@ -132,9 +135,7 @@ func New(cfg *Config) (*Bridge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bridge: %w", err)
 	}
-	b.pipe = pipe
-	ch.Pipeline = pipe
-	ch.Ports, ch.PacketOut, ch.OnFailOpen, ch.Lookups, ch.OnBurst = nil, nil, nil, nil, nil
+	ch.Ports, ch.PacketOut, ch.OnFailOpen = nil, nil, nil
 
 	// Ports are opened last among the checks: every later error path
 	// closes them.
@@ -154,6 +155,10 @@ func New(cfg *Config) (*Bridge, error) {
 		b.dp.configure(ch)
 	}
 
+	tc := &tables.Config{}
+	if b.dp != nil {
+		tc.Lookups = b.dp.lookups
+	}
 	var bm *burstMetrics
 	if c.Metrics != "" {
 		b.reg = prometheus.NewRegistry()
@@ -164,7 +169,7 @@ func New(cfg *Config) (*Bridge, error) {
 	}
 	if bm != nil || b.stats != nil {
 		stats := b.stats
-		ch.OnBurst = func(r controller.Burst) {
+		tc.OnBurst = func(r tables.Burst) {
 			if bm != nil {
 				bm.add(r)
 			}
@@ -173,12 +178,14 @@ func New(cfg *Config) (*Bridge, error) {
 			}
 		}
 	}
+	b.tables = tables.New(pipe, tc)
+	ch.FlowTables = b.tables
 	if b.agent, err = controller.New(ch); err != nil {
 		b.Close()
 		return nil, err
 	}
 	if b.reg != nil {
-		b.reg.MustRegister(&tableCollector{agent: b.agent, pipe: pipe})
+		b.reg.MustRegister(&tableCollector{agent: b.agent, tables: b.tables})
 		if b.dp != nil {
 			b.reg.MustRegister(b.dp.collector())
 		}
@@ -206,6 +213,9 @@ func (b *Bridge) DatapathID() uint64 {
 
 // Agent returns the switch's OpenFlow channel.
 func (b *Bridge) Agent() *controller.Agent { return b.agent }
+
+// FlowTables returns the switch's flow tables.
+func (b *Bridge) FlowTables() *tables.Owner { return b.tables }
 
 // MetricsAddr returns the address the metrics are served on, or "" without
 // Config.Metrics.

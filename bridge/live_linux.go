@@ -76,8 +76,10 @@ func (ls *liveSwitch) configure(cfg *controller.Config) {
 		return packetOutError(ls.sw.PacketOut(inPort, actions, frame))
 	}
 	cfg.OnFailOpen = ls.sw.SetFailOpen
-	cfg.Lookups = ls.sw.Processed
 }
+
+// lookups returns how many frames the workers have looked up so far.
+func (ls *liveSwitch) lookups() uint64 { return ls.sw.Processed() }
 
 // packetIn hands a worker's packet-in to the controllers. It runs on the
 // worker's goroutine; the agent copies the frame and does not block.

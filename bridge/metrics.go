@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ofswitch/ofswitch/controller"
-	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/tables"
 )
 
 // listenMetrics opens the metrics listener on addr and makes the server
@@ -28,10 +28,11 @@ func (b *Bridge) listenMetrics(addr string) error {
 	return nil
 }
 
-// tableCollector exports the agent's tables at scrape time.
+// tableCollector exports the flow tables and the channel's connections
+// at scrape time.
 type tableCollector struct {
-	agent *controller.Agent
-	pipe  *rules.Pipeline
+	agent  *controller.Agent
+	tables *tables.Owner
 }
 
 var (
@@ -53,10 +54,10 @@ func (c *tableCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(c.agent.Conns()))
-	ch <- prometheus.MustNewConstMetric(descPrefault, prometheus.GaugeValue, float64(c.pipe.Prefaulted()))
-	ch <- prometheus.MustNewConstMetric(descRecycled, prometheus.CounterValue, float64(c.pipe.Recycled()))
+	ch <- prometheus.MustNewConstMetric(descPrefault, prometheus.GaugeValue, float64(c.tables.Pipeline().Prefaulted()))
+	ch <- prometheus.MustNewConstMetric(descRecycled, prometheus.CounterValue, float64(c.tables.Pipeline().Recycled()))
 	ch <- prometheus.MustNewConstMetric(descOverlap, prometheus.CounterValue, float64(c.agent.Overlapped()))
-	for i, ts := range c.agent.TableStats() {
+	for i, ts := range c.tables.Stats() {
 		t := strconv.Itoa(i)
 		ch <- prometheus.MustNewConstMetric(descFlows, prometheus.GaugeValue, float64(ts.Flows), t)
 		ch <- prometheus.MustNewConstMetric(descSubtables, prometheus.GaugeValue, float64(ts.Subtables), t)
@@ -90,8 +91,8 @@ func newBurstMetrics(reg *prometheus.Registry) *burstMetrics {
 	return m
 }
 
-// add records b; called from the agent's OnBurst.
-func (m *burstMetrics) add(b controller.Burst) {
+// add records b; called from the tables' OnBurst.
+func (m *burstMetrics) add(b tables.Burst) {
 	m.latency.Observe(b.Latency.Seconds())
 	m.apply.Observe(b.Apply.Seconds())
 	m.updates.Add(float64(b.Updates))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/tables"
 )
 
 // burstStats gathers the bursts of FLOW_MODs of one interval for
@@ -26,7 +26,7 @@ type burstStats struct {
 	// sums of the bursts' lookup rates, and how many bursts had one
 	before, during float64
 	nBefore        int
-	last           controller.Burst
+	last           tables.Burst
 }
 
 func newBurstStats() *burstStats {
@@ -38,8 +38,8 @@ func newBurstStats() *burstStats {
 	}
 }
 
-// add records b; called from the agent's OnBurst.
-func (s *burstStats) add(b controller.Burst) {
+// add records b; called from the tables' OnBurst.
+func (s *burstStats) add(b tables.Burst) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bursts++
@@ -57,7 +57,7 @@ func (s *burstStats) add(b controller.Burst) {
 		s.before += b.LookupsBefore
 		s.nBefore++
 	}
-	b.Costs = nil // the agent's buffer: not kept past OnBurst
+	b.Costs = nil // the tables' buffer: not kept past OnBurst
 	s.last = b
 }
 
@@ -91,7 +91,7 @@ func (s *burstStats) report(log *slog.Logger) {
 		log.Info("bursts", attrs...)
 	}
 	s.since, s.bursts, s.updates, s.errors = now, 0, 0, 0
-	s.before, s.during, s.nBefore, s.last = 0, 0, 0, controller.Burst{}
+	s.before, s.during, s.nBefore, s.last = 0, 0, 0, tables.Burst{}
 	s.latency.Reset()
 	s.cost.Reset()
 	s.iters.Reset()
