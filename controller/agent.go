@@ -58,11 +58,10 @@ type Config struct {
 	// the way (one that pipelines, as ofswitch push does) to a goroutine
 	// of the connection's own, which applies it while the connection
 	// reads and translates the next batch. That pays where a processor is
-	// to spare and waking a goroutine is cheap; on a 2-vCPU virtual
-	// machine, pushes with four batches in flight ran a median 1.12 times
-	// as fast without it, the switch spending a quarter less CPU per flow
-	// (BENCHMARKS.md, 2026-11-25). Off by default: each burst is applied
-	// where it is read.
+	// to spare and waking a goroutine is cheap; where processors are few,
+	// the two goroutine wake-ups of each hand-over cost more than the
+	// overlap gains. Off by default: each burst is applied where it is
+	// read.
 	OverlapBursts bool
 	// TableCounters, if set, returns the lookups and matches the data
 	// plane counted for a table, for OFPMP_TABLE replies.

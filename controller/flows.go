@@ -30,8 +30,8 @@ import (
 // applied where it is: a client that waits for each barrier reply gains
 // nothing from the hand-over but a wake-up in the latency of its batch.
 // Without OverlapBursts every burst is applied where it is: the two
-// wake-ups of a hand-over cost more than the overlap gains on a machine of
-// two virtual processors.
+// wake-ups of a hand-over cost more than the overlap gains where
+// processors are few.
 
 // insCache is the last instruction list a connection translated: its wire
 // bytes, the table of its FLOW_MOD and the translation.
@@ -52,8 +52,8 @@ type pendingMod struct {
 // Reader's buffer, its FLOW_MOD queue and its burst result. A queue of
 // BatchMax updates is large, and growing one for every connection would
 // cost a short-lived one more than its burst; and memory the process has
-// not touched yet costs a page fault a page when first written (13 µs a
-// 4 KiB page on the machine of BENCHMARKS.md), a dozen of them in the first
+// not touched yet costs a page fault a page when first written (tens of
+// microseconds a page in some virtual machines), a dozen of them in the first
 // batch of a new connection otherwise.
 type connBufs struct {
 	r    *openflow.Reader
