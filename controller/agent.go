@@ -13,6 +13,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/tables"
 )
 
 // Config sets up an Agent. The zero value of every field means its default.
@@ -32,19 +33,21 @@ type Config struct {
 	Logger *slog.Logger
 	// Ports are the switch's ports; nil for a switch without ports.
 	Ports Ports
-	// Pipeline holds the flow tables; nil means a new one with Tables
-	// tables, the default (Bloom-Cuckoo) filter, memory made ahead for
-	// a burst of BatchMax adds (rules.Config.PrefaultRules) and the memory
-	// of removed rules reused (rules.Config.Recycle: look rules up in it
-	// only through a rules.Reader). Run keeps that memory made after every
-	// burst (rules.Pipeline.Prefault). The agent reads the rules of a
-	// pipeline only under its own lock, so either kind works.
-	Pipeline *rules.Pipeline
+	// FlowTables holds the flow tables and is their only writer; nil
+	// means a new one of Tables tables, the default (Bloom-Cuckoo) filter,
+	// memory made ahead for a burst of BatchMax adds
+	// (rules.Config.PrefaultRules) and the memory of removed rules reused
+	// (rules.Config.Recycle: look rules up in it only through a
+	// rules.Reader). Run runs its background work (tables.Owner.Run) and
+	// sends the FLOW_REMOVED records of the flows it expires. The agent
+	// reads the rules of the tables only inside tables.Owner.Read, so a
+	// pipeline that recycles works.
+	FlowTables *tables.Owner
 	// StrictPorts refuses masked TCP/UDP/SCTP ports with OFPBMC_BAD_MASK,
 	// as strict OpenFlow 1.3 requires; by default they are accepted, as
 	// Open vSwitch accepts them. The flow tables check matches when a
-	// burst is applied: a Pipeline of the caller's should have the same
-	// StrictPorts in its rules.Config.
+	// burst is applied: the pipeline of a caller's FlowTables should have the
+	// same StrictPorts in its rules.Config.
 	StrictPorts bool
 	// BatchMax is the most FLOW_MODs applied as one burst; default 1024.
 	BatchMax int
@@ -55,11 +58,10 @@ type Config struct {
 	// the way (one that pipelines, as ofswitch push does) to a goroutine
 	// of the connection's own, which applies it while the connection
 	// reads and translates the next batch. That pays where a processor is
-	// to spare and waking a goroutine is cheap; on a 2-vCPU virtual
-	// machine, pushes with four batches in flight ran a median 1.12 times
-	// as fast without it, the switch spending a quarter less CPU per flow
-	// (BENCHMARKS.md, 2026-11-25). Off by default: each burst is applied
-	// where it is read.
+	// to spare and waking a goroutine is cheap; where processors are few,
+	// the two goroutine wake-ups of each hand-over cost more than the
+	// overlap gains. Off by default: each burst is applied where it is
+	// read.
 	OverlapBursts bool
 	// TableCounters, if set, returns the lookups and matches the data
 	// plane counted for a table, for OFPMP_TABLE replies.
@@ -73,12 +75,6 @@ type Config struct {
 	// controller may leave unread before it is disconnected; default
 	// 64 MiB.
 	AsyncLimit int
-	// OnBurst, if set, is called after every burst of FLOW_MODs, with
-	// the flow tables' writer lock held: it must be quick.
-	OnBurst func(Burst)
-	// Lookups, if set, returns how many packets the data plane has looked
-	// up so far (safe from any goroutine), for the lookup rates of Burst.
-	Lookups func() uint64
 	// PacketOut, if set, executes a PACKET_OUT: actions on frame as if it
 	// had been received on inPort (openflow.PortController when the
 	// message names none). Actions come translated to rules.Action
@@ -142,33 +138,8 @@ var versions = []uint8{openflow.Version13, openflow.Version14}
 // goroutine; its methods are safe for concurrent use.
 type Agent struct {
 	cfg    Config
-	pipe   *rules.Pipeline
-	bursts burstRing
-
-	// tmu makes the writer of the flow tables one goroutine at a time:
-	// bursts, expiry and the walks of stats requests. Lookups in the data
-	// plane never take it.
-	tmu sync.Mutex
-	// lastBurst is when the last burst was published, in nanoseconds
-	// since epoch plus one (0: none yet), for the idle maintenance; see
-	// maintain. maintWaits is set while maintain waits for a burst with
-	// no timer running; apply, when it clears the flag, signals burst
-	// (without blocking), so that maintain is woken once after it went
-	// idle, not after every burst.
-	epoch      time.Time
-	lastBurst  atomic.Int64
-	maintWaits atomic.Bool
-	burst      chan struct{}
-	// refill is signalled (without blocking) after a burst that took half
-	// of the memory made ahead for some table (rules.Pipeline.PrefaultDue),
-	// for prefault.
-	refill chan struct{}
-	// Guarded by tmu: apply's buffers, and when the last burst was
-	// published with the lookup count then.
-	costs      []rules.UpdateCost
-	costBuf    []int64
-	lastPub    time.Time
-	lastPubLks uint64
+	tables *tables.Owner
+	pipe   *rules.Pipeline // tables.Pipeline(), for its number of tables
 
 	// bufs holds what closed connections leave for new ones (see
 	// connBufs).
@@ -200,29 +171,17 @@ func New(cfg *Config) (*Agent, error) {
 		return nil, fmt.Errorf("controller: unknown fail mode %d", a.cfg.FailMode)
 	}
 	a.fail.init()
-	a.pipe = a.cfg.Pipeline
-	if a.pipe == nil {
+	a.tables = a.cfg.FlowTables
+	if a.tables == nil {
 		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables), StrictPorts: a.cfg.StrictPorts, PrefaultRules: a.cfg.BatchMax, Recycle: true})
 		if err != nil {
 			return nil, fmt.Errorf("controller: %w", err)
 		}
-		a.pipe = p
+		a.tables = tables.New(p, nil)
 	}
+	a.pipe = a.tables.Pipeline()
 	a.cfg.Tables = uint8(a.pipe.NumTables())
-	a.bursts.init(1024)
-	a.epoch = time.Now()
-	a.burst = make(chan struct{}, 1)
-	a.refill = make(chan struct{}, 1)
-	a.lastPub, a.lastPubLks = time.Now(), a.lookups()
 	return a, nil
-}
-
-// lookups returns the data plane's lookup count, 0 without Config.Lookups.
-func (a *Agent) lookups() uint64 {
-	if a.cfg.Lookups == nil {
-		return 0
-	}
-	return a.cfg.Lookups()
 }
 
 // tlsConfig returns the TLS configuration for ssl: and pssl: targets:
@@ -239,20 +198,8 @@ func (a *Agent) tlsConfig() *tls.Config {
 	return c
 }
 
-// Pipeline returns the flow tables the agent updates.
-func (a *Agent) Pipeline() *rules.Pipeline { return a.pipe }
-
-// TableStats returns the statistics of every flow table, taken while no
-// burst is being applied.
-func (a *Agent) TableStats() []rules.TableStats {
-	a.tmu.Lock()
-	defer a.tmu.Unlock()
-	out := make([]rules.TableStats, a.pipe.NumTables())
-	for i := range out {
-		out[i] = a.pipe.Table(uint8(i)).Stats()
-	}
-	return out
-}
+// FlowTables returns the flow tables the agent updates.
+func (a *Agent) FlowTables() *tables.Owner { return a.tables }
 
 // Conns returns the number of connections that completed the handshake.
 func (a *Agent) Conns() int {
@@ -274,21 +221,7 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		a.expire(ctx)
-	}()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		a.maintain(ctx, idleAfter)
-	}()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		a.prefault(ctx)
-	}()
+	wg.Go(func() { a.tables.Run(ctx, a.flowsRemoved) })
 	active := 0
 	for _, t := range targets {
 		if !t.Passive {

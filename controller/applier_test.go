@@ -192,13 +192,13 @@ func applierOracle(t *testing.T, seed uint64, overlap bool) {
 	if err := <-werr; err != nil {
 		t.Fatal(err)
 	}
-	a.tmu.Lock()
-	defer a.tmu.Unlock()
-	for tb := range uint8(tables) {
-		if got, want := ruleStrings(a.pipe.Rules(tb)), ruleStrings(oracle.Rules(tb)); !slices.Equal(got, want) {
-			t.Fatalf("table %d: the switch holds\n%q\nthe oracle\n%q", tb, got, want)
+	a.FlowTables().Read(func(p *rules.Pipeline) {
+		for tb := range uint8(tables) {
+			if got, want := ruleStrings(p.Rules(tb)), ruleStrings(oracle.Rules(tb)); !slices.Equal(got, want) {
+				t.Fatalf("table %d: the switch holds\n%q\nthe oracle\n%q", tb, got, want)
+			}
 		}
-	}
+	})
 	nerr := 0
 	for _, w := range wants {
 		nerr += len(w.errs)
@@ -265,7 +265,7 @@ func TestApplierWriteFails(t *testing.T) {
 		t.Fatalf("flush after the failed burst: %v, want a write error", err)
 	}
 	c.stopApplier()
-	if n := len(a.Pipeline().Rules(0)); n != 2 {
+	if n := len(a.FlowTables().Pipeline().Rules(0)); n != 2 {
 		t.Fatalf("%d rules, want 2", n)
 	}
 }

@@ -51,10 +51,11 @@ func benchTargets(b *testing.B) []benchTarget {
 		// Serve runs no idle maintenance (Run does): do its work here.
 		for range 100 {
 			time.Sleep(time.Millisecond) // past the unlink grace
-			a.tmu.Lock()
-			a.pipe.Rebalance(rebalanceBudget)
-			st := a.pipe.Table(0).Stats()
-			a.tmu.Unlock()
+			var st rules.TableStats
+			a.FlowTables().Read(func(p *rules.Pipeline) {
+				p.Rebalance(4096)
+				st = p.Table(0).Stats()
+			})
 			if st.Rules == st.Flows {
 				return
 			}

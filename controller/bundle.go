@@ -88,7 +88,7 @@ func (c *conn) onBundleControl(msg []byte) error {
 		if len(c.bundles) >= maxBundles {
 			return c.bundleErr(bundleOutOfBundles)
 		}
-		c.bundles[m.BundleID] = &bundle{flags: m.Flags, start: time.Now(), startLks: c.a.lookups()}
+		c.bundles[m.BundleID] = &bundle{flags: m.Flags, start: time.Now(), startLks: c.a.tables.Lookups()}
 		replyType = openflow.BundleOpenReply
 	case openflow.BundleCloseRequest:
 		if b == nil {
@@ -108,9 +108,9 @@ func (c *conn) onBundleControl(msg []byte) error {
 			return c.bundleErr(bundleMsgFailed)
 		}
 		res := &c.res
-		c.a.apply(res, b.ups, true, b.start, b.startLks)
+		failed := c.a.tables.Apply(res, b.ups, true, b.start, b.startLks)
 		c.a.flowsRemoved(res.Removed)
-		if countErrs(res.Errs) > 0 {
+		if failed > 0 {
 			// Checked as they were added, updates fail here only on
 			// the table's state (an overlap, a full table); the others
 			// stay applied.
@@ -150,7 +150,7 @@ func (c *conn) onBundleAdd(msg []byte) error {
 		if len(c.bundles) >= maxBundles {
 			return c.bundleErr(bundleOutOfBundles)
 		}
-		b = &bundle{flags: m.Flags, start: time.Now(), startLks: c.a.lookups()}
+		b = &bundle{flags: m.Flags, start: time.Now(), startLks: c.a.tables.Lookups()}
 		c.bundles[m.BundleID] = b
 	}
 	if b.closed {

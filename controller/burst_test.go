@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"net"
 	"slices"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/tables"
 )
 
 // TestBurstFigures pushes batches of flows over a connection and checks
@@ -32,11 +32,12 @@ func TestBurstFigures(t *testing.T) {
 	// Bursts at the barriers only: with the default batch wait (1 ms) a
 	// batch whose second write the push client is slow to send (a loaded
 	// machine) would be applied as two bursts.
-	a, addr := startAgent(t, &Config{Pipeline: pipe, Lookups: lookups, BatchWait: time.Hour, OnBurst: func(b Burst) {
+	ft := tables.New(pipe, &tables.Config{Lookups: lookups, OnBurst: func(b tables.Burst) {
 		mu.Lock()
 		costs = append(costs, append([]rules.UpdateCost(nil), b.Costs...))
 		mu.Unlock()
 	}})
+	a, addr := startAgent(t, &Config{FlowTables: ft, BatchWait: time.Hour})
 	const batch, batches = 60, 4 // 240 flows: 94% of a 64-bucket filter
 	ups := exactFlows(batch*batches, 0)
 	nc, err := net.Dial("tcp", addr)
@@ -47,7 +48,7 @@ func TestBurstFigures(t *testing.T) {
 	if err != nil || len(res.Errors) != 0 {
 		t.Fatalf("push: %v (%d refused)", err, len(res.Errors))
 	}
-	bs := a.Bursts()
+	bs := a.FlowTables().Bursts()
 	if len(bs) != batches || len(costs) != batches {
 		t.Fatalf("%d bursts recorded and %d seen by OnBurst, want %d", len(bs), len(costs), batches)
 	}
@@ -66,7 +67,7 @@ func TestBurstFigures(t *testing.T) {
 		}
 		for _, d := range []struct {
 			name string
-			d    Dist
+			d    tables.Dist
 		}{{"update ns", b.UpdateNs}, {"iterations", b.Iterations}} {
 			if !(d.d.P50 <= d.d.P99 && d.d.P99 <= d.d.Max && d.d.Mean <= d.d.Max && d.d.P50 > 0) {
 				t.Errorf("burst %d: %s %+v out of order", i, d.name, d.d)
@@ -106,44 +107,5 @@ func TestBurstFigures(t *testing.T) {
 	}
 	if last := bs[batches-1]; last.BloomLen == 0 {
 		t.Errorf("no element in the Bloom part at %.0f%% occupancy with t = 0", 100*last.Occupancy)
-	}
-}
-
-func TestDistOf(t *testing.T) {
-	vs := make([]int64, 200)
-	for i := range vs {
-		vs[i] = int64(200 - i) // 200..1, unsorted
-	}
-	want := Dist{N: 200, P50: 100, P99: 198, Max: 200, Mean: 100.5}
-	if got := distOf(vs); got != want {
-		t.Errorf("distOf(1..200) = %+v, want %+v", got, want)
-	}
-	if got := distOf(nil); got != (Dist{}) {
-		t.Errorf("distOf(nil) = %+v", got)
-	}
-	if got := distOf([]int64{7}); got != (Dist{N: 1, P50: 7, P99: 7, Max: 7, Mean: 7}) {
-		t.Errorf("distOf(7) = %+v", got)
-	}
-}
-
-// TestSelectDist checks the selection behind every burst's figures against
-// sorting, on values with few and with many repeats, of every length up to
-// a few bursts.
-func TestSelectDist(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for _, spread := range []int64{1, 3, 1000, 1 << 40} {
-		for n := 0; n <= 600; n += 1 + n/16 {
-			vs := make([]int64, n)
-			for i := range vs {
-				vs[i] = 1 + rng.Int64N(spread)
-			}
-			if spread == 3 && n > 2 {
-				slices.Sort(vs) // sorted input: the worst case of naive pivots
-			}
-			want := distOf(slices.Clone(vs))
-			if got := selectDist(vs); got != want {
-				t.Fatalf("spread %d, n %d: selectDist = %+v, distOf = %+v", spread, n, got, want)
-			}
-		}
 	}
 }

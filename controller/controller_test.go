@@ -656,7 +656,7 @@ func TestBundleFailsWhole(t *testing.T) {
 	if em.Experimenter != openflow.ONFExperimenter {
 		t.Fatalf("commit error experimenter %#x", em.Experimenter)
 	}
-	if n := len(a.Pipeline().Rules(0)); n != 0 {
+	if n := len(a.FlowTables().Pipeline().Rules(0)); n != 0 {
 		t.Fatalf("%d flows applied from a failed bundle", n)
 	}
 	// The connection goes on, and the id is free again.
@@ -669,7 +669,7 @@ func TestBundleFailsWhole(t *testing.T) {
 	if err := rep.UnmarshalBinary(c.recv(openflow.TypeExperimenter)); err != nil || rep.Type != openflow.BundleCommitReply || rep.XID != 7 {
 		t.Fatalf("commit reply %+v, %v", rep, err)
 	}
-	if n := len(a.Pipeline().Rules(0)); n != 1 {
+	if n := len(a.FlowTables().Pipeline().Rules(0)); n != 1 {
 		t.Fatalf("%d flows after a good bundle, want 1", n)
 	}
 }
@@ -749,9 +749,7 @@ func TestFlowModsBeforeClose(t *testing.T) {
 	for a.Conns() > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	a.tmu.Lock()
-	n := len(a.pipe.Rules(0))
-	a.tmu.Unlock()
+	n := a.FlowTables().Stats()[0].Flows
 	if n != 10 {
 		t.Fatalf("%d of 10 flows applied after the controller closed", n)
 	}
@@ -772,11 +770,7 @@ func TestBatchWait(t *testing.T) {
 			fm.Version, fm.XID = openflow.Version13, uint32(i+1)
 			c.send(&fm)
 		}
-		flows := func() int {
-			a.tmu.Lock()
-			defer a.tmu.Unlock()
-			return len(a.pipe.Rules(0))
-		}
+		flows := func() int { return a.FlowTables().Stats()[0].Flows }
 		look := 2 * time.Second
 		if wait == time.Hour {
 			look = 200 * time.Millisecond // ten times the other wait
@@ -823,7 +817,7 @@ func TestSharedInstructions(t *testing.T) {
 	c.expectError(2, openflow.ErrTypeBadInstruction, uint16(openflow.BadInstructionBadTableID))
 	c.recv(openflow.TypeBarrierReply)
 	for table, want := range []int{2, 1, 0} {
-		rs := a.Pipeline().Rules(uint8(table))
+		rs := a.FlowTables().Pipeline().Rules(uint8(table))
 		if len(rs) != want {
 			t.Fatalf("table %d holds %d rules, want %d", table, len(rs), want)
 		}
@@ -894,7 +888,7 @@ func TestPipelinedBursts(t *testing.T) {
 		if rep.XID != 2000 || rep.Aggregate.FlowCount != 40 {
 			t.Fatalf("batch max %d: aggregate xid %d, %d flows; want xid 2000, 40 flows", batchMax, rep.XID, rep.Aggregate.FlowCount)
 		}
-		if n := len(a.Pipeline().Rules(0)); n != 40 {
+		if n := len(a.FlowTables().Pipeline().Rules(0)); n != 40 {
 			t.Fatalf("batch max %d: %d rules, want 40", batchMax, n)
 		}
 		// The barriers (and the full batches) came with more read

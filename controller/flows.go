@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"context"
 	"net"
 	"time"
 
@@ -31,8 +30,8 @@ import (
 // applied where it is: a client that waits for each barrier reply gains
 // nothing from the hand-over but a wake-up in the latency of its batch.
 // Without OverlapBursts every burst is applied where it is: the two
-// wake-ups of a hand-over cost more than the overlap gains on a machine of
-// two virtual processors.
+// wake-ups of a hand-over cost more than the overlap gains where
+// processors are few.
 
 // insCache is the last instruction list a connection translated: its wire
 // bytes, the table of its FLOW_MOD and the translation.
@@ -53,8 +52,8 @@ type pendingMod struct {
 // Reader's buffer, its FLOW_MOD queue and its burst result. A queue of
 // BatchMax updates is large, and growing one for every connection would
 // cost a short-lived one more than its burst; and memory the process has
-// not touched yet costs a page fault a page when first written (13 µs a
-// 4 KiB page on the machine of BENCHMARKS.md), a dozen of them in the first
+// not touched yet costs a page fault a page when first written (tens of
+// microseconds a page in some virtual machines), a dozen of them in the first
 // batch of a new connection otherwise.
 type connBufs struct {
 	r    *openflow.Reader
@@ -104,7 +103,7 @@ func (c *conn) onFlowMod(msg []byte) error {
 		}
 	}
 	if len(c.batch) == 1 {
-		c.batchStart, c.batchLks = time.Now(), c.a.lookups()
+		c.batchStart, c.batchLks = time.Now(), c.a.tables.Lookups()
 		c.batchDue = c.batchStart.Add(c.a.cfg.BatchWait)
 	}
 	c.batchReq = append(c.batchReq, pendingMod{})
@@ -172,7 +171,7 @@ func (c *conn) flush() error {
 // burst has taken effect all the same.
 func (c *conn) applyBurst(ups []rules.Update, reqs []pendingMod, start time.Time, lks uint64) error {
 	res := &c.res
-	c.a.apply(res, ups, false, start, lks)
+	c.a.tables.Apply(res, ups, false, start, lks)
 	var werr error
 	for i, err := range res.Errs {
 		if err != nil && werr == nil {
@@ -281,64 +280,6 @@ func (c *conn) stopApplier() {
 	c.jobs = nil
 }
 
-// apply runs one burst on the pipeline, as its only writer while it runs,
-// into res (see rules.Pipeline.ApplyBurstTo), and records what the burst
-// cost. start is when its first update was read, and startLks the data
-// plane's lookup count then.
-func (a *Agent) apply(res *rules.BurstResult, ups []rules.Update, atomic bool, start time.Time, startLks uint64) {
-	a.tmu.Lock()
-	defer a.tmu.Unlock()
-	if cap(a.costs) < len(ups) {
-		a.costs = make([]rules.UpdateCost, len(ups))
-	}
-	costs := a.costs[:len(ups)]
-	t0 := time.Now()
-	a.pipe.ApplyBurstTo(res, ups, atomic, costs)
-	done := time.Now()
-	lks := a.lookups()
-	fs := a.pipe.Filters()
-	b := Burst{
-		Start: start, Updates: len(ups), Apply: done.Sub(t0), Latency: done.Sub(start),
-		Errors: countErrs(res.Errs), Version: res.Version,
-		FilterLen: fs.Len, BloomLen: fs.BloomLen, Occupancy: fs.Occupancy,
-		LookupsDuring: rate(lks-startLks, done.Sub(start)), Costs: costs,
-	}
-	// A burst read while another connection's was applied started
-	// before that one's publication: it has no "before" of its own.
-	if start.After(a.lastPub) && startLks >= a.lastPubLks {
-		b.LookupsBefore = rate(startLks-a.lastPubLks, start.Sub(a.lastPub))
-	}
-	a.lastPub, a.lastPubLks = done, lks
-	a.costBuf = burstFigures(&b, costs, a.costBuf)
-	a.bursts.record(b)
-	a.lastBurst.Store(int64(done.Sub(a.epoch)) + 1)
-	if a.maintWaits.Load() && a.maintWaits.CompareAndSwap(true, false) {
-		select {
-		case a.burst <- struct{}{}:
-		default:
-		}
-	}
-	if a.pipe.PrefaultDue() {
-		select {
-		case a.refill <- struct{}{}:
-		default:
-		}
-	}
-	if a.cfg.OnBurst != nil {
-		a.cfg.OnBurst(b)
-	}
-}
-
-func countErrs(errs []error) int {
-	n := 0
-	for _, e := range errs {
-		if e != nil {
-			n++
-		}
-	}
-	return n
-}
-
 // flowsRemoved sends OFPT_FLOW_REMOVED for each record to every connection
 // whose role and asynchronous configuration ask for it (OpenFlow 1.3.5
 // §7.4.2, §6.1.1).
@@ -376,114 +317,13 @@ func (a *Agent) flowsRemoved(rs []rules.FlowRemoved) {
 	}
 }
 
-// expire removes timed-out entries once a second until ctx is done.
-func (a *Agent) expire(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		a.tmu.Lock()
-		rs := a.pipe.Expire()
-		a.tmu.Unlock()
-		a.flowsRemoved(rs)
-	}
-}
-
-// idleAfter is how long the flow tables must go without a burst before
-// maintain works on them; rebalanceBudget bounds the filter elements one
-// pass moves, and so the time a burst arriving meanwhile waits for it.
-const (
-	idleAfter       = 2 * time.Millisecond
-	rebalanceBudget = 4096
-)
-
-// maintain does the flow tables' idle work (rules.Pipeline.Rebalance)
-// once they have gone idle for d after a burst, until ctx is done: removed
-// rules leave the index, and elements that a burst put into a Bloom-Cuckoo
-// filter's Bloom part move back into cuckoo slots, where lookups answer
-// with fewer false positives. It goes on, a budget at a time, while there
-// is more to move and no burst comes.
-//
-// Bursts do not wake it: it sleeps until d after the last one it knows
-// of and looks again, and only once it has caught up, with nothing more
-// to do, does it ask apply to wake it at the next burst (maintWaits).
-func (a *Agent) maintain(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	t.Stop()
-	sleep := func(d time.Duration) bool {
-		t.Reset(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return false
-		case <-t.C:
-			return true
-		}
-	}
-	var seen int64 // the last burst maintain has waited out
-	for {
-		if a.lastBurst.Load() == seen {
-			a.maintWaits.Store(true)
-			// A burst published before the flag was set did not see
-			// it; if one came, whoever clears the flag first owes the
-			// wake-up: maintain itself, or apply, which signals.
-			if a.lastBurst.Load() == seen || !a.maintWaits.CompareAndSwap(true, false) {
-				select {
-				case <-ctx.Done():
-					return
-				case <-a.burst:
-				}
-			}
-		}
-		for {
-			seen = a.lastBurst.Load()
-			if wait := d - (time.Since(a.epoch) - time.Duration(seen-1)); wait > 0 {
-				if !sleep(wait) {
-					return
-				}
-				continue
-			}
-			a.tmu.Lock()
-			moved := a.pipe.Rebalance(rebalanceBudget)
-			a.tmu.Unlock()
-			if moved < rebalanceBudget {
-				break
-			}
-			if !sleep(d) {
-				return
-			}
-		}
-	}
-}
-
-// prefault makes the memory of the next burst's rules after every burst
-// (rules.Pipeline.Prefault), until ctx is done. It runs beside the
-// connections, without the table lock: while the switch waits for the
-// next batch, or on the other processor while it applies one, the page
-// faults of memory the process touches first land here rather than in
-// the middle of a burst.
-func (a *Agent) prefault(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-a.refill:
-			a.pipe.Prefault()
-		}
-	}
-}
-
 // selectRules calls fn, in lookup order, for each rule an OFPMP_FLOW or
 // OFPMP_AGGREGATE request selects (OpenFlow 1.3.5 §7.3.5.2): in the given
 // table or all, whose match the request's covers, that output to out_port
 // and use out_group when those are set, and whose cookie agrees under
-// cookie_mask. fn runs under the table lock: a pipeline that recycles may
-// reuse a rule's memory for another flow in the next burst, so nothing of
-// a rule is read after selectRules returns.
+// cookie_mask. fn runs inside tables.Owner.Read: a pipeline that recycles
+// may reuse a rule's memory for another flow in the next burst, so nothing
+// of a rule is read after selectRules returns.
 func (a *Agent) selectRules(fr *openflow.FlowStatsRequest, fn func(*rules.Rule)) error {
 	n := a.pipe.NumTables()
 	if fr.TableID != 0xff && int(fr.TableID) >= n {
@@ -493,22 +333,22 @@ func (a *Agent) selectRules(fr *openflow.FlowStatsRequest, fn func(*rules.Rule))
 	if err != nil {
 		return err
 	}
-	a.tmu.Lock()
-	defer a.tmu.Unlock()
-	for id := range n {
-		if fr.TableID != 0xff && int(fr.TableID) != id {
-			continue
-		}
-		for _, r := range a.pipe.Rules(uint8(id)) {
-			if !m.Covers(&r.Match) ||
-				r.Cookie&fr.CookieMask != fr.Cookie&fr.CookieMask ||
-				(fr.OutPort != openflow.PortAny && !r.OutputsTo(fr.OutPort)) ||
-				(fr.OutGroup != openflow.GroupAny && !r.UsesGroup(fr.OutGroup)) {
+	a.tables.Read(func(p *rules.Pipeline) {
+		for id := range n {
+			if fr.TableID != 0xff && int(fr.TableID) != id {
 				continue
 			}
-			fn(r)
+			for _, r := range p.Rules(uint8(id)) {
+				if !m.Covers(&r.Match) ||
+					r.Cookie&fr.CookieMask != fr.Cookie&fr.CookieMask ||
+					(fr.OutPort != openflow.PortAny && !r.OutputsTo(fr.OutPort)) ||
+					(fr.OutGroup != openflow.GroupAny && !r.UsesGroup(fr.OutGroup)) {
+					continue
+				}
+				fn(r)
+			}
 		}
-	}
+	})
 	return nil
 }
 
@@ -538,14 +378,14 @@ func (c *conn) onAggregateStats(msg []byte, req *openflow.MultipartRequest) erro
 func (c *conn) onTableStats(msg []byte) error {
 	a := c.a
 	rep := &openflow.MultipartReply{Part: openflow.MultipartTable}
-	a.tmu.Lock()
-	for id := range a.pipe.NumTables() {
-		ts := openflow.TableStats{TableID: uint8(id), ActiveCount: uint32(len(a.pipe.Rules(uint8(id))))}
-		if a.cfg.TableCounters != nil {
-			ts.LookupCount, ts.MatchedCount = a.cfg.TableCounters(uint8(id))
+	a.tables.Read(func(p *rules.Pipeline) {
+		for id := range p.NumTables() {
+			ts := openflow.TableStats{TableID: uint8(id), ActiveCount: uint32(len(p.Rules(uint8(id))))}
+			if a.cfg.TableCounters != nil {
+				ts.LookupCount, ts.MatchedCount = a.cfg.TableCounters(uint8(id))
+			}
+			rep.Tables = append(rep.Tables, ts)
 		}
-		rep.Tables = append(rep.Tables, ts)
-	}
-	a.tmu.Unlock()
+	})
 	return out(c.reply(msg, rep, openflow.TypeMultipartReply))
 }

@@ -159,12 +159,12 @@ func TestOvsOfctlBundle(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "b.flows")
 	os.WriteFile(file, []byte("priority=100,ip,nw_src=127.1.0.1,actions=output:2\npriority=200,tcp,tp_dst=80,actions=output:1\ntable=1,priority=0,actions=drop\n"), 0o644)
 	for _, v := range []string{"OpenFlow13", "OpenFlow14"} {
-		before := len(a.Bursts())
+		before := len(a.FlowTables().Bursts())
 		out, err := exec.Command(ofctl, "-O", v, "--bundle", "add-flows", target, file).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s --bundle add-flows: %v\n%s", v, err, out)
 		}
-		bs := a.Bursts()[before:]
+		bs := a.FlowTables().Bursts()[before:]
 		if len(bs) != 1 || bs[0].Updates != 3 {
 			t.Fatalf("%s: bursts %+v, want one burst of 3", v, bs)
 		}

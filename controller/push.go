@@ -11,6 +11,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/tables"
 )
 
 // PushConfig sets up Push. The zero value of a field means its default.
@@ -191,7 +192,7 @@ func latencyFigures(res *PushResult, lat []int64) {
 	if len(lat) == 0 {
 		return
 	}
-	d := distOf(lat) // sorts lat
+	d := tables.DistOf(lat) // sorts lat
 	res.LatencyP50 = time.Duration(d.P50) * time.Microsecond
 	res.LatencyP99 = time.Duration(d.P99) * time.Microsecond
 	res.LatencyMax = time.Duration(d.Max) * time.Microsecond

@@ -52,12 +52,12 @@ func TestPush(t *testing.T) {
 	if len(res.Errors) != 1 || res.Errors[0].Where != "test.flows:2501" || !strings.Contains(res.Errors[0].Error(), "OFPBIC_BAD_TABLE_ID") {
 		t.Fatalf("errors %v, want one OFPBIC_BAD_TABLE_ID at test.flows:2501", res.Errors)
 	}
-	if n := len(a.Pipeline().Rules(0)); n != 2501 {
+	if n := len(a.FlowTables().Pipeline().Rules(0)); n != 2501 {
 		t.Fatalf("table 0 holds %d rules, want 2501", n)
 	}
 	// Every burst is on record, none bigger than a batch.
 	total := 0
-	for _, bu := range a.Bursts() {
+	for _, bu := range a.FlowTables().Bursts() {
 		if bu.Updates > 256 {
 			t.Errorf("burst of %d updates, batch is 256", bu.Updates)
 		}
@@ -152,7 +152,7 @@ func TestPushWindow(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(bad, " ") {
 				t.Fatalf("errors at %v, want %v", got, bad)
 			}
-			if n := len(a.Pipeline().Rules(0)); n != 300-len(bad) {
+			if n := len(a.FlowTables().Pipeline().Rules(0)); n != 300-len(bad) {
 				t.Fatalf("table 0 holds %d rules, want %d", n, 300-len(bad))
 			}
 		})
@@ -264,7 +264,7 @@ func TestPushBundle(t *testing.T) {
 		t.Errorf("negotiated version %#x, want 1.4 for bundles", res.Version)
 	}
 	check(t, res)
-	rs := a.Pipeline().Rules(0)
+	rs := a.FlowTables().Pipeline().Rules(0)
 	if len(rs) != n-batch {
 		t.Fatalf("table 0 holds %d rules, want %d", len(rs), n-batch)
 	}
@@ -276,7 +276,7 @@ func TestPushBundle(t *testing.T) {
 		}
 	}
 	// The two committed bundles were two bursts; the refused one none.
-	if bs := a.Bursts(); len(bs) != 2 || bs[0].Updates != batch || bs[1].Updates != batch {
+	if bs := a.FlowTables().Bursts(); len(bs) != 2 || bs[0].Updates != batch || bs[1].Updates != batch {
 		t.Errorf("bursts %+v, want two of %d", bs, batch)
 	}
 

@@ -96,10 +96,9 @@ func TestOvsTestcontroller(t *testing.T) {
 	runAgent(t, a, Target{Host: "127.0.0.1", Port: port})
 
 	// The controller's first flow: priority 0, match all, CONTROLLER:128.
-	table := func() []*rules.Rule {
-		a.tmu.Lock()
-		defer a.tmu.Unlock()
-		return a.pipe.Rules(0)
+	table := func() (rs []*rules.Rule) {
+		a.FlowTables().Read(func(p *rules.Pipeline) { rs = p.Rules(0) })
+		return rs
 	}
 	eventually(t, "table-miss entry", log, func() bool { return len(table()) >= 1 })
 	miss := table()[0]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,12 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 )
 
@@ -276,5 +279,30 @@ func TestRunGC(t *testing.T) {
 	})
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("with GOGC=150 in the environment: run set the target to %d", got)
+	}
+}
+
+func TestRunFlagErrors(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("live ports need Linux")
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--port", "ofsw-nosuchif", "--listen", "ptcp:0"}, "port ofsw-nosuchif"},
+		{[]string{"--port", "ofsw-x", "--port", "ofsw-x"}, "port ofsw-x: given twice"},
+		{[]string{"--port", "lo", "--workers", "0"}, "--workers 0"},
+		{[]string{"--fail-mode", "open"}, "--fail-mode"},
+		{[]string{"--dpid", "xyz"}, "--dpid"},
+	} {
+		_, err := run(t, append([]string{"run"}, tt.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("run %v: err = %v, want one naming %q", tt.args, err, tt.want)
+		}
+	}
+	_, err := run(t, "run", "--port", "ofsw-nosuchif")
+	if !errors.Is(err, dataplane.ErrNoInterface) {
+		t.Errorf("run --port of a missing interface: err = %v, want dataplane.ErrNoInterface", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package bridge
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/ofswitch/ofswitch/rules"
 )
 
-// liveSwitch is the data plane of `ofswitch run --port`: a dataplane.Switch
+// liveSwitch is the data plane of a bridge with ports: a dataplane.Switch
 // whose workers read the ports' AF_PACKET rings, the OpenFlow view of the
 // ports, and the watcher that keeps that view current.
 type liveSwitch struct {
@@ -36,12 +36,12 @@ type liveSwitch struct {
 // calling thread.
 func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, error) {
 	if queues <= 0 {
-		return nil, fmt.Errorf("--workers %d: want at least 1", queues)
+		return nil, fmt.Errorf("bridge: workers %d: want at least 1 per port", queues)
 	}
 	seen := make(map[string]bool, len(names))
 	for _, name := range names {
 		if seen[name] {
-			return nil, fmt.Errorf("--port %s: given twice", name)
+			return nil, fmt.Errorf("bridge: port %s: given twice", name)
 		}
 		seen[name] = true
 	}
@@ -51,7 +51,7 @@ func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, erro
 		lp, err := dataplane.OpenLivePort(name, uint32(i+1), &dataplane.LiveConfig{Queues: queues})
 		if err != nil {
 			ls.close()
-			return nil, fmt.Errorf("--port %s: %w", name, err)
+			return nil, fmt.Errorf("bridge: port %s: %w", name, err)
 		}
 		ls.ports = append(ls.ports, lp)
 		ls.infos = append(ls.infos, lp.Info())
@@ -76,8 +76,10 @@ func (ls *liveSwitch) configure(cfg *controller.Config) {
 		return packetOutError(ls.sw.PacketOut(inPort, actions, frame))
 	}
 	cfg.OnFailOpen = ls.sw.SetFailOpen
-	cfg.Lookups = ls.sw.Processed
 }
+
+// lookups returns how many frames the workers have looked up so far.
+func (ls *liveSwitch) lookups() uint64 { return ls.sw.Processed() }
 
 // packetIn hands a worker's packet-in to the controllers. It runs on the
 // worker's goroutine; the agent copies the frame and does not block.

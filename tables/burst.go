@@ -1,4 +1,4 @@
-package controller
+package tables
 
 import (
 	"math/bits"
@@ -9,16 +9,16 @@ import (
 	"github.com/ofswitch/ofswitch/rules"
 )
 
-// Burst records one batch of FLOW_MODs applied to the flow tables, with
-// the figures of DESIGN.md "Update latency during bursts" that the agent
-// can know: the data plane's lookup latency is not timed on the live path
-// (ofswitch replay measures it).
+// Burst records one burst of updates applied to the flow tables, with the
+// figures of docs/DESIGN.md "Update latency during bursts" that the owner
+// of the tables can know: the data plane's lookup latency is not timed on
+// the live path (ofswitch replay measures it).
 type Burst struct {
-	Start   time.Time     // when its first FLOW_MOD was read
-	Updates int           // FLOW_MODs in the burst
+	Start   time.Time     // when its first update was read (Owner.Apply's start)
+	Updates int           // updates in the burst
 	Errors  int           // of which failed
-	Apply   time.Duration // time in ApplyBurst, to publication
-	Latency time.Duration // from the first FLOW_MOD read to publication
+	Apply   time.Duration // time in the tables, to publication
+	Latency time.Duration // from the first update read to publication
 	Version uint64        // the table version that published it
 
 	// UpdateNs is the distribution of the updates' costs in ns, each from
@@ -33,14 +33,14 @@ type Burst struct {
 	Occupancy           float64
 	// Lookups per second of the data plane (Config.Lookups; zero without
 	// it): LookupsBefore from the publication of the burst before (or the
-	// agent's start) to this burst's start, LookupsDuring from its start
+	// owner's start) to this burst's start, LookupsDuring from its start
 	// to its publication. The next burst's LookupsBefore is the rate after
 	// this one.
 	LookupsBefore, LookupsDuring float64
 
-	// Costs is what each update cost, in the burst's order. Only OnBurst
-	// sees it, and only until it returns: the bursts Bursts returns have
-	// none.
+	// Costs is what each update cost, in the burst's order. Only
+	// Config.OnBurst sees it, and only until it returns: the bursts
+	// Owner.Bursts returns have none.
 	Costs []rules.UpdateCost
 }
 
@@ -52,15 +52,15 @@ type Dist struct {
 	Mean     float64
 }
 
-// distOf returns the distribution of vs, which it sorts.
-func distOf(vs []int64) Dist {
+// DistOf returns the distribution of vs, which it sorts.
+func DistOf(vs []int64) Dist {
 	slices.Sort(vs)
 	return selectDist(vs)
 }
 
 // selectDist returns the distribution of vs, which it reorders: the ranks
 // it needs are put in place by selection, in time linear in len(vs), not
-// by sorting (the applier summarises every burst this way).
+// by sorting (every burst is summarised this way).
 func selectDist(vs []int64) Dist {
 	n := len(vs)
 	if n == 0 {
@@ -173,15 +173,4 @@ func (r *burstRing) record(b Burst) {
 		r.next, r.full = 0, true
 	}
 	r.mu.Unlock()
-}
-
-// Bursts returns the most recent bursts (up to 1024), oldest first.
-func (a *Agent) Bursts() []Burst {
-	r := &a.bursts
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.full {
-		return append([]Burst(nil), r.buf[:r.next]...)
-	}
-	return append(append([]Burst(nil), r.buf[r.next:]...), r.buf[:r.next]...)
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package bridge
 
 import (
 	"errors"
@@ -157,28 +157,6 @@ func TestPacketOutError(t *testing.T) {
 	}
 	if packetOutError(nil) != nil {
 		t.Error("packetOutError(nil) != nil")
-	}
-}
-
-func TestRunFlagErrors(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--port", "ofsw-nosuchif", "--listen", "ptcp:0"}, "--port ofsw-nosuchif"},
-		{[]string{"--port", "ofsw-x", "--port", "ofsw-x"}, "--port ofsw-x: given twice"},
-		{[]string{"--port", "lo", "--workers", "0"}, "--workers 0"},
-		{[]string{"--fail-mode", "open"}, "--fail-mode"},
-		{[]string{"--dpid", "xyz"}, "--dpid"},
-	} {
-		_, err := run(t, append([]string{"run"}, tt.args...)...)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("run %v: err = %v, want one naming %q", tt.args, err, tt.want)
-		}
-	}
-	_, err := run(t, "run", "--port", "ofsw-nosuchif")
-	if !errors.Is(err, dataplane.ErrNoInterface) {
-		t.Errorf("run --port of a missing interface: err = %v, want dataplane.ErrNoInterface", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package bridge
 
 import (
 	"log/slog"
@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/tables"
 )
 
 // burstStats gathers the bursts of FLOW_MODs of one interval for
-// `run --stats`: their latencies, every update's cost and filter
+// Config.Stats: their latencies, every update's cost and filter
 // iterations, and the lookup rates around them. Safe for concurrent use.
 type burstStats struct {
 	mu      sync.Mutex
@@ -27,7 +26,7 @@ type burstStats struct {
 	// sums of the bursts' lookup rates, and how many bursts had one
 	before, during float64
 	nBefore        int
-	last           controller.Burst
+	last           tables.Burst
 }
 
 func newBurstStats() *burstStats {
@@ -39,8 +38,8 @@ func newBurstStats() *burstStats {
 	}
 }
 
-// add records b; called from the agent's OnBurst.
-func (s *burstStats) add(b controller.Burst) {
+// add records b; called from the tables' OnBurst.
+func (s *burstStats) add(b tables.Burst) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bursts++
@@ -58,7 +57,7 @@ func (s *burstStats) add(b controller.Burst) {
 		s.before += b.LookupsBefore
 		s.nBefore++
 	}
-	b.Costs = nil // the agent's buffer: not kept past OnBurst
+	b.Costs = nil // the tables' buffer: not kept past OnBurst
 	s.last = b
 }
 
@@ -92,7 +91,7 @@ func (s *burstStats) report(log *slog.Logger) {
 		log.Info("bursts", attrs...)
 	}
 	s.since, s.bursts, s.updates, s.errors = now, 0, 0, 0
-	s.before, s.during, s.nBefore, s.last = 0, 0, 0, controller.Burst{}
+	s.before, s.during, s.nBefore, s.last = 0, 0, 0, tables.Burst{}
 	s.latency.Reset()
 	s.cost.Reset()
 	s.iters.Reset()
@@ -102,42 +101,4 @@ func (s *burstStats) report(log *slog.Logger) {
 func roundTo(x float64, n int) float64 {
 	p := math.Pow10(n)
 	return math.Round(x*p) / p
-}
-
-// burstMetrics are the Prometheus metrics of the agent's bursts.
-type burstMetrics struct {
-	latency, apply, cost prometheus.Histogram
-	iters                prometheus.Histogram
-	updates              prometheus.Counter
-}
-
-func newBurstMetrics(reg *prometheus.Registry) *burstMetrics {
-	// hist is a histogram with n buckets doubling from start.
-	hist := func(name, help string, start float64, n int) prometheus.Histogram {
-		return prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: prometheus.ExponentialBuckets(start, 2, n)})
-	}
-	m := &burstMetrics{
-		latency: hist("ofswitch_burst_latency_seconds", "Time from the first FLOW_MOD of a burst read to the burst visible to lookups.", 1e-6, 24),
-		apply:   hist("ofswitch_burst_apply_seconds", "Time a burst spent in the flow tables, to its publication.", 1e-6, 24),
-		cost:    hist("ofswitch_update_seconds", "Time the flow tables took for one update of a burst.", 25e-9, 20),
-		iters:   hist("ofswitch_filter_insert_iterations", "Filter iterations of an update's insertion (1: placed at once; each kick adds 1).", 1, 10),
-		updates: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "ofswitch_flow_mods_applied_total", Help: "FLOW_MODs applied in bursts.",
-		}),
-	}
-	reg.MustRegister(m.latency, m.apply, m.cost, m.iters, m.updates)
-	return m
-}
-
-// add records b; called from the agent's OnBurst.
-func (m *burstMetrics) add(b controller.Burst) {
-	m.latency.Observe(b.Latency.Seconds())
-	m.apply.Observe(b.Apply.Seconds())
-	m.updates.Add(float64(b.Updates))
-	for _, c := range b.Costs {
-		m.cost.Observe(c.Time.Seconds())
-		if c.Iterations > 0 {
-			m.iters.Observe(float64(c.Iterations))
-		}
-	}
 }

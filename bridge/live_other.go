@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package bridge
 
 import (
 	"errors"
@@ -10,5 +10,5 @@ import (
 
 // openLive fails: live ports are AF_PACKET sockets, which only Linux has.
 func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, error) {
-	return nil, errors.New("--port: live ports need Linux (AF_PACKET)")
+	return nil, errors.New("bridge: ports: live ports need Linux (AF_PACKET)")
 }

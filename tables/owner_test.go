@@ -1,6 +1,7 @@
-package controller
+package tables
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -8,7 +9,48 @@ import (
 	"github.com/ofswitch/ofswitch/rules"
 )
 
-// TestIdleMaintenance runs an agent whose table's filter a burst fills to
+// exactFlows returns n exact 5-tuple TCP flows, from offset on.
+func exactFlows(n, offset int) []rules.Update {
+	ups := make([]rules.Update, n)
+	for i := range ups {
+		k := uint64(i + offset)
+		var m rules.Match
+		m.SetExact(rules.FieldEthType, 0x0800)
+		m.SetExact(rules.FieldIPProto, 6)
+		m.SetExact(rules.FieldIPv4Src, 0x7f100000|k&0xfffff)
+		m.SetExact(rules.FieldIPv4Dst, 0x7f200000|k&0xfffff)
+		m.SetExact(rules.FieldL4Src, 1024+k%50000)
+		m.SetExact(rules.FieldL4Dst, 80)
+		ups[i] = rules.Update{Match: m, Priority: 100, Instructions: []rules.Instruction{
+			{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}},
+		}}
+	}
+	return ups
+}
+
+// runOwner runs o's background work until the test ends.
+func runOwner(t *testing.T, o *Owner) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		o.Run(ctx, nil)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
+// applyNow applies ups as one burst, as a connection would, and returns
+// the result.
+func applyNow(o *Owner, ups []rules.Update) *rules.BurstResult {
+	res := new(rules.BurstResult)
+	o.Apply(res, ups, false, time.Now(), 0)
+	return res
+}
+
+// TestIdleMaintenance runs an owner whose table's filter a burst fills to
 // 94% with t = 0, so that some flows land in the Bloom part, then deletes
 // half of the flows. With no further burst, the agent's idle maintenance
 // must unlink the deleted rules and move the Bloom elements back into
@@ -18,16 +60,9 @@ func TestIdleMaintenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(&Config{Logger: quiet, Pipeline: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runAgent(t, a)
-	stats := func() rules.TableStats {
-		a.tmu.Lock()
-		defer a.tmu.Unlock()
-		return p.Table(0).Stats()
-	}
+	a := New(p, nil)
+	runOwner(t, a)
+	stats := func() rules.TableStats { return a.Stats()[0] }
 	ups := exactFlows(240, 0)
 	if res := applyNow(a, ups); countErrs(res.Errs) != 0 {
 		t.Fatalf("adds refused: %v", res.Errs)
@@ -67,15 +102,16 @@ func TestIdleMaintenance(t *testing.T) {
 }
 
 // TestRunPrefaults: Run keeps the memory of the next burst's rules made
-// after every burst. An agent with its own pipeline keeps a burst of
-// BatchMax adds ahead: after a burst, the pipeline's spare chunks are made
-// without another call, and the flows of a burst that took them are found.
+// after every burst. A pipeline that keeps a burst of 64 adds ahead: after
+// a burst, its spare chunks are made without another call, and the flows
+// of a burst that took them are found.
 func TestRunPrefaults(t *testing.T) {
-	a, err := New(&Config{Logger: quiet, BatchMax: 64})
+	p, err := rules.New(&rules.Config{PrefaultRules: 64, Recycle: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runAgent(t, a)
+	a := New(p, nil)
+	runOwner(t, a)
 	ready := func(what string) int {
 		t.Helper()
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
@@ -119,16 +155,9 @@ func TestMaintainWakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(&Config{Logger: quiet, Pipeline: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runAgent(t, a)
-	present := func() int {
-		a.tmu.Lock()
-		defer a.tmu.Unlock()
-		return p.Table(0).Stats().Rules
-	}
+	a := New(p, nil)
+	runOwner(t, a)
+	present := func() int { return a.Stats()[0].Rules }
 	rng := rand.New(rand.NewPCG(7, 8))
 	const rounds, per = 60, 4
 	ups := exactFlows(rounds*per, 0)
@@ -154,12 +183,4 @@ func TestMaintainWakes(t *testing.T) {
 			t.Fatalf("round %d: %d deleted rules still in the index 400 ms after the burst", round, n)
 		}
 	}
-}
-
-// applyNow applies ups as one burst, as a connection would, and returns
-// the result.
-func applyNow(a *Agent, ups []rules.Update) *rules.BurstResult {
-	res := new(rules.BurstResult)
-	a.apply(res, ups, false, time.Now(), 0)
-	return res
 }

@@ -1,0 +1,41 @@
+// Package tables is the owner of a switch's flow tables: the one writer of
+// a rules.Pipeline, which applies bursts of updates, records what each
+// burst cost, removes the flows whose timeouts pass, and does the tables'
+// idle work, while the data plane's lookups go on without a lock.
+//
+// # Bursts
+//
+// Owner.Apply applies a group of updates as one burst
+// (rules.Pipeline.ApplyBurstTo): lookups never block on it and see the
+// whole burst or none of it. For every burst it records a Burst: its
+// latency from the first update read to publication, the time each update
+// took and the filter iterations of each insertion (summarised as
+// percentiles by rank, as HdrHistogram defines them, in time linear in the
+// burst's size), the filters' Bloom part and occupancy after it, and the
+// data plane's lookups per second before and during it
+// (Config.Lookups). Config.OnBurst receives each Burst as it is recorded,
+// with every update's cost; Owner.Bursts returns the most recent ones.
+//
+// # Background work
+//
+// Owner.Run does what the tables need between bursts:
+//   - expiry: once a second, the flows whose idle or hard timeout passed
+//     are removed, and their records go to the caller (who sends
+//     FLOW_REMOVED);
+//   - idle maintenance: once the tables have gone 2 ms without a burst,
+//     removed rules leave the index and elements a burst put into a
+//     Bloom-Cuckoo filter's Bloom part move back into cuckoo slots
+//     (rules.Pipeline.Rebalance), a bounded budget at a time so that a
+//     burst arriving meanwhile waits little; bursts do not wake it until
+//     it has caught up;
+//   - prefault: after a burst that took half of the rule memory made
+//     ahead, the memory of the next burst's rules is made and touched
+//     (rules.Pipeline.Prefault) off the update path, so that bursts do not
+//     stop for the page faults of fresh memory.
+//
+// # Concurrency
+//
+// One lock makes bursts, expiry, idle maintenance and the walks of
+// Owner.Read one at a time; the data plane's lookups never take it.
+// Prefault runs without it.
+package tables
