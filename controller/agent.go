@@ -35,8 +35,8 @@ type Config struct {
 	Ports Ports
 	// FlowTables holds the flow tables and is their only writer; nil
 	// means a new one of Tables tables, the default (Bloom-Cuckoo) filter,
-	// memory made ahead for a burst of BatchMax adds
-	// (rules.Config.PrefaultRules) and the memory of removed rules reused
+	// memory made ahead for a burst of BatchMax adds (at most
+	// rules.MaxPrefaultRules; rules.Config.PrefaultRules) and the memory of removed rules reused
 	// (rules.Config.Recycle: look rules up in it only through a
 	// rules.Reader). Run runs its background work (tables.Owner.Run) and
 	// sends the FLOW_REMOVED records of the flows it expires. The agent
@@ -173,7 +173,7 @@ func New(cfg *Config) (*Agent, error) {
 	a.fail.init()
 	a.tables = a.cfg.FlowTables
 	if a.tables == nil {
-		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables), StrictPorts: a.cfg.StrictPorts, PrefaultRules: a.cfg.BatchMax, Recycle: true})
+		p, err := rules.New(&rules.Config{Tables: int(a.cfg.Tables), StrictPorts: a.cfg.StrictPorts, PrefaultRules: min(a.cfg.BatchMax, rules.MaxPrefaultRules), Recycle: true})
 		if err != nil {
 			return nil, fmt.Errorf("controller: %w", err)
 		}

@@ -9,6 +9,12 @@ import (
 	"time"
 )
 
+// MaxPrefaultRules bounds Config.PrefaultRules. The pipeline keeps a queue
+// of spare chunks sized for them in each table's slabs before any is
+// made, and the garbage collector scans it: a million rules ahead is far
+// more than a burst needs.
+const MaxPrefaultRules = 1 << 20
+
 // Config sets up a Pipeline. The zero value is usable: one table, a
 // Bloom-Cuckoo filter with t = 0, the real clock.
 type Config struct {
@@ -47,8 +53,9 @@ type Config struct {
 	// PrefaultRules is how many rules (with their index nodes and
 	// entries) the pipeline keeps memory made and mapped for ahead of
 	// need, so that adds do not pay for first-touch page faults; Prefault
-	// makes it, from another goroutine. Zero keeps none. A burst's worth
-	// (the agent's batch maximum, 1024) takes about 600 KB per table in use.
+	// makes it, from another goroutine. Zero keeps none; at most
+	// MaxPrefaultRules. A burst's worth (the channel's batch maximum,
+	// 1024) takes about 600 KB per table in use.
 	PrefaultRules int
 	// Recycle makes the pipeline reuse the memory of removed rules and of
 	// replaced index nodes for the rules and nodes of later adds, once no
@@ -141,8 +148,8 @@ func New(cfg *Config) (*Pipeline, error) {
 	if c.MaxOccupancy == 0 {
 		c.MaxOccupancy = 0.9
 	}
-	if c.PrefaultRules < 0 {
-		return nil, fmt.Errorf("rules: PrefaultRules %d: want 0 or more", c.PrefaultRules)
+	if c.PrefaultRules < 0 || c.PrefaultRules > MaxPrefaultRules {
+		return nil, fmt.Errorf("rules: PrefaultRules %d: want 0 to %d", c.PrefaultRules, MaxPrefaultRules)
 	}
 	p := &Pipeline{cfg: c, timed: map[*Rule]struct{}{}}
 	p.ruleSlab.keepSpare(c.PrefaultRules, &p.prefaultLow)

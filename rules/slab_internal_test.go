@@ -113,3 +113,21 @@ func TestTouch(t *testing.T) {
 	}
 	touch([]entry(nil))
 }
+
+// TestPrefaultRulesBounded: New refuses more rules made ahead than
+// MaxPrefaultRules (each slab sizes its queue of spare chunks for them
+// before any is made) and fewer than none; the bound itself is taken.
+func TestPrefaultRulesBounded(t *testing.T) {
+	for _, n := range []int{-1, MaxPrefaultRules + 1, 1 << 30} {
+		if _, err := New(&Config{PrefaultRules: n}); err == nil {
+			t.Errorf("New with PrefaultRules %d: no error", n)
+		}
+	}
+	p, err := New(&Config{PrefaultRules: MaxPrefaultRules})
+	if err != nil {
+		t.Fatalf("New with PrefaultRules %d: %v", MaxPrefaultRules, err)
+	}
+	if c := cap(p.ruleSlab.spare); c == 0 || c > MaxPrefaultRules {
+		t.Errorf("spare queue of %d chunks for %d rules", c, MaxPrefaultRules)
+	}
+}
