@@ -206,6 +206,25 @@ func TestLatencyFigures(t *testing.T) {
 	if diff := cmp.Diff([][2]int64{{1, 1}, {3, 2}, {5, 1}, {9, 1}}, res.Histogram); diff != "" {
 		t.Errorf("histogram (-want +got):\n%s", diff)
 	}
+	// More batches than a selection sorts whole: the histogram still
+	// goes up, a bar per value, and the percentiles are by rank.
+	var many PushResult
+	var lat []int64
+	for i := range 200 {
+		lat = append(lat, int64((i*37)%100+1)) // 1 to 100, each twice
+	}
+	latencyFigures(&many, lat)
+	if many.LatencyP50 != 50*us || many.LatencyP99 != 99*us || many.LatencyMax != 100*us {
+		t.Errorf("200 batches: p50 %v, p99 %v, max %v; want 50µs, 99µs, 100µs", many.LatencyP50, many.LatencyP99, many.LatencyMax)
+	}
+	if len(many.Histogram) != 100 {
+		t.Fatalf("200 batches of 100 latencies: %d bars", len(many.Histogram))
+	}
+	for i, bar := range many.Histogram {
+		if bar != [2]int64{int64(i + 1), 2} {
+			t.Fatalf("200 batches: bar %d is %v, want [%d 2]", i, bar, i+1)
+		}
+	}
 	var empty PushResult
 	latencyFigures(&empty, nil)
 	if empty.LatencyMax != 0 || empty.Histogram != nil {
