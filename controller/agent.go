@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -143,6 +144,7 @@ var versions = []uint8{openflow.Version13, openflow.Version14}
 type Agent struct {
 	cfg    Config
 	pipe   *rules.Pipeline
+	ofopt  ofrules.Options // the flow tables', for translating FLOW_MODs
 	bursts burstRing
 
 	// tmu makes the writer of the flow tables one goroutine at a time:
@@ -209,6 +211,7 @@ func New(cfg *Config) (*Agent, error) {
 		a.pipe = p
 	}
 	a.cfg.Tables = uint8(a.pipe.NumTables())
+	a.ofopt = ofrules.Options{Tables: a.pipe.NumTables(), StrictPorts: a.cfg.StrictPorts}
 	a.bursts.init(1024)
 	a.epoch = time.Now()
 	a.burst = make(chan struct{}, 1)

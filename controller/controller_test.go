@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -492,7 +493,7 @@ func FuzzConn(f *testing.F) {
 			u.Match.Set(rules.FieldL4Dst, 0, 0)
 			u.Flags = rules.FlagCheckOverlap
 		}
-		updateToWire(&u, &fm)
+		ofrules.WireFlowMod(&fm, &u)
 		fm.Version, fm.XID = openflow.Version13, uint32(i+2)
 		pipelined, _ = fm.AppendBinary(pipelined)
 		if i%2 == 1 {
@@ -740,7 +741,7 @@ func TestFlowModsBeforeClose(t *testing.T) {
 	c.recv(openflow.TypeEchoReply)
 	var fm openflow.FlowMod
 	for i := range 10 {
-		updateToWire(&exactFlows(10, 0)[i], &fm)
+		ofrules.WireFlowMod(&fm, &exactFlows(10, 0)[i])
 		fm.Version, fm.XID = openflow.Version13, uint32(i+1)
 		c.send(&fm)
 	}
@@ -768,7 +769,7 @@ func TestBatchWait(t *testing.T) {
 		c.handshake(openflow.Version13)
 		var fm openflow.FlowMod
 		for i, u := range exactFlows(5, 0) {
-			updateToWire(&u, &fm)
+			ofrules.WireFlowMod(&fm, &u)
 			fm.Version, fm.XID = openflow.Version13, uint32(i+1)
 			c.send(&fm)
 		}
@@ -850,7 +851,7 @@ func TestPipelinedBursts(t *testing.T) {
 		var wire []byte
 		var fm openflow.FlowMod
 		add := func(u *rules.Update, xid uint32, flags uint16) {
-			updateToWire(u, &fm)
+			ofrules.WireFlowMod(&fm, u)
 			fm.Version, fm.XID, fm.Flags = openflow.Version13, xid, flags
 			var err error
 			if wire, err = fm.AppendBinary(wire); err != nil {

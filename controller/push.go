@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -216,15 +217,13 @@ type pusher struct {
 	cfg      *PushConfig
 	version  uint8
 	xid      uint32
-	fm       openflow.FlowMod
 	next     sentBatch   // the batch in w
 	inflight []sentBatch // oldest first
 	bundle   bool        // PushConfig.Bundle
 	bundleID uint32      // of the last bundle opened
 	lat      []int64     // barrier latency of each batch, µs
-	insCache wireInsCache
-	enc      []byte          // the last FLOW_MOD encoded in full
-	tmpl     flowModTemplate // see pushtmpl.go
+	enc      ofrules.Encoder
+	msg      []byte // a bundled FLOW_MOD, encoded before its bundle add message
 }
 
 // sentBatch is a batch whose barrier reply has not arrived yet.
@@ -346,34 +345,23 @@ func (p *pusher) send() error {
 	return nil
 }
 
-// encodeFlow writes the FLOW_MOD of u, with xid p.xid: a patched copy of
-// the template where u fits it (straight into the writer's buffer without
-// bundles), else the full encoding, which the template learns from; with
-// Bundle, inside a bundle add message.
+// encodeFlow writes the FLOW_MOD of u, with xid p.xid, into w: straight
+// into its buffer, or with Bundle inside a bundle add message. The encoder
+// writes a flow that fits its template as a patched copy of it, and any
+// other in full (see ofrules.Encoder).
 func (p *pusher) encodeFlow(u *rules.Update) error {
-	if t := &p.tmpl; t.fits(u, p.version) {
-		if !p.bundle {
-			t.write(p.w.Reserve(len(t.msg)), u, p.xid)
-			return nil
-		}
-		p.enc = slices.Grow(p.enc[:0], len(t.msg))[:len(t.msg)]
-		t.write(p.enc, u, p.xid)
-	} else {
-		encodeUpdate(u, &p.fm, &p.insCache)
-		p.fm.Version, p.fm.XID = p.version, p.xid
-		var err error
-		if p.enc, err = p.fm.AppendBinary(p.enc[:0]); err != nil {
-			return err
-		}
-		t.learn(p.enc, u, &p.insCache.plan, p.version)
+	if !p.bundle {
+		b, err := p.enc.Encode(p.w.Buffer(), u, p.version, p.xid)
+		p.w.SetBuffer(b)
+		return err
 	}
-	if p.bundle {
-		add := openflow.BundleAddMessage{Header: openflow.Header{Version: p.version, XID: p.xid},
-			BundleID: p.bundleID, Flags: bundleFlags, Message: p.enc}
-		return p.w.Append(&add)
+	var err error
+	if p.msg, err = p.enc.Encode(p.msg[:0], u, p.version, p.xid); err != nil {
+		return err
 	}
-	copy(p.w.Reserve(len(p.enc)), p.enc)
-	return nil
+	add := openflow.BundleAddMessage{Header: openflow.Header{Version: p.version, XID: p.xid},
+		BundleID: p.bundleID, Flags: bundleFlags, Message: p.msg}
+	return p.w.Append(&add)
 }
 
 // done records the end of the oldest batch in flight.
@@ -469,69 +457,3 @@ func (p *pusher) flowOf(xid uint32) (int, bool) {
 }
 
 func xidOf(msg []byte) uint32 { return binary.BigEndian.Uint32(msg[4:]) }
-
-// updateToWire fills fm with the FLOW_MOD for u.
-// It reuses fm's match slice, so that pushing allocates little per flow.
-func updateToWire(u *rules.Update, fm *openflow.FlowMod) { encodeUpdate(u, fm, nil) }
-
-// wireInsCache is the last instruction list a pusher translated, with the
-// ip_proto and eth_type its set_field actions were translated for.
-type wireInsCache struct {
-	ins         []rules.Instruction
-	proto, eth  uint64
-	out         []openflow.Instruction
-	initialized bool
-	plan        matchPlan // of the last match
-}
-
-// encodeUpdate is updateToWire; with a cache, flows whose instructions
-// equal the previous flow's share their translation (it is only read).
-func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
-	var fields []openflow.OXM
-	if c != nil {
-		fields = appendMatchPlanned(fm.Match.Fields[:0], &u.Match, &c.plan)
-	} else {
-		fields = appendMatch(fm.Match.Fields[:0], &u.Match)
-	}
-	var ins []openflow.Instruction
-	if c != nil {
-		proto, _ := u.Match.Get(rules.FieldIPProto)
-		eth, _ := u.Match.Get(rules.FieldEthType)
-		if c.initialized && c.proto == proto && c.eth == eth && sameInstructions(c.ins, u.Instructions) {
-			ins = c.out
-		} else {
-			ins = instructionsToWire(u.Instructions, &u.Match)
-			*c = wireInsCache{ins: u.Instructions, proto: proto, eth: eth, out: ins, initialized: true, plan: c.plan}
-		}
-	} else {
-		ins = instructionsToWire(u.Instructions, &u.Match)
-	}
-	*fm = openflow.FlowMod{
-		Cookie: u.Cookie, CookieMask: u.CookieMask, TableID: u.Table,
-		Command: openflow.FlowModCommand(u.Command), IdleTimeout: u.IdleTimeout,
-		HardTimeout: u.HardTimeout, Priority: u.Priority, BufferID: 0xffffffff,
-		OutPort: u.OutPort, OutGroup: u.OutGroup, Flags: uint16(u.Flags), Importance: u.Importance,
-		Match: openflow.Match{Fields: fields}, Instructions: ins,
-	}
-	if fm.OutPort == 0 {
-		fm.OutPort = openflow.PortAny
-	}
-	if fm.OutGroup == 0 {
-		fm.OutGroup = openflow.GroupAny
-	}
-}
-
-// sameInstructions reports whether a and b say the same, field by field.
-func sameInstructions(a, b []rules.Instruction) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Kind != y.Kind || x.Table != y.Table || x.Metadata != y.Metadata ||
-			x.MetadataMask != y.MetadataMask || x.Meter != y.Meter || !slices.Equal(x.Actions, y.Actions) {
-			return false
-		}
-	}
-	return true
-}

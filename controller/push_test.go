@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -155,44 +155,6 @@ func TestPushWindow(t *testing.T) {
 				t.Fatalf("table 0 holds %d rules, want %d", n, 300-len(bad))
 			}
 		})
-	}
-}
-
-// TestEncodeCacheMatchesPlain encodes a flow file with the pusher's cache of
-// instruction translations and without: the bytes must be the same, also
-// when consecutive flows have the same actions but a different ip_proto
-// (set_field:tp_dst is a TCP or a UDP field) or actions that differ in one
-// field only.
-func TestEncodeCacheMatchesPlain(t *testing.T) {
-	ups := parseFlows(t, `priority=1,tcp,actions=set_field:80->tp_dst,output:2
-priority=1,tcp,tp_src=9,actions=set_field:80->tp_dst,output:2
-priority=1,udp,actions=set_field:80->tp_dst,output:2
-priority=1,udp,tp_src=9,actions=set_field:80->tp_dst,output:3
-priority=1,udp,tp_src=10,actions=set_field:80->tp_dst,output:3,output:4
-priority=2,ip,actions=write_metadata:0x1/0xff,goto_table:1
-priority=3,ip,actions=write_metadata:0x2/0xff,goto_table:1
-priority=4,ip,actions=drop
-priority=5,ip,actions=drop
-priority=6,tcp,tcp_flags=+syn-ack,actions=drop
-priority=6,tcp,tcp_flags=+syn+ack,actions=drop
-priority=7,tcp,tcp_flags=rst,actions=drop
-`)
-	var cache wireInsCache
-	for i := range ups {
-		var plain, cached openflow.FlowMod
-		updateToWire(&ups[i], &plain)
-		encodeUpdate(&ups[i], &cached, &cache)
-		a, err := plain.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := cached.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("flow %d: with the cache %x, without %x", i+1, b, a)
-		}
 	}
 }
 
@@ -524,7 +486,7 @@ func TestConnBufsReused(t *testing.T) {
 		ups := exactFlows(3, 0)
 		for i := range ups {
 			var fm openflow.FlowMod
-			updateToWire(&ups[i], &fm)
+			ofrules.WireFlowMod(&fm, &ups[i])
 			fm.Header = openflow.Header{Version: openflow.Version13, XID: uint32(i + 1)}
 			msg, err := fm.MarshalBinary()
 			if err != nil {

@@ -17,8 +17,9 @@ var allowed = map[string][]string{
 	"filter":     {"internal/prefetch"},
 	"openflow":   {"internal/wire"},
 	"rules":      {"filter", "internal/prefetch"},
+	"ofrules":    {"openflow", "rules", "filter", "internal/wire", "internal/prefetch"},
 	"dataplane":  {"rules", "filter", "internal/prefetch"},
-	"controller": {"openflow", "rules", "filter", "internal/wire", "internal/prefetch"},
+	"controller": {"openflow", "rules", "filter", "ofrules", "internal/wire", "internal/prefetch"},
 }
 
 func TestImportsPointDown(t *testing.T) {
