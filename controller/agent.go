@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/quietconn"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -419,7 +420,7 @@ func (a *Agent) ServeConn(ctx context.Context, nc net.Conn) error {
 // serveConn is ServeConn; active marks a connection to an active target,
 // which counts for the fail mode.
 func (a *Agent) serveConn(ctx context.Context, nc net.Conn, active bool) error {
-	c := newConn(a, quietSyscalls(nc))
+	c := newConn(a, quietconn.Wrap(nc))
 	c.active = active
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()

@@ -74,6 +74,9 @@ type conn struct {
 	done   chan struct{} // closed when serve returns
 }
 
+// xidOf returns the xid of a message whose header has been read.
+func xidOf(msg []byte) uint32 { return binary.BigEndian.Uint32(msg[4:]) }
+
 // handler handles one message of a type; a returned error is answered with
 // the OFPT_ERROR that openflow.ErrorFor derives from it.
 type handler func(c *conn, msg []byte) error

@@ -18,47 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
-
-func TestParseTarget(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want Target
-		err  bool
-	}{
-		{in: "ptcp:6653", want: Target{Passive: true, Host: "127.0.0.1", Port: 6653}},
-		{in: "ptcp:", want: Target{Passive: true, Host: "127.0.0.1", Port: 6653}},
-		{in: "ptcp:16653:127.0.0.2", want: Target{Passive: true, Host: "127.0.0.2", Port: 16653}},
-		{in: "ptcp::[::1]", want: Target{Passive: true, Host: "::1", Port: 6653}},
-		{in: "tcp:127.0.0.1:6633", want: Target{Host: "127.0.0.1", Port: 6633}},
-		{in: "tcp:127.0.0.1", want: Target{Host: "127.0.0.1", Port: 6653}},
-		{in: "tcp:[::1]:7000", want: Target{Host: "::1", Port: 7000}},
-		{in: "tcp:", err: true},
-		{in: "tcp:127.0.0.1:70000", err: true},
-		{in: "udp:127.0.0.1", err: true},
-		{in: "tcp:not-an-ip:1", err: true},
-		{in: "6653", err: true},
-	} {
-		got, err := ParseTarget(tt.in)
-		if (err != nil) != tt.err {
-			t.Errorf("ParseTarget(%q) error = %v, want error %v", tt.in, err, tt.err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, got); !tt.err && diff != "" {
-			t.Errorf("ParseTarget(%q) (-want +got):\n%s", tt.in, diff)
-		}
-		if !tt.err {
-			if again, err := ParseTarget(got.String()); err != nil || again != got {
-				t.Errorf("ParseTarget(%q.String() = %q) = %+v, %v", tt.in, got.String(), again, err)
-			}
-		}
-	}
-}
 
 // quiet is a logger that drops everything, so tests print only failures.
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -672,36 +635,6 @@ func TestBundleFailsWhole(t *testing.T) {
 	}
 	if n := len(a.Pipeline().Rules(0)); n != 1 {
 		t.Fatalf("%d flows after a good bundle, want 1", n)
-	}
-}
-
-// TestSlowReader: a controller that stops reading must not hold up the
-// others. Deleting 60000 flows with SEND_FLOW_REM sends a FLOW_REMOVED
-// each (7 MB, more than socket buffers hold) to every controller; the
-// pushing one still gets its barrier reply while the other reads nothing.
-func TestSlowReader(t *testing.T) {
-	a, addr := startAgent(t, &Config{EchoInterval: time.Minute})
-	slow := dial(t, addr)
-	slow.handshake(openflow.Version13)
-	ups := exactFlows(60000, 0)
-	for i := range ups {
-		ups[i].Flags = rules.FlagSendFlowRem
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := Push(ctx, "tcp:"+addr, ups, &PushConfig{Batch: 1024}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Push(ctx, "tcp:"+addr, deleteAll, nil)
-	if err != nil || len(res.Errors) != 0 {
-		t.Fatalf("delete all beside a slow reader: %v %v", err, res)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for a.Conns() > 1 && time.Now().Before(deadline) { // the pushers leave
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := a.Conns(); n != 1 {
-		t.Fatalf("%d connections, want the slow reader still there", n)
 	}
 }
 

@@ -19,7 +19,7 @@ var allowed = map[string][]string{
 	"rules":      {"filter", "internal/prefetch"},
 	"ofrules":    {"openflow", "rules", "filter", "internal/wire", "internal/prefetch"},
 	"dataplane":  {"rules", "filter", "internal/prefetch"},
-	"controller": {"openflow", "rules", "filter", "ofrules", "internal/wire", "internal/prefetch"},
+	"controller": {"openflow", "rules", "filter", "ofrules", "internal/wire", "internal/prefetch", "internal/quietconn", "internal/oftarget"},
 }
 
 func TestImportsPointDown(t *testing.T) {
