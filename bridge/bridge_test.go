@@ -14,6 +14,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/bridge"
 	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/controller/push"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
@@ -140,9 +141,9 @@ func TestRunPushMetricsStats(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	var res *controller.PushResult
+	var res *push.Result
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if res, err = controller.Push(context.Background(), "tcp:"+tg.Addr(), ups, &controller.PushConfig{Batch: 2}); err == nil {
+		if res, err = push.Flows(context.Background(), "tcp:"+tg.Addr(), ups, &push.Config{Batch: 2}); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/quietconn"
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/tables"
@@ -140,6 +142,7 @@ type Agent struct {
 	cfg    Config
 	tables *tables.Owner
 	pipe   *rules.Pipeline // tables.Pipeline(), for its number of tables
+	ofopt  ofrules.Options // the flow tables', for translating FLOW_MODs
 
 	// bufs holds what closed connections leave for new ones (see
 	// connBufs).
@@ -181,6 +184,7 @@ func New(cfg *Config) (*Agent, error) {
 	}
 	a.pipe = a.tables.Pipeline()
 	a.cfg.Tables = uint8(a.pipe.NumTables())
+	a.ofopt = ofrules.Options{Tables: a.pipe.NumTables(), StrictPorts: a.cfg.StrictPorts}
 	return a, nil
 }
 
@@ -349,7 +353,7 @@ func (a *Agent) ServeConn(ctx context.Context, nc net.Conn) error {
 // serveConn is ServeConn; active marks a connection to an active target,
 // which counts for the fail mode.
 func (a *Agent) serveConn(ctx context.Context, nc net.Conn, active bool) error {
-	c := newConn(a, quietSyscalls(nc))
+	c := newConn(a, quietconn.Wrap(nc))
 	c.active = active
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()

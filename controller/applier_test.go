@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
@@ -87,7 +88,7 @@ func applierOracle(t *testing.T, seed uint64, overlap bool) {
 			default:
 				u.Command, u.Instructions = rules.CmdDeleteStrict, nil
 			}
-			updateToWire(&u, &fm)
+			ofrules.WireFlowMod(&fm, &u)
 			if u.Command == rules.CmdAdd && rng.IntN(20) == 0 {
 				// Refused as it is read: no such table.
 				fm.TableID = tables + 1
@@ -95,7 +96,7 @@ func applierOracle(t *testing.T, seed uint64, overlap bool) {
 			} else {
 				res := oracle.ApplyBurst([]rules.Update{u}, false)
 				if err := res.Errs[0]; err != nil {
-					em := openflow.ErrorFor(wireError(err), nil)
+					em := openflow.ErrorFor(ofrules.WireError(err), nil)
 					errs = append(errs, errKey(xid, em.Type, em.Code))
 				}
 			}
@@ -243,7 +244,7 @@ func TestApplierWriteFails(t *testing.T) {
 			u.Match.Set(rules.FieldL4Dst, 0, 0)
 			u.Flags = rules.FlagCheckOverlap
 		}
-		updateToWire(&u, &fm)
+		ofrules.WireFlowMod(&fm, &u)
 		fm.Version, fm.XID = openflow.Version13, uint32(i+1)
 		msg, err := fm.MarshalBinary()
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"time"
 
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -160,8 +161,8 @@ func (c *conn) onBundleAdd(msg []byte) error {
 		b.failed = true
 		return err
 	}
-	u, err := updateFromWire(&c.fm, c.a.pipe.NumTables(), c.a.cfg.StrictPorts)
-	if err != nil {
+	var u rules.Update
+	if err := ofrules.FlowMod(&u, &c.fm, &c.a.ofopt); err != nil {
 		b.failed = true
 		return err
 	}

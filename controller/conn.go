@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -27,17 +28,16 @@ type conn struct {
 	echoOut bool // an echo request of ours is unanswered
 
 	// FLOW_MODs waiting to be applied as one burst; see flows.go.
-	fm         openflow.FlowMod // decoded into, reused
+	fm         openflow.FlowMod // a bundle's FLOW_MODs are decoded into it
+	dec        *ofrules.Decoder // translates the FLOW_MODs read
 	batch      []rules.Update
 	batchReq   []pendingMod
 	batchStart time.Time
 	batchDue   time.Time // batchStart plus the batch wait: the burst is due then
 	batchLks   uint64    // the data plane's lookup count at batchStart
-	insCache   insCache
 	// res is the result of the connection's last burst, reused by the
 	// next (by the connection or its applier, never both at once).
 	res     rules.BurstResult
-	shape   matchShape         // of the last match that passed the checks; see translate.go
 	bundles map[uint32]*bundle // open bundles by id; see bundle.go
 	mp      []mpPartial        // multipart requests in several parts; see multipart.go
 
@@ -73,6 +73,9 @@ type conn struct {
 	kick   chan struct{} // wakes the writer; capacity 1
 	done   chan struct{} // closed when serve returns
 }
+
+// xidOf returns the xid of a message whose header has been read.
+func xidOf(msg []byte) uint32 { return binary.BigEndian.Uint32(msg[4:]) }
 
 // handler handles one message of a type; a returned error is answered with
 // the OFPT_ERROR that openflow.ErrorFor derives from it.
@@ -120,6 +123,7 @@ func newConn(a *Agent, nc net.Conn) *conn {
 
 		kick: make(chan struct{}, 1),
 		done: make(chan struct{}),
+		dec:  ofrules.NewDecoder(&a.ofopt),
 	}
 	c.takeBufs(nc)
 	// Default asynchronous configuration (OpenFlow 1.3.5 §7.3.10): for

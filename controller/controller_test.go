@@ -18,46 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
-
-func TestParseTarget(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want Target
-		err  bool
-	}{
-		{in: "ptcp:6653", want: Target{Passive: true, Host: "127.0.0.1", Port: 6653}},
-		{in: "ptcp:", want: Target{Passive: true, Host: "127.0.0.1", Port: 6653}},
-		{in: "ptcp:16653:127.0.0.2", want: Target{Passive: true, Host: "127.0.0.2", Port: 16653}},
-		{in: "ptcp::[::1]", want: Target{Passive: true, Host: "::1", Port: 6653}},
-		{in: "tcp:127.0.0.1:6633", want: Target{Host: "127.0.0.1", Port: 6633}},
-		{in: "tcp:127.0.0.1", want: Target{Host: "127.0.0.1", Port: 6653}},
-		{in: "tcp:[::1]:7000", want: Target{Host: "::1", Port: 7000}},
-		{in: "tcp:", err: true},
-		{in: "tcp:127.0.0.1:70000", err: true},
-		{in: "udp:127.0.0.1", err: true},
-		{in: "tcp:not-an-ip:1", err: true},
-		{in: "6653", err: true},
-	} {
-		got, err := ParseTarget(tt.in)
-		if (err != nil) != tt.err {
-			t.Errorf("ParseTarget(%q) error = %v, want error %v", tt.in, err, tt.err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, got); !tt.err && diff != "" {
-			t.Errorf("ParseTarget(%q) (-want +got):\n%s", tt.in, diff)
-		}
-		if !tt.err {
-			if again, err := ParseTarget(got.String()); err != nil || again != got {
-				t.Errorf("ParseTarget(%q.String() = %q) = %+v, %v", tt.in, got.String(), again, err)
-			}
-		}
-	}
-}
 
 // quiet is a logger that drops everything, so tests print only failures.
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -492,7 +456,7 @@ func FuzzConn(f *testing.F) {
 			u.Match.Set(rules.FieldL4Dst, 0, 0)
 			u.Flags = rules.FlagCheckOverlap
 		}
-		updateToWire(&u, &fm)
+		ofrules.WireFlowMod(&fm, &u)
 		fm.Version, fm.XID = openflow.Version13, uint32(i+2)
 		pipelined, _ = fm.AppendBinary(pipelined)
 		if i%2 == 1 {
@@ -674,36 +638,6 @@ func TestBundleFailsWhole(t *testing.T) {
 	}
 }
 
-// TestSlowReader: a controller that stops reading must not hold up the
-// others. Deleting 60000 flows with SEND_FLOW_REM sends a FLOW_REMOVED
-// each (7 MB, more than socket buffers hold) to every controller; the
-// pushing one still gets its barrier reply while the other reads nothing.
-func TestSlowReader(t *testing.T) {
-	a, addr := startAgent(t, &Config{EchoInterval: time.Minute})
-	slow := dial(t, addr)
-	slow.handshake(openflow.Version13)
-	ups := exactFlows(60000, 0)
-	for i := range ups {
-		ups[i].Flags = rules.FlagSendFlowRem
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := Push(ctx, "tcp:"+addr, ups, &PushConfig{Batch: 1024}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Push(ctx, "tcp:"+addr, deleteAll, nil)
-	if err != nil || len(res.Errors) != 0 {
-		t.Fatalf("delete all beside a slow reader: %v %v", err, res)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for a.Conns() > 1 && time.Now().Before(deadline) { // the pushers leave
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := a.Conns(); n != 1 {
-		t.Fatalf("%d connections, want the slow reader still there", n)
-	}
-}
-
 // TestAsyncLimit: a controller whose unread backlog passes the limit is
 // disconnected.
 func TestAsyncLimit(t *testing.T) {
@@ -740,7 +674,7 @@ func TestFlowModsBeforeClose(t *testing.T) {
 	c.recv(openflow.TypeEchoReply)
 	var fm openflow.FlowMod
 	for i := range 10 {
-		updateToWire(&exactFlows(10, 0)[i], &fm)
+		ofrules.WireFlowMod(&fm, &exactFlows(10, 0)[i])
 		fm.Version, fm.XID = openflow.Version13, uint32(i+1)
 		c.send(&fm)
 	}
@@ -766,7 +700,7 @@ func TestBatchWait(t *testing.T) {
 		c.handshake(openflow.Version13)
 		var fm openflow.FlowMod
 		for i, u := range exactFlows(5, 0) {
-			updateToWire(&u, &fm)
+			ofrules.WireFlowMod(&fm, &u)
 			fm.Version, fm.XID = openflow.Version13, uint32(i+1)
 			c.send(&fm)
 		}
@@ -844,7 +778,7 @@ func TestPipelinedBursts(t *testing.T) {
 		var wire []byte
 		var fm openflow.FlowMod
 		add := func(u *rules.Update, xid uint32, flags uint16) {
-			updateToWire(u, &fm)
+			ofrules.WireFlowMod(&fm, u)
 			fm.Version, fm.XID, fm.Flags = openflow.Version13, xid, flags
 			var err error
 			if wire, err = fm.AppendBinary(wire); err != nil {

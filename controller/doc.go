@@ -41,6 +41,18 @@
 // PACKET_IN, PORT_STATUS and FLOW_REMOVED a connection receives (on
 // OpenFlow 1.4 in the property form, which also covers ROLE_STATUS).
 //
+// # FLOW_MODs and bursts
+//
+// Each connection translates the FLOW_MODs it reads with its own
+// ofrules.Decoder, which takes a FLOW_MOD of the connection's usual shape
+// from its bytes to a rules.Update in one pass, and queues the updates: a
+// BARRIER_REQUEST, any other message, Config.BatchMax updates or
+// Config.BatchWait apply the queue to the flow tables as one burst (see
+// flows.go), answering each refused update with the xid of its own
+// FLOW_MOD. Translation between OpenFlow and rules, both ways, is package
+// ofrules; the client that pushes flows to a switch is controller/push,
+// which this package does not import.
+//
 // # Tables
 //
 // OFPT_TABLE_MOD is taken for a table the switch has, or OFPTT_ALL, when it

@@ -4,6 +4,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -32,14 +33,6 @@ import (
 // Without OverlapBursts every burst is applied where it is: the two
 // wake-ups of a hand-over cost more than the overlap gains where
 // processors are few.
-
-// insCache is the last instruction list a connection translated: its wire
-// bytes, the table of its FLOW_MOD and the translation.
-type insCache struct {
-	raw   []byte
-	table uint8
-	ins   []rules.Instruction
-}
 
 // pendingMod is a queued FLOW_MOD: its translation and the first bytes of
 // the request, for the error reply.
@@ -91,16 +84,14 @@ func (c *conn) releaseBufs() {
 // answer it with.
 func (c *conn) onFlowMod(msg []byte) error {
 	// The update is translated in place, at the end of the queue: a
-	// FLOW_MOD of the connection's usual shape on the fast path (see
-	// fastmatch.go), any other on the full path.
+	// FLOW_MOD of the connection's usual shape on the decoder's fast path,
+	// any other on its full path.
 	c.batch = append(c.batch, rules.Update{})
 	u := &c.batch[len(c.batch)-1]
-	if !fastFlowMod(u, msg, c.a.pipe.NumTables(), &c.shape.wire, &c.insCache) {
-		if err := c.translateFull(u, msg); err != nil {
-			*u = rules.Update{}
-			c.batch = c.batch[:len(c.batch)-1]
-			return err
-		}
+	if err := c.dec.Decode(u, msg); err != nil {
+		*u = rules.Update{}
+		c.batch = c.batch[:len(c.batch)-1]
+		return err
 	}
 	if len(c.batch) == 1 {
 		c.batchStart, c.batchLks = time.Now(), c.a.tables.Lookups()
@@ -114,37 +105,6 @@ func (c *conn) onFlowMod(msg []byte) error {
 			return c.handOff(nil)
 		}
 		return c.flush()
-	}
-	return nil
-}
-
-// translateFull is the full path of onFlowMod: msg is decoded into c.fm,
-// checked and translated into *u. A FLOW_MOD it accepts makes its
-// instructions, unless it is a delete, the cached ones, and its match the
-// connection's wire shape if the match has the shape of the one before
-// (so that FLOW_MODs whose shapes keep changing pay nothing for it).
-func (c *conn) translateFull(u *rules.Update, msg []byte) error {
-	fm := &c.fm
-	if err := fm.UnmarshalBinary(msg); err != nil {
-		return err
-	}
-	// Controllers send long runs of FLOW_MODs with the same instructions:
-	// those share one translation, which rules never modifies.
-	raw := openflow.FlowModView(msg).InstructionBytes()
-	ic := &c.insCache
-	var ins []rules.Instruction
-	if ic.ins != nil && ic.table == fm.TableID && string(ic.raw) == string(raw) {
-		ins = ic.ins
-	}
-	var err error
-	if *u, err = translateFlowMod(fm, c.a.pipe.NumTables(), c.a.cfg.StrictPorts, false, ins, &c.shape); err != nil {
-		return err
-	}
-	if ins == nil && u.Instructions != nil {
-		ic.raw, ic.table, ic.ins = append(ic.raw[:0], raw...), fm.TableID, u.Instructions
-	}
-	if c.shape.repeat {
-		c.shape.wire.set(msg[flowModMatch:])
 	}
 	return nil
 }
@@ -176,7 +136,7 @@ func (c *conn) applyBurst(ups []rules.Update, reqs []pendingMod, start time.Time
 	for i, err := range res.Errs {
 		if err != nil && werr == nil {
 			p := &reqs[i]
-			werr = c.sendError(p.req[:p.n], wireError(err))
+			werr = c.sendError(p.req[:p.n], ofrules.WireError(err))
 		}
 	}
 	c.a.flowsRemoved(res.Removed)
@@ -299,7 +259,7 @@ func (a *Agent) flowsRemoved(rs []rules.FlowRemoved) {
 			Cookie: r.Rule.Cookie, Priority: r.Rule.Priority, Reason: uint8(r.Reason),
 			TableID: r.Rule.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9),
 			IdleTimeout: r.Rule.IdleTimeout, HardTimeout: r.Rule.HardTimeout,
-			PacketCount: r.Packets, ByteCount: r.Bytes, Match: matchToWire(&r.Rule.Match),
+			PacketCount: r.Packets, ByteCount: r.Bytes, Match: ofrules.WireMatch(&r.Rule.Match),
 		}
 		for _, c := range targets {
 			a.mu.Lock()
@@ -329,8 +289,8 @@ func (a *Agent) selectRules(fr *openflow.FlowStatsRequest, fn func(*rules.Rule))
 	if fr.TableID != 0xff && int(fr.TableID) >= n {
 		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadTableID)}
 	}
-	m, err := matchFromWire(&fr.Match, false, true)
-	if err != nil {
+	var m rules.Match
+	if err := ofrules.Match(&m, &fr.Match, nil); err != nil {
 		return err
 	}
 	a.tables.Read(func(p *rules.Pipeline) {
@@ -356,7 +316,7 @@ func (c *conn) onFlowStats(msg []byte, req *openflow.MultipartRequest) error {
 	now := time.Now().UnixNano()
 	rep := &openflow.MultipartReply{Part: openflow.MultipartFlow}
 	if err := c.a.selectRules(&req.Flow, func(r *rules.Rule) {
-		rep.Flows = append(rep.Flows, flowStats(r, now))
+		rep.Flows = append(rep.Flows, ofrules.FlowStats(r, now))
 	}); err != nil {
 		return err
 	}

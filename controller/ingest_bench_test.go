@@ -1,19 +1,20 @@
 package controller
 
 import (
-	"io"
 	"net"
 	"testing"
 
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
 // BenchmarkFlowModIngest measures what a connection spends on one FLOW_MOD
 // before the burst is applied: decoding, validation and translation into a
-// rules.Update. The flow tables are not touched. The flows are exact
-// 5-tuples with one instruction list, as a controller pushes them: all but
-// the first take the fast path (fastmatch.go). In BenchmarkFlowModIngest/
+// rules.Update, and queueing it. The flow tables are not touched. The
+// flows are exact 5-tuples with one instruction list, as a controller
+// pushes them: all but the first take the decoder's fast path (see
+// ofrules.Decoder). In BenchmarkFlowModIngest/
 // mixed every other flow has its ipv4_dst masked, so that the match shape
 // changes with each FLOW_MOD and each takes the full path.
 func BenchmarkFlowModIngest(b *testing.B) {
@@ -38,7 +39,7 @@ func benchIngest(b *testing.B, mixed bool) {
 			ups[i].Match.SetPrefix(rules.FieldIPv4Dst, ups[i].Match.Key.Get(rules.FieldIPv4Dst), 24)
 		}
 		var fm openflow.FlowMod
-		updateToWire(&ups[i], &fm)
+		ofrules.WireFlowMod(&fm, &ups[i])
 		fm.Header = openflow.Header{Version: openflow.Version13, XID: uint32(i)}
 		if msgs[i], err = fm.MarshalBinary(); err != nil {
 			b.Fatal(err)
@@ -55,43 +56,4 @@ func benchIngest(b *testing.B, mixed bool) {
 			c.batch, c.batchReq = c.batch[:0], c.batchReq[:0]
 		}
 	}
-}
-
-// BenchmarkFlowModEncode measures what the push client spends on one
-// FLOW_MOD: translation of the rules.Update (with the pusher's cache of
-// instruction translations) and encoding.
-func BenchmarkFlowModEncode(b *testing.B) {
-	ups := exactFlows(1024, 0)
-	var fm openflow.FlowMod
-	var cache wireInsCache
-	buf := make([]byte, 0, 256)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		encodeUpdate(&ups[i%len(ups)], &fm, &cache)
-		var err error
-		if buf, err = fm.AppendBinary(buf[:0]); err != nil {
-			b.Fatal(err)
-		}
-		i++
-	}
-}
-
-// BenchmarkPushSend measures the push client's side of a push: send
-// encoding the benchmark's exact flows in batches of 256, each with its
-// barrier request, into a Writer that discards them; ns/op is per flow.
-func BenchmarkPushSend(b *testing.B) {
-	ups := exactFlows(1024, 0)
-	p := &pusher{w: openflow.NewWriter(io.Discard), version: openflow.Version13}
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		lo := n % len(ups)
-		if err := p.sendBatch(ups, lo, lo+256); err != nil {
-			b.Fatal(err)
-		}
-		p.inflight = p.inflight[:0]
-		n += 256
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/flow")
 }

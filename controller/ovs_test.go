@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"context"
 	"encoding/hex"
 	"net"
 	"os"
@@ -189,7 +188,7 @@ func TestOvsOfctlBundle(t *testing.T) {
 }
 
 // TestOvsOfctlImportance: OpenFlow 1.4's importance, given by ovs-ofctl
-// add-flow and by push, on ofswitch and on Open vSwitch: dump-flows over
+// add-flow, on ofswitch and on Open vSwitch: dump-flows over
 // 1.4 prints the same importance=N on both, over 1.3 none; mod-flows keeps
 // it, an add of the same flow replaces it, an add over 1.3 has none.
 func TestOvsOfctlImportance(t *testing.T) {
@@ -238,21 +237,6 @@ func TestOvsOfctlImportance(t *testing.T) {
 	has("mod-flows", same("mod-flows", "OpenFlow14"), "importance=7, priority=5,ip actions=output:3")
 	both("OpenFlow14", "add-flow", "table=1,importance=2,priority=5,ip,actions=output:4")
 	has("a replacing add-flow", same("a replacing add-flow", "OpenFlow14"), "importance=2, priority=5,ip actions=output:4")
-
-	// push offers OpenFlow 1.4 when a flow has importance.
-	ups := parseFlows(t, "table=2,importance=11,priority=9,ip,nw_dst=10.0.0.0/8,actions=output:2\ntable=2,importance=12,priority=9,ip,nw_dst=11.0.0.0/8,actions=output:2\n")
-	res, err := Push(context.Background(), ours, ups, nil)
-	if err != nil || len(res.Errors) != 0 || res.Version != openflow.Version14 {
-		t.Fatalf("push into ofswitch: version %#x, %v %v", res.Version, err, res.Errors)
-	}
-	nc, err := ovs.Dial("127.0.0.1:16653")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err = PushConn(context.Background(), nc, ups, nil); err != nil || len(res.Errors) != 0 || res.Version != openflow.Version14 {
-		t.Fatalf("push into Open vSwitch: version %#x, %v %v", res.Version, err, res.Errors)
-	}
-	has("push", same("push", "OpenFlow14"), "importance=11, priority=9,ip,nw_dst=10.0.0.0/8", "importance=12, priority=9,ip,nw_dst=11.0.0.0/8")
 }
 
 // TestOvsOfctlCapabilities: the capabilities ovs-ofctl show prints, over

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -13,7 +14,7 @@ import (
 // accepted as Open vSwitch accepts them; anything else is OFPBRC_BAD_PORT.
 // When Config.Ports is set, in_port and every output port must name a
 // port it describes (OFPBRC_BAD_PORT, OFPBAC_BAD_OUT_PORT). The actions
-// are checked as a flow entry's are (translate.go) and get the same
+// are checked as a flow entry's are (ofrules.Actions) and get the same
 // OFPET_BAD_ACTION codes.
 //
 // Without Config.PacketOut the switch is one without ports, which is what
@@ -27,6 +28,10 @@ import (
 
 func badRequest(code openflow.BadRequestCode) error {
 	return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(code)}
+}
+
+func badAction(code openflow.BadActionCode) error {
+	return openflow.ErrorMsg{Type: openflow.ErrTypeBadAction, Code: uint16(code)}
 }
 
 func (c *conn) onPacketOut(msg []byte) error {
@@ -46,7 +51,7 @@ func (c *conn) onPacketOut(msg []byte) error {
 	case !ports.has(in):
 		return badRequest(openflow.BadRequestBadPort)
 	}
-	acts, err := actionsFromWire(po.Actions)
+	acts, err := ofrules.Actions(po.Actions)
 	if err != nil {
 		return err
 	}

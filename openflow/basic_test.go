@@ -382,3 +382,36 @@ func TestWriterReserve(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterBuffer: messages a caller appends to Buffer's slice and hands
+// back with SetBuffer go out in place, between the messages appended
+// before and after.
+func TestWriterBuffer(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	if err := w.Append(&Empty{Header{Type: TypeBarrierRequest, XID: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	echo := &EchoRequest{Header: Header{XID: 2}, Data: bytes.Repeat([]byte{7}, 5000)}
+	b, err := echo.AppendBinary(w.Buffer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetBuffer(b)
+	if err := w.Append(&Empty{Header{Type: TypeBarrierRequest, XID: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(&buf, 0)
+	for i, want := range []uint32{1, 2, 3} {
+		msg, err := r.Next()
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if got := binary.BigEndian.Uint32(msg[4:]); got != want || (i == 1 && len(msg) != 8+5000) {
+			t.Fatalf("message %d: xid %d, %d bytes; want xid %d", i, got, len(msg), want)
+		}
+	}
+}

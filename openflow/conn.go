@@ -207,6 +207,16 @@ func (w *Writer) Reserve(n int) []byte {
 	return w.buf[len(w.buf)-n:]
 }
 
+// Buffer returns the messages waiting for Flush, for a caller that
+// encodes messages itself by appending them (as AppendBinary appends):
+// it hands the longer slice back with SetBuffer before using the Writer
+// again.
+func (w *Writer) Buffer() []byte { return w.buf }
+
+// SetBuffer makes b the messages waiting for Flush: what Buffer returned,
+// with messages appended.
+func (w *Writer) SetBuffer(b []byte) { w.buf = b }
+
 // Flush writes the buffered messages.
 func (w *Writer) Flush() error {
 	if len(w.buf) == 0 {

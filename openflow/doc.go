@@ -24,7 +24,9 @@
 // Nicira-class OXMs are kept opaque and re-encoded byte for byte.
 //
 // Reader frames messages from an io.Reader into one reused buffer, with a
-// maximum message length; Writer appends messages to one reused buffer.
+// maximum message length; Writer appends messages to one reused buffer,
+// into which a caller may also append messages it encodes itself
+// (Reserve, Buffer).
 //
 // # Views
 //
@@ -33,7 +35,14 @@
 // Lookup, OXMs, ...) then read the bytes in place, so a controller burst of
 // thousands of FLOW_MODs is ingested without one allocation per message.
 // OXMs, Instructions and Actions walk the match and instruction lists in
-// place.
+// place; OXMHeader reads the fields of an OXM's header. FlowModMatchOffset
+// and FlowModMinLen are the layout of ofp_flow_mod that a reader of the
+// bytes needs beyond the accessors.
+//
+// The view's setters write the fixed part in place. FlowModTemplate keeps
+// one encoded FLOW_MOD and the offset of each OXM's value, so that a client
+// sending runs of flows that differ only in those writes each as a patched
+// copy, byte for byte the message AppendBinary would encode.
 //
 // # Errors
 //

@@ -40,8 +40,15 @@ const (
 	NoBuffer uint32 = 0xffffffff // OFP_NO_BUFFER
 )
 
-// flowModFixedLen is the size of ofp_flow_mod up to its match.
-const flowModFixedLen = 48
+// FlowModMatchOffset is the offset of ofp_match in an ofp_flow_mod
+// (OpenFlow 1.3.5 §7.3.4.1): the header and the fixed fields before it.
+// FlowModMinLen is the length of the shortest FLOW_MOD, the fixed part and
+// an empty match: the least that UnmarshalBinary and Check accept, and
+// what the accessors and setters of a FlowModView read or write within.
+const (
+	FlowModMatchOffset = 48
+	FlowModMinLen      = FlowModMatchOffset + 8
+)
 
 // FlowMod is an OFPT_FLOW_MOD message (OpenFlow 1.3.5 §7.3.4.1, "Modify
 // Flow Entry Message"): it adds, modifies or deletes flow entries in one
@@ -106,7 +113,7 @@ func (m *FlowMod) MarshalBinary() ([]byte, error) { return m.AppendBinary(nil) }
 // lengths, types and the command, not prerequisites: call m.Match.Validate
 // before installing the entry.
 func (m *FlowMod) UnmarshalBinary(b []byte) error {
-	if err := decodeHeader(&m.Header, b, TypeFlowMod, flowModFixedLen+8); err != nil {
+	if err := decodeHeader(&m.Header, b, TypeFlowMod, FlowModMinLen); err != nil {
 		return err
 	}
 	m.Cookie = binary.BigEndian.Uint64(b[8:])
@@ -127,11 +134,11 @@ func (m *FlowMod) UnmarshalBinary(b []byte) error {
 	if m.Version >= Version14 {
 		m.Importance = binary.BigEndian.Uint16(b[46:])
 	}
-	n, err := m.Match.decode(b[flowModFixedLen:])
+	n, err := m.Match.decode(b[FlowModMatchOffset:])
 	if err != nil {
-		return decodeCtx(err, TypeFlowMod, flowModFixedLen)
+		return decodeCtx(err, TypeFlowMod, FlowModMatchOffset)
 	}
-	if err := decodeInstructions(&m.Instructions, b[flowModFixedLen+n:], flowModFixedLen+n); err != nil {
+	if err := decodeInstructions(&m.Instructions, b[FlowModMatchOffset+n:], FlowModMatchOffset+n); err != nil {
 		return decodeCtx(err, TypeFlowMod, 0)
 	}
 	return nil
@@ -198,19 +205,19 @@ type FlowModView []byte
 // Check returned nil.
 func (v FlowModView) Check() error {
 	var h Header
-	if err := decodeHeader(&h, v, TypeFlowMod, flowModFixedLen+8); err != nil {
+	if err := decodeHeader(&h, v, TypeFlowMod, FlowModMinLen); err != nil {
 		return err
 	}
 	if v[25] > uint8(FlowDeleteStrict) {
 		return &DecodeError{Type: TypeFlowMod, Field: "command", Offset: 25, Err: ErrBadFlowCommand}
 	}
-	m := v[flowModFixedLen:]
+	m := v[FlowModMatchOffset:]
 	if binary.BigEndian.Uint16(m) != MatchTypeOXM {
-		return &DecodeError{Type: TypeFlowMod, Field: "match.type", Offset: flowModFixedLen, Err: ErrBadMatchType}
+		return &DecodeError{Type: TypeFlowMod, Field: "match.type", Offset: FlowModMatchOffset, Err: ErrBadMatchType}
 	}
 	ml := int(binary.BigEndian.Uint16(m[2:]))
 	if ml < 4 || (ml+7)&^7 > len(m) {
-		return &DecodeError{Type: TypeFlowMod, Field: "match.length", Offset: flowModFixedLen + 2, Err: ErrBadMatchLength}
+		return &DecodeError{Type: TypeFlowMod, Field: "match.length", Offset: FlowModMatchOffset + 2, Err: ErrBadMatchLength}
 	}
 	for off, i := 4, 0; off < ml; i++ {
 		if ml-off >= 4 {
@@ -225,11 +232,11 @@ func (v FlowModView) Check() error {
 		k, err := checkOXM(m[off:ml])
 		if err != nil {
 			err.Field = fmt.Sprintf("match.oxm[%d].%s", i, err.Field)
-			return decodeCtx(err, TypeFlowMod, flowModFixedLen+off)
+			return decodeCtx(err, TypeFlowMod, FlowModMatchOffset+off)
 		}
 		off += k
 	}
-	ins := flowModFixedLen + (ml+7)&^7
+	ins := FlowModMatchOffset + (ml+7)&^7
 	var seen uint8
 	for off, i := ins, 0; off < len(v); i++ {
 		if len(v)-off < 8 {
@@ -339,17 +346,67 @@ func (v FlowModView) OutGroup() uint32 { return binary.BigEndian.Uint32(v[40:]) 
 // Flags returns the OFPFF_* flags.
 func (v FlowModView) Flags() uint16 { return binary.BigEndian.Uint16(v[44:]) }
 
+// The setters below write a field of the fixed part in place, for a
+// client that sends copies of one encoded FLOW_MOD with fields changed
+// (see FlowModTemplate). Like the accessors they need a view of at least
+// FlowModMinLen bytes, and they change no length.
+
+// SetXID sets the transaction id.
+func (v FlowModView) SetXID(xid uint32) { binary.BigEndian.PutUint32(v[4:], xid) }
+
+// SetCookie sets the cookie.
+func (v FlowModView) SetCookie(c uint64) { binary.BigEndian.PutUint64(v[8:], c) }
+
+// SetCookieMask sets the cookie mask.
+func (v FlowModView) SetCookieMask(m uint64) { binary.BigEndian.PutUint64(v[16:], m) }
+
+// SetTableID sets the table id.
+func (v FlowModView) SetTableID(id uint8) { v[24] = id }
+
+// SetCommand sets the command.
+func (v FlowModView) SetCommand(c FlowModCommand) { v[25] = uint8(c) }
+
+// SetIdleTimeout sets the idle timeout in seconds.
+func (v FlowModView) SetIdleTimeout(s uint16) { binary.BigEndian.PutUint16(v[26:], s) }
+
+// SetHardTimeout sets the hard timeout in seconds.
+func (v FlowModView) SetHardTimeout(s uint16) { binary.BigEndian.PutUint16(v[28:], s) }
+
+// SetPriority sets the priority.
+func (v FlowModView) SetPriority(p uint16) { binary.BigEndian.PutUint16(v[30:], p) }
+
+// SetBufferID sets the buffer id.
+func (v FlowModView) SetBufferID(id uint32) { binary.BigEndian.PutUint32(v[32:], id) }
+
+// SetOutPort sets the out_port filter.
+func (v FlowModView) SetOutPort(p uint32) { binary.BigEndian.PutUint32(v[36:], p) }
+
+// SetOutGroup sets the out_group filter.
+func (v FlowModView) SetOutGroup(g uint32) { binary.BigEndian.PutUint32(v[40:], g) }
+
+// SetFlags sets the OFPFF_* flags.
+func (v FlowModView) SetFlags(f uint16) { binary.BigEndian.PutUint16(v[44:], f) }
+
+// SetImportance sets the flow's importance in a message of OpenFlow 1.4
+// or later. In an older one the two bytes are padding, which it leaves
+// alone, as AppendBinary encodes no importance there.
+func (v FlowModView) SetImportance(imp uint16) {
+	if v[0] >= Version14 {
+		binary.BigEndian.PutUint16(v[46:], imp)
+	}
+}
+
 // MatchBytes returns the OXM TLVs of the match, without the ofp_match
 // header and padding.
 func (v FlowModView) MatchBytes() []byte {
-	n := int(binary.BigEndian.Uint16(v[flowModFixedLen+2:]))
-	return v[flowModFixedLen+4 : flowModFixedLen+n]
+	n := int(binary.BigEndian.Uint16(v[FlowModMatchOffset+2:]))
+	return v[FlowModMatchOffset+4 : FlowModMatchOffset+n]
 }
 
 // InstructionBytes returns the instruction list.
 func (v FlowModView) InstructionBytes() []byte {
-	n := int(binary.BigEndian.Uint16(v[flowModFixedLen+2:]))
-	return v[flowModFixedLen+(n+7)&^7:]
+	n := int(binary.BigEndian.Uint16(v[FlowModMatchOffset+2:]))
+	return v[FlowModMatchOffset+(n+7)&^7:]
 }
 
 // OXMs iterates over the match: each call to next returns the next OXM
@@ -359,20 +416,41 @@ func (v FlowModView) OXMs() OXMIter { return OXMIter(v.MatchBytes()) }
 // OXMIter walks OXM TLVs in place. It is a value; Next advances it.
 type OXMIter []byte
 
-// Next returns the next OXM's 32-bit header and payload.
-func (it *OXMIter) Next() (header uint32, payload []byte, ok bool) {
+// Next returns the next OXM's header and payload. It reports false at
+// the end, and where the TLVs left are too short for their headers: it
+// is then not empty.
+func (it *OXMIter) Next() (header OXMHeader, payload []byte, ok bool) {
 	b := *it
 	if len(b) < 4 {
 		return 0, nil, false
 	}
-	h := binary.BigEndian.Uint32(b)
-	n := 4 + int(h&0xff)
+	h := OXMHeader(binary.BigEndian.Uint32(b))
+	n := 4 + h.Len()
 	if n > len(b) {
 		return 0, nil, false
 	}
 	*it = b[n:]
 	return h, b[4:n], true
 }
+
+// OXMHeader is the 32-bit header of an OXM TLV (OpenFlow 1.3.5 §7.2.3.2):
+// oxm_class, oxm_field, oxm_hasmask and oxm_length, from the high bits
+// down.
+type OXMHeader uint32
+
+// Class returns oxm_class.
+func (h OXMHeader) Class() OXMClass { return OXMClass(h >> 16) }
+
+// Field returns oxm_field.
+func (h OXMHeader) Field() OXMField { return OXMField(h >> 9 & 0x7f) }
+
+// HasMask returns oxm_hasmask: the payload is a value and then a mask of
+// the same length.
+func (h OXMHeader) HasMask() bool { return h&(1<<8) != 0 }
+
+// Len returns oxm_length, the length of the payload that follows the
+// header.
+func (h OXMHeader) Len() int { return int(h & 0xff) }
 
 // Lookup returns the payload of the first basic-class OXM with field f in
 // the match (value, then mask if masked), or nil.
@@ -383,14 +461,81 @@ func (v FlowModView) Lookup(f OXMField) (payload []byte, masked bool) {
 		if !ok {
 			return nil, false
 		}
-		if h>>16 == uint32(OXMClassOpenFlow) && OXMField(h>>9&0x7f) == f {
-			return p, h&(1<<8) != 0
+		if h.Class() == OXMClassOpenFlow && h.Field() == f {
+			return p, h.HasMask()
 		}
 	}
 }
 
 // Decode fills m from the view (m's slices are reused).
 func (v FlowModView) Decode(m *FlowMod) error { return m.UnmarshalBinary(v) }
+
+// FlowModTemplate is a FLOW_MOD encoded once, to be sent again and again
+// with fields changed. A client that pushes runs of flows which differ
+// only in the fixed part's fields and in the values of their OXMs encodes
+// the first in full (FlowMod.AppendBinary) and each next as a patched copy
+// of it, without building an OXM or an Instruction: Copy writes the
+// template into a buffer as a FlowModView, whose setters change the fixed
+// part, and OXMs says where the value (and mask) of each OXM lies in the
+// message, to be written over with one of the same length. The copy is
+// then the message that AppendBinary encodes for the FlowMod with those
+// fields and values (TestFlowModTemplate).
+//
+// The zero FlowModTemplate holds no message. A FlowModTemplate is not safe
+// for concurrent use.
+type FlowModTemplate struct {
+	msg  []byte
+	oxms []TemplateOXM
+}
+
+// TemplateOXM is one OXM of a FlowModTemplate's match: its header, and the
+// offset in the message of its payload, the value and then, if the header
+// has a mask, the mask, each of Header.Len()/2 bytes.
+type TemplateOXM struct {
+	Header OXMHeader
+	Offset int
+}
+
+// Reset makes a copy of msg, a FLOW_MOD, the template, reusing the
+// template's memory. It checks the header's length and the match's, and
+// that the match's OXMs fill it; the rest is copied as it is, so msg
+// should be one that AppendBinary encoded. On error the template is empty.
+func (t *FlowModTemplate) Reset(msg []byte) error {
+	t.msg, t.oxms = t.msg[:0], t.oxms[:0]
+	if len(msg) < FlowModMinLen || Type(msg[1]) != TypeFlowMod || int(binary.BigEndian.Uint16(msg[2:])) != len(msg) {
+		return &DecodeError{Type: TypeFlowMod, Field: "length", Offset: 2, Err: ErrBadLength}
+	}
+	ml := int(binary.BigEndian.Uint16(msg[FlowModMatchOffset+2:]))
+	if ml < 4 || FlowModMatchOffset+(ml+7)&^7 > len(msg) {
+		return &DecodeError{Type: TypeFlowMod, Field: "match.length", Offset: FlowModMatchOffset + 2, Err: ErrBadMatchLength}
+	}
+	it := OXMIter(msg[FlowModMatchOffset+4 : FlowModMatchOffset+ml])
+	off := FlowModMatchOffset + 4 // of the OXM that it.Next returns next
+	for h, p, ok := it.Next(); ok; h, p, ok = it.Next() {
+		t.oxms = append(t.oxms, TemplateOXM{Header: h, Offset: off + 4})
+		off += 4 + len(p)
+	}
+	if len(it) != 0 {
+		t.oxms = t.oxms[:0]
+		return &DecodeError{Type: TypeFlowMod, Field: fmt.Sprintf("match.oxm[%d].length", len(t.oxms)), Offset: off, Err: ErrBadMatchLength}
+	}
+	t.msg = append(t.msg, msg...)
+	return nil
+}
+
+// Len returns the length of the template's message; 0 if it holds none.
+func (t *FlowModTemplate) Len() int { return len(t.msg) }
+
+// OXMs returns the OXMs of the template's match, in order. The slice is
+// the template's, valid until the next Reset.
+func (t *FlowModTemplate) OXMs() []TemplateOXM { return t.oxms }
+
+// Copy copies the template's message into b, which must be Len() bytes
+// long, and returns b as a view to write fields over.
+func (t *FlowModTemplate) Copy(b []byte) FlowModView {
+	copy(b, t.msg)
+	return FlowModView(b)
+}
 
 // Instructions iterates over the instruction list in place. For
 // APPLY_ACTIONS and WRITE_ACTIONS, Actions(tlv) iterates over the actions

@@ -169,6 +169,12 @@ func FuzzFlowModView(f *testing.F) {
 		if n != len(m.Match.Fields) {
 			t.Fatalf("view has %d OXMs, value %d", n, len(m.Match.Fields))
 		}
+		// A template of what the view accepts copies it whole, with an
+		// OXM for each of the match's.
+		var tm FlowModTemplate
+		if err := tm.Reset(in); err != nil || len(tm.OXMs()) != n || !bytes.Equal(tm.Copy(make([]byte, tm.Len())), in) {
+			t.Fatalf("template: %v, %d OXMs of %d", err, len(tm.OXMs()), n)
+		}
 	})
 }
 

@@ -52,12 +52,6 @@ type Dist struct {
 	Mean     float64
 }
 
-// DistOf returns the distribution of vs, which it sorts.
-func DistOf(vs []int64) Dist {
-	slices.Sort(vs)
-	return selectDist(vs)
-}
-
 // selectDist returns the distribution of vs, which it reorders: the ranks
 // it needs are put in place by selection, in time linear in len(vs), not
 // by sorting (every burst is summarised this way).

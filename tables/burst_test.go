@@ -12,14 +12,14 @@ func TestDistOf(t *testing.T) {
 		vs[i] = int64(200 - i) // 200..1, unsorted
 	}
 	want := Dist{N: 200, P50: 100, P99: 198, Max: 200, Mean: 100.5}
-	if got := DistOf(vs); got != want {
-		t.Errorf("DistOf(1..200) = %+v, want %+v", got, want)
+	if got := distOf(vs); got != want {
+		t.Errorf("distOf(1..200) = %+v, want %+v", got, want)
 	}
-	if got := DistOf(nil); got != (Dist{}) {
-		t.Errorf("DistOf(nil) = %+v", got)
+	if got := distOf(nil); got != (Dist{}) {
+		t.Errorf("distOf(nil) = %+v", got)
 	}
-	if got := DistOf([]int64{7}); got != (Dist{N: 1, P50: 7, P99: 7, Max: 7, Mean: 7}) {
-		t.Errorf("DistOf(7) = %+v", got)
+	if got := distOf([]int64{7}); got != (Dist{N: 1, P50: 7, P99: 7, Max: 7, Mean: 7}) {
+		t.Errorf("distOf(7) = %+v", got)
 	}
 }
 
@@ -37,10 +37,17 @@ func TestSelectDist(t *testing.T) {
 			if spread == 3 && n > 2 {
 				slices.Sort(vs) // sorted input: the worst case of naive pivots
 			}
-			want := DistOf(slices.Clone(vs))
+			want := distOf(slices.Clone(vs))
 			if got := selectDist(vs); got != want {
-				t.Fatalf("spread %d, n %d: selectDist = %+v, DistOf = %+v", spread, n, got, want)
+				t.Fatalf("spread %d, n %d: selectDist = %+v, distOf = %+v", spread, n, got, want)
 			}
 		}
 	}
+}
+
+// distOf returns the distribution of vs, which it sorts: the reference
+// selectDist must agree with.
+func distOf(vs []int64) Dist {
+	slices.Sort(vs)
+	return selectDist(vs)
 }

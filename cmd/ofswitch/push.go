@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/controller/push"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
@@ -21,7 +21,7 @@ import (
 func newPushCmd() *cobra.Command {
 	var (
 		target string
-		cfg    controller.PushConfig
+		cfg    push.Config
 		strict bool
 		asJSON bool
 		fix    bool
@@ -64,7 +64,7 @@ Works against ofswitch and Open vSwitch alike.`,
 			if cfg.Batch == 0 {
 				cfg.Batch = max(len(ups), 1)
 			}
-			res, err := controller.Push(cmd.Context(), target, ups, &cfg)
+			res, err := push.Flows(cmd.Context(), target, ups, &cfg)
 			if err != nil {
 				return err
 			}

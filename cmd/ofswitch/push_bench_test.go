@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/controller/push"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 )
@@ -117,7 +117,7 @@ func BenchmarkPushCLI(b *testing.B) {
 	if err := os.WriteFile(deleteAll, []byte("delete\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	push := func(t pushTarget, path string, extra ...string) *controller.PushResult {
+	pushFile := func(t pushTarget, path string, extra ...string) *push.Result {
 		b.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -130,7 +130,7 @@ func BenchmarkPushCLI(b *testing.B) {
 		if err != nil {
 			b.Fatalf("%s: ofswitch %s: %v\n%s\nswitch log:\n%s", t.name, strings.Join(args, " "), err, stderr.String(), sw.log())
 		}
-		var res controller.PushResult
+		var res push.Result
 		if err := json.Unmarshal(out, &res); err != nil {
 			b.Fatalf("%s: push --json: %v\n%s", t.name, err, out)
 		}
@@ -160,7 +160,7 @@ func BenchmarkPushCLI(b *testing.B) {
 		}
 	}
 	settle := func(t pushTarget, path string, extra ...string) {
-		if res := push(t, path, extra...); res.Flows == 0 {
+		if res := pushFile(t, path, extra...); res.Flows == 0 {
 			b.Fatalf("%s: push %s sent nothing", t.name, path)
 		}
 		// ofswitch unlinks deleted flows once idle for 2 ms: 100K take
@@ -191,13 +191,13 @@ func BenchmarkPushCLI(b *testing.B) {
 				// that has held one before. The first is reported on
 				// its own: into a fresh process it pays for the page
 				// faults of new memory.
-				first := push(t, flows, "--batch", "256")
+				first := pushFile(t, flows, "--batch", "256")
 				settle(t, deleteAll)
 				var pushed, p50, cpu float64
 				var elapsed time.Duration
 				for b.Loop() {
 					u0, s0 := cpuSeconds(b, t.pid)
-					res := push(t, flows, "--batch", "256")
+					res := pushFile(t, flows, "--batch", "256")
 					u1, s1 := cpuSeconds(b, t.pid)
 					cpu += u1 - u0 + s1 - s0
 					if res.Flows != n || res.ErrCount != 0 {
@@ -235,7 +235,7 @@ func BenchmarkPushCLI(b *testing.B) {
 				}
 				var lat float64
 				for b.Loop() {
-					lat += float64(push(t, batch, "--batch", "256").LatencyMax.Microseconds())
+					lat += float64(pushFile(t, batch, "--batch", "256").LatencyMax.Microseconds())
 					b.StopTimer()
 					settle(t, unbatch, "--strict", "--batch", "256")
 					b.StartTimer()
@@ -244,11 +244,11 @@ func BenchmarkPushCLI(b *testing.B) {
 				b.ReportMetric(0, "ns/op")
 			})
 			b.Run(fmt.Sprintf("%s/steady/installed=%d", t.name, size), func(b *testing.B) {
-				first := push(t, steady, "--batch", "256", "--window", "1")
+				first := pushFile(t, steady, "--batch", "256", "--window", "1")
 				settle(t, unsteady, "--strict", "--batch", "1024")
 				var p50, p99 float64
 				for b.Loop() {
-					res := push(t, steady, "--batch", "256", "--window", "1")
+					res := pushFile(t, steady, "--batch", "256", "--window", "1")
 					if res.Batches != 40 {
 						b.Fatalf("%s: %d batches, want 40", t.name, res.Batches)
 					}

@@ -1,4 +1,4 @@
-package controller
+package controller_test
 
 import (
 	"context"
@@ -6,12 +6,19 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/controller/push"
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/tables"
 )
+
+// The tests of this file push flows into an agent with controller/push,
+// which the agent's package cannot import.
 
 // TestBurstFigures pushes batches of flows over a connection and checks
 // the figures each burst records: per-update costs and filter iterations
@@ -37,14 +44,14 @@ func TestBurstFigures(t *testing.T) {
 		costs = append(costs, append([]rules.UpdateCost(nil), b.Costs...))
 		mu.Unlock()
 	}})
-	a, addr := startAgent(t, &Config{FlowTables: ft, BatchWait: time.Hour})
+	a, addr := controller.StartAgent(t, &controller.Config{FlowTables: ft, BatchWait: time.Hour})
 	const batch, batches = 60, 4 // 240 flows: 94% of a 64-bucket filter
-	ups := exactFlows(batch*batches, 0)
+	ups := controller.ExactFlows(batch*batches, 0)
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := PushConn(context.Background(), nc, ups, &PushConfig{Batch: batch, Window: 1})
+	res, err := push.Flows(context.Background(), "", ups, &push.Config{Batch: batch, Window: 1, Conn: nc})
 	if err != nil || len(res.Errors) != 0 {
 		t.Fatalf("push: %v (%d refused)", err, len(res.Errors))
 	}
@@ -107,5 +114,113 @@ func TestBurstFigures(t *testing.T) {
 	}
 	if last := bs[batches-1]; last.BloomLen == 0 {
 		t.Errorf("no element in the Bloom part at %.0f%% occupancy with t = 0", 100*last.Occupancy)
+	}
+}
+
+// TestSlowReader: a controller that stops reading must not hold up the
+// others. Deleting 60000 flows with SEND_FLOW_REM sends a FLOW_REMOVED
+// each (7 MB, more than socket buffers hold) to every controller; the
+// pushing one still gets its barrier reply while the other reads nothing.
+func TestSlowReader(t *testing.T) {
+	a, addr := controller.StartAgent(t, &controller.Config{EchoInterval: time.Minute})
+	slow := dialHello(t, addr)
+	defer slow.Close()
+	ups := controller.ExactFlows(60000, 0)
+	for i := range ups {
+		ups[i].Flags = rules.FlagSendFlowRem
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := push.Flows(ctx, "tcp:"+addr, ups, &push.Config{Batch: 1024}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := push.Flows(ctx, "tcp:"+addr, controller.DeleteAll, nil)
+	if err != nil || len(res.Errors) != 0 {
+		t.Fatalf("delete all beside a slow reader: %v %v", err, res)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for a.Conns() > 1 && time.Now().Before(deadline) { // the pushers leave
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := a.Conns(); n != 1 {
+		t.Fatalf("%d connections, want the slow reader still there", n)
+	}
+}
+
+// dialHello connects to the agent at addr and exchanges HELLOs over
+// OpenFlow 1.3, then reads nothing more.
+func dialHello(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := openflow.NewHello(1, openflow.Version13)
+	b, err := h.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nc.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	msg, err := openflow.NewReader(nc, 0).Next()
+	if err != nil || openflow.Type(msg[1]) != openflow.TypeHello {
+		t.Fatalf("waiting for the switch's HELLO: %x, %v", msg, err)
+	}
+	return nc
+}
+
+// deadlineCounter counts a connection's SetReadDeadline calls.
+type deadlineCounter struct {
+	net.Conn
+	n atomic.Int64
+}
+
+func (c *deadlineCounter) SetReadDeadline(t time.Time) error {
+	c.n.Add(1)
+	return c.Conn.SetReadDeadline(t)
+}
+
+// TestBatchesArmNoDeadline checks that batches which arrive whole with
+// their barrier do not move the connection's read deadline (each move is a
+// timer update, and one that comes sooner may wake a thread): the
+// batch-wait bound is armed only when a batch waits for a read.
+func TestBatchesArmNoDeadline(t *testing.T) {
+	a, err := controller.New(&controller.Config{Logger: controller.Quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	srv := make(chan *deadlineCounter, 1)
+	done := make(chan error, 1)
+	go func() {
+		nc, err := l.Accept()
+		if err != nil {
+			close(srv)
+			return
+		}
+		dc := &deadlineCounter{Conn: nc}
+		srv <- dc
+		done <- a.ServeConn(context.Background(), dc)
+	}()
+	nc, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := push.Flows(context.Background(), "", controller.ExactFlows(40*256, 0), &push.Config{Batch: 256, Window: 1, Conn: nc})
+	if err != nil || res.ErrCount != 0 || res.Batches != 40 {
+		t.Fatalf("push: %v %+v", err, res)
+	}
+	dc := <-srv
+	<-done
+	// The inactivity probe's, once; 40 batches that moved it would be 40
+	// or more.
+	if n := dc.n.Load(); n > 2 {
+		t.Errorf("40 batches with their barriers moved the read deadline %d times, want at most 2", n)
 	}
 }

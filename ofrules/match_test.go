@@ -1,4 +1,4 @@
-package controller
+package ofrules
 
 import (
 	"bytes"
@@ -8,11 +8,21 @@ import (
 
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
+
+func parseFlows(t *testing.T, text string) []rules.Update {
+	t.Helper()
+	ups, errs := ofctl.ParseFlows("test.flows", []byte(text), nil)
+	if len(errs) != 0 {
+		t.Fatalf("parse: %v", errs)
+	}
+	return ups
+}
 
 // TestMatchWireRoundTrip encodes matches of every kind of field (exact and
 // masked, 8 to 128 bits, the L4 and ICMP fields under each protocol) as
-// the push client does and decodes them as the agent does: the match comes
+// an Encoder and WireFlowMod do and decodes them with FlowMod: the match comes
 // back unchanged, and so do set_field actions.
 func TestMatchWireRoundTrip(t *testing.T) {
 	ups := parseFlows(t, `
@@ -30,7 +40,7 @@ priority=11,tcp6,tp_dst=443,actions=set_field:2001:db8::9->ipv6_dst,set_field:80
 priority=12,tcp,tcp_flags=+syn-ack,actions=drop
 priority=13,tcp6,tp_dst=22,tcp_flags=rst|ack,actions=drop
 `)
-	// Each flow twice with the push client's cache (the second time its
+	// Each flow twice with an Encoder's cache (the second time its
 	// mask's plan is reused) and once without.
 	var all []rules.Update
 	for i := range ups {
@@ -42,7 +52,7 @@ priority=13,tcp6,tp_dst=22,tcp_flags=rst|ack,actions=drop
 	for i := range ups {
 		u := &ups[i]
 		if i%3 == 2 {
-			updateToWire(u, &fm)
+			WireFlowMod(&fm, u)
 		} else {
 			encodeUpdate(u, &fm, &cache)
 		}
@@ -55,8 +65,8 @@ priority=13,tcp6,tp_dst=22,tcp_flags=rst|ack,actions=drop
 		if err := back.UnmarshalBinary(wire); err != nil {
 			t.Fatalf("flow %d: decode: %v", i+1, err)
 		}
-		got, err := translateFlowMod(&back, 1, false, true, nil, nil)
-		if err != nil {
+		var got rules.Update
+		if err := FlowMod(&got, &back, nil); err != nil {
 			t.Fatalf("flow %d (%v): translate: %v", i+1, back.Match.String(), err)
 		}
 		if got.Match != u.Match {
@@ -106,8 +116,9 @@ func TestMatchShape(t *testing.T) {
 		{"again", tcp(0x08, 0x00, 6, []byte{10, 2, 0, 0}, []byte{255, 255, 0, 0}), nil},
 	}
 	for _, c := range cases {
-		want, wantErr := matchFromWire(&c.m, false, true)
-		got, err := matchFromWireCached(&c.m, false, true, &shape)
+		var want, got rules.Match
+		wantErr := Match(&want, &c.m, nil)
+		err := matchInto(&got, &c.m, false, true, &shape)
 		if (err == nil) != (c.err == nil) || (wantErr == nil) != (c.err == nil) {
 			t.Fatalf("%s: err %v, full checks %v, want %v", c.name, err, wantErr, c.err)
 		}
@@ -142,14 +153,14 @@ func TestTCPFlagsWire(t *testing.T) {
 	if err := fm.UnmarshalBinary(msg); err != nil {
 		t.Fatal(err)
 	}
-	m, err := matchFromWire(&fm.Match, false, true)
-	if err != nil {
+	var m rules.Match
+	if err := Match(&m, &fm.Match, nil); err != nil {
 		t.Fatal(err)
 	}
 	if v, mk := m.Get(rules.FieldTCPFlags); v != 0x002 || mk != 0x012 {
 		t.Fatalf("tcp_flags %#x/%#x, want 0x2/0x12", v, mk)
 	}
-	back := matchToWire(&m)
+	back := WireMatch(&m)
 	enc, err := back.AppendBinary(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -177,13 +188,14 @@ func TestTCPFlagsWire(t *testing.T) {
 		{"three bytes", tcpMatch(raw(false, 0, 2, 0)), openflow.BadMatchBadLen},
 		{"UDP", &openflow.Match{Fields: []openflow.OXM{openflow.EthType(0x0800), openflow.IPProto(17), openflow.TCPFlags(2, 0x0fff)}}, openflow.BadMatchBadPrereq},
 	} {
-		_, err := matchFromWire(c.m, false, true)
+		var m rules.Match
+		err := Match(&m, c.m, nil)
 		var em openflow.ErrorMsg
 		if !errors.As(err, &em) || em.Type != openflow.ErrTypeBadMatch || em.Code != uint16(c.code) {
 			t.Errorf("%s: %v, want OFPET_BAD_MATCH/%v", c.name, err, c.code)
 		}
 	}
-	if _, err := matchFromWire(tcpMatch(raw(true, 0, 2, 0, 0x12)), false, true); err != nil {
+	if err := Match(&m, tcpMatch(raw(true, 0, 2, 0, 0x12)), nil); err != nil {
 		t.Errorf("masked +syn-ack: %v", err)
 	}
 }

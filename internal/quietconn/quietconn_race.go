@@ -1,6 +1,6 @@
 //go:build linux && race
 
-package controller
+package quietconn
 
 import "syscall"
 

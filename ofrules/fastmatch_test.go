@@ -1,4 +1,4 @@
-package controller
+package ofrules
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -21,22 +20,25 @@ import (
 )
 
 // ingestOracle translates msg as the full path does with no cache at all:
-// FlowMod.UnmarshalBinary, then translateFlowMod without a cached
-// instruction list or match shape.
+// FlowMod.UnmarshalBinary, then translate without a cached instruction
+// list or match shape, leaving the rules-level checks to the pipeline as a
+// Decoder does.
 func ingestOracle(msg []byte, tables int, strict bool) (rules.Update, error) {
 	var fm openflow.FlowMod
 	if err := fm.UnmarshalBinary(msg); err != nil {
 		return rules.Update{}, err
 	}
-	return translateFlowMod(&fm, tables, strict, false, nil, nil)
+	var u rules.Update
+	err := translate(&u, &fm, tables, strict, false, nil, nil)
+	return u, err
 }
 
-// ingestChecker feeds FLOW_MODs to a connection's onFlowMod, one after the
-// other so that each finds the caches its predecessors left, and compares
-// every outcome with ingestOracle's.
+// ingestChecker feeds FLOW_MODs to one Decoder, one after the other so
+// that each finds the caches its predecessors left, and compares every
+// outcome with ingestOracle's.
 type ingestChecker struct {
 	t      *testing.T
-	c      *conn
+	d      *Decoder
 	tables int
 	strict bool
 
@@ -45,28 +47,21 @@ type ingestChecker struct {
 }
 
 func newIngestChecker(t *testing.T, tables int, strict bool) *ingestChecker {
-	a, err := New(&Config{Logger: quiet, BatchMax: 1 << 30, Tables: uint8(tables), StrictPorts: strict})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p1, p2 := net.Pipe()
-	t.Cleanup(func() { p1.Close(); p2.Close() })
-	c := newConn(a, p1)
-	c.version = openflow.Version13
-	return &ingestChecker{t: t, c: c, tables: tables, strict: strict, errs: map[[2]uint16]int{}}
+	d := NewDecoder(&Options{Tables: tables, StrictPorts: strict})
+	return &ingestChecker{t: t, d: d, tables: tables, strict: strict, errs: map[[2]uint16]int{}}
 }
 
-// check runs msg through onFlowMod and through the oracle.
+// check runs msg through Decode and through the oracle.
 func (k *ingestChecker) check(what string, msg []byte) {
-	t, c := k.t, k.c
+	t, d := k.t, k.d
 	t.Helper()
 	k.n++
 	want, wantErr := ingestOracle(msg, k.tables, k.strict)
 
-	// The fast path alone, on the connection's current caches (it
-	// changes none of them).
+	// The fast path alone, on the decoder's current caches (it changes
+	// none of them).
 	var fu rules.Update
-	if fastFlowMod(&fu, msg, k.tables, &c.shape.wire, &c.insCache) {
+	if fastFlowMod(&fu, msg, k.tables, &d.shape.wire, &d.ins) {
 		k.fast++
 		if wantErr != nil {
 			t.Fatalf("%s: fast path accepted what the full path refuses (%v)\n%x", what, wantErr, msg)
@@ -76,10 +71,10 @@ func (k *ingestChecker) check(what string, msg []byte) {
 		}
 	}
 
-	n := len(c.batch)
-	err := c.onFlowMod(msg)
+	var got rules.Update
+	err := d.Decode(&got, msg)
 	if (err == nil) != (wantErr == nil) {
-		t.Fatalf("%s: onFlowMod error %v, full path %v\n%x", what, err, wantErr, msg)
+		t.Fatalf("%s: Decode error %v, full path %v\n%x", what, err, wantErr, msg)
 	}
 	if err != nil {
 		k.refused++
@@ -88,23 +83,10 @@ func (k *ingestChecker) check(what string, msg []byte) {
 		if !reflect.DeepEqual(got, exp) {
 			t.Fatalf("%s: error %v (%v/%d), full path %v (%v/%d)\n%x", what, err, got.Type, got.Code, wantErr, exp.Type, exp.Code, msg)
 		}
-		if len(c.batch) != n {
-			t.Fatalf("%s: refused FLOW_MOD changed the queue from %d to %d", what, n, len(c.batch))
-		}
 		return
 	}
-	if len(c.batch) != n+1 || len(c.batchReq) != n+1 {
-		t.Fatalf("%s: queue %d/%d after %d", what, len(c.batch), len(c.batchReq), n)
-	}
-	if got := &c.batch[n]; !sameUpdate(got, &want) {
-		t.Fatalf("%s: onFlowMod queued\n%+v\nfull path gives\n%+v\n%x", what, *got, want, msg)
-	}
-	if p := &c.batchReq[n]; !bytes.Equal(p.req[:p.n], msg[:min(len(msg), 64)]) {
-		t.Fatalf("%s: queued request bytes %x, want %x", what, p.req[:p.n], msg[:min(len(msg), 64)])
-	}
-	if len(c.batch) >= 512 {
-		clear(c.batch)
-		c.batch, c.batchReq = c.batch[:0], c.batchReq[:0]
+	if !sameUpdate(&got, &want) {
+		t.Fatalf("%s: Decode gives\n%+v\nfull path gives\n%+v\n%x", what, got, want, msg)
 	}
 }
 
@@ -357,8 +339,8 @@ func corrupt(r *rand.Rand, msg []byte) []byte {
 		i := 4 + r.IntN(len(b)-4)
 		b[i] ^= byte(1 + r.IntN(255))
 	case 3: // one byte of the match
-		if len(b) > flowModMinLen {
-			i := flowModMatch + r.IntN(len(b)-flowModMatch)
+		if len(b) > openflow.FlowModMinLen {
+			i := openflow.FlowModMatchOffset + r.IntN(len(b)-openflow.FlowModMatchOffset)
 			b[i] = byte(r.Uint32())
 		}
 	case 4: // truncated, the header's length following or not
@@ -367,8 +349,8 @@ func corrupt(r *rand.Rand, msg []byte) []byte {
 			binary.BigEndian.PutUint16(b[2:], uint16(len(b)))
 		}
 	case 5: // the match length
-		if len(b) >= flowModMinLen {
-			binary.BigEndian.PutUint16(b[flowModMatch+2:], uint16(r.IntN(len(b))))
+		if len(b) >= openflow.FlowModMinLen {
+			binary.BigEndian.PutUint16(b[openflow.FlowModMatchOffset+2:], uint16(r.IntN(len(b))))
 		}
 	case 6: // bytes added at the end
 		b = append(b, make([]byte, 8*(1+r.IntN(2)))...)
@@ -383,9 +365,9 @@ func corrupt(r *rand.Rand, msg []byte) []byte {
 
 // TestFlowModFastPath runs generated FLOW_MODs (runs of one shape with
 // varied values, masks, commands, tables and instructions, shape changes,
-// returns to an earlier shape, and corrupted messages) through onFlowMod,
+// returns to an earlier shape, and corrupted messages) through a Decoder,
 // where the fast path takes what it can, and through the full path
-// without caches: the update queued, or the error answered, is the same.
+// without caches: the update, or the error to answer, is the same.
 func TestFlowModFastPath(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		k := newIngestChecker(t, 4, strict)
@@ -532,7 +514,7 @@ func readHexFile(t *testing.T, path string) []byte {
 }
 
 // TestFlowModFastPathReal runs the FLOW_MODs that Open vSwitch's tools
-// sent (captures and golden vectors) through onFlowMod in order, then
+// sent (captures and golden vectors) through a Decoder in order, then
 // each again with one byte changed, and compares every outcome with the
 // full path's.
 func TestFlowModFastPathReal(t *testing.T) {
@@ -549,9 +531,9 @@ func TestFlowModFastPathReal(t *testing.T) {
 		for _, m := range msgs {
 			k.check("real", m)
 			b := append([]byte(nil), m...)
-			if len(b) > flowModMinLen && r.IntN(2) == 0 {
+			if len(b) > openflow.FlowModMinLen && r.IntN(2) == 0 {
 				// A value of the match, usually: the same shape.
-				i := flowModMatch + 4 + r.IntN(int(binary.BigEndian.Uint16(b[flowModMatch+2:]))-4+1)
+				i := openflow.FlowModMatchOffset + 4 + r.IntN(int(binary.BigEndian.Uint16(b[openflow.FlowModMatchOffset+2:]))-4+1)
 				if i < len(b) {
 					b[i] ^= byte(1 + r.IntN(255))
 				}
@@ -599,7 +581,7 @@ func TestFieldSlots(t *testing.T) {
 }
 
 // FuzzFlowModFastPath feeds a FLOW_MOD, after one that sets the
-// connection's shape and instruction cache, to onFlowMod and to the full
+// Decoder's shape and instruction cache, to the Decoder and to the full
 // path without caches: the outcomes must agree. The seeds have the shape
 // of the first message, so that mutations reach the fast path.
 func FuzzFlowModFastPath(f *testing.F) {
@@ -630,7 +612,7 @@ func fuzzFlowMods(f *testing.F) [][]byte {
 	var out [][]byte
 	for i := range ups {
 		var fm openflow.FlowMod
-		updateToWire(&ups[i], &fm)
+		WireFlowMod(&fm, &ups[i])
 		fm.Header = openflow.Header{Version: openflow.Version13, XID: uint32(i)}
 		b, err := fm.MarshalBinary()
 		if err != nil {

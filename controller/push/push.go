@@ -1,4 +1,4 @@
-package controller
+package push
 
 import (
 	"bytes"
@@ -9,13 +9,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/oftarget"
+	"github.com/ofswitch/ofswitch/internal/quietconn"
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
-	"github.com/ofswitch/ofswitch/tables"
 )
 
-// PushConfig sets up Push. The zero value of a field means its default.
-type PushConfig struct {
+// Config sets up Flows. The zero value of a field means its default.
+type Config struct {
 	// Batch is the number of FLOW_MODs between barriers; default 1024.
 	Batch int
 	// Window is the number of batches in flight: the next batch is sent
@@ -36,13 +38,17 @@ type PushConfig struct {
 	// batch is applied whole or not at all; the commit reply takes the
 	// place of the barrier reply.
 	Bundle bool
+	// Conn, if set, is the connection to push over, made by the caller
+	// (one from inside a network namespace, say); Flows closes it, and
+	// does not use its target.
+	Conn net.Conn
 }
 
-// PushError is an OFPT_ERROR the switch sent for one FLOW_MOD, or for the
-// commit of a bundle (PushConfig.Bundle).
-type PushError struct {
+// Error is an OFPT_ERROR the switch sent for one FLOW_MOD, or for the
+// commit of a bundle (Config.Bundle).
+type Error struct {
 	Index int    // into the updates pushed: the FLOW_MOD's, or the bundle's first
-	Where string // PushConfig.Lines[Index], if given
+	Where string // Config.Lines[Index], if given
 	XID   uint32
 	Err   openflow.ErrorMsg
 	// Commit is set for the error of a bundle's commit: none of the
@@ -52,7 +58,7 @@ type PushError struct {
 	Flows int
 }
 
-func (e *PushError) Error() string {
+func (e *Error) Error() string {
 	where := e.Where
 	if where == "" {
 		where = fmt.Sprintf("flow %d", e.Index+1)
@@ -63,14 +69,14 @@ func (e *PushError) Error() string {
 	return fmt.Sprintf("%s: switch refused FLOW_MOD xid=%d: %s", where, e.XID, e.Err.Error())
 }
 
-// PushResult is what Push measured.
-type PushResult struct {
+// Result is what Flows measured.
+type Result struct {
 	Flows    int           `json:"flows"`
 	Batches  int           `json:"batches"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
 	PerSec   float64       `json:"flows_per_sec"`
 	Version  uint8         `json:"version"`
-	Errors   []*PushError  `json:"-"`
+	Errors   []*Error      `json:"-"`
 	ErrCount int           `json:"errors"`
 	// NotApplied counts the flows the switch refused: one per FLOW_MOD
 	// error, and every flow of a bundle whose commit failed.
@@ -86,12 +92,16 @@ type PushResult struct {
 	Histogram [][2]int64 `json:"latency_histogram_us"`
 }
 
-// Push sends updates to the switch at target ("tcp:IP[:PORT]") as
-// FLOW_MODs, Batch at a time followed by a BARRIER_REQUEST, and waits for
-// each barrier reply before the next batch. Errors the switch answers are
-// collected, not fatal; Push fails only if the connection does.
-func Push(ctx context.Context, target string, updates []rules.Update, cfg *PushConfig) (*PushResult, error) {
-	t, err := ParseTarget(target)
+// Flows sends updates to the switch at target ("tcp:IP[:PORT]"), or over
+// cfg.Conn, as FLOW_MODs, Batch at a time followed by a BARRIER_REQUEST
+// (or each batch as one bundle), with up to Window batches in flight.
+// Errors the switch answers are collected in the Result, not fatal; Flows
+// fails only if the connection does, or ctx is done.
+func Flows(ctx context.Context, target string, updates []rules.Update, cfg *Config) (*Result, error) {
+	if cfg != nil && cfg.Conn != nil {
+		return flowsOver(ctx, cfg.Conn, updates, cfg)
+	}
+	t, err := oftarget.Parse(target)
 	if err != nil {
 		return nil, err
 	}
@@ -103,24 +113,24 @@ func Push(ctx context.Context, target string, updates []rules.Update, cfg *PushC
 	if err != nil {
 		return nil, fmt.Errorf("push: %w", err)
 	}
-	res, err := PushConn(ctx, nc, updates, cfg)
+	res, err := flowsOver(ctx, nc, updates, cfg)
 	if err != nil {
 		return res, fmt.Errorf("push to %s: %w", target, err)
 	}
 	return res, nil
 }
 
-// PushConn is Push over a connection the caller made; it closes nc.
-func PushConn(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *PushConfig) (*PushResult, error) {
+// flowsOver is Flows over nc, which it closes.
+func flowsOver(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Config) (*Result, error) {
 	defer nc.Close()
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
-	return newPusher(quietSyscalls(nc), cfg).push(ctx, updates)
+	return newPusher(quietconn.Wrap(nc), cfg).push(ctx, updates)
 }
 
 // newPusher returns a pusher over nc with cfg's defaults filled in.
-func newPusher(nc net.Conn, cfg *PushConfig) *pusher {
-	c := PushConfig{}
+func newPusher(nc net.Conn, cfg *Config) *pusher {
+	c := Config{}
 	if cfg != nil {
 		c = *cfg
 	}
@@ -138,12 +148,12 @@ func newPusher(nc net.Conn, cfg *PushConfig) *pusher {
 }
 
 // push runs the handshake and pushes updates.
-func (p *pusher) push(ctx context.Context, updates []rules.Update) (*PushResult, error) {
+func (p *pusher) push(ctx context.Context, updates []rules.Update) (*Result, error) {
 	c := p.cfg
 	if err := p.handshake(c.Bundle || anyImportance(updates)); err != nil {
 		return nil, err
 	}
-	res := &PushResult{Version: p.version}
+	res := &Result{Version: p.version}
 	start := time.Now()
 	// Each batch is encoded before the barrier replies it waits for, the
 	// first before the loop: with Window 1 the client encodes the next
@@ -184,18 +194,22 @@ func (p *pusher) push(ctx context.Context, updates []rules.Update) (*PushResult,
 }
 
 // latencyFigures fills in res's percentiles and histogram from the barrier
-// latencies (µs) of its batches: percentiles by rank as HdrHistogram
-// defines them, the histogram with one bar per distinct value (HdrHistogram
-// at 3 significant figures has a bar per µs below 2 ms). Sorting the few
-// latencies of a push costs less than a histogram's thousands of counters.
-func latencyFigures(res *PushResult, lat []int64) {
-	if len(lat) == 0 {
+// latencies (µs) of its batches, which it sorts: percentiles by rank as
+// HdrHistogram defines them, the histogram with one bar per distinct value
+// (HdrHistogram at 3 significant figures has a bar per µs below 2 ms).
+// Sorting the few latencies of a push costs less than a histogram's
+// thousands of counters.
+func latencyFigures(res *Result, lat []int64) {
+	n := len(lat)
+	if n == 0 {
 		return
 	}
-	d := tables.DistOf(lat) // sorts lat
-	res.LatencyP50 = time.Duration(d.P50) * time.Microsecond
-	res.LatencyP99 = time.Duration(d.P99) * time.Microsecond
-	res.LatencyMax = time.Duration(d.Max) * time.Microsecond
+	slices.Sort(lat)
+	rank := func(q float64) time.Duration {
+		return time.Duration(lat[min(max(int(q*float64(n)+0.5), 1), n)-1]) * time.Microsecond
+	}
+	res.LatencyP50, res.LatencyP99 = rank(0.5), rank(0.99)
+	res.LatencyMax = time.Duration(lat[n-1]) * time.Microsecond
 	for i, v := range lat {
 		if i > 0 && v == lat[i-1] {
 			res.Histogram[len(res.Histogram)-1][1]++
@@ -210,18 +224,16 @@ type pusher struct {
 	r        *openflow.Reader
 	w        *openflow.Writer // the next batch, encoded until send writes it
 	ctl      *openflow.Writer // the handshake and echo replies
-	cfg      *PushConfig
+	cfg      *Config
 	version  uint8
 	xid      uint32
-	fm       openflow.FlowMod
 	next     sentBatch   // the batch in w
 	inflight []sentBatch // oldest first
-	bundle   bool        // PushConfig.Bundle
+	bundle   bool        // Config.Bundle
 	bundleID uint32      // of the last bundle opened
 	lat      []int64     // barrier latency of each batch, µs
-	insCache wireInsCache
-	enc      []byte          // the last FLOW_MOD encoded in full
-	tmpl     flowModTemplate // see pushtmpl.go
+	enc      ofrules.Encoder
+	msg      []byte // a bundled FLOW_MOD, encoded before its bundle add message
 }
 
 // sentBatch is a batch whose barrier reply has not arrived yet.
@@ -332,7 +344,7 @@ func (p *pusher) prepare(updates []rules.Update, lo, hi int) error {
 // wakes the switch, which gained nothing from decoding a batch's first
 // FLOW_MODs early. (Writing each 256-flow batch in growing pieces from
 // 1 KiB on made its barrier latency higher, a median 1/0.85 times that of
-// one write, in 16 of 16 rounds; BENCHMARKS.md, 2026-11-25.)
+// one write; BENCHMARKS.md.)
 func (p *pusher) send() error {
 	b := p.next
 	b.t0 = time.Now()
@@ -343,38 +355,27 @@ func (p *pusher) send() error {
 	return nil
 }
 
-// encodeFlow writes the FLOW_MOD of u, with xid p.xid: a patched copy of
-// the template where u fits it (straight into the writer's buffer without
-// bundles), else the full encoding, which the template learns from; with
-// Bundle, inside a bundle add message.
+// encodeFlow writes the FLOW_MOD of u, with xid p.xid, into w: straight
+// into its buffer, or with Bundle inside a bundle add message. The encoder
+// writes a flow that fits its template as a patched copy of it, and any
+// other in full (see ofrules.Encoder).
 func (p *pusher) encodeFlow(u *rules.Update) error {
-	if t := &p.tmpl; t.fits(u, p.version) {
-		if !p.bundle {
-			t.write(p.w.Reserve(len(t.msg)), u, p.xid)
-			return nil
-		}
-		p.enc = slices.Grow(p.enc[:0], len(t.msg))[:len(t.msg)]
-		t.write(p.enc, u, p.xid)
-	} else {
-		encodeUpdate(u, &p.fm, &p.insCache)
-		p.fm.Version, p.fm.XID = p.version, p.xid
-		var err error
-		if p.enc, err = p.fm.AppendBinary(p.enc[:0]); err != nil {
-			return err
-		}
-		t.learn(p.enc, u, &p.insCache.plan, p.version)
+	if !p.bundle {
+		b, err := p.enc.Encode(p.w.Buffer(), u, p.version, p.xid)
+		p.w.SetBuffer(b)
+		return err
 	}
-	if p.bundle {
-		add := openflow.BundleAddMessage{Header: openflow.Header{Version: p.version, XID: p.xid},
-			BundleID: p.bundleID, Flags: bundleFlags, Message: p.enc}
-		return p.w.Append(&add)
+	var err error
+	if p.msg, err = p.enc.Encode(p.msg[:0], u, p.version, p.xid); err != nil {
+		return err
 	}
-	copy(p.w.Reserve(len(p.enc)), p.enc)
-	return nil
+	add := openflow.BundleAddMessage{Header: openflow.Header{Version: p.version, XID: p.xid},
+		BundleID: p.bundleID, Flags: bundleFlags, Message: p.msg}
+	return p.w.Append(&add)
 }
 
 // done records the end of the oldest batch in flight.
-func (p *pusher) done(res *PushResult) {
+func (p *pusher) done(res *Result) {
 	p.lat = append(p.lat, max(time.Since(p.inflight[0].t0).Microseconds(), 1))
 	p.inflight = p.inflight[1:]
 	res.Batches++
@@ -383,7 +384,7 @@ func (p *pusher) done(res *PushResult) {
 // await reads until the barrier (or commit) reply of the oldest batch in
 // flight, collecting errors (of any batch in flight) and answering echo
 // requests.
-func (p *pusher) await(res *PushResult) error {
+func (p *pusher) await(res *Result) error {
 	oldest := p.inflight[0]
 	p.nc.SetReadDeadline(time.Now().Add(p.cfg.Timeout))
 	for {
@@ -416,7 +417,7 @@ func (p *pusher) await(res *PushResult) error {
 					}
 				}
 				if b := &p.inflight[0]; xid == b.barrier {
-					pe := &PushError{Index: b.lo, XID: xid, Err: em, Commit: true, Flows: b.n}
+					pe := &Error{Index: b.lo, XID: xid, Err: em, Commit: true, Flows: b.n}
 					if b.lo < len(p.cfg.Lines) {
 						pe.Where = p.cfg.Lines[b.lo]
 					}
@@ -430,7 +431,7 @@ func (p *pusher) await(res *PushResult) error {
 			if !ok {
 				return fmt.Errorf("switch error for xid %d outside the batches in flight: %s", xid, em.Error())
 			}
-			pe := &PushError{Index: i, XID: xid, Err: em}
+			pe := &Error{Index: i, XID: xid, Err: em}
 			if i < len(p.cfg.Lines) {
 				pe.Where = p.cfg.Lines[i]
 			}
@@ -466,69 +467,3 @@ func (p *pusher) flowOf(xid uint32) (int, bool) {
 }
 
 func xidOf(msg []byte) uint32 { return binary.BigEndian.Uint32(msg[4:]) }
-
-// updateToWire fills fm with the FLOW_MOD for u.
-// It reuses fm's match slice, so that pushing allocates little per flow.
-func updateToWire(u *rules.Update, fm *openflow.FlowMod) { encodeUpdate(u, fm, nil) }
-
-// wireInsCache is the last instruction list a pusher translated, with the
-// ip_proto and eth_type its set_field actions were translated for.
-type wireInsCache struct {
-	ins         []rules.Instruction
-	proto, eth  uint64
-	out         []openflow.Instruction
-	initialized bool
-	plan        matchPlan // of the last match
-}
-
-// encodeUpdate is updateToWire; with a cache, flows whose instructions
-// equal the previous flow's share their translation (it is only read).
-func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
-	var fields []openflow.OXM
-	if c != nil {
-		fields = appendMatchPlanned(fm.Match.Fields[:0], &u.Match, &c.plan)
-	} else {
-		fields = appendMatch(fm.Match.Fields[:0], &u.Match)
-	}
-	var ins []openflow.Instruction
-	if c != nil {
-		proto, _ := u.Match.Get(rules.FieldIPProto)
-		eth, _ := u.Match.Get(rules.FieldEthType)
-		if c.initialized && c.proto == proto && c.eth == eth && sameInstructions(c.ins, u.Instructions) {
-			ins = c.out
-		} else {
-			ins = instructionsToWire(u.Instructions, &u.Match)
-			*c = wireInsCache{ins: u.Instructions, proto: proto, eth: eth, out: ins, initialized: true, plan: c.plan}
-		}
-	} else {
-		ins = instructionsToWire(u.Instructions, &u.Match)
-	}
-	*fm = openflow.FlowMod{
-		Cookie: u.Cookie, CookieMask: u.CookieMask, TableID: u.Table,
-		Command: openflow.FlowModCommand(u.Command), IdleTimeout: u.IdleTimeout,
-		HardTimeout: u.HardTimeout, Priority: u.Priority, BufferID: 0xffffffff,
-		OutPort: u.OutPort, OutGroup: u.OutGroup, Flags: uint16(u.Flags), Importance: u.Importance,
-		Match: openflow.Match{Fields: fields}, Instructions: ins,
-	}
-	if fm.OutPort == 0 {
-		fm.OutPort = openflow.PortAny
-	}
-	if fm.OutGroup == 0 {
-		fm.OutGroup = openflow.GroupAny
-	}
-}
-
-// sameInstructions reports whether a and b say the same, field by field.
-func sameInstructions(a, b []rules.Instruction) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Kind != y.Kind || x.Table != y.Table || x.Metadata != y.Metadata ||
-			x.MetadataMask != y.MetadataMask || x.Meter != y.Meter || !slices.Equal(x.Actions, y.Actions) {
-			return false
-		}
-	}
-	return true
-}

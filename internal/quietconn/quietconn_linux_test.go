@@ -1,4 +1,4 @@
-package controller
+package quietconn
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 )
 
 // quietPair returns both ends of a loopback TCP connection, the first
-// through quietSyscalls.
-func quietPair(t *testing.T) (*quietConn, net.Conn) {
+// through Wrap.
+func quietPair(t *testing.T) (*conn, net.Conn) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -36,15 +36,15 @@ func quietPair(t *testing.T) (*quietConn, net.Conn) {
 	if !ok {
 		t.Fatal("accept failed")
 	}
-	qc, ok := quietSyscalls(nc).(*quietConn)
+	qc, ok := Wrap(nc).(*conn)
 	if !ok {
-		t.Fatalf("quietSyscalls(%T) is not a *quietConn", nc)
+		t.Fatalf("Wrap(%T) is not a *conn", nc)
 	}
 	t.Cleanup(func() { qc.Close(); peer.Close() })
 	return qc, peer
 }
 
-// TestQuietConn checks that a connection through quietSyscalls behaves as
+// TestQuietConn checks that a connection through Wrap behaves as
 // the net.Conn it wraps: data both ways in order, also more than the
 // socket buffers hold (writes that wait for the reader), read deadlines,
 // end of stream, and a Close that ends a blocked Read.

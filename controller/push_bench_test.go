@@ -1,4 +1,4 @@
-package controller
+package controller_test
 
 import (
 	"context"
@@ -8,33 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ofswitch/ofswitch/internal/ovstest"
-	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/controller/push"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
-// exactFlows returns n distinct exact 5-tuple flows (tcp, both addresses
-// and ports) starting at offset, as genflows.py in the shared captures
-// makes for Open vSwitch.
-func exactFlows(n, offset int) []rules.Update {
-	ups := make([]rules.Update, n)
-	for i := range ups {
-		k := uint64(i + offset)
-		var m rules.Match
-		m.SetExact(rules.FieldEthType, 0x0800)
-		m.SetExact(rules.FieldIPProto, 6)
-		m.SetExact(rules.FieldIPv4Src, 0x7f100000|k&0xfffff)
-		m.SetExact(rules.FieldIPv4Dst, 0x7f200000|k&0xfffff)
-		m.SetExact(rules.FieldL4Src, 1024+k%50000)
-		m.SetExact(rules.FieldL4Dst, 80)
-		ups[i] = rules.Update{Match: m, Priority: 100, Instructions: []rules.Instruction{
-			{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}},
-		}}
-	}
-	return ups
-}
-
-var deleteAll = []rules.Update{{Command: rules.CmdDelete, Table: 0xff}}
+// The benchmarks of this file push flows into an agent, and into Open
+// vSwitch where it runs, with controller/push.
 
 type benchTarget struct {
 	name string
@@ -51,17 +31,12 @@ func benchTargets(b *testing.B) []benchTarget {
 		// Serve runs no idle maintenance (Run does): do its work here.
 		for range 100 {
 			time.Sleep(time.Millisecond) // past the unlink grace
-			var st rules.TableStats
-			a.FlowTables().Read(func(p *rules.Pipeline) {
-				p.Rebalance(4096)
-				st = p.Table(0).Stats()
-			})
-			if st.Rules == st.Flows {
+			if a.Settle() {
 				return
 			}
 		}
 	}}}
-	if ovs := startOVS(b); ovs != nil {
+	if ovs := controller.StartOVS(b); ovs != nil {
 		ts = append(ts, benchTarget{name: "openvswitch", dial: func() (net.Conn, error) { return ovs.Dial("127.0.0.1:16653") }})
 	}
 	return ts
@@ -69,7 +44,7 @@ func benchTargets(b *testing.B) []benchTarget {
 
 // clean deletes every flow from t and lets it settle.
 func clean(b *testing.B, t benchTarget) {
-	push(b, t, deleteAll, 1)
+	pushInto(b, t, controller.DeleteAll, 1)
 	if t.settle != nil {
 		t.settle()
 	}
@@ -80,7 +55,7 @@ func clean(b *testing.B, t benchTarget) {
 func install(b *testing.B, t benchTarget, n int) {
 	clean(b, t)
 	if n > 0 {
-		push(b, t, exactFlows(n, 1_000_000), 1024)
+		pushInto(b, t, controller.ExactFlows(n, 1_000_000), 1024)
 	}
 }
 
@@ -93,23 +68,12 @@ func strictDeletes(ups []rules.Update) []rules.Update {
 	return del
 }
 
-// startOVS starts Open vSwitch for a benchmark, or returns nil where it
-// cannot run: benchmarks measure what is there and do not fail for a
-// missing peer.
-func startOVS(b *testing.B) *ovstest.Switch {
-	if err := ovstest.Available(testutil.RepoRoot(b)); err != nil {
-		b.Logf("no Open vSwitch baseline: %v", err)
-		return nil
-	}
-	return ovstest.Start(b)
-}
-
-func push(b *testing.B, t benchTarget, ups []rules.Update, batch int) *PushResult {
+func pushInto(b *testing.B, t benchTarget, ups []rules.Update, batch int) *push.Result {
 	nc, err := t.dial()
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := PushConn(context.Background(), nc, ups, &PushConfig{Batch: batch})
+	res, err := push.Flows(context.Background(), "", ups, &push.Config{Batch: batch, Conn: nc})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -128,11 +92,11 @@ func BenchmarkPush(b *testing.B) {
 	for _, t := range benchTargets(b) {
 		for _, n := range []int{1_000, 10_000, 100_000} {
 			b.Run(fmt.Sprintf("%s/flows=%d", t.name, n), func(b *testing.B) {
-				ups := exactFlows(n, 0)
+				ups := controller.ExactFlows(n, 0)
 				var flows float64
 				var p50 float64
 				for b.Loop() {
-					res := push(b, t, ups, 256)
+					res := pushInto(b, t, ups, 256)
 					flows += float64(res.Flows)
 					p50 += float64(res.LatencyP50.Microseconds())
 					b.StopTimer()
@@ -153,16 +117,16 @@ func BenchmarkBatch256(b *testing.B) {
 		for _, size := range []int{0, 100_000} {
 			b.Run(fmt.Sprintf("%s/installed=%d", t.name, size), func(b *testing.B) {
 				install(b, t, size)
-				batch := exactFlows(256, 0)
+				batch := controller.ExactFlows(256, 0)
 				del := strictDeletes(batch)
 				// The garbage of the setup is collected now, not while
 				// the first batches are measured.
 				runtime.GC()
 				var lat float64
 				for b.Loop() {
-					lat += float64(push(b, t, batch, 256).LatencyMax.Microseconds())
+					lat += float64(pushInto(b, t, batch, 256).LatencyMax.Microseconds())
 					b.StopTimer()
-					push(b, t, del, 256)
+					pushInto(b, t, del, 256)
 					if t.settle != nil {
 						t.settle()
 					}
@@ -170,7 +134,7 @@ func BenchmarkBatch256(b *testing.B) {
 				}
 				b.ReportMetric(lat/float64(b.N), "µs/batch")
 				b.StopTimer()
-				push(b, t, deleteAll, 1)
+				pushInto(b, t, controller.DeleteAll, 1)
 			})
 		}
 	}
@@ -188,7 +152,7 @@ func BenchmarkBatch256Steady(b *testing.B) {
 		for _, size := range []int{0, 100_000} {
 			b.Run(fmt.Sprintf("%s/installed=%d", t.name, size), func(b *testing.B) {
 				install(b, t, size)
-				ups := exactFlows(batches*256, 0)
+				ups := controller.ExactFlows(batches*256, 0)
 				del := strictDeletes(ups)
 				runtime.GC()
 				var p50, p99 float64
@@ -197,14 +161,14 @@ func BenchmarkBatch256Steady(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					res, err := PushConn(context.Background(), nc, ups, &PushConfig{Batch: 256, Window: 1})
+					res, err := push.Flows(context.Background(), "", ups, &push.Config{Batch: 256, Window: 1, Conn: nc})
 					if err != nil || len(res.Errors) != 0 {
 						b.Fatalf("%s: %v (%d refused)", t.name, err, len(res.Errors))
 					}
 					p50 += float64(res.LatencyP50.Microseconds())
 					p99 += float64(res.LatencyP99.Microseconds())
 					b.StopTimer()
-					push(b, t, del, 1024)
+					pushInto(b, t, del, 1024)
 					if t.settle != nil {
 						t.settle()
 					}
@@ -214,8 +178,25 @@ func BenchmarkBatch256Steady(b *testing.B) {
 				b.ReportMetric(p50/float64(b.N), "µs-p50/batch")
 				b.ReportMetric(p99/float64(b.N), "µs-p99/batch")
 				b.StopTimer()
-				push(b, t, deleteAll, 1)
+				pushInto(b, t, controller.DeleteAll, 1)
 			})
 		}
 	}
+}
+
+// startBenchAgent serves an agent with one table on a loopback port until
+// the benchmark ends.
+func startBenchAgent(b *testing.B) (*controller.Agent, string) {
+	a, err := controller.New(&controller.Config{Logger: controller.Quiet, Tables: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go a.Serve(ctx, l)
+	b.Cleanup(cancel)
+	return a, l.Addr().String()
 }

@@ -1,16 +1,7 @@
-package controller
+package ofrules
 
-// The fast path of FLOW_MOD ingest. Controllers send long runs of
-// FLOW_MODs whose matches differ only in their values: the same OXMs in
-// the same order, with the same masks, for the same eth_type and ip_proto.
-// The full path (FlowMod.UnmarshalBinary, then translateFlowMod) decodes
-// each OXM into an openflow.OXM and walks those again into a rules.Match;
-// the fast path reads the values straight from the message into the
-// rules.Match, in one pass, when the match has the connection's wire shape
-// (one the full path accepted twice in a row, most recently) and the
-// instructions are the bytes the full path last translated. Whatever does not fit, or fails any check, takes the full
-// path, which answers it as it always has: the fast path never produces an
-// error of its own.
+// The fast path of FLOW_MOD ingest; doc.go's "Ingest" says what it takes
+// and why it gives what the full path gives.
 
 import (
 	"encoding/binary"
@@ -20,14 +11,6 @@ import (
 	"github.com/ofswitch/ofswitch/rules"
 )
 
-// flowModMatch is the offset of ofp_match in an ofp_flow_mod; the fixed
-// part and an empty match make flowModMinLen bytes (OpenFlow 1.3.5
-// §7.3.4.1), the least FlowMod.UnmarshalBinary accepts.
-const (
-	flowModMatch  = 48
-	flowModMinLen = flowModMatch + 8
-)
-
 // wireShape is a match shape (see matchShape) as it is on the wire: the
 // ofp_match length and the OXM headers of a match that passed the checks,
 // in order, and the whole payload of each field that a prerequisite tests
@@ -35,7 +18,7 @@ const (
 // length, headers and prerequisite payloads passes the same checks:
 //   - openflow's decoding: each header fixes its OXM's class, field, mask
 //     bit and length, so the lengths agree as they did;
-//   - the wire-level checks of matchFromWireChecked and Match.Validate:
+//   - the wire-level checks of matchChecked and Match.Validate:
 //     known basic fields, no duplicate, prerequisites met, all of which
 //     depend on the headers and prerequisite payloads only.
 //
@@ -50,14 +33,14 @@ type wireShape struct {
 
 // wireOXM is one OXM of a wireShape.
 type wireOXM struct {
-	hdr      uint32      // the OXM header: class, field, hasmask, length
-	f        rules.Field // the rules field that holds the OXM's field
-	slot     fieldSlot   // where f lies in a rules.Key, if not wide
-	size     uint8       // bytes of the value (of the mask too, if masked)
-	wide     bool        // a 128-bit field: rules.Match.Set128
-	tested   bool        // a prerequisite tests the payload: it must be pre
-	pre      uint32      // the payload of a tested field (at most 4 bytes)
-	mhi, mlo uint64      // the mask of an unmasked field, as oxmValue gives it
+	hdr      openflow.OXMHeader // class, field, hasmask, length
+	f        rules.Field        // the rules field that holds the OXM's field
+	slot     fieldSlot          // where f lies in a rules.Key, if not wide
+	size     uint8              // bytes of the value (of the mask too, if masked)
+	wide     bool               // a 128-bit field: rules.Match.Set128
+	tested   bool               // a prerequisite tests the payload: it must be pre
+	pre      uint32             // the payload of a tested field (at most 4 bytes)
+	mhi, mlo uint64             // the mask of an unmasked field, as oxmValue gives it
 }
 
 // fieldSlot is where a rules field of at most 64 bits lies in a
@@ -126,12 +109,12 @@ func (s *wireShape) set(m []byte) {
 		if n == maxShapeFields || mlen-off < 4 {
 			return
 		}
-		h := binary.BigEndian.Uint32(m[off:])
-		k := int(h & 0xff)
-		of := openflow.OXMField(h >> 9 & 0x7f)
+		h := openflow.OXMHeader(binary.BigEndian.Uint32(m[off:]))
+		k := h.Len()
+		of := h.Field()
 		size := of.Size()
-		masked := h&(1<<8) != 0
-		if openflow.OXMClass(h>>16) != openflow.OXMClassOpenFlow || size == 0 || fieldMap[of] == noField ||
+		masked := h.HasMask()
+		if h.Class() != openflow.OXMClassOpenFlow || size == 0 || fieldMap[of] == noField ||
 			(!masked && k != size) || (masked && k != 2*size) || off+4+k > mlen {
 			return
 		}
@@ -180,10 +163,10 @@ func (s *wireShape) decode(out *rules.Match, m []byte) bool {
 	off := 4
 	for i := range s.n {
 		o := &s.oxms[i]
-		if binary.BigEndian.Uint32(m[off:]) != o.hdr {
+		if openflow.OXMHeader(binary.BigEndian.Uint32(m[off:])) != o.hdr {
 			return false
 		}
-		k := int(o.hdr & 0xff)
+		k := o.hdr.Len()
 		p := m[off+4 : off+4+k]
 		off += 4 + k
 		if o.tested && uint32(beUint(p)) != o.pre {
@@ -235,14 +218,14 @@ func wireValue(b []byte) (hi, lo uint64) {
 // Update, in one pass over its bytes, and reports whether it could: the
 // match has shape s and the instructions are the bytes that ic holds (or,
 // for a delete, which ignores them, none). It then gives the Update that
-// the full path of onFlowMod would give, and it reports false whenever the
+// the Decoder's full path would give, and it reports false whenever the
 // full path would refuse msg. It reads msg only and changes neither s nor
 // ic; *u is partly written when it reports false.
 func fastFlowMod(u *rules.Update, msg []byte, tables int, s *wireShape, ic *insCache) bool {
 	// The header and fixed part, checked as FlowMod.UnmarshalBinary
 	// checks them; the view's accessors of the fixed part read the
-	// flowModMinLen bytes checked here and no others.
-	if len(msg) < flowModMinLen || msg[0] == 0 || openflow.Type(msg[1]) != openflow.TypeFlowMod ||
+	// FlowModMinLen bytes checked here and no others.
+	if len(msg) < openflow.FlowModMinLen || msg[0] == 0 || openflow.Type(msg[1]) != openflow.TypeFlowMod ||
 		int(binary.BigEndian.Uint16(msg[2:])) != len(msg) {
 		return false
 	}
@@ -251,7 +234,7 @@ func fastFlowMod(u *rules.Update, msg []byte, tables int, s *wireShape, ic *insC
 	if cmd > openflow.FlowDeleteStrict {
 		return false
 	}
-	// translateFlowMod's checks of the command, table and buffer.
+	// translate's checks of the command, table and buffer.
 	isDelete := cmd == openflow.FlowDelete || cmd == openflow.FlowDeleteStrict
 	if int(table) >= tables && !(isDelete && table == openflow.TableAll) {
 		return false
@@ -259,13 +242,13 @@ func fastFlowMod(u *rules.Update, msg []byte, tables int, s *wireShape, ic *insC
 	if v.BufferID() != openflow.NoBuffer && cmd <= openflow.FlowModifyStrict {
 		return false
 	}
-	if !s.decode(&u.Match, msg[flowModMatch:]) {
+	if !s.decode(&u.Match, msg[openflow.FlowModMatchOffset:]) {
 		return false
 	}
 	// The instructions follow the padded match. Bytes that ic holds
 	// decoded and translated without error (for this table) when the
 	// full path cached them; a delete's are decoded but not translated.
-	raw := msg[flowModMatch+(int(s.mlen)+7)&^7:]
+	raw := msg[openflow.FlowModMatchOffset+(int(s.mlen)+7)&^7:]
 	hit := ic.ins != nil && string(ic.raw) == string(raw)
 	if isDelete {
 		if len(raw) != 0 && !hit {

@@ -1,6 +1,6 @@
 //go:build linux && !race
 
-package controller
+package quietconn
 
 import (
 	"syscall"
@@ -8,7 +8,7 @@ import (
 )
 
 // sysRead is read(2) as a raw system call: the scheduler is not told (see
-// quietSyscalls). len(p) > 0.
+// Wrap). len(p) > 0.
 func sysRead(fd int, p []byte) (int, error) {
 	n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 	if e != 0 {

@@ -1,14 +1,7 @@
-package controller
-
-// The one place where an openflow.Match becomes a rules.Match, and back.
-// rules keeps TCP, UDP and SCTP ports in one pair of L4 fields and ICMPv4
-// and ICMPv6 type and code in one pair; the wire field is recovered from
-// ip_proto and eth_type, which the prerequisites force every such match to
-// carry.
+package ofrules
 
 import (
 	"encoding/binary"
-	"errors"
 
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -44,27 +37,6 @@ var fieldMap = func() (m [64]rules.Field) {
 
 const noField = rules.Field(255)
 
-func badMatch(code openflow.BadMatchCode) error {
-	return openflow.ErrorMsg{Type: openflow.ErrTypeBadMatch, Code: uint16(code)}
-}
-
-func badAction(code openflow.BadActionCode) error {
-	return openflow.ErrorMsg{Type: openflow.ErrTypeBadAction, Code: uint16(code)}
-}
-
-func badInstruction(code openflow.BadInstructionCode) error {
-	return openflow.ErrorMsg{Type: openflow.ErrTypeBadInstruction, Code: uint16(code)}
-}
-
-// wireError turns a rules.Error into the OFPT_ERROR it names.
-func wireError(err error) error {
-	var re *rules.Error
-	if errors.As(err, &re) {
-		return openflow.ErrorMsg{Type: openflow.ErrorType(re.Type), Code: uint16(re.Code)}
-	}
-	return err
-}
-
 func beUint(b []byte) uint64 {
 	var v uint64
 	for _, x := range b {
@@ -92,14 +64,15 @@ func oxmValue(o *openflow.OXM) (vhi, vlo, mhi, mlo uint64) {
 	return
 }
 
-// matchFromWire translates and validates a wire match (OpenFlow 1.3.5
-// §7.2.3.6 prerequisites, §7.2.3.5 masks).
-//
-// With check false the rules-level validation is left to the pipeline,
-// which repeats it when the update is applied and answers a failure with
-// the same error.
-func matchFromWire(m *openflow.Match, strict, check bool) (rules.Match, error) {
-	return matchFromWireCached(m, strict, check, nil)
+// Match translates the wire match m into *out and validates it: the
+// wire-level checks of OpenFlow 1.3.5 (§7.2.3.6 prerequisites, §7.2.3.5
+// masks, known fields, no duplicate) and the flow tables' own
+// (rules.Match.Validate, or ValidateStrict with opt.StrictPorts). A
+// failure is the OFPT_ERROR to answer with (an openflow.ErrorMsg, or an
+// *openflow.DecodeError that maps to one); *out is then partly written.
+func Match(out *rules.Match, m *openflow.Match, opt *Options) error {
+	*out = rules.Match{}
+	return matchInto(out, m, opt.strict(), true, nil)
 }
 
 // matchShape is what the checks of a wire match depend on besides the
@@ -117,8 +90,8 @@ type matchShape struct {
 	// it already, i.e. whether its shape came twice in a row.
 	repeat bool
 
-	// wire is a shape that came twice in a row in FLOW_MODs that
-	// onFlowMod accepted, as it is on the wire, for fastFlowMod
+	// wire is a shape that came twice in a row in FLOW_MODs that a
+	// Decoder accepted, as it is on the wire, for fastFlowMod
 	// (fastmatch.go).
 	wire wireShape
 }
@@ -168,18 +141,14 @@ func (s *matchShape) set(m *openflow.Match) {
 	s.n = len(m.Fields)
 }
 
-// matchFromWireCached is matchFromWire; with a shape, a match of the same
-// shape skips the checks that only the shape decides (known fields, no
-// duplicate, prerequisites), and one that passes them becomes the shape.
-func matchFromWireCached(m *openflow.Match, strict, check bool, shape *matchShape) (rules.Match, error) {
-	var out rules.Match
-	err := matchFromWireInto(&out, m, strict, check, shape)
-	return out, err
-}
-
-// matchFromWireInto is matchFromWireCached writing into *out, which must be
-// the zero Match.
-func matchFromWireInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *matchShape) error {
+// matchInto translates m into *out, which must be the zero Match, and
+// validates it (OpenFlow 1.3.5 §7.2.3.6 prerequisites, §7.2.3.5 masks).
+// With check false the rules-level validation is left to the pipeline,
+// which repeats it when the update is applied and answers a failure with
+// the same error. With a shape, a match of the same shape skips the
+// checks that only the shape decides (known fields, no duplicate,
+// prerequisites), and one that passes them becomes the shape.
+func matchInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *matchShape) error {
 	if shape != nil {
 		shape.repeat = shape.is(m)
 	}
@@ -199,7 +168,7 @@ func matchFromWireInto(out *rules.Match, m *openflow.Match, strict, check bool, 
 		}
 		return checkRulesMatch(out, strict, check)
 	}
-	if err := matchFromWireChecked(out, m); err != nil {
+	if err := matchChecked(out, m); err != nil {
 		return err
 	}
 	if shape != nil {
@@ -218,13 +187,13 @@ func checkRulesMatch(out *rules.Match, strict, check bool) error {
 		validate = out.ValidateStrict
 	}
 	if err := validate(); err != nil {
-		return wireError(err)
+		return WireError(err)
 	}
 	return nil
 }
 
-// matchFromWireChecked translates m into *out with every wire-level check.
-func matchFromWireChecked(out *rules.Match, m *openflow.Match) error {
+// matchChecked translates m into *out with every wire-level check.
+func matchChecked(out *rules.Match, m *openflow.Match) error {
 	var seen [64]bool
 	seenFlags := false
 	for i := range m.Fields {
@@ -373,8 +342,10 @@ func putValue(b []byte, hi, lo uint64) {
 	}
 }
 
-// matchToWire translates a rules match back to OXMs, in field order.
-func matchToWire(m *rules.Match) openflow.Match {
+// WireMatch translates a rules match back to OXMs, in field order: rules'
+// L4 and ICMP fields become the OXMs that its ip_proto and eth_type name,
+// tcp_flags the ONF experimenter OXM that Open vSwitch sends.
+func WireMatch(m *rules.Match) openflow.Match {
 	return openflow.Match{Fields: appendMatch(nil, m)}
 }
 
@@ -504,192 +475,4 @@ func get128(m *rules.Match, f rules.Field) (vhi, vlo, mhi, mlo uint64) {
 	vhi, vlo = m.Key.Get128(f)
 	mhi, mlo = m.Mask.Get128(f)
 	return
-}
-
-// actionsFromWire translates an action list (OpenFlow 1.3.5 §7.2.5).
-func actionsFromWire(as []openflow.Action) ([]rules.Action, error) {
-	out := make([]rules.Action, 0, len(as))
-	for i := range as {
-		a := &as[i]
-		switch a.Type {
-		case openflow.ActionOutput:
-			if a.Port == 0 || a.Port == openflow.PortAny || (a.Port > openflow.PortMax && a.Port < openflow.PortInPort) {
-				return nil, badAction(openflow.BadActionBadOutPort)
-			}
-			out = append(out, rules.Action{Kind: rules.ActionOutput, Port: a.Port, MaxLen: a.MaxLen})
-		case openflow.ActionGroup:
-			return nil, badAction(openflow.BadActionBadOutGroup) // no group exists
-		case openflow.ActionSetQueue:
-			out = append(out, rules.Action{Kind: rules.ActionSetQueue, Queue: a.QueueID})
-		case openflow.ActionPushVLAN:
-			if a.EtherType != 0x8100 && a.EtherType != 0x88a8 {
-				return nil, badAction(openflow.BadActionBadArgument)
-			}
-			out = append(out, rules.Action{Kind: rules.ActionPushVLAN, EthType: a.EtherType})
-		case openflow.ActionPopVLAN:
-			out = append(out, rules.Action{Kind: rules.ActionPopVLAN})
-		case openflow.ActionDecNWTTL:
-			out = append(out, rules.Action{Kind: rules.ActionDecNwTTL})
-		case openflow.ActionSetField:
-			o := &a.Field
-			if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
-				return nil, badAction(openflow.BadActionBadSetType)
-			}
-			if o.HasMask {
-				return nil, badAction(openflow.BadActionBadSetArgument)
-			}
-			vhi, vlo, _, _ := oxmValue(o)
-			out = append(out, rules.Action{Kind: rules.ActionSetField, Field: fieldMap[o.Field], Value: [2]uint64{vhi, vlo}})
-		default:
-			return nil, badAction(openflow.BadActionBadType)
-		}
-	}
-	return out, nil
-}
-
-// instructionsFromWire translates the instructions of an entry of table
-// (OpenFlow 1.3.5 §7.2.4): at most one of each type, goto_table forward
-// only and to a table that exists.
-func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) ([]rules.Instruction, error) {
-	out := make([]rules.Instruction, 0, len(ins))
-	var seen [8]bool
-	for i := range ins {
-		in := &ins[i]
-		if int(in.Type) < len(seen) {
-			if seen[in.Type] {
-				return nil, badInstruction(openflow.BadInstructionDupInst)
-			}
-			seen[in.Type] = true
-		}
-		switch in.Type {
-		case openflow.InstructionGotoTable:
-			if in.TableID <= table || int(in.TableID) >= tables {
-				return nil, badInstruction(openflow.BadInstructionBadTableID)
-			}
-			out = append(out, rules.Instruction{Kind: rules.InstGotoTable, Table: in.TableID})
-		case openflow.InstructionWriteMetadata:
-			out = append(out, rules.Instruction{Kind: rules.InstWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
-		case openflow.InstructionWriteActions, openflow.InstructionApplyActions:
-			as, err := actionsFromWire(in.Actions)
-			if err != nil {
-				return nil, err
-			}
-			kind := rules.InstApplyActions
-			if in.Type == openflow.InstructionWriteActions {
-				kind = rules.InstWriteActions
-			}
-			out = append(out, rules.Instruction{Kind: kind, Actions: as})
-		case openflow.InstructionClearActions:
-			out = append(out, rules.Instruction{Kind: rules.InstClearActions})
-		case openflow.InstructionMeter:
-			return nil, badInstruction(openflow.BadInstructionUnsupInst) // no meters
-		case openflow.InstructionExperimenter:
-			return nil, badInstruction(openflow.BadInstructionBadExperimenter)
-		default:
-			return nil, badInstruction(openflow.BadInstructionUnknownInst)
-		}
-	}
-	return out, nil
-}
-
-// actionsToWire translates actions of an entry whose match is m.
-func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
-	proto, _ := m.Get(rules.FieldIPProto)
-	eth, _ := m.Get(rules.FieldEthType)
-	out := make([]openflow.Action, 0, len(as))
-	for _, a := range as {
-		switch a.Kind {
-		case rules.ActionOutput:
-			out = append(out, openflow.Output(a.Port, a.MaxLen))
-		case rules.ActionGroup:
-			out = append(out, openflow.Action{Type: openflow.ActionGroup, GroupID: a.Group})
-		case rules.ActionSetQueue:
-			out = append(out, openflow.Action{Type: openflow.ActionSetQueue, QueueID: a.Queue})
-		case rules.ActionPushVLAN:
-			out = append(out, openflow.Action{Type: openflow.ActionPushVLAN, EtherType: a.EthType})
-		case rules.ActionPopVLAN:
-			out = append(out, openflow.Action{Type: openflow.ActionPopVLAN})
-		case rules.ActionDecNwTTL:
-			out = append(out, openflow.Action{Type: openflow.ActionDecNWTTL})
-		case rules.ActionSetField:
-			of := wireField(a.Field, proto, eth)
-			out = append(out, openflow.SetField(oxmOf(of, a.Value[0], a.Value[1], 0, 0, true)))
-		}
-	}
-	return out
-}
-
-// instructionsToWire translates an entry's instructions back.
-func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Instruction {
-	out := make([]openflow.Instruction, 0, len(ins))
-	for _, in := range ins {
-		switch in.Kind {
-		case rules.InstGotoTable:
-			out = append(out, openflow.GotoTable(in.Table))
-		case rules.InstWriteMetadata:
-			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
-		case rules.InstWriteActions:
-			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteActions, Actions: actionsToWire(in.Actions, m)})
-		case rules.InstApplyActions:
-			out = append(out, openflow.Instruction{Type: openflow.InstructionApplyActions, Actions: actionsToWire(in.Actions, m)})
-		case rules.InstClearActions:
-			out = append(out, openflow.Instruction{Type: openflow.InstructionClearActions})
-		case rules.InstMeter:
-			out = append(out, openflow.Instruction{Type: openflow.InstructionMeter, MeterID: in.Meter})
-		}
-	}
-	return out
-}
-
-// updateFromWire translates a FLOW_MOD into a rules.Update, validated
-// completely (a bundle's messages must be, when they are added).
-func updateFromWire(fm *openflow.FlowMod, tables int, strict bool) (rules.Update, error) {
-	return translateFlowMod(fm, tables, strict, true, nil, nil)
-}
-
-// translateFlowMod is updateFromWire; with check false the match's
-// rules-level validation is left to the pipeline (see matchFromWire), and
-// ins, when not nil, is used as the already translated instructions.
-func translateFlowMod(fm *openflow.FlowMod, tables int, strict, check bool, ins []rules.Instruction, shape *matchShape) (rules.Update, error) {
-	u := rules.Update{
-		Command: rules.Command(fm.Command), Table: fm.TableID, Priority: fm.Priority,
-		Cookie: fm.Cookie, CookieMask: fm.CookieMask, IdleTimeout: fm.IdleTimeout,
-		HardTimeout: fm.HardTimeout, Flags: rules.FlowFlags(fm.Flags), Importance: fm.Importance,
-		OutPort: fm.OutPort, OutGroup: fm.OutGroup,
-	}
-	if fm.Command > openflow.FlowDeleteStrict {
-		return u, openflow.ErrorMsg{Type: openflow.ErrTypeFlowModFailed, Code: uint16(openflow.FlowModFailedBadCommand)}
-	}
-	isDelete := fm.Command == openflow.FlowDelete || fm.Command == openflow.FlowDeleteStrict
-	if int(fm.TableID) >= tables && !(isDelete && fm.TableID == 0xff) {
-		return u, openflow.ErrorMsg{Type: openflow.ErrTypeFlowModFailed, Code: uint16(openflow.FlowModFailedBadTableID)}
-	}
-	if fm.BufferID != 0xffffffff && fm.Command <= openflow.FlowModifyStrict {
-		// The switch buffers no packets (n_buffers 0).
-		return u, openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBufferUnknown)}
-	}
-	var err error
-	if err = matchFromWireInto(&u.Match, &fm.Match, strict, check, shape); err != nil {
-		return u, err
-	}
-	if ins != nil && !isDelete {
-		u.Instructions = ins
-	} else if !isDelete {
-		if u.Instructions, err = instructionsFromWire(fm.Instructions, fm.TableID, tables); err != nil {
-			return u, err
-		}
-	}
-	return u, nil
-}
-
-// flowStats describes a rule for an OFPMP_FLOW reply.
-func flowStats(r *rules.Rule, now int64) openflow.FlowStats {
-	d := max(now-r.Created().UnixNano(), 0)
-	return openflow.FlowStats{
-		// Millisecond precision, as Open vSwitch reports durations.
-		TableID: r.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9 / 1e6 * 1e6),
-		Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
-		Flags: uint16(r.Flags), Importance: r.Importance, Cookie: r.Cookie, PacketCount: r.Packets(), ByteCount: r.Bytes(),
-		Match: matchToWire(&r.Match), Instructions: instructionsToWire(r.Instructions, &r.Match),
-	}
 }

@@ -1,0 +1,41 @@
+// Package push is the client that pushes flows to a switch in
+// barrier-delimited batches: ofswitch push, and the benchmarks and tests
+// that fill a switch, ofswitch or Open vSwitch alike.
+//
+// Flows sends a list of rules.Updates as FLOW_MODs over OpenFlow 1.3 (1.4
+// when a flow has an importance, or for bundles), Config.Batch at a time,
+// each batch followed by a BARRIER_REQUEST, and measures the push: flows
+// per second and the barrier latency of each batch.
+//
+// # Batches in flight
+//
+// Up to Config.Window batches are in flight: the next batch is written
+// before the barrier replies of those before it have arrived, so that the
+// switch applies one while the client encodes the next, and each batch is
+// encoded before the barrier reply it waits for (with Window 1, while the
+// switch applies the batch before). A batch goes out in one write,
+// whatever its size: each write over loopback runs the receiving side's
+// network stack and wakes the switch, which gains nothing from decoding a
+// batch's first FLOW_MODs early.
+//
+// With Config.Bundle each batch is one bundle, atomic and ordered, as
+// ovs-ofctl --bundle sends it: OpenFlow 1.4's bundle messages, or the ONF
+// extension (EXT-230) where the switch speaks only OpenFlow 1.3. The
+// commit reply takes the place of the barrier reply.
+//
+// # Encoding
+//
+// FLOW_MODs are encoded by an ofrules.Encoder straight into the batch's
+// buffer: a flow file is mostly runs of flows that differ only in their
+// values, and each flow of a run after the first is a patched copy of the
+// run's first, which is encoded in full (see ofrules, "Push encoding").
+// The connection reads and writes without announcing system calls to Go's
+// scheduler (see internal/quietconn).
+//
+// # Errors
+//
+// An OFPT_ERROR the switch sends is not fatal: it becomes an *Error in the
+// Result, naming the flow (by Config.Lines, if given) whose FLOW_MOD the
+// switch refused, or the first flow of a bundle whose commit it refused.
+// Flows fails only if the connection does, or its context is done.
+package push

@@ -1,0 +1,80 @@
+// Package ofrules translates between OpenFlow 1.3 wire messages and flow
+// table entries: matches, actions, instructions, FLOW_MOD and rules.Update,
+// flow statistics, and the OFPT_ERROR that each rules error becomes.
+//
+// It is the one place where an openflow.Match becomes a rules.Match, and
+// back. It imports openflow and rules only; the switch's OpenFlow channel
+// (package controller) and the push client (controller/push) call it.
+//
+// # Matches
+//
+// Match translates a wire match and checks it: known fields, no duplicate,
+// no value bit outside its mask, the prerequisites of OpenFlow 1.3.5
+// §7.2.3.6, and then the flow tables' own checks (rules.Match.Validate).
+// WireMatch translates back, in field order. rules keeps TCP, UDP and SCTP
+// ports in one pair of L4 fields and ICMPv4 and ICMPv6 type and code in one
+// pair; the wire field is recovered from ip_proto and eth_type, which the
+// prerequisites force every such match to carry. tcp_flags travels as the
+// ONF experimenter OXM that Open vSwitch sends over OpenFlow 1.3.
+//
+// # Errors
+//
+// A translation that fails returns the OFPT_ERROR to answer the request
+// with, as a value: an openflow.ErrorMsg, or an *openflow.DecodeError that
+// maps to one. The flow tables refuse updates with a *rules.Error, which
+// carries OpenFlow's type and code; WireError turns it into the
+// openflow.ErrorMsg to send.
+//
+// # Ingest
+//
+// FlowMod translates one decoded FLOW_MOD and checks it completely. A
+// connection's stream of FLOW_MODs goes through its Decoder, which keeps
+// two caches. Controllers send long runs of FLOW_MODs with the same
+// instructions: those share one translation, kept with the instruction
+// bytes and the table it was made for (goto_table's validity depends on
+// it). And they send long runs whose matches differ only in their values:
+// the same OXMs in the same order, with the same masks, for the same
+// eth_type and ip_proto. The checks of a match depend on that shape (the
+// fields in order, which are masked, and the value and mask of the fields
+// that prerequisites test: ETH_TYPE, IP_PROTO, ICMPV6_TYPE, VLAN_VID)
+// besides its values; a match with the shape of the one before skips the
+// checks that only the shape decides.
+//
+// A shape that comes twice in a row becomes the Decoder's wire shape: the
+// ofp_match length, the OXM headers in order, and the whole payload of each
+// field that a prerequisite tests. The full path decodes each OXM into an
+// openflow.OXM (FlowMod.UnmarshalBinary) and walks those again into a
+// rules.Match; the fast path reads the values straight from the message
+// into the rules.Match, in one pass, when the match has the wire shape and
+// the instructions are the bytes the full path last translated. A match
+// with the same length, headers and prerequisite payloads passes the same
+// checks: openflow's decoding (each header fixes its OXM's class, field,
+// mask bit and length, so the lengths agree as they did) and the
+// wire-level checks, which depend on the headers and prerequisite payloads
+// only. Only the values are new, and each is checked against its mask
+// (BAD_WILDCARDS) as it is read. Whatever does not fit, or fails any check,
+// takes the full path, which answers it as it always has: the fast path
+// never produces an error of its own. TestFlowModFastPath and
+// FuzzFlowModFastPath hold the two paths to the same Update or error.
+//
+// # Push encoding
+//
+// WireFlowMod fills an openflow.FlowMod from a rules.Update. A client that
+// pushes a flow file encodes through an Encoder: a flow file is mostly runs
+// of flows that differ only in their values, the same fields with the same
+// masks, the same instructions. The Encoder keeps the OXM list of the last
+// mask (with the ip_proto and eth_type that name the L4 and ICMP fields),
+// the translation of the last instruction list, and the wire form of the
+// last FLOW_MOD it encoded in full as an openflow.FlowModTemplate. Each
+// next flow of a run is a copy of the template with the fixed part's fields
+// and the OXM values written over it, with no openflow.OXM or
+// openflow.Instruction built at all. TestEncoderTemplate checks it against
+// the full encoding, byte for byte.
+//
+// # Concurrency
+//
+// The functions are safe to call from any number of goroutines. A Decoder
+// or an Encoder belongs to one connection and is not safe for concurrent
+// use. Neither allocates per message in steady state (TestDecodeAllocs,
+// TestEncodeAllocs).
+package ofrules

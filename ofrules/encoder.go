@@ -1,0 +1,210 @@
+package ofrules
+
+import (
+	"slices"
+
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// Encoder encodes rules.Updates as FLOW_MODs for a client that pushes runs
+// of them, keeping what makes the next one cheap to encode: the OXM list
+// of the last mask (a plan), the translation of the last instruction list,
+// and the wire form of the last FLOW_MOD encoded in full, of which a flow
+// with the same mask, ip_proto, eth_type and instructions is written as a
+// patched copy (see doc.go, "Push encoding"). Every FLOW_MOD is byte for
+// byte what WireFlowMod and openflow.FlowMod.AppendBinary give.
+//
+// The zero Encoder is ready to use. An Encoder is not safe for concurrent
+// use.
+type Encoder struct {
+	fm   openflow.FlowMod // the full encoding's, reused
+	ins  wireInsCache
+	tmpl flowModTemplate
+}
+
+// Encode appends the FLOW_MOD of u, of this version and with this xid, to
+// dst and returns the extended buffer (dst as it was, on error).
+func (e *Encoder) Encode(dst []byte, u *rules.Update, version uint8, xid uint32) ([]byte, error) {
+	if t := &e.tmpl; t.fits(u, version) {
+		n := t.wire.Len()
+		dst = slices.Grow(dst, n)
+		t.write(dst[len(dst):len(dst)+n], u, xid)
+		return dst[:len(dst)+n], nil
+	}
+	encodeUpdate(u, &e.fm, &e.ins)
+	e.fm.Version, e.fm.XID = version, xid
+	start := len(dst)
+	dst, err := e.fm.AppendBinary(dst)
+	if err != nil {
+		return dst, err
+	}
+	e.tmpl.learn(dst[start:], u, &e.ins.plan, version)
+	return dst, nil
+}
+
+// WireFlowMod fills fm with the FLOW_MOD of u, header left zero. It
+// reuses fm's match slice, so that a caller that encodes many allocates
+// little per flow.
+func WireFlowMod(fm *openflow.FlowMod, u *rules.Update) { encodeUpdate(u, fm, nil) }
+
+// wireInsCache is the last instruction list an Encoder translated, with
+// the ip_proto and eth_type its set_field actions were translated for.
+type wireInsCache struct {
+	ins         []rules.Instruction
+	proto, eth  uint64
+	out         []openflow.Instruction
+	initialized bool
+	plan        matchPlan // of the last match
+}
+
+// encodeUpdate is WireFlowMod; with a cache, flows whose instructions
+// equal the previous flow's share their translation (it is only read).
+func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
+	var fields []openflow.OXM
+	if c != nil {
+		fields = appendMatchPlanned(fm.Match.Fields[:0], &u.Match, &c.plan)
+	} else {
+		fields = appendMatch(fm.Match.Fields[:0], &u.Match)
+	}
+	var ins []openflow.Instruction
+	if c != nil {
+		proto, _ := u.Match.Get(rules.FieldIPProto)
+		eth, _ := u.Match.Get(rules.FieldEthType)
+		if c.initialized && c.proto == proto && c.eth == eth && sameInstructions(c.ins, u.Instructions) {
+			ins = c.out
+		} else {
+			ins = instructionsToWire(u.Instructions, &u.Match)
+			*c = wireInsCache{ins: u.Instructions, proto: proto, eth: eth, out: ins, initialized: true, plan: c.plan}
+		}
+	} else {
+		ins = instructionsToWire(u.Instructions, &u.Match)
+	}
+	*fm = openflow.FlowMod{
+		Cookie: u.Cookie, CookieMask: u.CookieMask, TableID: u.Table,
+		Command: openflow.FlowModCommand(u.Command), IdleTimeout: u.IdleTimeout,
+		HardTimeout: u.HardTimeout, Priority: u.Priority, BufferID: 0xffffffff,
+		OutPort: u.OutPort, OutGroup: u.OutGroup, Flags: uint16(u.Flags), Importance: u.Importance,
+		Match: openflow.Match{Fields: fields}, Instructions: ins,
+	}
+	if fm.OutPort == 0 {
+		fm.OutPort = openflow.PortAny
+	}
+	if fm.OutGroup == 0 {
+		fm.OutGroup = openflow.GroupAny
+	}
+}
+
+// sameInstructions reports whether a and b say the same, field by field.
+func sameInstructions(a, b []rules.Instruction) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Kind != y.Kind || x.Table != y.Table || x.Metadata != y.Metadata ||
+			x.MetadataMask != y.MetadataMask || x.Meter != y.Meter || !slices.Equal(x.Actions, y.Actions) {
+			return false
+		}
+	}
+	return true
+}
+
+// flowModTemplate is the wire form of the last FLOW_MOD the Encoder encoded
+// in full, and what a flow must share with it to be written as a patched
+// copy: the match plan's shape (mask, ip_proto, eth_type, which decide the
+// OXMs, their order and which are masked), the instructions and the
+// version.
+type flowModTemplate struct {
+	ok         bool
+	version    uint8
+	mask       rules.Key
+	proto, eth uint64
+	ins        []rules.Instruction
+	wire       openflow.FlowModTemplate
+	fields     []tmplField // where each of the plan's fields lies in the message
+}
+
+// tmplField is one OXM of a template: the rules field, and the offset of
+// its value in the message and its size.
+type tmplField struct {
+	f         rules.Field
+	off, size int
+}
+
+// learn makes msg, the full encoding of u with version v along plan (the
+// plan encodeUpdate used for it), the template. It keeps no template when
+// msg's OXMs do not line up with the plan's fields.
+func (t *flowModTemplate) learn(msg []byte, u *rules.Update, plan *matchPlan, v uint8) {
+	t.ok = false
+	if !plan.ok || t.wire.Reset(msg) != nil {
+		return
+	}
+	oxms := t.wire.OXMs()
+	if len(oxms) != len(plan.fields) {
+		return
+	}
+	t.fields = t.fields[:0]
+	for i, pf := range plan.fields {
+		h := oxms[i].Header
+		size := h.Len()
+		if h.HasMask() {
+			size /= 2
+		}
+		if h.Field() != pf.of || h.HasMask() == pf.full || size != pf.of.Size() {
+			return
+		}
+		t.fields = append(t.fields, tmplField{f: pf.f, off: oxms[i].Offset, size: size})
+	}
+	t.version, t.mask, t.proto, t.eth = v, plan.mask, plan.proto, plan.eth
+	t.ins = u.Instructions
+	t.ok = true
+}
+
+// fits reports whether u, sent as version v, can be written as a patched
+// copy of the template.
+func (t *flowModTemplate) fits(u *rules.Update, v uint8) bool {
+	if !t.ok || t.version != v || t.mask != u.Match.Mask {
+		return false
+	}
+	proto, _ := u.Match.Get(rules.FieldIPProto)
+	eth, _ := u.Match.Get(rules.FieldEthType)
+	return t.proto == proto && t.eth == eth && sameInstructions(t.ins, u.Instructions)
+}
+
+// write writes the FLOW_MOD of u with xid into b, which is the template's
+// length: the template with u's fields and values over it, as
+// encodeUpdate and FlowMod.AppendBinary would encode them.
+func (t *flowModTemplate) write(b []byte, u *rules.Update, xid uint32) {
+	v := t.wire.Copy(b)
+	v.SetXID(xid)
+	v.SetCookie(u.Cookie)
+	v.SetCookieMask(u.CookieMask)
+	v.SetTableID(u.Table)
+	v.SetCommand(openflow.FlowModCommand(u.Command))
+	v.SetIdleTimeout(u.IdleTimeout)
+	v.SetHardTimeout(u.HardTimeout)
+	v.SetPriority(u.Priority)
+	outPort, outGroup := u.OutPort, u.OutGroup
+	if outPort == 0 {
+		outPort = openflow.PortAny
+	}
+	if outGroup == 0 {
+		outGroup = openflow.GroupAny
+	}
+	v.SetOutPort(outPort)
+	v.SetOutGroup(outGroup)
+	v.SetFlags(uint16(u.Flags))
+	v.SetImportance(u.Importance)
+	// The masks are the template's: fits asked for u's to be the same.
+	for i := range t.fields {
+		tf := &t.fields[i]
+		v := b[tf.off : tf.off+tf.size]
+		if tf.size == 16 {
+			vhi, vlo := u.Match.Key.Get128(tf.f)
+			putValue(v, vhi, vlo)
+			continue
+		}
+		putValue(v, 0, u.Match.Key.Get(tf.f))
+	}
+}

@@ -1,0 +1,229 @@
+package ofrules
+
+import (
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// Options describe the switch that a translation is for. The zero Options,
+// like a nil *Options, describe a switch of one table that checks matches
+// with rules.Match.Validate.
+type Options struct {
+	// Tables is the number of flow tables: a FLOW_MOD names one of tables
+	// 0 to Tables-1 (a delete also OFPTT_ALL), and goto_table a later
+	// one. 0 means 1.
+	Tables int
+	// StrictPorts checks matches with rules.Match.ValidateStrict, which
+	// refuses masked TCP, UDP and SCTP ports (OFPBMC_BAD_MASK) as strict
+	// OpenFlow 1.3 requires.
+	StrictPorts bool
+}
+
+func (o *Options) tables() int {
+	if o == nil || o.Tables <= 0 {
+		return 1
+	}
+	return o.Tables
+}
+
+func (o *Options) strict() bool { return o != nil && o.StrictPorts }
+
+// Actions translates an action list (OpenFlow 1.3.5 §7.2.5), that of a
+// PACKET_OUT say. A failure is the OFPT_ERROR to answer with: an output to
+// a port no packet can go to, a group (the switch has none), an unknown
+// action or a set_field of a field the flow tables do not hold.
+func Actions(as []openflow.Action) ([]rules.Action, error) {
+	out := make([]rules.Action, 0, len(as))
+	for i := range as {
+		a := &as[i]
+		switch a.Type {
+		case openflow.ActionOutput:
+			if a.Port == 0 || a.Port == openflow.PortAny || (a.Port > openflow.PortMax && a.Port < openflow.PortInPort) {
+				return nil, badAction(openflow.BadActionBadOutPort)
+			}
+			out = append(out, rules.Action{Kind: rules.ActionOutput, Port: a.Port, MaxLen: a.MaxLen})
+		case openflow.ActionGroup:
+			return nil, badAction(openflow.BadActionBadOutGroup) // no group exists
+		case openflow.ActionSetQueue:
+			out = append(out, rules.Action{Kind: rules.ActionSetQueue, Queue: a.QueueID})
+		case openflow.ActionPushVLAN:
+			if a.EtherType != 0x8100 && a.EtherType != 0x88a8 {
+				return nil, badAction(openflow.BadActionBadArgument)
+			}
+			out = append(out, rules.Action{Kind: rules.ActionPushVLAN, EthType: a.EtherType})
+		case openflow.ActionPopVLAN:
+			out = append(out, rules.Action{Kind: rules.ActionPopVLAN})
+		case openflow.ActionDecNWTTL:
+			out = append(out, rules.Action{Kind: rules.ActionDecNwTTL})
+		case openflow.ActionSetField:
+			o := &a.Field
+			if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
+				return nil, badAction(openflow.BadActionBadSetType)
+			}
+			if o.HasMask {
+				return nil, badAction(openflow.BadActionBadSetArgument)
+			}
+			vhi, vlo, _, _ := oxmValue(o)
+			out = append(out, rules.Action{Kind: rules.ActionSetField, Field: fieldMap[o.Field], Value: [2]uint64{vhi, vlo}})
+		default:
+			return nil, badAction(openflow.BadActionBadType)
+		}
+	}
+	return out, nil
+}
+
+// instructionsFromWire translates the instructions of an entry of table
+// (OpenFlow 1.3.5 §7.2.4): at most one of each type, goto_table forward
+// only and to a table that exists.
+func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) ([]rules.Instruction, error) {
+	out := make([]rules.Instruction, 0, len(ins))
+	var seen [8]bool
+	for i := range ins {
+		in := &ins[i]
+		if int(in.Type) < len(seen) {
+			if seen[in.Type] {
+				return nil, badInstruction(openflow.BadInstructionDupInst)
+			}
+			seen[in.Type] = true
+		}
+		switch in.Type {
+		case openflow.InstructionGotoTable:
+			if in.TableID <= table || int(in.TableID) >= tables {
+				return nil, badInstruction(openflow.BadInstructionBadTableID)
+			}
+			out = append(out, rules.Instruction{Kind: rules.InstGotoTable, Table: in.TableID})
+		case openflow.InstructionWriteMetadata:
+			out = append(out, rules.Instruction{Kind: rules.InstWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
+		case openflow.InstructionWriteActions, openflow.InstructionApplyActions:
+			as, err := Actions(in.Actions)
+			if err != nil {
+				return nil, err
+			}
+			kind := rules.InstApplyActions
+			if in.Type == openflow.InstructionWriteActions {
+				kind = rules.InstWriteActions
+			}
+			out = append(out, rules.Instruction{Kind: kind, Actions: as})
+		case openflow.InstructionClearActions:
+			out = append(out, rules.Instruction{Kind: rules.InstClearActions})
+		case openflow.InstructionMeter:
+			return nil, badInstruction(openflow.BadInstructionUnsupInst) // no meters
+		case openflow.InstructionExperimenter:
+			return nil, badInstruction(openflow.BadInstructionBadExperimenter)
+		default:
+			return nil, badInstruction(openflow.BadInstructionUnknownInst)
+		}
+	}
+	return out, nil
+}
+
+// actionsToWire translates actions of an entry whose match is m.
+func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
+	proto, _ := m.Get(rules.FieldIPProto)
+	eth, _ := m.Get(rules.FieldEthType)
+	out := make([]openflow.Action, 0, len(as))
+	for _, a := range as {
+		switch a.Kind {
+		case rules.ActionOutput:
+			out = append(out, openflow.Output(a.Port, a.MaxLen))
+		case rules.ActionGroup:
+			out = append(out, openflow.Action{Type: openflow.ActionGroup, GroupID: a.Group})
+		case rules.ActionSetQueue:
+			out = append(out, openflow.Action{Type: openflow.ActionSetQueue, QueueID: a.Queue})
+		case rules.ActionPushVLAN:
+			out = append(out, openflow.Action{Type: openflow.ActionPushVLAN, EtherType: a.EthType})
+		case rules.ActionPopVLAN:
+			out = append(out, openflow.Action{Type: openflow.ActionPopVLAN})
+		case rules.ActionDecNwTTL:
+			out = append(out, openflow.Action{Type: openflow.ActionDecNWTTL})
+		case rules.ActionSetField:
+			of := wireField(a.Field, proto, eth)
+			out = append(out, openflow.SetField(oxmOf(of, a.Value[0], a.Value[1], 0, 0, true)))
+		}
+	}
+	return out
+}
+
+// instructionsToWire translates an entry's instructions back.
+func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Instruction {
+	out := make([]openflow.Instruction, 0, len(ins))
+	for _, in := range ins {
+		switch in.Kind {
+		case rules.InstGotoTable:
+			out = append(out, openflow.GotoTable(in.Table))
+		case rules.InstWriteMetadata:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
+		case rules.InstWriteActions:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteActions, Actions: actionsToWire(in.Actions, m)})
+		case rules.InstApplyActions:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionApplyActions, Actions: actionsToWire(in.Actions, m)})
+		case rules.InstClearActions:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionClearActions})
+		case rules.InstMeter:
+			out = append(out, openflow.Instruction{Type: openflow.InstructionMeter, MeterID: in.Meter})
+		}
+	}
+	return out
+}
+
+// FlowMod translates the FLOW_MOD fm into *u, validated completely: the
+// command, the table and the buffer (OpenFlow 1.3.5 §7.3.4), the match as
+// Match validates it and the instructions (§7.2.4: at most one of each
+// type, goto_table forward only, to a table that exists). A failure is the
+// OFPT_ERROR to answer fm with; *u is then partly written.
+//
+// FlowMod suits a FLOW_MOD that must be checked when it arrives, one
+// added to a bundle say; a connection's stream of them goes through a
+// Decoder.
+func FlowMod(u *rules.Update, fm *openflow.FlowMod, opt *Options) error {
+	return translate(u, fm, opt.tables(), opt.strict(), true, nil, nil)
+}
+
+// translate is FlowMod with its options spelt out; with check false the
+// match's rules-level validation is left to the pipeline (see matchInto),
+// ins, when not nil, is used as the already translated instructions, and
+// shape is the connection's match shape (see matchInto).
+func translate(u *rules.Update, fm *openflow.FlowMod, tables int, strict, check bool, ins []rules.Instruction, shape *matchShape) error {
+	*u = rules.Update{
+		Command: rules.Command(fm.Command), Table: fm.TableID, Priority: fm.Priority,
+		Cookie: fm.Cookie, CookieMask: fm.CookieMask, IdleTimeout: fm.IdleTimeout,
+		HardTimeout: fm.HardTimeout, Flags: rules.FlowFlags(fm.Flags), Importance: fm.Importance,
+		OutPort: fm.OutPort, OutGroup: fm.OutGroup,
+	}
+	if fm.Command > openflow.FlowDeleteStrict {
+		return openflow.ErrorMsg{Type: openflow.ErrTypeFlowModFailed, Code: uint16(openflow.FlowModFailedBadCommand)}
+	}
+	isDelete := fm.Command == openflow.FlowDelete || fm.Command == openflow.FlowDeleteStrict
+	if int(fm.TableID) >= tables && !(isDelete && fm.TableID == 0xff) {
+		return openflow.ErrorMsg{Type: openflow.ErrTypeFlowModFailed, Code: uint16(openflow.FlowModFailedBadTableID)}
+	}
+	if fm.BufferID != 0xffffffff && fm.Command <= openflow.FlowModifyStrict {
+		// The switch buffers no packets (n_buffers 0).
+		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBufferUnknown)}
+	}
+	var err error
+	if err = matchInto(&u.Match, &fm.Match, strict, check, shape); err != nil {
+		return err
+	}
+	if ins != nil && !isDelete {
+		u.Instructions = ins
+	} else if !isDelete {
+		if u.Instructions, err = instructionsFromWire(fm.Instructions, fm.TableID, tables); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FlowStats describes a rule for an OFPMP_FLOW reply, its duration as of
+// now (Unix nanoseconds).
+func FlowStats(r *rules.Rule, now int64) openflow.FlowStats {
+	d := max(now-r.Created().UnixNano(), 0)
+	return openflow.FlowStats{
+		// Millisecond precision, as Open vSwitch reports durations.
+		TableID: r.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9 / 1e6 * 1e6),
+		Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
+		Flags: uint16(r.Flags), Importance: r.Importance, Cookie: r.Cookie, PacketCount: r.Packets(), ByteCount: r.Bytes(),
+		Match: WireMatch(&r.Match), Instructions: instructionsToWire(r.Instructions, &r.Match),
+	}
+}

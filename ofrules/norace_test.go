@@ -1,0 +1,5 @@
+//go:build !race
+
+package ofrules
+
+const raceEnabled = false
