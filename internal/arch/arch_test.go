@@ -17,7 +17,8 @@ var allowed = map[string][]string{
 	"filter":     {"internal/prefetch"},
 	"openflow":   {"internal/wire"},
 	"rules":      {"filter", "internal/prefetch"},
-	"dataplane":  {"rules", "filter", "internal/prefetch"},
+	"capture":    {},
+	"dataplane":  {"rules", "filter", "capture", "internal/prefetch"},
 	"controller": {"openflow", "rules", "filter", "internal/wire", "internal/prefetch"},
 }
 
