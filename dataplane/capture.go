@@ -3,14 +3,14 @@ package dataplane
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/ofswitch/ofswitch/capture"
 )
 
 // Sentinel errors a *FileError unwraps to.
@@ -119,10 +119,7 @@ func Load(name string, raw []byte) (*Capture, error) {
 	if len(raw) < 4 {
 		return c, &FileError{File: name, Offset: int64(len(raw)), Err: ErrTruncated}
 	}
-	if binary.BigEndian.Uint32(raw) == 0x0a0d0d0a {
-		return c, c.loadNg(raw)
-	}
-	return c, c.loadPcap(raw)
+	return c, c.load(raw)
 }
 
 func classify(err error) error {
@@ -132,116 +129,52 @@ func classify(err error) error {
 	return ErrCorrupt
 }
 
-func (c *Capture) loadPcap(raw []byte) error {
-	r, err := pcapgo.NewReader(bytes.NewReader(raw))
+// fileError reports an error of package capture: at the offset of its
+// *capture.Error, with what the pcap reader said.
+func (c *Capture) fileError(err error) error {
+	var ce *capture.Error
+	if !errors.As(err, &ce) {
+		return &FileError{File: c.Name, Err: classify(err), Detail: err}
+	}
+	return &FileError{File: c.Name, Offset: ce.Offset, Err: classify(ce.Err), Detail: ce.Err}
+}
+
+// load reads the frames of raw through package capture. A pcap file's
+// link type is checked in its header; a pcapng file's, at each packet.
+func (c *Capture) load(raw []byte) error {
+	r, err := capture.NewReader(raw)
 	if err != nil {
-		return &FileError{File: c.Name, Offset: 0, Err: classify(err), Detail: err}
+		return c.fileError(err)
 	}
-	link := r.LinkType()
-	if !supportedLink(link) {
-		return &FileError{File: c.Name, Offset: 20, Err: ErrLinkType, Detail: fmt.Errorf("link type %d (%v)", int(link), link)}
+	if r.Format() == capture.Pcap {
+		link := r.Interfaces()[0].LinkType
+		if !supportedLink(link) {
+			return &FileError{File: c.Name, Offset: 20, Err: ErrLinkType, Detail: fmt.Errorf("link type %d (%v)", int(link), link)}
+		}
+		c.Ifaces = []Interface{{Link: link}}
 	}
-	c.Ifaces = []Interface{{Link: link}}
 	c.Data = make([]byte, 0, len(raw))
-	off := int64(24)
 	for {
-		data, ci, err := r.ZeroCopyReadPacketData()
+		p, err := r.Next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return &FileError{File: c.Name, Offset: off, Err: classify(err), Detail: err}
+			return c.fileError(err)
 		}
-		c.add(data, ci.Timestamp.UnixNano(), ci.Length, 0)
-		off += 16 + int64(len(data))
+		for _, ifc := range r.Interfaces()[len(c.Ifaces):] {
+			c.Ifaces = append(c.Ifaces, Interface{Name: ifc.Name, Link: ifc.LinkType})
+		}
+		if p.Iface > 0xffff {
+			return &FileError{File: c.Name, Offset: r.Offset(), Err: ErrCorrupt,
+				Detail: fmt.Errorf("packet on undeclared interface %d", p.Iface)}
+		}
+		if l := p.LinkType; !supportedLink(l) {
+			return &FileError{File: c.Name, Offset: r.Offset(), Err: ErrLinkType,
+				Detail: fmt.Errorf("interface %d: link type %d (%v)", p.Iface, int(l), l)}
+		}
+		c.add(p.Data, p.Timestamp.UnixNano(), p.Length, p.Iface)
 	}
-}
-
-func (c *Capture) loadNg(raw []byte) error {
-	sectionBase := 0 // index in c.Ifaces of the current section's interface 0
-	var r *pcapgo.NgReader
-	opts := pcapgo.NgReaderOptions{
-		WantMixedLinkType: true,
-		SectionEndCallback: func(ifs []pcapgo.NgInterface, _ pcapgo.NgSectionInfo) {
-			c.syncIfaces(r, sectionBase)
-			sectionBase = len(c.Ifaces)
-		},
-	}
-	r, err := pcapgo.NewNgReader(bytes.NewReader(raw), opts)
-	if err != nil {
-		return &FileError{File: c.Name, Offset: ngFailOffset(raw, 0), Err: classify(err), Detail: err}
-	}
-	c.Data = make([]byte, 0, len(raw))
-	for {
-		data, ci, err := r.ZeroCopyReadPacketData()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return &FileError{File: c.Name, Offset: ngFailOffset(raw, c.Len()), Err: classify(err), Detail: err}
-		}
-		c.syncIfaces(r, sectionBase)
-		idx := sectionBase + ci.InterfaceIndex
-		if idx >= len(c.Ifaces) || idx > 0xffff {
-			return &FileError{File: c.Name, Offset: ngFailOffset(raw, c.Len()), Err: ErrCorrupt,
-				Detail: fmt.Errorf("packet on undeclared interface %d", ci.InterfaceIndex)}
-		}
-		if l := c.Ifaces[idx].Link; !supportedLink(l) {
-			return &FileError{File: c.Name, Offset: ngFailOffset(raw, c.Len()), Err: ErrLinkType,
-				Detail: fmt.Errorf("interface %d: link type %d (%v)", ci.InterfaceIndex, int(l), l)}
-		}
-		c.add(data, ci.Timestamp.UnixNano(), ci.Length, idx)
-	}
-}
-
-// syncIfaces appends the interfaces of the current pcapng section that c
-// does not have yet.
-func (c *Capture) syncIfaces(r *pcapgo.NgReader, base int) {
-	for j := len(c.Ifaces) - base; j < r.NInterfaces(); j++ {
-		ifc, err := r.Interface(j)
-		if err != nil {
-			return
-		}
-		c.Ifaces = append(c.Ifaces, Interface{Name: ifc.Name, Link: ifc.LinkType})
-	}
-}
-
-// ngFailOffset walks the pcapng block chain of raw and returns the offset
-// of the first block that is not a well-formed block, or of packet block
-// number n (0-based) if that comes first: where a reader that returned n
-// packets stopped.
-func ngFailOffset(raw []byte, n int) int64 {
-	var bo binary.ByteOrder = binary.LittleEndian
-	seen := 0
-	off := 0
-	for off < len(raw) {
-		if len(raw)-off < 12 {
-			return int64(off)
-		}
-		if binary.BigEndian.Uint32(raw[off:]) == 0x0a0d0d0a { // section header: byte order
-			switch binary.LittleEndian.Uint32(raw[off+8:]) {
-			case 0x1a2b3c4d:
-				bo = binary.LittleEndian
-			case 0x4d3c2b1a:
-				bo = binary.BigEndian
-			default:
-				return int64(off)
-			}
-		}
-		typ := bo.Uint32(raw[off:])
-		l := int(bo.Uint32(raw[off+4:]))
-		if l < 12 || l%4 != 0 || l > len(raw)-off {
-			return int64(off)
-		}
-		if typ == 2 || typ == 3 || typ == 6 { // packet, simple packet, enhanced packet
-			if seen == n {
-				return int64(off)
-			}
-			seen++
-		}
-		off += l
-	}
-	return int64(off)
 }
 
 // LoadFiles loads every file in paths, going on past files that cannot be

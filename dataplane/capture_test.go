@@ -3,6 +3,7 @@ package dataplane
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -144,7 +145,7 @@ func TestLoadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	ngb := ng.Bytes()
-	ngLast := int(ngFailOffset(ngb, 3))
+	ngLast := packetBlockOffset(t, ngb, 3)
 	sll := bytes.Clone(pcap)
 	sll[20] = byte(layers.LinkTypeLinuxSLL)
 	var ngSLL bytes.Buffer
@@ -173,7 +174,7 @@ func TestLoadErrors(t *testing.T) {
 		{"pcapng cut inside packet 3", ngb[:len(ngb)-10], 3, int64(ngLast), ErrTruncated},
 		{"not a capture", []byte("hello, world, this is text"), 0, 0, ErrCorrupt},
 		{"pcap linux cooked", sll, 0, 20, ErrLinkType},
-		{"pcapng linux cooked", ngSLL.Bytes(), 0, int64(ngFailOffset(ngSLL.Bytes(), 0)), ErrLinkType},
+		{"pcapng linux cooked", ngSLL.Bytes(), 0, int64(packetBlockOffset(t, ngSLL.Bytes(), 0)), ErrLinkType},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := Load("dir/f.cap", tt.raw)
@@ -200,6 +201,23 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := LoadFile(filepath.Join(t.TempDir(), "missing.pcap")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadFile(missing) = %v, want ErrNotExist", err)
 	}
+}
+
+// packetBlockOffset returns the offset of packet block n (0-based) of the
+// little-endian pcapng file raw.
+func packetBlockOffset(t *testing.T, raw []byte, n int) int {
+	t.Helper()
+	for off := 0; off+8 <= len(raw); off += int(binary.LittleEndian.Uint32(raw[off+4:])) {
+		switch binary.LittleEndian.Uint32(raw[off:]) {
+		case 2, 3, 6: // packet, simple packet, enhanced packet
+			if n == 0 {
+				return off
+			}
+			n--
+		}
+	}
+	t.Fatalf("no packet block %d", n)
+	return 0
 }
 
 func TestParseSpeed(t *testing.T) {

@@ -31,7 +31,7 @@
 //
 // # Captures
 //
-// [LoadFile] reads a pcap or pcapng file (through gopacket's pcapgo) into
+// [LoadFile] reads a pcap or pcapng file (through package capture) into
 // one contiguous buffer with an offset per frame, so that a worker can
 // replay it at full speed; [Capture.Replay] hands it out in vectors, either
 // as fast as possible or paced at the original timing times a speed factor

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/ofswitch/ofswitch/capture"
 )
 
 // PcapWriter records the frames a switch outputs as a pcapng stream with
@@ -18,7 +18,7 @@ import (
 type PcapWriter struct {
 	// mu guards the fields below.
 	mu     sync.Mutex
-	w      *pcapgo.NgWriter
+	w      *capture.Writer
 	iface  map[uint32]int
 	frames int
 	err    error
@@ -34,22 +34,20 @@ func NewPcapWriter(w io.Writer, ports []uint32, now func() time.Time) (*PcapWrit
 	if now == nil {
 		now = time.Now
 	}
-	ng, err := pcapgo.NewNgWriterInterface(w, pcapgo.NgInterface{Name: fmt.Sprintf("port%d", ports[0]), LinkType: layers.LinkTypeEthernet},
-		pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Application: "ofswitch replay"}})
-	if err != nil {
-		return nil, err
-	}
-	p := &PcapWriter{w: ng, iface: map[uint32]int{ports[0]: 0}, now: now}
-	for _, pn := range ports[1:] {
+	p := &PcapWriter{iface: map[uint32]int{}, now: now}
+	var ifaces []capture.Interface
+	for _, pn := range ports {
 		if _, dup := p.iface[pn]; dup {
 			continue
 		}
-		id, err := ng.AddInterface(pcapgo.NgInterface{Name: fmt.Sprintf("port%d", pn), LinkType: layers.LinkTypeEthernet})
-		if err != nil {
-			return nil, err
-		}
-		p.iface[pn] = id
+		p.iface[pn] = len(ifaces)
+		ifaces = append(ifaces, capture.Interface{Name: fmt.Sprintf("port%d", pn), LinkType: layers.LinkTypeEthernet})
 	}
+	cw, err := capture.NewPcapngWriter(w, "ofswitch replay", ifaces...)
+	if err != nil {
+		return nil, err
+	}
+	p.w = cw
 	return p, nil
 }
 
@@ -93,8 +91,7 @@ func (pp *pcapPort) Transmit(frame []byte) {
 	if p.err != nil {
 		return
 	}
-	ci := gopacket.CaptureInfo{Timestamp: p.now(), CaptureLength: len(frame), Length: len(frame), InterfaceIndex: pp.iface}
-	if err := p.w.WritePacket(ci, frame); err != nil {
+	if err := p.w.WritePacket(capture.Packet{Data: frame, Timestamp: p.now(), Length: len(frame), Iface: pp.iface}); err != nil {
 		p.err = err
 		return
 	}

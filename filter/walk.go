@@ -14,6 +14,46 @@ package filter
 // Elements that a walk only permutes among their own buckets are left where
 // they were; that state is as valid as the simulated one.
 
+// Insert adds h. It never loses an element already in the filter; see
+// Placement for where h went.
+func (f *Filter) Insert(h uint64) InsertResult {
+	i1, fp := f.split(h)
+	i2 := f.alt(i1, fp)
+	f.stats.Inserts++
+	for _, i := range [2]uint64{i1, i2} {
+		w := f.load(i)
+		if s := f.slotOf(w, 0); s >= 0 {
+			f.store(i, f.set(w, s, fp))
+			f.cuckooN.Add(1)
+			return f.done(Cuckoo, 1)
+		}
+	}
+	p, iters := f.walk(fp, i1, i2, f.t)
+	switch p {
+	case Cuckoo:
+		f.cuckooN.Add(1)
+		fallthrough
+	case Bloom:
+		f.stats.Kicks += uint64(iters - 1)
+		return f.done(p, iters)
+	}
+	f.stats.Failed++
+	n := int(f.stashN.Load())
+	if n == StashSize {
+		return f.done(Full, iters)
+	}
+	f.stashV.Add(1)
+	f.stash[n].Store(stashKey(i1, i2, fp))
+	f.stashN.Store(int32(n + 1))
+	return f.done(Stash, iters)
+}
+
+func (f *Filter) done(p Placement, iters int) InsertResult {
+	f.hist[min(iters, len(f.hist)-1)]++
+	f.stats.MaxIterationsSeen = max(f.stats.MaxIterationsSeen, iters)
+	return InsertResult{Placement: p, Iterations: iters}
+}
+
 // idNew tags the element being inserted; other elements are tagged with
 // their original position, bucket<<2 | slot.
 const idNew = ^uint64(0)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ofswitch/ofswitch/internal/testutil/capture"
+	"github.com/ofswitch/ofswitch/capture"
 	"github.com/ofswitch/ofswitch/openflow"
 )
 

@@ -19,8 +19,8 @@ const module = "github.com/ofswitch/ofswitch/"
 // checked: a test may reach across (controller's external tests push with
 // controller/push).
 //
-// The layers, from the ground up: the internal helpers; filter and
-// openflow; rules; what builds on rules alone (its formats, the
+// The layers, from the ground up: the internal helpers; capture files,
+// filter and openflow; rules; what builds on rules alone (its formats, the
 // translation to and from OpenFlow, the tables' owner, the data plane);
 // the channel, the push client and the replay laboratory; the switch
 // assembled (bridge); the command.
@@ -29,14 +29,14 @@ var allowed = map[string][]string{
 	"internal/wire":                nil,
 	"internal/oftarget":            nil,
 	"internal/quietconn":           nil,
-	"internal/pcapgen":             nil,
+	"internal/pcapgen":             {"capture"},
 	"internal/pcapgen/cmd/pcapgen": {"internal/pcapgen"},
-	"internal/testutil/capture":    nil,
-	"internal/testutil":            {"internal/testutil/capture"},
+	"internal/testutil":            {"capture"},
 	"internal/netnstest":           {"internal/testutil"},
 	"internal/ovstest":             {"internal/testutil"},
 	"internal/arch":                nil,
 
+	"capture":      nil,
 	"filter":       {"internal/prefetch"},
 	"filter/paper": {"filter"},
 	"openflow":     {"internal/wire"},
@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"internal/oracle":  {"rules", "rules/classbench"},
 	"ofrules":          {"openflow", "rules"},
 	"tables":           {"rules"},
-	"dataplane":        {"rules"},
+	"dataplane":        {"rules", "capture"},
 
 	"controller":      {"openflow", "rules", "ofrules", "tables", "internal/oftarget", "internal/quietconn"},
 	"controller/push": {"openflow", "rules", "ofrules", "internal/oftarget", "internal/quietconn"},
@@ -60,7 +60,7 @@ var allowed = map[string][]string{
 	// replay, and runs the small tools (rules, decode, bench): it never
 	// reaches past them into the tables, the translation or the filter.
 	"cmd/ofswitch": {"bridge", "controller", "controller/push", "replay", "openflow", "rules",
-		"rules/ofctl", "rules/classbench", "dataplane", "filter/paper", "internal/oracle", "internal/testutil/capture"},
+		"rules/ofctl", "rules/classbench", "dataplane", "capture", "filter/paper", "internal/oracle"},
 }
 
 func TestImportsPointDown(t *testing.T) {

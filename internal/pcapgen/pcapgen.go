@@ -24,7 +24,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/ofswitch/ofswitch/capture"
 )
 
 // Config describes a capture. Fractions are of all packets (Malformed,
@@ -561,35 +562,26 @@ func Write(w io.Writer, cfg Config) (Counts, error) {
 	if err != nil {
 		return counts, err
 	}
+	iface := func(i int) capture.Interface {
+		return capture.Interface{Name: fmt.Sprintf("gen%d", i), LinkType: layers.LinkTypeEthernet, SnapLen: 65535, Nanos: true}
+	}
+	var cw *capture.Writer
 	if cfg.Format == "pcap" {
-		pw := pcapgo.NewWriterNanos(w)
-		if err := pw.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-			return counts, err
+		cw, err = capture.NewPcapWriter(w, iface(0))
+	} else {
+		ifaces := make([]capture.Interface, cfg.Interfaces)
+		for i := range ifaces {
+			ifaces[i] = iface(i)
 		}
-		for _, p := range pkts {
-			if err := pw.WritePacket(gopacket.CaptureInfo{Timestamp: p.Time, CaptureLength: len(p.Data), Length: len(p.Data)}, p.Data); err != nil {
-				return counts, err
-			}
-		}
-		return counts, nil
+		cw, err = capture.NewPcapngWriter(w, "ofswitch pcapgen", ifaces...)
 	}
-	iface := func(i int) pcapgo.NgInterface {
-		return pcapgo.NgInterface{Name: fmt.Sprintf("gen%d", i), LinkType: layers.LinkTypeEthernet, SnapLength: 65535, TimestampResolution: 9}
-	}
-	nw, err := pcapgo.NewNgWriterInterface(w, iface(0), pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Application: "ofswitch pcapgen"}})
 	if err != nil {
 		return counts, err
 	}
-	for i := 1; i < cfg.Interfaces; i++ {
-		if _, err := nw.AddInterface(iface(i)); err != nil {
-			return counts, err
-		}
-	}
 	for _, p := range pkts {
-		ci := gopacket.CaptureInfo{Timestamp: p.Time, CaptureLength: len(p.Data), Length: len(p.Data), InterfaceIndex: p.Iface}
-		if err := nw.WritePacket(ci, p.Data); err != nil {
+		if err := cw.WritePacket(capture.Packet{Data: p.Data, Timestamp: p.Time, Length: len(p.Data), Iface: p.Iface}); err != nil {
 			return counts, err
 		}
 	}
-	return counts, nw.Flush()
+	return counts, cw.Flush()
 }

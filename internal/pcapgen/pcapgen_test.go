@@ -7,7 +7,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/ofswitch/ofswitch/capture"
 )
 
 func TestDeterministic(t *testing.T) {
@@ -64,30 +65,17 @@ func TestCountsAddUp(t *testing.T) {
 		var n int
 		var last int64
 		ifs := map[int]bool{}
-		read := func(data []byte, ci gopacket.CaptureInfo) {
+		pkts, _, err := capture.Read(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%s: read back: %v", format, err)
+		}
+		for _, p := range pkts {
 			n++
-			ifs[ci.InterfaceIndex] = true
-			if ts := ci.Timestamp.UnixNano(); ts < last {
+			ifs[p.Iface] = true
+			if ts := p.Timestamp.UnixNano(); ts < last {
 				t.Errorf("%s: timestamps go back at frame %d", format, n)
 			} else {
 				last = ts
-			}
-		}
-		if format == "pcap" {
-			r, err := pcapgo.NewReader(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for d, ci, err := r.ReadPacketData(); err == nil; d, ci, err = r.ReadPacketData() {
-				read(d, ci)
-			}
-		} else {
-			r, err := pcapgo.NewNgReader(&buf, pcapgo.DefaultNgReaderOptions)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for d, ci, err := r.ReadPacketData(); err == nil; d, ci, err = r.ReadPacketData() {
-				read(d, ci)
 			}
 		}
 		if n != cfg.Packets || len(ifs) != cfg.Interfaces {

@@ -1,7 +1,7 @@
 // Package testutil holds small helpers shared by tests: locating the shared
 // test data, skipping (or, under CI=true, failing) when a dependency is
-// missing, golden-file updates, and reading the TCP streams of a pcap or
-// pcapng capture reassembled by sequence number.
+// missing, golden-file updates, and synthetic TCP captures. Reading and
+// writing capture files is package capture's; testutil only wraps it.
 package testutil
 
 import (
