@@ -96,16 +96,17 @@ var fieldSlots = func() (s [rules.NumFields]fieldSlot) {
 // (they do not get here), leaves s without a shape.
 func (s *wireShape) set(m []byte) {
 	s.ok = false
-	if len(m) < 4 {
+	if len(m) < openflow.MatchHeaderLen {
 		return
 	}
-	mlen := int(binary.BigEndian.Uint16(m[2:]))
-	if mlen < 4 || mlen > len(m) {
+	_, ml := openflow.MatchHeader(m)
+	mlen := int(ml)
+	if mlen < openflow.MatchHeaderLen || mlen > len(m) {
 		return
 	}
 	n := 0
 	var used rules.Key // bits of the fields so far, which must not overlap
-	for off := 4; off < mlen; n++ {
+	for off := openflow.MatchHeaderLen; off < mlen; n++ {
 		if n == maxShapeFields || mlen-off < 4 {
 			return
 		}
@@ -156,11 +157,13 @@ func (s *wireShape) set(m []byte) {
 // value lies within its mask. When it reports false, *out is partly
 // written and the full path must decide.
 func (s *wireShape) decode(out *rules.Match, m []byte) bool {
-	if !s.ok || len(m) < 4 || binary.BigEndian.Uint16(m) != openflow.MatchTypeOXM ||
-		binary.BigEndian.Uint16(m[2:]) != s.mlen || (int(s.mlen)+7)&^7 > len(m) {
+	if !s.ok || len(m) < openflow.MatchHeaderLen {
 		return false
 	}
-	off := 4
+	if typ, mlen := openflow.MatchHeader(m); typ != openflow.MatchTypeOXM || mlen != s.mlen || openflow.MatchPaddedLen(int(mlen)) > len(m) {
+		return false
+	}
+	off := openflow.MatchHeaderLen
 	for i := range s.n {
 		o := &s.oxms[i]
 		if openflow.OXMHeader(binary.BigEndian.Uint32(m[off:])) != o.hdr {
@@ -225,11 +228,13 @@ func fastFlowMod(u *rules.Update, msg []byte, tables int, s *wireShape, ic *insC
 	// The header and fixed part, checked as FlowMod.UnmarshalBinary
 	// checks them; the view's accessors of the fixed part read the
 	// FlowModMinLen bytes checked here and no others.
-	if len(msg) < openflow.FlowModMinLen || msg[0] == 0 || openflow.Type(msg[1]) != openflow.TypeFlowMod ||
-		int(binary.BigEndian.Uint16(msg[2:])) != len(msg) {
+	if len(msg) < openflow.FlowModMinLen {
 		return false
 	}
 	v := openflow.FlowModView(msg)
+	if h := v.Header(); h.Version == 0 || h.Type != openflow.TypeFlowMod || int(h.Length) != len(msg) {
+		return false
+	}
 	cmd, table := v.Command(), v.TableID()
 	if cmd > openflow.FlowDeleteStrict {
 		return false
@@ -248,7 +253,7 @@ func fastFlowMod(u *rules.Update, msg []byte, tables int, s *wireShape, ic *insC
 	// The instructions follow the padded match. Bytes that ic holds
 	// decoded and translated without error (for this table) when the
 	// full path cached them; a delete's are decoded but not translated.
-	raw := msg[openflow.FlowModMatchOffset+(int(s.mlen)+7)&^7:]
+	raw := msg[openflow.FlowModMatchOffset+openflow.MatchPaddedLen(int(s.mlen)):]
 	hit := ic.ins != nil && string(ic.raw) == string(raw)
 	if isDelete {
 		if len(raw) != 0 && !hit {

@@ -399,14 +399,14 @@ func (v FlowModView) SetImportance(imp uint16) {
 // MatchBytes returns the OXM TLVs of the match, without the ofp_match
 // header and padding.
 func (v FlowModView) MatchBytes() []byte {
-	n := int(binary.BigEndian.Uint16(v[FlowModMatchOffset+2:]))
-	return v[FlowModMatchOffset+4 : FlowModMatchOffset+n]
+	_, n := MatchHeader(v[FlowModMatchOffset:])
+	return v[FlowModMatchOffset+MatchHeaderLen : FlowModMatchOffset+int(n)]
 }
 
 // InstructionBytes returns the instruction list.
 func (v FlowModView) InstructionBytes() []byte {
-	n := int(binary.BigEndian.Uint16(v[FlowModMatchOffset+2:]))
-	return v[FlowModMatchOffset+(n+7)&^7:]
+	_, n := MatchHeader(v[FlowModMatchOffset:])
+	return v[FlowModMatchOffset+MatchPaddedLen(int(n)):]
 }
 
 // OXMs iterates over the match: each call to next returns the next OXM

@@ -499,6 +499,21 @@ const (
 	MatchTypeOXM      uint16 = 1 // OFPMT_OXM
 )
 
+// MatchHeaderLen is the size of ofp_match's fixed part, its type and
+// length; the OXM TLVs follow it.
+const MatchHeaderLen = 4
+
+// MatchHeader returns the type and length fields of the ofp_match at the
+// start of m, which holds at least MatchHeaderLen bytes. The length counts
+// the fixed part and the OXMs, not the padding (MatchPaddedLen).
+func MatchHeader(m []byte) (typ, length uint16) {
+	return binary.BigEndian.Uint16(m), binary.BigEndian.Uint16(m[2:])
+}
+
+// MatchPaddedLen returns the bytes an ofp_match whose length field says
+// length takes on the wire: length rounded up to a multiple of 8.
+func MatchPaddedLen(length int) int { return (length + 7) &^ 7 }
+
 // Match is ofp_match (OpenFlow 1.3.5 §7.2.3.1): a list of OXM TLVs. The
 // zero Match matches every packet and encodes as the 8-byte empty OXM
 // match.
