@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -60,7 +61,7 @@ func applierOracle(t *testing.T, seed uint64, overlap bool) {
 	c := dial(t, addr)
 	c.handshake(openflow.Version13)
 
-	flows := exactFlows(24, 0)
+	flows := flowgen.Exact(24, 0)
 	var (
 		wire  []byte
 		fm    openflow.FlowMod
@@ -235,7 +236,7 @@ func TestApplierWriteFails(t *testing.T) {
 	p2.Close()
 	c := newConn(a, p1)
 	c.version = openflow.Version13
-	flows := exactFlows(3, 0)
+	flows := flowgen.Exact(3, 0)
 	var fm openflow.FlowMod
 	for i := range flows {
 		u := flows[i]

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -449,7 +450,7 @@ func FuzzConn(f *testing.F) {
 	// overlap refused: bursts go to the applier.
 	var pipelined []byte
 	var fm openflow.FlowMod
-	flows := exactFlows(4, 0)
+	flows := flowgen.Exact(4, 0)
 	for i, u := range flows {
 		if i == 3 { // the one before with its tp_dst wildcarded
 			u = flows[2]

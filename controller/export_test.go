@@ -7,7 +7,6 @@ import "github.com/ofswitch/ofswitch/rules"
 // client, and its tests may do so only from outside the package.
 
 var (
-	ExactFlows = exactFlows
 	DeleteAll  = deleteAll
 	Quiet      = quiet
 	StartAgent = startAgent

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -70,7 +71,7 @@ func TestFlowModsBeforeClose(t *testing.T) {
 	c.recv(openflow.TypeEchoReply)
 	var fm openflow.FlowMod
 	for i := range 10 {
-		ofrules.WireFlowMod(&fm, &exactFlows(10, 0)[i])
+		ofrules.WireFlowMod(&fm, &flowgen.Exact(10, 0)[i])
 		fm.Version, fm.XID = openflow.Version13, uint32(i+1)
 		c.send(&fm)
 	}
@@ -95,7 +96,7 @@ func TestBatchWait(t *testing.T) {
 		c := dial(t, addr)
 		c.handshake(openflow.Version13)
 		var fm openflow.FlowMod
-		for i, u := range exactFlows(5, 0) {
+		for i, u := range flowgen.Exact(5, 0) {
 			ofrules.WireFlowMod(&fm, &u)
 			fm.Version, fm.XID = openflow.Version13, uint32(i+1)
 			c.send(&fm)
@@ -170,7 +171,7 @@ func TestPipelinedBursts(t *testing.T) {
 		a, addr := startAgent(t, &Config{BatchMax: batchMax, BatchWait: time.Hour, OverlapBursts: true})
 		c := dial(t, addr)
 		c.handshake(openflow.Version13)
-		flows := exactFlows(40, 0)
+		flows := flowgen.Exact(40, 0)
 		var wire []byte
 		var fm openflow.FlowMod
 		add := func(u *rules.Update, xid uint32, flags uint16) {

@@ -4,6 +4,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -32,7 +33,7 @@ func benchIngest(b *testing.B, mixed bool) {
 	defer p2.Close()
 	c := newConn(a, p1)
 	c.version = openflow.Version13
-	ups := exactFlows(1024, 0)
+	ups := flowgen.Exact(1024, 0)
 	msgs := make([][]byte, len(ups))
 	for i := range ups {
 		if mixed && i%2 == 1 {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -28,7 +29,7 @@ func TestFlowModQueue(t *testing.T) {
 	defer p2.Close()
 	c := newConn(a, p1)
 	c.version = openflow.Version13
-	ups := exactFlows(60, 0)
+	ups := flowgen.Exact(60, 0)
 	for i := 20; i < 40; i++ { // a second shape
 		ups[i].Match.SetPrefix(rules.FieldIPv4Dst, ups[i].Match.Key.Get(rules.FieldIPv4Dst), 24)
 	}
@@ -97,7 +98,7 @@ func TestConnBufsReused(t *testing.T) {
 		p1, p2 := net.Pipe()
 		c := newConn(a, p1)
 		c.version = openflow.Version13
-		ups := exactFlows(3, 0)
+		ups := flowgen.Exact(3, 0)
 		for i := range ups {
 			var fm openflow.FlowMod
 			ofrules.WireFlowMod(&fm, &ups[i])

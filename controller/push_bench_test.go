@@ -10,6 +10,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/controller/push"
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -55,7 +56,7 @@ func clean(b *testing.B, t benchTarget) {
 func install(b *testing.B, t benchTarget, n int) {
 	clean(b, t)
 	if n > 0 {
-		pushInto(b, t, controller.ExactFlows(n, 1_000_000), 1024)
+		pushInto(b, t, flowgen.Exact(n, 1_000_000), 1024)
 	}
 }
 
@@ -92,7 +93,7 @@ func BenchmarkPush(b *testing.B) {
 	for _, t := range benchTargets(b) {
 		for _, n := range []int{1_000, 10_000, 100_000} {
 			b.Run(fmt.Sprintf("%s/flows=%d", t.name, n), func(b *testing.B) {
-				ups := controller.ExactFlows(n, 0)
+				ups := flowgen.Exact(n, 0)
 				var flows float64
 				var p50 float64
 				for b.Loop() {
@@ -117,7 +118,7 @@ func BenchmarkBatch256(b *testing.B) {
 		for _, size := range []int{0, 100_000} {
 			b.Run(fmt.Sprintf("%s/installed=%d", t.name, size), func(b *testing.B) {
 				install(b, t, size)
-				batch := controller.ExactFlows(256, 0)
+				batch := flowgen.Exact(256, 0)
 				del := strictDeletes(batch)
 				// The garbage of the setup is collected now, not while
 				// the first batches are measured.
@@ -152,7 +153,7 @@ func BenchmarkBatch256Steady(b *testing.B) {
 		for _, size := range []int{0, 100_000} {
 			b.Run(fmt.Sprintf("%s/installed=%d", t.name, size), func(b *testing.B) {
 				install(b, t, size)
-				ups := controller.ExactFlows(batches*256, 0)
+				ups := flowgen.Exact(batches*256, 0)
 				del := strictDeletes(ups)
 				runtime.GC()
 				var p50, p99 float64

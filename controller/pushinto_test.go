@@ -12,6 +12,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/controller/push"
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/tables"
@@ -46,7 +47,7 @@ func TestBurstFigures(t *testing.T) {
 	}})
 	a, addr := controller.StartAgent(t, &controller.Config{FlowTables: ft, BatchWait: time.Hour})
 	const batch, batches = 60, 4 // 240 flows: 94% of a 64-bucket filter
-	ups := controller.ExactFlows(batch*batches, 0)
+	ups := flowgen.Exact(batch*batches, 0)
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestSlowReader(t *testing.T) {
 	a, addr := controller.StartAgent(t, &controller.Config{EchoInterval: time.Minute})
 	slow := dialHello(t, addr)
 	defer slow.Close()
-	ups := controller.ExactFlows(60000, 0)
+	ups := flowgen.Exact(60000, 0)
 	for i := range ups {
 		ups[i].Flags = rules.FlagSendFlowRem
 	}
@@ -212,7 +213,7 @@ func TestBatchesArmNoDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := push.Flows(context.Background(), "", controller.ExactFlows(40*256, 0), &push.Config{Batch: 256, Window: 1, Conn: nc})
+	res, err := push.Flows(context.Background(), "", flowgen.Exact(40*256, 0), &push.Config{Batch: 256, Window: 1, Conn: nc})
 	if err != nil || res.ErrCount != 0 || res.Batches != 40 {
 		t.Fatalf("push: %v %+v", err, res)
 	}

@@ -3,6 +3,7 @@ package ofrules
 import (
 	"testing"
 
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -11,7 +12,7 @@ import (
 // mixed, every other flow has its ipv4_dst masked, so that the match shape
 // changes with each FLOW_MOD and each takes the full path.
 func ingestMsgs(tb testing.TB, n int, mixed bool) [][]byte {
-	ups := exactFlows(n, 0)
+	ups := flowgen.Exact(n, 0)
 	msgs := make([][]byte, len(ups))
 	for i := range ups {
 		if mixed && i%2 == 1 {
@@ -56,7 +57,7 @@ func BenchmarkDecode(b *testing.B) {
 // FLOW_MOD before its template: translation of the rules.Update (with the
 // cache of instruction translations) and encoding.
 func BenchmarkFlowModEncode(b *testing.B) {
-	ups := exactFlows(1024, 0)
+	ups := flowgen.Exact(1024, 0)
 	var fm openflow.FlowMod
 	var cache wireInsCache
 	buf := make([]byte, 0, 256)
@@ -75,7 +76,7 @@ func BenchmarkFlowModEncode(b *testing.B) {
 // BenchmarkEncode measures an Encoder on the benchmark's exact flows, all
 // but the first patched copies of its template.
 func BenchmarkEncode(b *testing.B) {
-	ups := exactFlows(1024, 0)
+	ups := flowgen.Exact(1024, 0)
 	var e Encoder
 	buf := make([]byte, 0, 256)
 	b.ReportAllocs()
@@ -126,7 +127,7 @@ func TestEncodeAllocs(t *testing.T) {
 		t.Skip("allocation counts are not meaningful under -race")
 	}
 	for _, mixed := range []bool{false, true} {
-		ups := exactFlows(64, 0)
+		ups := flowgen.Exact(64, 0)
 		if mixed {
 			for i := 1; i < len(ups); i += 2 {
 				ups[i].Match.SetPrefix(rules.FieldIPv4Dst, ups[i].Match.Key.Get(rules.FieldIPv4Dst), 24)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -601,7 +602,7 @@ func FuzzFlowModFastPath(f *testing.F) {
 // fuzzFlowMods returns the seeds of FuzzFlowModFastPath: the benchmark's
 // 5-tuple flows, masked and IPv6 ones, deletes.
 func fuzzFlowMods(f *testing.F) [][]byte {
-	ups := exactFlows(2, 0)
+	ups := flowgen.Exact(2, 0)
 	var m rules.Match
 	m.SetExact(rules.FieldEthType, 0x86dd)
 	m.SetExact(rules.FieldIPProto, 17)

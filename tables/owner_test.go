@@ -6,27 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/rules"
 )
-
-// exactFlows returns n exact 5-tuple TCP flows, from offset on.
-func exactFlows(n, offset int) []rules.Update {
-	ups := make([]rules.Update, n)
-	for i := range ups {
-		k := uint64(i + offset)
-		var m rules.Match
-		m.SetExact(rules.FieldEthType, 0x0800)
-		m.SetExact(rules.FieldIPProto, 6)
-		m.SetExact(rules.FieldIPv4Src, 0x7f100000|k&0xfffff)
-		m.SetExact(rules.FieldIPv4Dst, 0x7f200000|k&0xfffff)
-		m.SetExact(rules.FieldL4Src, 1024+k%50000)
-		m.SetExact(rules.FieldL4Dst, 80)
-		ups[i] = rules.Update{Match: m, Priority: 100, Instructions: []rules.Instruction{
-			{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 2}}},
-		}}
-	}
-	return ups
-}
 
 // runOwner runs o's background work until the test ends.
 func runOwner(t *testing.T, o *Owner) {
@@ -63,7 +45,7 @@ func TestIdleMaintenance(t *testing.T) {
 	a := New(p, nil)
 	runOwner(t, a)
 	stats := func() rules.TableStats { return a.Stats()[0] }
-	ups := exactFlows(240, 0)
+	ups := flowgen.Exact(240, 0)
 	if res := applyNow(a, ups); countErrs(res.Errs) != 0 {
 		t.Fatalf("adds refused: %v", res.Errs)
 	}
@@ -125,7 +107,7 @@ func TestRunPrefaults(t *testing.T) {
 	if n := a.pipe.Prefaulted(); n != 0 {
 		t.Fatalf("%d spare chunks before any burst", n)
 	}
-	ups := exactFlows(128, 0)
+	ups := flowgen.Exact(128, 0)
 	if res := applyNow(a, ups[:64]); countErrs(res.Errs) != 0 {
 		t.Fatalf("adds refused: %v", res.Errs)
 	}
@@ -160,7 +142,7 @@ func TestMaintainWakes(t *testing.T) {
 	present := func() int { return a.Stats()[0].Rules }
 	rng := rand.New(rand.NewPCG(7, 8))
 	const rounds, per = 60, 4
-	ups := exactFlows(rounds*per, 0)
+	ups := flowgen.Exact(rounds*per, 0)
 	for round := range rounds {
 		adds := ups[round*per : (round+1)*per]
 		if res := applyNow(a, adds); countErrs(res.Errs) != 0 {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
@@ -11,7 +12,7 @@ import (
 // encoding the benchmark's exact flows in batches of 256, each with its
 // barrier request, into a Writer that discards them; ns/op is per flow.
 func BenchmarkPushSend(b *testing.B) {
-	ups := exactFlows(1024, 0)
+	ups := flowgen.Exact(1024, 0)
 	p := &pusher{w: openflow.NewWriter(io.Discard), version: openflow.Version13}
 	b.ReportAllocs()
 	n := 0

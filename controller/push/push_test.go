@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/internal/flowgen"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/openflow"
@@ -181,7 +182,7 @@ func TestLatencyFigures(t *testing.T) {
 // whose match lacks its prerequisites (tp_dst without ip_proto), which
 // ofswitch and Open vSwitch both refuse.
 func bundleFlows(n, bad int) []rules.Update {
-	ups := exactFlows(n, 0)
+	ups := flowgen.Exact(n, 0)
 	if bad >= 0 && bad < n {
 		var m rules.Match
 		m.SetExact(rules.FieldL4Dst, 80)
@@ -231,7 +232,7 @@ func TestPushBundle(t *testing.T) {
 	if len(rs) != n-batch {
 		t.Fatalf("table 0 holds %d rules, want %d", len(rs), n-batch)
 	}
-	want := exactFlows(n, 0)
+	want := flowgen.Exact(n, 0)
 	for _, r := range rs {
 		i := slices.IndexFunc(want, func(u rules.Update) bool { return u.Match == r.Match })
 		if i < 0 || i/batch == bad/batch {
@@ -337,7 +338,7 @@ func TestPushWritesBatchOnce(t *testing.T) {
 		return wc.writes
 	}
 	hello := push(nil, 256) // the handshake's writes
-	ups := exactFlows(1024, 0)
+	ups := flowgen.Exact(1024, 0)
 	if got := push(ups, 256) - hello; got != 4 {
 		t.Errorf("4 batches of 256 FLOW_MODs took %d writes, want 4", got)
 	}
@@ -377,7 +378,7 @@ func TestPushEncodesWhileWaiting(t *testing.T) {
 	wc := &readWatch{Conn: nc, reads: map[int]bool{}}
 	p := newPusher(wc, &Config{Batch: 256, Window: 1})
 	wc.p = p
-	ups := exactFlows(1024, 0)
+	ups := flowgen.Exact(1024, 0)
 	res, err := p.push(context.Background(), ups)
 	if err != nil || res.ErrCount != 0 || res.Batches != 4 {
 		t.Fatalf("push: %v %+v", err, res)

@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"rules/ofctl":      {"rules"},
 	"rules/classbench": {"rules"},
 	"internal/oracle":  {"rules", "rules/classbench"},
+	"internal/flowgen": {"rules"},
 	"ofrules":          {"openflow", "rules"},
 	"tables":           {"rules"},
 	"dataplane":        {"rules", "capture"},
