@@ -17,6 +17,12 @@
 // a UDP flow); ParseOptions.NoActions accepts lines without actions=, as
 // ClassBench-ng's OpenFlow sets are written.
 //
+// ParseFlowMods reads the files ovs-ofctl --bundle add-flows reads, whose
+// lines may start with add, modify or delete (strict with
+// ParseOptions.Strict): deletes need no actions, a delete without table=
+// deletes from every table, "delete" alone deletes every flow, and only
+// adds may carry importance=.
+//
 // # Printing
 //
 // FormatFlow prints a flow exactly as ovs-ofctl -O OpenFlow13 dump-flows
