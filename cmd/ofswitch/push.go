@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/controller/push"
-	"github.com/ofswitch/ofswitch/openflow"
-	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -66,7 +63,7 @@ Works against ofswitch and Open vSwitch alike.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			if res.Version < openflow.Version14 && slices.ContainsFunc(ups, func(u rules.Update) bool { return u.Importance != 0 }) {
+			if res.ImportanceDropped {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: the switch speaks OpenFlow 1.3, which has no importance: the flows were added without it\n")
 			}
 			for _, e := range res.Errors {
