@@ -53,26 +53,17 @@ error as file:line:column: message. Exits non-zero if any line fails.`,
 }
 
 func lint(w io.Writer, name string, data []byte, opt *ofctl.ParseOptions, cfg *rules.Config) error {
-	ups, errs := ofctl.ParseFlows(name, data, opt)
-	for _, err := range errs {
-		fmt.Fprintln(w, err)
-	}
-	p, err := rules.New(cfg)
+	rep, err := ofctl.Lint(name, data, opt, cfg)
 	if err != nil {
 		return err
 	}
-	res := p.ApplyBurst(ups, true)
-	bad := len(errs)
-	for i, err := range res.Errs {
-		if err != nil {
-			bad++
-			fmt.Fprintf(w, "%s:%d:1: %v\n", name, ups[i].ID, err)
-		}
+	for _, err := range rep.Errors {
+		fmt.Fprintln(w, err)
 	}
-	if bad > 0 {
-		return fmt.Errorf("%s: %d of %d flows fail", name, bad, len(ups)+len(errs))
+	if len(rep.Errors) > 0 {
+		return fmt.Errorf("%s: %d of %d flows fail", name, len(rep.Errors), rep.Flows)
 	}
-	fmt.Fprintf(w, "%s: %d flows ok\n", name, len(ups))
+	fmt.Fprintf(w, "%s: %d flows ok\n", name, rep.OK)
 	return nil
 }
 
@@ -189,15 +180,13 @@ func convert(w, ew io.Writer, name string, rd []byte, table uint8, actions strin
 	if err != nil {
 		return err
 	}
-	a, err := ofctl.ParseFlow("actions=" + actions)
+	inst, err := ofctl.ParseActions(actions)
 	if err != nil {
 		return fmt.Errorf("--actions: %w", err)
 	}
-	ups, ex := classbench.Updates(rs, table, a.Instructions)
-	for i := range ups {
-		if _, err := fmt.Fprintln(w, ofctl.FormatUpdate(&ups[i])); err != nil {
-			return err
-		}
+	ups, ex := classbench.Updates(rs, table, inst)
+	if err := ofctl.WriteFlows(w, ups); err != nil {
+		return err
 	}
 	fmt.Fprintf(ew, "%s: %d rules -> %d flows (expansion x%.2f, max %d per rule)\n", name, ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer)
 	return nil
