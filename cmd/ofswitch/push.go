@@ -2,19 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/controller/push"
-	"github.com/ofswitch/ofswitch/openflow"
-	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -53,7 +47,7 @@ Works against ofswitch and Open vSwitch alike.`,
 			if err != nil {
 				return err
 			}
-			ups, lines, err := parsePushFile(name, data, strict, fix)
+			ups, lines, err := ofctl.ParseFlowMods(name, data, &ofctl.ParseOptions{Strict: strict, FixPrereqs: fix})
 			if err != nil {
 				return err
 			}
@@ -69,7 +63,7 @@ Works against ofswitch and Open vSwitch alike.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			if res.Version < openflow.Version14 && slices.ContainsFunc(ups, func(u rules.Update) bool { return u.Importance != 0 }) {
+			if res.ImportanceDropped {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: the switch speaks OpenFlow 1.3, which has no importance: the flows were added without it\n")
 			}
 			for _, e := range res.Errors {
@@ -111,87 +105,4 @@ func readInput(stdin io.Reader, path string) (string, []byte, error) {
 	}
 	b, err := os.ReadFile(path)
 	return path, b, err
-}
-
-// verb matches the command word a line of an ovs-ofctl --bundle file may
-// start with.
-var verb = regexp.MustCompile(`^\s*(add|modify|delete)(\s+|$)`)
-
-// tableSet matches a table= field of a flow.
-var tableSet = regexp.MustCompile(`(^|[\s,])table=`)
-
-// importanceSet matches an importance= field, which only adds may have
-// (ovs-ofctl: "unknown keyword importance" on the others).
-var importanceSet = regexp.MustCompile(`(^|[\s,])importance=`)
-
-// parsePushFile parses a flow file whose lines may start with add, modify
-// or delete. The word is blanked out, not removed, so that error columns
-// still point into the line as written. As in ovs-ofctl, a delete without
-// table= deletes from every table, and "delete" alone deletes every flow.
-func parsePushFile(name string, data []byte, strict, fix bool) ([]rules.Update, []string, error) {
-	lines := strings.SplitAfter(string(data), "\n")
-	cmds := make([]rules.Command, len(lines)+1) // by 1-based line number
-	var all []rules.Update                      // deletes with nothing after the word
-	for i, l := range lines {
-		m := verb.FindStringSubmatchIndex(l)
-		if m == nil {
-			continue
-		}
-		switch l[m[2]:m[3]] {
-		case "modify":
-			cmds[i+1] = rules.CmdModify
-			if strict {
-				cmds[i+1] = rules.CmdModifyStrict
-			}
-		case "delete":
-			cmds[i+1] = rules.CmdDelete
-			if strict {
-				cmds[i+1] = rules.CmdDeleteStrict
-			}
-		}
-		if c := cmds[i+1]; c != rules.CmdAdd {
-			if at := importanceSet.FindStringIndex(l); at != nil {
-				col := at[0] + strings.Index(l[at[0]:], "importance") + 1
-				return nil, nil, fmt.Errorf("%s:%d:%d: importance is for add lines only (a %s keeps the flow's)", name, i+1, col, l[m[2]:m[3]])
-			}
-		}
-		lines[i] = strings.Repeat(" ", m[3]) + l[m[3]:]
-		if c := cmds[i+1]; (c == rules.CmdDelete || c == rules.CmdDeleteStrict) && strings.TrimSpace(l[m[3]:]) == "" {
-			all = append(all, rules.Update{Command: c, Table: rules.TableAll, ID: i + 1})
-		}
-	}
-	// Deletes need no actions; adds and modifies do, as in ovs-ofctl.
-	// Each pass sees the other's lines as blank, so line numbers hold.
-	var dels, rest []string
-	for i, l := range lines {
-		isDel := cmds[i+1] == rules.CmdDelete || cmds[i+1] == rules.CmdDeleteStrict
-		blank := strings.Repeat(" ", len(strings.TrimRight(l, "\n"))) + l[len(strings.TrimRight(l, "\n")):]
-		if isDel {
-			dels, rest = append(dels, l), append(rest, blank)
-		} else {
-			dels, rest = append(dels, blank), append(rest, l)
-		}
-	}
-	ups, errs := ofctl.ParseFlows(name, []byte(strings.Join(rest, "")), &ofctl.ParseOptions{FixPrereqs: fix})
-	dups, derrs := ofctl.ParseFlows(name, []byte(strings.Join(dels, "")), &ofctl.ParseOptions{FixPrereqs: fix, NoActions: true})
-	if errs = append(errs, derrs...); len(errs) > 0 {
-		return nil, nil, errors.Join(errs...)
-	}
-	ups = append(append(ups, dups...), all...)
-	slices.SortStableFunc(ups, func(a, b rules.Update) int { return a.ID - b.ID })
-	where := make([]string, len(ups))
-	for i := range ups {
-		if c := cmds[ups[i].ID]; c != rules.CmdAdd {
-			// A modify keeps its actions: they are what it sets.
-			ups[i].Command = c
-			if c == rules.CmdDelete || c == rules.CmdDeleteStrict {
-				ups[i].Instructions = nil
-				if !tableSet.MatchString(lines[ups[i].ID-1]) {
-					ups[i].Table = rules.TableAll
-				}
-			}
-		}
-		where[i] = fmt.Sprintf("%s:%d", name, ups[i].ID)
-	}
-	return ups, where, nil
 }

@@ -2,100 +2,107 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ofswitch/ofswitch/openflow"
-	"github.com/ofswitch/ofswitch/rules"
-	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
-// TestParsePushFile: the command words of a push file, and the tables a
-// delete applies to, as ovs-ofctl --bundle reads them.
-func TestParsePushFile(t *testing.T) {
-	data := []byte(`priority=10,tcp,actions=drop
-add priority=20,udp,actions=drop
-modify priority=10,tcp,actions=output:2
-delete tcp,tp_dst=22
-delete table=1,udp
+// TestPushFlags: --strict and --fix-prereqs reach the parser of the flow
+// file (ofctl.ParseFlowMods, whose tests cover the file's syntax): the
+// switch receives strict or plain commands, and a flow without its
+// prerequisites is refused before any is sent, or fixed.
+func TestPushFlags(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mods.flows")
+	os.WriteFile(file, []byte("modify tcp,actions=drop\ndelete udp\n"), 0o644)
+	for _, c := range []struct {
+		flags []string
+		want  []openflow.FlowModCommand
+	}{
+		{nil, []openflow.FlowModCommand{openflow.FlowModify, openflow.FlowDelete}},
+		{[]string{"--strict"}, []openflow.FlowModCommand{openflow.FlowModifyStrict, openflow.FlowDeleteStrict}},
+	} {
+		addr, got := recordFlowMods(t)
+		if out, err := run(t, append(append([]string{"push", "--switch", "tcp:" + addr}, c.flags...), file)...); err != nil {
+			t.Fatalf("push %v: %v\n%s", c.flags, err, out)
+		}
+		if d := cmp.Diff(c.want, got()); d != "" {
+			t.Errorf("push %v: commands (-want +got):\n%s", c.flags, d)
+		}
+	}
 
-delete
-  delete   
-`)
-	type got struct {
-		Command rules.Command
-		Table   uint8
-		Line    string
-		Proto   uint64 // ip_proto, 0 if not matched
+	os.WriteFile(file, []byte("priority=5,tp_dst=80,actions=drop\n"), 0o644)
+	addr, got := recordFlowMods(t)
+	if _, err := run(t, "push", "--switch", "tcp:"+addr, file); err == nil || !strings.Contains(err.Error(), file+":1:12: rules: OFPET_BAD_MATCH/OFPBMC_BAD_PREREQ") {
+		t.Errorf("push of a flow without its prerequisites: %v", err)
 	}
-	want := []got{
-		{rules.CmdAdd, 0, "f:1", 6},
-		{rules.CmdAdd, 0, "f:2", 17},
-		{rules.CmdModify, 0, "f:3", 6},
-		{rules.CmdDelete, rules.TableAll, "f:4", 6},
-		{rules.CmdDelete, 1, "f:5", 17},
-		{rules.CmdDelete, rules.TableAll, "f:7", 0},
-		{rules.CmdDelete, rules.TableAll, "f:8", 0},
+	if out, err := run(t, "push", "--fix-prereqs", "--switch", "tcp:"+addr, file); err != nil || !strings.Contains(out, "pushed 2 flows") {
+		t.Errorf("push --fix-prereqs: %v\n%s", err, out)
 	}
-	for _, strict := range []bool{false, true} {
-		ups, where, err := parsePushFile("f", data, strict, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var have []got
-		for i, u := range ups {
-			have = append(have, got{u.Command, u.Table, where[i], u.Match.Key.Get(rules.FieldIPProto) & u.Match.Mask.Get(rules.FieldIPProto)})
-			isDel := u.Command == rules.CmdDelete || u.Command == rules.CmdDeleteStrict
-			if isDel && u.Instructions != nil {
-				t.Errorf("%s: a delete with instructions", where[i])
-			}
-			// A modify sets the actions its line gives: output:2 on line 3.
-			if u.Command == rules.CmdModify || u.Command == rules.CmdModifyStrict {
-				if s := ofctl.FormatActions(u.Instructions); s != "output:2" {
-					t.Errorf("%s: modify with actions %q, want output:2", where[i], s)
-				}
-			}
-		}
-		w := append([]got(nil), want...)
-		if strict {
-			for i := range w {
-				switch w[i].Command {
-				case rules.CmdModify:
-					w[i].Command = rules.CmdModifyStrict
-				case rules.CmdDelete:
-					w[i].Command = rules.CmdDeleteStrict
-				}
-			}
-		}
-		if d := cmp.Diff(w, have); d != "" {
-			t.Errorf("strict=%v: updates (-want +got):\n%s", strict, d)
-		}
+	if n := len(got()); n != 2 {
+		t.Errorf("the switch received %d FLOW_MODs, want the 2 of --fix-prereqs", n)
 	}
 }
 
-// TestParsePushImportance: importance=N is read on add lines and refused,
-// with its place, on modify and delete lines (a modify keeps the flow's
-// importance; ovs-ofctl: "unknown keyword importance").
-func TestParsePushImportance(t *testing.T) {
-	ups, _, err := parsePushFile("f", []byte("importance=7,priority=5,ip,actions=drop\nadd importance=8,priority=6,ip,actions=drop\n"), false, false)
+// recordFlowMods serves a peer that speaks OpenFlow 1.3, answers every
+// barrier and records the command of every FLOW_MOD it reads; got returns
+// the commands so far.
+func recordFlowMods(t *testing.T) (addr string, got func() []openflow.FlowModCommand) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ups) != 2 || ups[0].Importance != 7 || ups[1].Importance != 8 {
-		t.Fatalf("importance of the adds: %+v", ups)
-	}
-	for _, c := range []struct{ data, want string }{
-		{"priority=5,ip,actions=drop\nmodify ip,importance=3,actions=drop\n", "f:2:11: importance is for add lines only"},
-		{"delete importance=3,ip\n", "f:1:8: importance is for add lines only"},
-	} {
-		if _, _, err := parsePushFile("f", []byte(c.data), false, false); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want %q", c.data, err, c.want)
+	t.Cleanup(func() { ln.Close() })
+	var (
+		mu   sync.Mutex
+		cmds []openflow.FlowModCommand
+	)
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				r, w := openflow.NewReader(nc, 0), openflow.NewWriter(nc)
+				hello := openflow.NewHello(0, openflow.Version13)
+				if w.WriteMessage(&hello) != nil {
+					return
+				}
+				for {
+					msg, err := r.Next()
+					if err != nil {
+						return
+					}
+					switch openflow.Type(msg[1]) {
+					case openflow.TypeFlowMod:
+						mu.Lock()
+						cmds = append(cmds, openflow.FlowModView(msg).Command())
+						mu.Unlock()
+					case openflow.TypeBarrierRequest:
+						rep := openflow.Empty{Header: openflow.Header{Version: msg[0], Type: openflow.TypeBarrierReply, XID: binary.BigEndian.Uint32(msg[4:])}}
+						if w.WriteMessage(&rep) != nil {
+							return
+						}
+					}
+				}
+			}()
 		}
+	}()
+	return ln.Addr().String(), func() []openflow.FlowModCommand {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(cmds)
 	}
 }
 

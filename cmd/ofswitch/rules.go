@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/classbench"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
@@ -54,26 +53,17 @@ error as file:line:column: message. Exits non-zero if any line fails.`,
 }
 
 func lint(w io.Writer, name string, data []byte, opt *ofctl.ParseOptions, cfg *rules.Config) error {
-	ups, errs := ofctl.ParseFlows(name, data, opt)
-	for _, err := range errs {
-		fmt.Fprintln(w, err)
-	}
-	p, err := rules.New(cfg)
+	rep, err := ofctl.Lint(name, data, opt, cfg)
 	if err != nil {
 		return err
 	}
-	res := p.ApplyBurst(ups, true)
-	bad := len(errs)
-	for i, err := range res.Errs {
-		if err != nil {
-			bad++
-			fmt.Fprintf(w, "%s:%d:1: %v\n", name, ups[i].ID, err)
-		}
+	for _, err := range rep.Errors {
+		fmt.Fprintln(w, err)
 	}
-	if bad > 0 {
-		return fmt.Errorf("%s: %d of %d flows fail", name, bad, len(ups)+len(errs))
+	if len(rep.Errors) > 0 {
+		return fmt.Errorf("%s: %d of %d flows fail", name, len(rep.Errors), rep.Flows)
 	}
-	fmt.Fprintf(w, "%s: %d flows ok\n", name, len(ups))
+	fmt.Fprintf(w, "%s: %d flows ok\n", name, rep.OK)
 	return nil
 }
 
@@ -134,55 +124,24 @@ func check(w io.Writer, rulesName string, rd []byte, traceName string, td []byte
 	if err != nil {
 		return err
 	}
-	p, err := rules.New(cfg)
+	rep, err := classbench.Check(rs, hs, cfg)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", rulesName, err)
 	}
-	ups, ex := classbench.Updates(rs, 0, nil)
-	for i, err := range p.ApplyBurst(ups, true).Errs {
-		if err != nil {
-			return fmt.Errorf("%s: rule %d: %w", rulesName, ups[i].ID, err)
-		}
-	}
-	st := p.Table(0).Stats()
+	ex := rep.Expansion
 	fmt.Fprintf(w, "%s: %d rules -> %d entries (expansion x%.2f, max %d per rule), %d subtables, filter %s\n",
-		rulesName, ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer, st.Subtables, st.Filter)
-	orc := &oracle.ClassBench{Rules: rs}
-	tbl := p.Table(0)
-	var c rules.Counters
-	fails := 0
-	for i := range hs {
-		h := &hs[i]
-		k := h.Key()
-		got := -1
-		if r, _ := tbl.LookupVersion(&k, &c); r != nil {
-			got = r.ID
+		rulesName, ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer, rep.Subtables, rep.Filter)
+	for i, m := range rep.Mismatches {
+		if i >= show {
+			break
 		}
-		want := orc.First(h)
-		var why string
-		switch {
-		case got != want:
-			why = fmt.Sprintf("answer %d, linear scan %d", got, want)
-		case h.Label < 0 || h.Label >= len(rs):
-			why = fmt.Sprintf("label %d is not a rule index", h.Label)
-		case !oracle.Matches(&rs[h.Label], h):
-			why = fmt.Sprintf("label %d does not match the header", h.Label)
-		case got < 0 || got > h.Label:
-			why = fmt.Sprintf("answer %d comes after label %d", got, h.Label)
-		}
-		if why == "" {
-			continue
-		}
-		fails++
-		if fails <= show {
-			fmt.Fprintf(w, "%s:%d: %s\n", traceName, h.Line, why)
-		}
+		fmt.Fprintf(w, "%s:%d: %s\n", traceName, m.Line, m.Why)
 	}
-	n := float64(max(c.Lookups, 1))
+	visited, probes, fps := rep.PerLookup()
 	fmt.Fprintf(w, "checked %d, failed %d; per lookup: %.2f subtables visited, %.2f probes, %.3f filter false positives\n",
-		len(hs), fails, float64(c.Visited)/n, float64(c.Probes)/n, float64(c.FalsePositives)/n)
-	if fails > 0 {
-		return fmt.Errorf("%w: %d of %d headers", errCheckFailed, fails, len(hs))
+		rep.Checked, len(rep.Mismatches), visited, probes, fps)
+	if len(rep.Mismatches) > 0 {
+		return fmt.Errorf("%w: %d of %d headers", errCheckFailed, len(rep.Mismatches), rep.Checked)
 	}
 	return nil
 }
@@ -221,15 +180,13 @@ func convert(w, ew io.Writer, name string, rd []byte, table uint8, actions strin
 	if err != nil {
 		return err
 	}
-	a, err := ofctl.ParseFlow("actions=" + actions)
+	inst, err := ofctl.ParseActions(actions)
 	if err != nil {
 		return fmt.Errorf("--actions: %w", err)
 	}
-	ups, ex := classbench.Updates(rs, table, a.Instructions)
-	for i := range ups {
-		if _, err := fmt.Fprintln(w, ofctl.FormatUpdate(&ups[i])); err != nil {
-			return err
-		}
+	ups, ex := classbench.Updates(rs, table, inst)
+	if err := ofctl.WriteFlows(w, ups); err != nil {
+		return err
 	}
 	fmt.Fprintf(ew, "%s: %d rules -> %d flows (expansion x%.2f, max %d per rule)\n", name, ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer)
 	return nil

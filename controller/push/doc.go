@@ -5,7 +5,9 @@
 // Flows sends a list of rules.Updates as FLOW_MODs over OpenFlow 1.3 (1.4
 // when a flow has an importance, or for bundles), Config.Batch at a time,
 // each batch followed by a BARRIER_REQUEST, and measures the push: flows
-// per second and the barrier latency of each batch.
+// per second and the barrier latency of each batch. A switch that speaks
+// only OpenFlow 1.3 gets flows with an importance without it, and
+// Result.ImportanceDropped says so.
 //
 // # Batches in flight
 //

@@ -90,6 +90,10 @@ type Result struct {
 	// Histogram lists (latency in µs, count) pairs, one per distinct
 	// latency, in increasing order.
 	Histogram [][2]int64 `json:"latency_histogram_us"`
+	// ImportanceDropped is set when an added flow had an importance and
+	// the switch speaks only OpenFlow 1.3, which has no field for it: the
+	// flow was added without it.
+	ImportanceDropped bool `json:"-"`
 }
 
 // Flows sends updates to the switch at target ("tcp:IP[:PORT]"), or over
@@ -150,10 +154,11 @@ func newPusher(nc net.Conn, cfg *Config) *pusher {
 // push runs the handshake and pushes updates.
 func (p *pusher) push(ctx context.Context, updates []rules.Update) (*Result, error) {
 	c := p.cfg
-	if err := p.handshake(c.Bundle || anyImportance(updates)); err != nil {
+	importance := anyImportance(updates)
+	if err := p.handshake(c.Bundle || importance); err != nil {
 		return nil, err
 	}
-	res := &Result{Version: p.version}
+	res := &Result{Version: p.version, ImportanceDropped: importance && p.version < openflow.Version14}
 	start := time.Now()
 	// Each batch is encoded before the barrier replies it waits for, the
 	// first before the loop: with Window 1 the client encodes the next

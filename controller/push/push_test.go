@@ -2,6 +2,7 @@ package push
 
 import (
 	"context"
+	"encoding/binary"
 	"net"
 	"os"
 	"os/exec"
@@ -433,6 +434,65 @@ func TestPushImportance(t *testing.T) {
 	for _, w := range []string{"importance=11, priority=9,ip,nw_dst=10.0.0.0/8", "importance=12, priority=9,ip,nw_dst=11.0.0.0/8"} {
 		if !strings.Contains(dump, w) {
 			t.Errorf("after push: no %q in\n%s", w, dump)
+		}
+	}
+}
+
+// TestPushImportanceDropped: a switch that speaks only OpenFlow 1.3 gets
+// flows with an importance without it, and the Result says so; one that
+// speaks 1.4, or flows without importance, leave it unset.
+func TestPushImportanceDropped(t *testing.T) {
+	with := parseFlows(t, "importance=7,priority=5,ip,actions=drop\n")
+	without := parseFlows(t, "priority=5,ip,actions=drop\n")
+	for _, c := range []struct {
+		versions []uint8
+		ups      []rules.Update
+		dropped  bool
+	}{
+		{[]uint8{openflow.Version13}, with, true},
+		{[]uint8{openflow.Version13, openflow.Version14}, with, false},
+		{[]uint8{openflow.Version13}, without, false},
+	} {
+		// Over TCP, not net.Pipe: both sides write their HELLO first.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			if nc, err := ln.Accept(); err == nil {
+				serveBarriers(nc, c.versions...)
+			}
+		}()
+		res, err := Flows(context.Background(), "tcp:"+ln.Addr().String(), c.ups, nil)
+		ln.Close()
+		if err != nil || res.Flows != 1 {
+			t.Fatalf("versions %v: %v %+v", c.versions, err, res)
+		}
+		if res.ImportanceDropped != c.dropped {
+			t.Errorf("versions %v, importance %d: ImportanceDropped %v, want %v", c.versions, c.ups[0].Importance, res.ImportanceDropped, c.dropped)
+		}
+	}
+}
+
+// serveBarriers is a peer on nc that offers versions in its HELLO and
+// answers every BARRIER_REQUEST, and does nothing else.
+func serveBarriers(nc net.Conn, versions ...uint8) {
+	defer nc.Close()
+	r, w := openflow.NewReader(nc, 0), openflow.NewWriter(nc)
+	hello := openflow.NewHello(0, versions...)
+	if w.WriteMessage(&hello) != nil {
+		return
+	}
+	for {
+		msg, err := r.Next()
+		if err != nil {
+			return
+		}
+		if openflow.Type(msg[1]) == openflow.TypeBarrierRequest {
+			rep := openflow.Empty{Header: openflow.Header{Version: msg[0], Type: openflow.TypeBarrierReply, XID: binary.BigEndian.Uint32(msg[4:])}}
+			if w.WriteMessage(&rep) != nil {
+				return
+			}
 		}
 	}
 }

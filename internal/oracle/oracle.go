@@ -1,14 +1,13 @@
-// Package oracle holds naive reference classifiers for tests and fuzzers:
-// a linear scan over flow entries with OpenFlow FLOW_MOD semantics, and a
-// range-aware first-match scan over ClassBench rules. They favour being
-// obviously right over being fast.
+// Package oracle holds a naive reference classifier for tests and fuzzers:
+// a linear scan over flow entries with OpenFlow FLOW_MOD semantics. It
+// favours being obviously right over being fast. (ClassBench's own
+// first-match scan is classbench.First.)
 package oracle
 
 import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/rules"
-	"github.com/ofswitch/ofswitch/rules/classbench"
 )
 
 // Entry is one flow entry of the oracle.
@@ -219,36 +218,4 @@ func (f *Flows) Expire(now time.Time) []Removed {
 		f.entries[t] = kept
 	}
 	return rem
-}
-
-// ClassBench is the range-aware first-match oracle over ClassBench rules as
-// written (port ranges, not their prefix expansion).
-type ClassBench struct {
-	Rules []classbench.Rule
-}
-
-// Matches reports whether rule r matches header h: prefixes, inclusive port
-// ranges, protocol under its mask; the flags column plays no part.
-func Matches(r *classbench.Rule, h *classbench.Header) bool {
-	pm := func(a, p uint32, l int) bool {
-		if l == 0 {
-			return true
-		}
-		return a>>(32-l) == p>>(32-l)
-	}
-	return pm(h.Src, r.Src, r.SrcLen) && pm(h.Dst, r.Dst, r.DstLen) &&
-		r.SportLo <= h.Sport && h.Sport <= r.SportHi &&
-		r.DportLo <= h.Dport && h.Dport <= r.DportHi &&
-		h.Proto&r.ProtoMask == r.Proto
-}
-
-// First returns the index of the first rule in file order that matches h,
-// or -1.
-func (c *ClassBench) First(h *classbench.Header) int {
-	for i := range c.Rules {
-		if Matches(&c.Rules[i], h) {
-			return i
-		}
-	}
-	return -1
 }

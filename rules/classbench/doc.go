@@ -22,4 +22,14 @@
 // win (see package rules, "Priority order"). PrioritizeByLine gives the
 // same priorities to flows read from ClassBench-ng's OpenFlow sets, which
 // carry none.
+//
+// # Checking
+//
+// A ClassBench rule matches a header by prefix, inclusive port range and
+// masked protocol (Rule.MatchesHeader), and the first rule in file order
+// wins: First is that classification, a linear scan over the rules as
+// written. Check loads a set into a pipeline, classifies every header of
+// a trace and checks each answer against First and against the trace's
+// label (the rule that generated the header must match it and must not
+// come before the answer); ofswitch rules check prints its CheckReport.
 package classbench

@@ -15,3 +15,31 @@ func ExampleExpandPortRange() {
 	// Output:
 	// 0x400/0xfc00 0x800/0xf800 0x1000/0xf000 0x2000/0xe000 0x4000/0xc000 0x8000/0x8000
 }
+
+// Classify a trace with the classifier and check every answer against
+// ClassBench's linear scan and the trace's labels.
+func ExampleCheck() {
+	rs, err := classbench.Parse("acl", []byte("@10.0.0.0/8\t0.0.0.0/0\t0 : 65535\t1024 : 65535\t0x06/0xFF\t0x0000/0x0000\n"+
+		"@0.0.0.0/0\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x00/0x00\t0x0000/0x0000\n"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	trace, err := classbench.ParseTrace("acl_trace", []byte("167772161\t1\t5000\t8080\t6\t0\t0\n167772161\t1\t5000\t80\t6\t0\t0\n"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := classbench.Check(rs, trace, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d rules -> %d entries; checked %d, failed %d\n", rep.Expansion.Rules, rep.Expansion.Entries, rep.Checked, len(rep.Mismatches))
+	for _, m := range rep.Mismatches {
+		fmt.Printf("acl_trace:%d: %s\n", m.Line, m.Why)
+	}
+	// Output:
+	// 2 rules -> 7 entries; checked 2, failed 1
+	// acl_trace:2: label 0 does not match the header
+}

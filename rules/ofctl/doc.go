@@ -15,7 +15,14 @@
 // ParseOptions.FixPrereqs adds missing match prerequisites instead of
 // refusing the flow (a flow whose ports lack a protocol becomes a TCP and
 // a UDP flow); ParseOptions.NoActions accepts lines without actions=, as
-// ClassBench-ng's OpenFlow sets are written.
+// ClassBench-ng's OpenFlow sets are written. ParseActions reads the
+// actions of a flow alone.
+//
+// ParseFlowMods reads the files ovs-ofctl --bundle add-flows reads, whose
+// lines may start with add, modify or delete (strict with
+// ParseOptions.Strict): deletes need no actions, a delete without table=
+// deletes from every table, "delete" alone deletes every flow, and only
+// adds may carry importance=.
 //
 // # Printing
 //
@@ -24,7 +31,15 @@
 // udp6, arp, ...) for eth_type and ip_proto, masks as prefix lengths where
 // they are prefixes, reserved ports by name. FormatRule prints a rule of a
 // table with its counters; FormatMatch and FormatActions print the parts;
-// FormatUpdate prints the add-flows line that ParseFlow reads back. The
-// tests compare FormatFlow's text with a running Open vSwitch's
-// dump-flows, line for line.
+// FormatUpdate prints the add-flows line that ParseFlow reads back, and
+// WriteFlows writes a file of them. The tests compare FormatFlow's text
+// with a running Open vSwitch's dump-flows, line for line.
+//
+// # Checking
+//
+// Lint checks a flow file as ovs-ofctl add-flows would send it: every
+// line must parse, and every flow must load into an empty pipeline of a
+// rules.Config (table ids, goto_table, output ports, ...). Its LintReport
+// holds one *ParseError per flow that fails, file:line:column, whether the
+// parser or the pipeline refused it (ofswitch rules lint).
 package ofctl

@@ -14,7 +14,7 @@ type ParseError struct {
 	Line int // 1-based
 	Col  int // 1-based byte column
 	Msg  string
-	Err  error // ErrSyntax, or a match *rules.Error for semantic failures
+	Err  error // ErrSyntax, or the *rules.Error of a flow OpenFlow refuses (a match's, or the pipeline's in Lint)
 }
 
 // Error formats the error as file:line:column: message.

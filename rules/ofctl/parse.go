@@ -12,7 +12,7 @@ import (
 // (OFP_DEFAULT_PRIORITY).
 const DefaultPriority = 0x8000
 
-// ParseOptions tune ParseFlows.
+// ParseOptions tune ParseFlows and ParseFlowMods.
 type ParseOptions struct {
 	// FixPrereqs adds missing match prerequisites (see rules.Match.FixPrereqs)
 	// instead of rejecting the flow with OFPBMC_BAD_PREREQ; a flow whose
@@ -21,6 +21,10 @@ type ParseOptions struct {
 	// NoActions accepts lines without actions= (ClassBench-ng's OpenFlow
 	// sets); such flows get no instructions (drop).
 	NoActions bool
+	// Strict makes the modify and delete lines of ParseFlowMods strict
+	// (MODIFY_STRICT, DELETE_STRICT), as ovs-ofctl --strict does.
+	// ParseFlows, whose lines all add, ignores it.
+	Strict bool
 }
 
 // ParseFlows parses a flow file in ovs-ofctl add-flows syntax (fields are

@@ -1,0 +1,113 @@
+package ofctl
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// verb matches the command word a line of an ovs-ofctl --bundle file may
+// start with.
+var verb = regexp.MustCompile(`^\s*(add|modify|delete)(\s+|$)`)
+
+// tableSet matches a table= field of a flow.
+var tableSet = regexp.MustCompile(`(^|[\s,])table=`)
+
+// importanceSet matches an importance= field, which only adds may have
+// (ovs-ofctl: "unknown keyword importance" on the others).
+var importanceSet = regexp.MustCompile(`(^|[\s,])importance=`)
+
+// ParseFlowMods parses a flow file whose lines may start with the command
+// words add, modify or delete, as ovs-ofctl --bundle add-flows reads it; a
+// line without a word adds. ParseOptions.Strict makes modify and delete
+// lines strict (MODIFY_STRICT, DELETE_STRICT); the other options apply as
+// in ParseFlows. As in ovs-ofctl, deletes
+// need no actions (and carry none), a modify sets the actions its line
+// gives, a delete without table= deletes from every table (rules.TableAll),
+// "delete" alone deletes every flow, and importance= is accepted on add
+// lines only.
+//
+// The updates come in line order; each one's ID is its 1-based line number
+// and where[i] names the line of ups[i] as "name:line", the form
+// push.Config.Lines takes. Errors name file:line:column, the column
+// counting in the line as written (the command word included); every bad
+// line is reported, joined into one error.
+func ParseFlowMods(name string, data []byte, opt *ParseOptions) (ups []rules.Update, where []string, err error) {
+	var o ParseOptions
+	if opt != nil {
+		o = *opt
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	cmds := make([]rules.Command, len(lines)+1) // by 1-based line number
+	var all []rules.Update                      // deletes with nothing after the word
+	for i, l := range lines {
+		m := verb.FindStringSubmatchIndex(l)
+		if m == nil {
+			continue
+		}
+		switch l[m[2]:m[3]] {
+		case "modify":
+			cmds[i+1] = rules.CmdModify
+			if o.Strict {
+				cmds[i+1] = rules.CmdModifyStrict
+			}
+		case "delete":
+			cmds[i+1] = rules.CmdDelete
+			if o.Strict {
+				cmds[i+1] = rules.CmdDeleteStrict
+			}
+		}
+		if c := cmds[i+1]; c != rules.CmdAdd {
+			if at := importanceSet.FindStringIndex(l); at != nil {
+				col := at[0] + strings.Index(l[at[0]:], "importance") + 1
+				return nil, nil, fmt.Errorf("%s:%d:%d: importance is for add lines only (a %s keeps the flow's)", name, i+1, col, l[m[2]:m[3]])
+			}
+		}
+		// The word is blanked out, not removed, so that error columns
+		// still point into the line as written.
+		lines[i] = strings.Repeat(" ", m[3]) + l[m[3]:]
+		if c := cmds[i+1]; (c == rules.CmdDelete || c == rules.CmdDeleteStrict) && strings.TrimSpace(l[m[3]:]) == "" {
+			all = append(all, rules.Update{Command: c, Table: rules.TableAll, ID: i + 1})
+		}
+	}
+	// Deletes need no actions; adds and modifies do, as in ovs-ofctl.
+	// Each pass sees the other's lines as blank, so line numbers hold.
+	var dels, rest []string
+	for i, l := range lines {
+		isDel := cmds[i+1] == rules.CmdDelete || cmds[i+1] == rules.CmdDeleteStrict
+		blank := strings.Repeat(" ", len(strings.TrimRight(l, "\n"))) + l[len(strings.TrimRight(l, "\n")):]
+		if isDel {
+			dels, rest = append(dels, l), append(rest, blank)
+		} else {
+			dels, rest = append(dels, blank), append(rest, l)
+		}
+	}
+	delOpt := o
+	delOpt.NoActions = true
+	ups, errs := ParseFlows(name, []byte(strings.Join(rest, "")), &o)
+	dups, derrs := ParseFlows(name, []byte(strings.Join(dels, "")), &delOpt)
+	if errs = append(errs, derrs...); len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	ups = append(append(ups, dups...), all...)
+	slices.SortStableFunc(ups, func(a, b rules.Update) int { return a.ID - b.ID })
+	where = make([]string, len(ups))
+	for i := range ups {
+		if c := cmds[ups[i].ID]; c != rules.CmdAdd {
+			// A modify keeps its actions: they are what it sets.
+			ups[i].Command = c
+			if c == rules.CmdDelete || c == rules.CmdDeleteStrict {
+				ups[i].Instructions = nil
+				if !tableSet.MatchString(lines[ups[i].ID-1]) {
+					ups[i].Table = rules.TableAll
+				}
+			}
+		}
+		where[i] = fmt.Sprintf("%s:%d", name, ups[i].ID)
+	}
+	return ups, where, nil
+}
