@@ -71,8 +71,8 @@
 // still lists it (a removed rule's entry stays in a node other rules use
 // until the node is next copied), when a FlowRemoved record names it, and
 // when a MODIFY's new rule shares its counters. The data plane's workers
-// announce every burst they process (dataplane.Worker.Process and
-// Quiesce).
+// announce every vector of frames they process (dataplane.Worker.Process
+// and Quiesce).
 //
 // # Merged subtables
 //
