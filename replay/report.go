@@ -87,7 +87,7 @@ type KindReport struct {
 	Top           []RuleHits            `json:"top_rules"`
 	Bursts        []BurstReport         `json:"bursts"`
 	Table         rules.TableStats      `json:"table"`
-	// HostSteal is the CPU time the hypervisor took from this machine
+	// HostSteal is the CPU time the hypervisor took from the machine
 	// while the configuration ran, summed over CPUs (Linux; /proc/stat
 	// counts it in 10 ms steps, so a few milliseconds may show as 0; 0
 	// where it is not counted). A burst window of a millisecond that a

@@ -12,7 +12,7 @@ import (
 // exports as 100 per second on every architecture.
 const stealTick = 10 * time.Millisecond
 
-// hostSteal returns the time the hypervisor has kept this machine's CPUs
+// hostSteal returns the time the hypervisor has kept the machine's CPUs
 // from running it (summed over CPUs), as /proc/stat counts it since boot,
 // and whether it could be read. In a virtual machine on a shared host a
 // worker can lose a millisecond or more at a time to it, which shows in
