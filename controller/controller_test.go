@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/internal/flowgen"
+	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -487,22 +487,9 @@ func FuzzConn(f *testing.F) {
 	})
 }
 
-// requireTool returns the path of a peer tool, or skips (fails under CI).
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI=true: %v", name, err)
-		}
-		t.Skipf("%s not installed (apt-get install openvswitch-common)", name)
-	}
-	return p
-}
-
 // TestOvsOfctl drives the switch with Open vSwitch's own client.
 func TestOvsOfctl(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	_, addr := startAgent(t, nil)
 	_, port, _ := net.SplitHostPort(addr)
 	target := "tcp:127.0.0.1:" + port
@@ -573,7 +560,7 @@ func TestMultipart(t *testing.T) {
 // TestOvsOfctlShow: ovs-ofctl's show, dump-desc, dump-ports and
 // dump-table-features accept the switch's replies.
 func TestOvsOfctlShow(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	_, addr := startAgent(t, &Config{DatapathID: 0x1234, Tables: 2})
 	_, port, _ := net.SplitHostPort(addr)
 	for _, tt := range []struct{ cmd, want string }{
@@ -642,7 +629,7 @@ func (statPorts) Stats(dst []openflow.PortStats, port uint32) ([]openflow.PortSt
 // 1.4 connection: ovs-ofctl -O OpenFlow14 prints what it prints over 1.3,
 // where it reported a decode error before.
 func TestOvsOfctlPorts14(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	_, addr := startAgent(t, &Config{Ports: statPorts{}, Tables: 2})
 	_, port, _ := net.SplitHostPort(addr)
 	version := regexp.MustCompile(`\(OF1\.[34]\)`)

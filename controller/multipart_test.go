@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
@@ -223,7 +224,7 @@ func TestDescs14(t *testing.T) {
 		c13.expectError(uint32(10+xid), openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadMultipart))
 	}
 
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	out, err := exec.Command(ofctl, "-O", "OpenFlow14", "dump-table-desc", "tcp:"+addr).CombinedOutput()
 	if err != nil || strings.Count(string(out), "eviction=off") != 3 || strings.Count(string(out), "vacancy=off") != 3 || !strings.Contains(string(out), "table 2:") {
 		t.Errorf("ovs-ofctl dump-table-desc: %v\n%s", err, out)

@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -18,30 +16,12 @@ import (
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
-// counters strips what differs between two switches that hold the same
-// flows: durations and hit counters.
-var counters = regexp.MustCompile(` duration=[0-9.]+s,| n_packets=\d+,| n_bytes=\d+,| idle_age=\d+,| hard_age=\d+,`)
-
-// flowLines returns the flows of a dump-flows output, normalized and sorted.
-func flowLines(out string) []string {
-	var lines []string
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "OFPST_FLOW") {
-			continue
-		}
-		lines = append(lines, counters.ReplaceAllString(l, ""))
-	}
-	slices.Sort(lines)
-	return lines
-}
-
 // startBoth starts Open vSwitch and an agent with 4 tables, for tests that
 // drive both with ovs-ofctl; it returns ovs-ofctl's path and the agent's
 // target.
 func startBoth(t *testing.T) (ofctl string, ovs *ovstest.Switch, ours string) {
 	t.Helper()
-	ofctl = requireTool(t, "ovs-ofctl")
+	ofctl = ovstest.Tool(t, "ovs-ofctl")
 	ovs = ovstest.Start(t)
 	_, addr := startAgent(t, &Config{Tables: 4})
 	_, port, _ := net.SplitHostPort(addr)
@@ -102,7 +82,7 @@ func TestOvsOfctlFlows(t *testing.T) {
 	same := func(step string) {
 		t.Helper()
 		o, theirs := both("dump-flows")
-		got, want := flowLines(o), flowLines(theirs)
+		got, want := ovstest.FlowLines(o), ovstest.FlowLines(theirs)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("after %s: dump-flows (-Open vSwitch +ofswitch):\n%s", step, diff)
 		}
@@ -126,7 +106,7 @@ func TestOvsOfctlFlows(t *testing.T) {
 	both("del-flows", "tcp")
 	same("del-flows tcp")
 	o, theirs := both("dump-aggregate")
-	if counters.ReplaceAllString(o, "") != counters.ReplaceAllString(theirs, "") {
+	if ovstest.StripCounters(o) != ovstest.StripCounters(theirs) {
 		t.Errorf("dump-aggregate: ofswitch %q, Open vSwitch %q", o, theirs)
 	}
 	// No queues on either: the same replies and errors.
@@ -139,19 +119,10 @@ func TestOvsOfctlFlows(t *testing.T) {
 	same("del-flows")
 }
 
-func dumpFlows(t *testing.T, ofctl, target string) string {
-	t.Helper()
-	out, err := exec.Command(ofctl, "-O", "OpenFlow13", "dump-flows", target).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ovs-ofctl dump-flows %s: %v\n%s", target, err, out)
-	}
-	return string(out)
-}
-
 // TestOvsOfctlBundle: ovs-ofctl --bundle add-flows over OpenFlow 1.3 (ONF
 // extension) and 1.4 (standard bundles) commits the flows at once.
 func TestOvsOfctlBundle(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	a, addr := startAgent(t, &Config{Tables: 2})
 	_, port, _ := net.SplitHostPort(addr)
 	target := "tcp:127.0.0.1:" + port
@@ -167,7 +138,7 @@ func TestOvsOfctlBundle(t *testing.T) {
 		if len(bs) != 1 || bs[0].Updates != 3 {
 			t.Fatalf("%s: bursts %+v, want one burst of 3", v, bs)
 		}
-		lines := flowLines(dumpFlows(t, ofctl, target))
+		lines := ovstest.FlowLines(ovstest.DumpFlows(t, ofctl, target))
 		if len(lines) != 3 {
 			t.Fatalf("%s: %d flows after --bundle add-flows:\n%s", v, len(lines), strings.Join(lines, "\n"))
 		}
@@ -182,7 +153,7 @@ func TestOvsOfctlBundle(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "OFPBIC_BAD_TABLE_ID") {
 		t.Fatalf("bad bundle: %v\n%s", err, out)
 	}
-	if lines := flowLines(dumpFlows(t, ofctl, target)); len(lines) != 0 {
+	if lines := ovstest.FlowLines(ovstest.DumpFlows(t, ofctl, target)); len(lines) != 0 {
 		t.Fatalf("a failed bundle left flows behind:\n%s", strings.Join(lines, "\n"))
 	}
 }
@@ -211,7 +182,7 @@ func TestOvsOfctlImportance(t *testing.T) {
 	same := func(step, version string) string {
 		t.Helper()
 		o, theirs := both(version, "dump-flows")
-		got, want := flowLines(o), flowLines(theirs)
+		got, want := ovstest.FlowLines(o), ovstest.FlowLines(theirs)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("after %s: dump-flows -O %s (-Open vSwitch +ofswitch):\n%s", step, version, diff)
 		}
@@ -243,7 +214,7 @@ func TestOvsOfctlImportance(t *testing.T) {
 // 1.3 and 1.4 (where bundles are announced, as Open vSwitch announces
 // them).
 func TestOvsOfctlCapabilities(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	_, addr := startAgent(t, &Config{Tables: 2})
 	for v, want := range map[string]string{
 		"OpenFlow13": "capabilities: FLOW_STATS TABLE_STATS PORT_STATS QUEUE_STATS\n",
@@ -304,7 +275,7 @@ func TestTableMod(t *testing.T) {
 		barrier(11)
 	}
 
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	// (ovs-ofctl sends eviction settings over OpenFlow 1.4 and later only.)
 	if out, err := exec.Command(ofctl, "-O", "OpenFlow14", "mod-table", "tcp:"+addr, "0", "noevict").CombinedOutput(); err != nil || len(out) != 0 {
 		t.Errorf("ovs-ofctl -O OpenFlow14 mod-table 0 noevict: %v\n%s", err, out)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -188,7 +189,7 @@ func TestOvsTestcontroller(t *testing.T) {
 // the controller, over OpenFlow 1.3 and 1.4: it prints the PACKET_IN and
 // PORT_STATUS the switch sends as they should read.
 func TestOvsOfctlMonitor(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	for _, v := range []struct {
 		flag, name string
 	}{{"OpenFlow13", "OF1.3"}, {"OpenFlow14", "OF1.4"}} {

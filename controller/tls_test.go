@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
@@ -149,7 +150,7 @@ func TestTLSMutualAuth(t *testing.T) {
 }
 
 func TestTLSOvsOfctl(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	dir := t.TempDir()
 	pki(t, dir)
 	addr := startTLSAgent(t, dir)

@@ -5,11 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
-	"os/exec"
-	"regexp"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -73,46 +68,4 @@ func itoa(i int) string {
 		return digits[i : i+1]
 	}
 	return itoa(i/10) + digits[i%10:i%10+1]
-}
-
-// requireTool returns the path of a peer tool, or skips (fails under CI).
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI=true: %v", name, err)
-		}
-		t.Skipf("%s not installed (apt-get install openvswitch-common)", name)
-	}
-	return p
-}
-
-// dumpFlows returns what ovs-ofctl dump-flows prints for target over
-// OpenFlow 1.3.
-func dumpFlows(t *testing.T, ofctl, target string) string {
-	t.Helper()
-	out, err := exec.Command(ofctl, "-O", "OpenFlow13", "dump-flows", target).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ovs-ofctl dump-flows %s: %v\n%s", target, err, out)
-	}
-	return string(out)
-}
-
-// counters strips what differs between two switches that hold the same
-// flows: durations and hit counters.
-var counters = regexp.MustCompile(` duration=[0-9.]+s,| n_packets=\d+,| n_bytes=\d+,| idle_age=\d+,| hard_age=\d+,`)
-
-// flowLines returns the flows of a dump-flows output, normalized and sorted.
-func flowLines(out string) []string {
-	var lines []string
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "OFPST_FLOW") {
-			continue
-		}
-		lines = append(lines, counters.ReplaceAllString(l, ""))
-	}
-	slices.Sort(lines)
-	return lines
 }

@@ -63,7 +63,7 @@ func TestPush(t *testing.T) {
 // TestPushIntoOpenVSwitch pushes the same flow file into ofswitch and into
 // Open vSwitch, then compares their dump-flows.
 func TestPushIntoOpenVSwitch(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	ovs := ovstest.Start(t)
 	_, addr := startAgent(t, &controller.Config{Tables: 4})
 	data, err := os.ReadFile(testutil.SharedData(t, "openflow-captures", "syntax.flows"))
@@ -89,12 +89,12 @@ func TestPushIntoOpenVSwitch(t *testing.T) {
 	if err != nil || len(res.Errors) != 0 {
 		t.Fatalf("push into Open vSwitch: %v %v", err, res.Errors)
 	}
-	ours := dumpFlows(t, ofctl, "tcp:"+addr)
+	ours := ovstest.DumpFlows(t, ofctl, "tcp:"+addr)
 	theirs, err := ovs.Ofctl("", "dump-flows")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := flowLines(ours), flowLines(theirs)
+	got, want := ovstest.FlowLines(ours), ovstest.FlowLines(theirs)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != 18 {
 		t.Fatalf("after push, ofswitch:\n%s\nOpen vSwitch:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -248,7 +248,7 @@ func TestPushBundle(t *testing.T) {
 	// Open vSwitch: the same flows in bundles give the same table. (A
 	// bundle with a refused message Open vSwitch commits without it;
 	// ofswitch refuses the commit, so that a bundle is applied whole.)
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	ovs := ovstest.Start(t)
 	good := bundleFlows(n, -1)
 	if res, err := Flows(context.Background(), "tcp:"+addr, good, &Config{Batch: batch, Bundle: true}); err != nil || len(res.Errors) != 0 {
@@ -262,12 +262,12 @@ func TestPushBundle(t *testing.T) {
 	if err != nil || len(res.Errors) != 0 || res.Batches != 3 {
 		t.Fatalf("push into Open vSwitch: %v, %d batches, errors %v", err, res.Batches, res.Errors)
 	}
-	ours := flowLines(dumpFlows(t, ofctl, "tcp:"+addr))
+	ours := ovstest.FlowLines(ovstest.DumpFlows(t, ofctl, "tcp:"+addr))
 	theirs, err := ovs.Ofctl("", "dump-flows")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(flowLines(theirs), ours); d != "" || len(ours) != n {
+	if d := cmp.Diff(ovstest.FlowLines(theirs), ours); d != "" || len(ours) != n {
 		t.Errorf("%d flows in ofswitch; dump-flows differ (-Open vSwitch +ofswitch):\n%s", len(ours), d)
 	}
 	// A bridge that speaks only OpenFlow 1.3 gets the ONF extension's
@@ -292,8 +292,8 @@ func TestPushBundle(t *testing.T) {
 	if v13 == nil || v13.Version != openflow.Version13 || len(v13.Errors) != 0 || v13.Batches != 3 {
 		t.Fatalf("push in ONF bundles into an OpenFlow 1.3 bridge: %+v, %v", v13, err)
 	}
-	if theirs, err = ovs.Ofctl("", "dump-flows"); err != nil || len(flowLines(theirs)) != n {
-		t.Fatalf("%d flows after the push in ONF bundles, want %d: %v\n%s", len(flowLines(theirs)), n, err, theirs)
+	if theirs, err = ovs.Ofctl("", "dump-flows"); err != nil || len(ovstest.FlowLines(theirs)) != n {
+		t.Fatalf("%d flows after the push in ONF bundles, want %d: %v\n%s", len(ovstest.FlowLines(theirs)), n, err, theirs)
 	}
 	if _, err := ovs.Exec("ovs-vsctl", "set", "bridge", "br0", "protocols=OpenFlow13,OpenFlow14").CombinedOutput(); err != nil {
 		t.Fatal(err)
@@ -402,7 +402,7 @@ func TestPushEncodesWhileWaiting(t *testing.T) {
 // importance, which ofswitch and Open vSwitch then both keep: dump-flows
 // over 1.4 prints the same flows, with importance=N, on both.
 func TestPushImportance(t *testing.T) {
-	ofctl := requireTool(t, "ovs-ofctl")
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	ovs := ovstest.Start(t)
 	_, addr := startAgent(t, &controller.Config{Tables: 4})
 	ours := "tcp:" + addr
@@ -426,7 +426,7 @@ func TestPushImportance(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ovs-ofctl dump-flows on Open vSwitch: %v\n%s", err, theirs)
 	}
-	got, want := flowLines(string(o)), flowLines(string(theirs))
+	got, want := ovstest.FlowLines(string(o)), ovstest.FlowLines(string(theirs))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("after push: dump-flows -O OpenFlow14 (-Open vSwitch +ofswitch):\n%s", diff)
 	}
