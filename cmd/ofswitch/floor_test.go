@@ -1,9 +1,9 @@
 package main
 
 import (
-	"encoding/binary"
 	"net"
 
+	"github.com/ofswitch/ofswitch/internal/ofpeer"
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
@@ -15,7 +15,7 @@ const floorPeerEnv = "OFSWITCH_FLOOR_PEER"
 // an OpenFlow peer, a process of its own, that frames what it reads with
 // the codec's Reader (as ofswitch does), says HELLO and answers each
 // BARRIER_REQUEST, and does nothing else. What push measures against it is
-// what the client, loopback TCP and framing cost on this machine: no
+// what the client, loopback TCP and framing cost: no
 // switch, however cheap its updates, answers push faster.
 func runFloorPeer(addr string) error {
 	ln, err := net.Listen("tcp", addr)
@@ -27,29 +27,6 @@ func runFloorPeer(addr string) error {
 		if err != nil {
 			return err
 		}
-		go serveFloor(nc, openflow.Version13, openflow.Version14)
-	}
-}
-
-// serveFloor is the floor peer on one connection, offering versions in its
-// HELLO.
-func serveFloor(nc net.Conn, versions ...uint8) {
-	defer nc.Close()
-	r, w := openflow.NewReader(nc, 0), openflow.NewWriter(nc)
-	hello := openflow.NewHello(0, versions...)
-	if w.WriteMessage(&hello) != nil {
-		return
-	}
-	for {
-		msg, err := r.Next()
-		if err != nil {
-			return
-		}
-		if openflow.Type(msg[1]) == openflow.TypeBarrierRequest {
-			rep := openflow.Empty{Header: openflow.Header{Version: msg[0], Type: openflow.TypeBarrierReply, XID: binary.BigEndian.Uint32(msg[4:])}}
-			if w.WriteMessage(&rep) != nil {
-				return
-			}
-		}
+		go ofpeer.ServeBarriers(nc, openflow.Version13, openflow.Version14)
 	}
 }

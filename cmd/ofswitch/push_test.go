@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ofswitch/ofswitch/internal/ofpeer"
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
@@ -126,7 +127,7 @@ func TestPushImportanceWarns(t *testing.T) {
 				if err != nil {
 					return
 				}
-				go serveFloor(nc, c.versions...)
+				go ofpeer.ServeBarriers(nc, c.versions...)
 			}
 		}()
 		cmd := newRootCmd()

@@ -2,7 +2,6 @@ package push
 
 import (
 	"context"
-	"encoding/binary"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/internal/flowgen"
+	"github.com/ofswitch/ofswitch/internal/ofpeer"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/openflow"
@@ -460,7 +460,7 @@ func TestPushImportanceDropped(t *testing.T) {
 		}
 		go func() {
 			if nc, err := ln.Accept(); err == nil {
-				serveBarriers(nc, c.versions...)
+				ofpeer.ServeBarriers(nc, c.versions...)
 			}
 		}()
 		res, err := Flows(context.Background(), "tcp:"+ln.Addr().String(), c.ups, nil)
@@ -470,29 +470,6 @@ func TestPushImportanceDropped(t *testing.T) {
 		}
 		if res.ImportanceDropped != c.dropped {
 			t.Errorf("versions %v, importance %d: ImportanceDropped %v, want %v", c.versions, c.ups[0].Importance, res.ImportanceDropped, c.dropped)
-		}
-	}
-}
-
-// serveBarriers is a peer on nc that offers versions in its HELLO and
-// answers every BARRIER_REQUEST, and does nothing else.
-func serveBarriers(nc net.Conn, versions ...uint8) {
-	defer nc.Close()
-	r, w := openflow.NewReader(nc, 0), openflow.NewWriter(nc)
-	hello := openflow.NewHello(0, versions...)
-	if w.WriteMessage(&hello) != nil {
-		return
-	}
-	for {
-		msg, err := r.Next()
-		if err != nil {
-			return
-		}
-		if openflow.Type(msg[1]) == openflow.TypeBarrierRequest {
-			rep := openflow.Empty{Header: openflow.Header{Version: msg[0], Type: openflow.TypeBarrierReply, XID: binary.BigEndian.Uint32(msg[4:])}}
-			if w.WriteMessage(&rep) != nil {
-				return
-			}
 		}
 	}
 }

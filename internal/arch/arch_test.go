@@ -49,6 +49,7 @@ var allowed = map[string][]string{
 	"internal/flowgen": {"rules"},
 	"ofrules":          {"openflow", "rules"},
 	"openflow/ofpcap":  {"openflow", "capture"},
+	"internal/ofpeer":  {"openflow"},
 	"tables":           {"rules"},
 	"dataplane":        {"rules", "capture"},
 
