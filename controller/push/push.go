@@ -349,7 +349,7 @@ func (p *pusher) prepare(updates []rules.Update, lo, hi int) error {
 // wakes the switch, which gained nothing from decoding a batch's first
 // FLOW_MODs early. (Writing each 256-flow batch in growing pieces from
 // 1 KiB on made its barrier latency higher, a median 1/0.85 times that of
-// one write; BENCHMARKS.md.)
+// one write; commit b702ebd has the comparison.)
 func (p *pusher) send() error {
 	b := p.next
 	b.t0 = time.Now()
