@@ -22,6 +22,7 @@ func (h *Headers) Key(k *rules.Key) {
 	k[2] = mac48(&h.EthSrc)<<16 | pcp<<8
 	k[3] = mac48(&h.EthDst) << 16
 	k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12] = 0, 0, 0, 0, 0, 0, 0, 0, 0
+	k[13], k[14], k[15], k[16], k[17] = 0, 0, 0, 0, 0
 	switch h.EthType {
 	case EtherTypeIPv4:
 		k[2] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)

@@ -6,7 +6,7 @@ import (
 )
 
 // KeyWords is the number of 64-bit words in a Key.
-const KeyWords = 13
+const KeyWords = 18
 
 // Key is the flow key the data plane extracts from a packet: every field a
 // Match can test, packed into a fixed-size comparable value. A masked match
@@ -25,8 +25,21 @@ const KeyWords = 13
 //	7-8: ipv6_dst
 //	9: l4_src(16) l4_dst(16) icmp_type(8) icmp_code(8) arp_op(16)
 //	10: arp_spa(32) arp_tpa(32)
-//	11: unused(4) tcp_flags(12) arp_sha(48)
-//	12: unused(16) arp_tha(48)
+//	11: unused(4) tcp_flags(12) arp_sha or ipv6_nd_sll(48)
+//	12: unused(7) ipv6_exthdr(9) arp_tha or ipv6_nd_tll(48)
+//	13: tunnel_id
+//	14-15: ipv6_nd_target
+//	16: mpls_label(20) mpls_tc(3) mpls_bos(1) unused(7) pbb_uca(1) unused(8) pbb_isid(24)
+//	17: ipv6_flabel(20) unused(44)
+//
+// One field may hold several OXM fields that no packet carries together, as
+// the transport ports hold TCP, UDP or SCTP ports: FieldARPSHA and
+// FieldARPTHA hold the ARP hardware addresses of an ARP packet and the
+// link-layer address options (OXM_OF_IPV6_ND_SLL, IPV6_ND_TLL) of an IPv6
+// neighbor solicitation or advertisement; which one follows from eth_type
+// and icmpv6_type, and the prerequisites keep a match from testing both.
+// Every other field has bits of its own, so that the set of fields a mask
+// tests (and with it the prerequisites) follows from the mask alone.
 type Key [KeyWords]uint64
 
 // Field names one match field of a Key.
@@ -36,30 +49,39 @@ type Field uint8
 // TCP, UDP or SCTP port (which one follows from ip_proto); ICMPType and
 // ICMPCode hold ICMPv4 or ICMPv6 values (following ip_proto 1 or 58).
 const (
-	FieldInPort   Field = iota // OXM_OF_IN_PORT
-	FieldMetadata              // OXM_OF_METADATA
-	FieldEthDst                // OXM_OF_ETH_DST
-	FieldEthSrc                // OXM_OF_ETH_SRC
-	FieldEthType               // OXM_OF_ETH_TYPE
-	FieldVLANVID               // OXM_OF_VLAN_VID (with OFPVID_PRESENT 0x1000)
-	FieldVLANPCP               // OXM_OF_VLAN_PCP
-	FieldIPDSCP                // OXM_OF_IP_DSCP
-	FieldIPECN                 // OXM_OF_IP_ECN
-	FieldIPProto               // OXM_OF_IP_PROTO
-	FieldIPv4Src               // OXM_OF_IPV4_SRC
-	FieldIPv4Dst               // OXM_OF_IPV4_DST
-	FieldIPv6Src               // OXM_OF_IPV6_SRC (128 bits)
-	FieldIPv6Dst               // OXM_OF_IPV6_DST (128 bits)
-	FieldL4Src                 // OXM_OF_TCP_SRC, UDP_SRC, SCTP_SRC
-	FieldL4Dst                 // OXM_OF_TCP_DST, UDP_DST, SCTP_DST
-	FieldICMPType              // OXM_OF_ICMPV4_TYPE, ICMPV6_TYPE
-	FieldICMPCode              // OXM_OF_ICMPV4_CODE, ICMPV6_CODE
-	FieldARPOp                 // OXM_OF_ARP_OP
-	FieldARPSPA                // OXM_OF_ARP_SPA
-	FieldARPTPA                // OXM_OF_ARP_TPA
-	FieldARPSHA                // OXM_OF_ARP_SHA
-	FieldARPTHA                // OXM_OF_ARP_THA
-	FieldTCPFlags              // ONF EXT-109 tcp_flags (OXM_OF_TCP_FLAGS in OpenFlow 1.5): 12 bits
+	FieldInPort     Field = iota // OXM_OF_IN_PORT
+	FieldMetadata                // OXM_OF_METADATA
+	FieldEthDst                  // OXM_OF_ETH_DST
+	FieldEthSrc                  // OXM_OF_ETH_SRC
+	FieldEthType                 // OXM_OF_ETH_TYPE
+	FieldVLANVID                 // OXM_OF_VLAN_VID (with OFPVID_PRESENT 0x1000)
+	FieldVLANPCP                 // OXM_OF_VLAN_PCP
+	FieldIPDSCP                  // OXM_OF_IP_DSCP
+	FieldIPECN                   // OXM_OF_IP_ECN
+	FieldIPProto                 // OXM_OF_IP_PROTO
+	FieldIPv4Src                 // OXM_OF_IPV4_SRC
+	FieldIPv4Dst                 // OXM_OF_IPV4_DST
+	FieldIPv6Src                 // OXM_OF_IPV6_SRC (128 bits)
+	FieldIPv6Dst                 // OXM_OF_IPV6_DST (128 bits)
+	FieldL4Src                   // OXM_OF_TCP_SRC, UDP_SRC, SCTP_SRC
+	FieldL4Dst                   // OXM_OF_TCP_DST, UDP_DST, SCTP_DST
+	FieldICMPType                // OXM_OF_ICMPV4_TYPE, ICMPV6_TYPE
+	FieldICMPCode                // OXM_OF_ICMPV4_CODE, ICMPV6_CODE
+	FieldARPOp                   // OXM_OF_ARP_OP
+	FieldARPSPA                  // OXM_OF_ARP_SPA
+	FieldARPTPA                  // OXM_OF_ARP_TPA
+	FieldARPSHA                  // OXM_OF_ARP_SHA
+	FieldARPTHA                  // OXM_OF_ARP_THA
+	FieldTCPFlags                // ONF EXT-109 tcp_flags (OXM_OF_TCP_FLAGS in OpenFlow 1.5): 12 bits
+	FieldIPv6Exthdr              // OXM_OF_IPV6_EXTHDR: 9 bits of OFPIEH_* flags
+	FieldTunnelID                // OXM_OF_TUNNEL_ID: metadata of a packet's tunnel (64 bits)
+	FieldNDTarget                // OXM_OF_IPV6_ND_TARGET (128 bits)
+	FieldMPLSLabel               // OXM_OF_MPLS_LABEL: 20 bits of the outermost MPLS label
+	FieldMPLSTC                  // OXM_OF_MPLS_TC: 3 bits
+	FieldMPLSBoS                 // OXM_OF_MPLS_BOS: 1 bit
+	FieldPBBUCA                  // OXM_OF_PBB_UCA: 1 bit of the I-TAG
+	FieldPBBISID                 // OXM_OF_PBB_ISID: 24 bits of the I-TAG
+	FieldIPv6FLabel              // OXM_OF_IPV6_FLABEL: 20 bits
 	numFields
 )
 
@@ -99,6 +121,16 @@ var fields = [numFields]fieldInfo{
 	FieldARPSHA:   {"arp_sha", 11, 0, 48, true},
 	FieldARPTHA:   {"arp_tha", 12, 0, 48, true},
 	FieldTCPFlags: {"tcp_flags", 11, 48, 12, true},
+
+	FieldIPv6Exthdr: {"ipv6_exthdr", 12, 48, 9, true},
+	FieldTunnelID:   {"tunnel_id", 13, 0, 64, true},
+	FieldNDTarget:   {"ipv6_nd_target", 14, 0, 128, true},
+	FieldMPLSLabel:  {"mpls_label", 16, 44, 20, false},
+	FieldMPLSTC:     {"mpls_tc", 16, 41, 3, false},
+	FieldMPLSBoS:    {"mpls_bos", 16, 40, 1, false},
+	FieldPBBUCA:     {"pbb_uca", 16, 32, 1, false},
+	FieldPBBISID:    {"pbb_isid", 16, 0, 24, true},
+	FieldIPv6FLabel: {"ipv6_flabel", 17, 44, 20, true},
 }
 
 // String returns the field's OXM-style name, e.g. "ipv4_src".

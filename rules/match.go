@@ -12,12 +12,19 @@ const (
 	EthTypeARP  = 0x0806
 	EthTypeVLAN = 0x8100
 	EthTypeIPv6 = 0x86dd
+	EthTypeMPLS = 0x8847
+	// EthTypeMPLSMulticast is the EtherType of multicast MPLS.
+	EthTypeMPLSMulticast = 0x8848
+	EthTypePBB           = 0x88e7 // 802.1ah I-TAG
 
 	IPProtoICMP   = 1
 	IPProtoTCP    = 6
 	IPProtoUDP    = 17
 	IPProtoICMPv6 = 58
 	IPProtoSCTP   = 132
+
+	ICMPv6NeighborSolicit = 135
+	ICMPv6NeighborAdvert  = 136
 
 	// VIDPresent is OFPVID_PRESENT: set in vlan_vid when a tag is present.
 	VIDPresent = 0x1000
@@ -170,7 +177,7 @@ type maskCache struct {
 	ok      bool
 	strict  bool
 	mask    Key
-	present uint32
+	present uint64
 }
 
 // validateCached is validate; c, when not nil, skips the mask checks of a
@@ -197,7 +204,7 @@ func (m *Match) validateCached(strict bool, c *maskCache) error {
 		unmaskable |= 1<<FieldL4Src | 1<<FieldL4Dst
 	}
 	for q := p & unmaskable; q != 0; q &= q - 1 {
-		f := Field(bits.TrailingZeros32(q))
+		f := Field(bits.TrailingZeros64(q))
 		if wm := fieldWordMask[f]; m.Mask[fields[f].word]&wm != wm {
 			return &Error{Type: ErrTypeBadMatch, Code: BadMatchBadMask, Field: f.String(),
 				Why: fmt.Sprintf("mask %#x on a field that takes no mask", m.Mask.Get(f))}
@@ -220,7 +227,7 @@ var fieldWordMask = func() (wm [numFields]uint64) {
 }()
 
 // unmaskableFields is the set of fields of at most 64 bits that take no mask.
-var unmaskableFields = func() (s uint32) {
+var unmaskableFields = func() (s uint64) {
 	for f := range numFields {
 		if fields[f].bits <= 64 && !fields[f].maskable {
 			s |= 1 << f
@@ -230,8 +237,8 @@ var unmaskableFields = func() (s uint32) {
 }()
 
 // present returns the set of fields m tests, bit f for Field f.
-func (m *Match) present() uint32 {
-	var p uint32
+func (m *Match) present() uint64 {
+	var p uint64
 	for f := range numFields {
 		fi := &fields[f]
 		t := m.Mask[fi.word] & fieldWordMask[f]
@@ -270,7 +277,7 @@ func prereq(f Field, why string) error {
 func (m *Match) checkPrereqs() error { return m.checkPrereqsOf(m.present()) }
 
 // checkPrereqsOf is checkPrereqs given m.present().
-func (m *Match) checkPrereqsOf(p uint32) error {
+func (m *Match) checkPrereqsOf(p uint64) error {
 	if p&prereqFields == 0 {
 		return nil
 	}
@@ -279,7 +286,7 @@ func (m *Match) checkPrereqsOf(p uint32) error {
 	proto, protoMask := m.Get(FieldIPProto)
 	protoIs := func(t uint64) bool { return protoMask == 0xff && proto == t }
 	isIP := ethIs(EthTypeIPv4) || ethIs(EthTypeIPv6)
-	first := func(s uint32) Field { return Field(bits.TrailingZeros32(s)) }
+	first := func(s uint64) Field { return Field(bits.TrailingZeros64(s)) }
 	if p&(1<<FieldVLANPCP) != 0 {
 		v, mask := m.Get(FieldVLANVID)
 		if mask&VIDPresent == 0 || v&VIDPresent == 0 {
@@ -292,7 +299,7 @@ func (m *Match) checkPrereqsOf(p uint32) error {
 	if s := p & (1<<FieldIPv4Src | 1<<FieldIPv4Dst); s != 0 && !ethIs(EthTypeIPv4) {
 		return prereq(first(s), "needs eth_type=0x0800")
 	}
-	if s := p & (1<<FieldIPv6Src | 1<<FieldIPv6Dst); s != 0 && !ethIs(EthTypeIPv6) {
+	if s := p & (1<<FieldIPv6Src | 1<<FieldIPv6Dst | 1<<FieldIPv6FLabel | 1<<FieldIPv6Exthdr); s != 0 && !ethIs(EthTypeIPv6) {
 		return prereq(first(s), "needs eth_type=0x86dd")
 	}
 	if s := p & arpFields; s != 0 && !ethIs(EthTypeARP) {
@@ -308,15 +315,29 @@ func (m *Match) checkPrereqsOf(p uint32) error {
 		protoIs(IPProtoICMPv6) && ethIs(EthTypeIPv6)) {
 		return prereq(first(s), "needs ip_proto=1 with eth_type=0x0800 or ip_proto=58 with eth_type=0x86dd")
 	}
+	if p&(1<<FieldNDTarget) != 0 {
+		typ, typMask := m.Get(FieldICMPType)
+		if !ethIs(EthTypeIPv6) || !protoIs(IPProtoICMPv6) || typMask != 0xff || (typ != ICMPv6NeighborSolicit && typ != ICMPv6NeighborAdvert) {
+			return prereq(FieldNDTarget, "needs icmpv6_type=135 or 136")
+		}
+	}
+	if s := p & mplsFields; s != 0 && !(ethIs(EthTypeMPLS) || ethIs(EthTypeMPLSMulticast)) {
+		return prereq(first(s), "needs eth_type=0x8847 or 0x8848")
+	}
+	if s := p & (1<<FieldPBBISID | 1<<FieldPBBUCA); s != 0 && !ethIs(EthTypePBB) {
+		return prereq(first(s), "needs eth_type=0x88e7")
+	}
 	return nil
 }
 
 const (
-	arpFields = 1<<FieldARPOp | 1<<FieldARPSPA | 1<<FieldARPTPA | 1<<FieldARPSHA | 1<<FieldARPTHA
+	arpFields  = 1<<FieldARPOp | 1<<FieldARPSPA | 1<<FieldARPTPA | 1<<FieldARPSHA | 1<<FieldARPTHA
+	mplsFields = 1<<FieldMPLSLabel | 1<<FieldMPLSTC | 1<<FieldMPLSBoS
 	// prereqFields are the fields that have prerequisites.
 	prereqFields = 1<<FieldVLANPCP | 1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto | 1<<FieldIPv4Src |
 		1<<FieldIPv4Dst | 1<<FieldIPv6Src | 1<<FieldIPv6Dst | arpFields | 1<<FieldL4Src | 1<<FieldL4Dst |
-		1<<FieldICMPType | 1<<FieldICMPCode | 1<<FieldTCPFlags
+		1<<FieldICMPType | 1<<FieldICMPCode | 1<<FieldTCPFlags | 1<<FieldIPv6FLabel | 1<<FieldIPv6Exthdr |
+		1<<FieldNDTarget | mplsFields | 1<<FieldPBBISID | 1<<FieldPBBUCA
 )
 
 // FixPrereqs returns the matches that m becomes once its missing
