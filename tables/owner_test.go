@@ -112,9 +112,10 @@ func TestRunPrefaults(t *testing.T) {
 		t.Fatalf("adds refused: %v", res.Errs)
 	}
 	full := ready("after the first burst")
-	// Spares for 64 rules: 3 chunks of rules and 2 of nodes.
-	if full != 5 {
-		t.Errorf("%d spare chunks for a burst of 64 adds, want 5", full)
+	// Spares for 64 rules: 4 chunks of rules (18 a chunk) and 2 of nodes
+	// (35 a chunk).
+	if full != 6 {
+		t.Errorf("%d spare chunks for a burst of 64 adds, want 6", full)
 	}
 	if res := applyNow(a, ups[64:]); countErrs(res.Errs) != 0 {
 		t.Fatalf("adds refused: %v", res.Errs)
