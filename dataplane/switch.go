@@ -343,6 +343,7 @@ type Worker struct {
 	version uint64                  // version of the last table-0 lookup
 	vec     Vector                  // ReplayShard's vector
 	pin     PacketIn                // handed to Config.PacketIn
+	rehdr   Headers                 // a frame re-parsed after an MPLS or PBB push or pop
 	obs     LookupObserver          // told of each table-0 lookup, or nil (SetLookupObserver)
 	obsc    rules.Counters          // counters of the observed lookup: a field, so that they do not escape per vector
 	now     uint32                  // seconds since the switch started, read once per vector by NORMAL
