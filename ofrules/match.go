@@ -28,7 +28,9 @@ var fieldMap = func() (m [64]rules.Field) {
 		openflow.FieldARPOp: rules.FieldARPOp, openflow.FieldARPSPA: rules.FieldARPSPA,
 		openflow.FieldARPTPA: rules.FieldARPTPA, openflow.FieldARPSHA: rules.FieldARPSHA,
 		openflow.FieldARPTHA: rules.FieldARPTHA, openflow.FieldIPv6Src: rules.FieldIPv6Src,
-		openflow.FieldIPv6Dst: rules.FieldIPv6Dst,
+		openflow.FieldIPv6Dst:   rules.FieldIPv6Dst,
+		openflow.FieldMPLSLabel: rules.FieldMPLSLabel, openflow.FieldMPLSTC: rules.FieldMPLSTC,
+		openflow.FieldMPLSBOS: rules.FieldMPLSBoS, openflow.FieldPBBISID: rules.FieldPBBISID,
 	} {
 		m[of] = r
 	}

@@ -1,0 +1,96 @@
+package ofrules
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
+)
+
+// TestMPLSPBBWireRoundTrip: flows that match MPLS and PBB fields and use
+// every MPLS, PBB and TTL-copy action go to the wire (as an Encoder and
+// WireFlowMod write them), come back through FlowMod unchanged, and print
+// the same after a trip through a flow-stats reply.
+func TestMPLSPBBWireRoundTrip(t *testing.T) {
+	ups := parseFlows(t, `
+priority=1,mpls,mpls_label=100,mpls_tc=3,mpls_bos=1,actions=set_mpls_ttl(9),dec_mpls_ttl,copy_ttl_out,copy_ttl_in,output:2
+priority=2,mplsm,actions=pop_mpls:0x0800,push_mpls:0x8847,set_field:203->mpls_label,set_field:5->mpls_tc,set_field:0->mpls_bos,output:1
+priority=3,ip,actions=push_pbb:0x88e7,set_field:0xabcdef->pbb_isid,write_actions(push_mpls:0x8848,copy_ttl_out),goto_table:1
+priority=4,dl_type=0x88e7,pbb_isid=0x60/0xf0,actions=pop_pbb,output:3
+priority=5,dl_type=0x88e7,pbb_isid=203,actions=write_actions(pop_pbb,dec_mpls_ttl)
+`)
+	var cache wireInsCache
+	for i := range ups {
+		u := &ups[i]
+		for pass := range 2 {
+			var fm openflow.FlowMod
+			if pass == 0 {
+				WireFlowMod(&fm, u)
+			} else {
+				encodeUpdate(u, &fm, &cache)
+			}
+			fm.Version = openflow.Version13
+			wire, err := fm.MarshalBinary()
+			if err != nil {
+				t.Fatalf("flow %d: encode: %v", i+1, err)
+			}
+			var back openflow.FlowMod
+			if err := back.UnmarshalBinary(wire); err != nil {
+				t.Fatalf("flow %d: decode: %v", i+1, err)
+			}
+			var got rules.Update
+			if err := FlowMod(&got, &back, &Options{Tables: 2}); err != nil {
+				t.Fatalf("flow %d (%v): translate: %v", i+1, back.Match.String(), err)
+			}
+			if got.Match != u.Match {
+				t.Errorf("flow %d: match %v came back as %v", i+1, u.Match, got.Match)
+			}
+			if diff := cmp.Diff(u.Instructions, got.Instructions); diff != "" {
+				t.Errorf("flow %d: instructions (-sent +back):\n%s", i+1, diff)
+			}
+			ins := instructionsToWire(got.Instructions, &got.Match)
+			back2, err := instructionsFromWire(ins, 0, 2)
+			if err != nil || ofctl.FormatActions(back2) != ofctl.FormatActions(u.Instructions) {
+				t.Errorf("flow %d: stats instructions %q, %v; want %q", i+1, ofctl.FormatActions(back2), err, ofctl.FormatActions(u.Instructions))
+			}
+		}
+	}
+}
+
+// TestMPLSPBBActionErrors: what FLOW_MOD refuses, with the code Open
+// vSwitch answers (push_mpls to a non-MPLS EtherType: OFPBAC_BAD_ARGUMENT)
+// or OpenFlow 1.3.5 names (a set_field value wider than its field:
+// OFPBAC_BAD_SET_ARGUMENT).
+func TestMPLSPBBActionErrors(t *testing.T) {
+	label := func(v uint32) openflow.OXM {
+		return openflow.OXM{Class: openflow.OXMClassOpenFlow, Field: openflow.FieldMPLSLabel,
+			Value: [16]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}}
+	}
+	for _, c := range []struct {
+		name string
+		a    openflow.Action
+		code openflow.BadActionCode // 0: accepted
+	}{
+		{"push_mpls 0x8847", openflow.Action{Type: openflow.ActionPushMPLS, EtherType: 0x8847}, 0},
+		{"push_mpls 0x8848", openflow.Action{Type: openflow.ActionPushMPLS, EtherType: 0x8848}, 0},
+		{"push_mpls 0x0800", openflow.Action{Type: openflow.ActionPushMPLS, EtherType: 0x0800}, openflow.BadActionBadArgument},
+		{"push_pbb 0x88e7", openflow.Action{Type: openflow.ActionPushPBB, EtherType: 0x88e7}, 0},
+		{"push_pbb 0x8100", openflow.Action{Type: openflow.ActionPushPBB, EtherType: 0x8100}, openflow.BadActionBadArgument},
+		{"pop_mpls 0x86dd", openflow.Action{Type: openflow.ActionPopMPLS, EtherType: 0x86dd}, 0},
+		{"label 0xfffff", openflow.SetField(label(0xfffff)), 0},
+		{"label 0x100000", openflow.SetField(label(0x100000)), openflow.BadActionBadSetArgument},
+	} {
+		_, err := Actions([]openflow.Action{c.a})
+		var em openflow.ErrorMsg
+		switch {
+		case c.code == 0 && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.code != 0 && (!errors.As(err, &em) || em.Type != openflow.ErrTypeBadAction || em.Code != uint16(c.code)):
+			t.Errorf("%s: err %v, want BAD_ACTION code %d", c.name, err, c.code)
+		}
+	}
+}
