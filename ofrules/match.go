@@ -162,6 +162,9 @@ func matchInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *m
 			if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
 				return badMatch(openflow.BadMatchBadWildcards)
 			}
+			if !valueFits(f, vlo) {
+				return badMatch(openflow.BadMatchBadValue)
+			}
 			if f.Bits() == 128 {
 				out.Set128(f, vhi, vlo, mhi, mlo)
 			} else {
@@ -222,6 +225,9 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 		if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
 			return badMatch(openflow.BadMatchBadWildcards) // value bits outside the mask
 		}
+		if !valueFits(f, vlo) {
+			return badMatch(openflow.BadMatchBadValue) // an MPLS label of 21 bits, say
+		}
 		if f.Bits() == 128 {
 			out.Set128(f, vhi, vlo, mhi, mlo)
 		} else {
@@ -229,6 +235,14 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 		}
 	}
 	return m.Validate()
+}
+
+// valueFits reports whether v, read from an OXM, fits in rules field f:
+// an OXM is whole bytes, and a value beyond the field's bits (an MPLS
+// label over 20 bits, a VLAN PCP over 7) is OFPBMC_BAD_VALUE rather than
+// a value to cut short.
+func valueFits(f rules.Field, v uint64) bool {
+	return f.Bits() >= 64 || v <= f.FullMask()
 }
 
 // tcpFlagsFromWire sets out's tcp_flags from the ONF experimenter OXM o:

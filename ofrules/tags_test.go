@@ -154,3 +154,52 @@ func TestMPLSGoldenFlowMods(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchValueBeyondField: an OXM value wider than the field it holds
+// (an MPLS label over 20 bits, a TC over 3, a VLAN PCP over 7) is
+// OFPBMC_BAD_VALUE, not a value cut short; the decoder's fast path, given
+// the shape of a good match first, answers the same.
+func TestMatchValueBeyondField(t *testing.T) {
+	oxm := func(f openflow.OXMField, v ...byte) openflow.OXM { return openflow.NewOXM(f, v, nil) }
+	for _, c := range []struct {
+		name string
+		good openflow.OXM
+		bad  openflow.OXM
+		eth  uint16
+	}{
+		{"mpls_label", oxm(openflow.FieldMPLSLabel, 0, 0x0f, 0xff, 0xff), oxm(openflow.FieldMPLSLabel, 0, 0x10, 0, 0), 0x8847},
+		{"mpls_tc", oxm(openflow.FieldMPLSTC, 7), oxm(openflow.FieldMPLSTC, 8), 0x8848},
+		{"mpls_bos", oxm(openflow.FieldMPLSBOS, 1), oxm(openflow.FieldMPLSBOS, 2), 0x8847},
+		{"ip_dscp", oxm(openflow.FieldIPDSCP, 63), oxm(openflow.FieldIPDSCP, 64), 0x0800},
+	} {
+		var out rules.Match
+		good := openflow.Match{Fields: []openflow.OXM{openflow.EthType(c.eth), c.good}}
+		if err := Match(&out, &good, nil); err != nil {
+			t.Errorf("%s: good value: %v", c.name, err)
+		}
+		bad := openflow.Match{Fields: []openflow.OXM{openflow.EthType(c.eth), c.bad}}
+		var em openflow.ErrorMsg
+		if err := Match(&out, &bad, nil); !errors.As(err, &em) || em.Type != openflow.ErrTypeBadMatch || em.Code != uint16(openflow.BadMatchBadValue) {
+			t.Errorf("%s: bad value: %v, want OFPBMC_BAD_VALUE", c.name, err)
+		}
+		// Through a Decoder: the good match twice (its shape becomes
+		// the fast path's), then the bad one.
+		d := NewDecoder(nil)
+		for i, m := range []openflow.Match{good, good, bad} {
+			fm := openflow.FlowMod{Header: openflow.Header{Version: openflow.Version13, Type: openflow.TypeFlowMod},
+				BufferID: openflow.NoBuffer, OutPort: openflow.PortAny, OutGroup: openflow.GroupAny, Match: m}
+			b, err := fm.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var u rules.Update
+			err = d.Decode(&u, b)
+			if i < 2 && err != nil {
+				t.Errorf("%s: decoder, good match %d: %v", c.name, i, err)
+			}
+			if i == 2 && (!errors.As(err, &em) || em.Code != uint16(openflow.BadMatchBadValue)) {
+				t.Errorf("%s: decoder, bad match: %v, want OFPBMC_BAD_VALUE", c.name, err)
+			}
+		}
+	}
+}
