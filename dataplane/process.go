@@ -600,7 +600,7 @@ func (w *Worker) setField(j int, a *rules.Action) bool {
 		case rules.FieldARPTPA:
 			binary.BigEndian.PutUint32(p[24:], uint32(v))
 		}
-	case rules.FieldMPLSLabel, rules.FieldMPLSTC, rules.FieldMPLSBoS, rules.FieldPBBISID:
+	case rules.FieldMPLSLabel, rules.FieldMPLSTC, rules.FieldMPLSBoS, rules.FieldPBBISID, rules.FieldPBBUCA:
 		return w.setTagField(j, a.Field, v)
 	default: // in_port, metadata, eth_type, ip_proto: not settable on a frame
 		return false

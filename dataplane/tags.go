@@ -308,20 +308,27 @@ func (w *Worker) popPBB(j int) int {
 	return ttlDone
 }
 
-// setTagField writes an MPLS field of the outermost label, or the I-SID of
-// the I-TAG, and the key. It returns false when the frame has no such
+// setTagField writes an MPLS field of the outermost label, or the I-SID or
+// UCA bit of the I-TAG, and the key. It returns false when the frame has no such
 // header.
 func (w *Worker) setTagField(j int, f rules.Field, v uint64) bool {
 	fs := &w.pkt[j]
-	if f == rules.FieldPBBISID {
+	if f == rules.FieldPBBISID || f == rules.FieldPBBUCA {
 		off := fs.pbbOff()
 		if off < 0 {
 			return false
 		}
 		d := w.writable(j)
 		tci := binary.BigEndian.Uint32(d[off:])
-		binary.BigEndian.PutUint32(d[off:], tci&^0xffffff|uint32(v)&0xffffff)
-		w.keys[j].Set(f, v&0xffffff)
+		if f == rules.FieldPBBISID {
+			v &= 0xffffff
+			tci = tci&^0xffffff | uint32(v)
+		} else {
+			v &= 1
+			tci = tci&^(1<<27) | uint32(v)<<27
+		}
+		binary.BigEndian.PutUint32(d[off:], tci)
+		w.keys[j].Set(f, v)
 		return true
 	}
 	off := fs.mplsOff()

@@ -261,6 +261,9 @@ func TestMPLSPBBActions(t *testing.T) {
 		{name: "pop_pbb-btag", flows: "dl_type=0x88e7,actions=pop_pbb,output:2", in: pbbFrame(t, true, 0, false, 100, cust), want: cust},
 		{name: "set_field-pbb_isid", flows: "dl_type=0x88e7,pbb_isid=100,actions=set_field:203->pbb_isid,output:2",
 			in: pbbFrame(t, true, 3, true, 100, cust), want: pbbFrame(t, true, 3, true, 203, cust)},
+		{name: "set_field-pbb_uca", tables: 2, flows: "table=0,dl_type=0x88e7,pbb_uca=1,actions=set_field:0->pbb_uca,goto_table:1\n" +
+			"table=1,dl_type=0x88e7,pbb_uca=0,pbb_isid=100,actions=output:2",
+			in: pbbFrame(t, false, 3, true, 100, cust), want: pbbFrame(t, false, 3, false, 100, cust)},
 		{name: "pbb-then-next-table", tables: 2, flows: "table=0,dl_type=0x88e7,actions=pop_pbb,goto_table:1\n" +
 			"table=1,ip,dl_vlan=100,actions=pop_vlan,output:2\ntable=1,priority=0,actions=output:3",
 			in: pbbFrame(t, false, 0, false, 100, cust), want: plain4},
@@ -364,7 +367,7 @@ func FuzzMPLSPBB(f *testing.F) {
 		"in_port=2,actions=pop_mpls:0x0800,pop_mpls:0x8847,output:3",
 		"in_port=3,actions=push_pbb:0x88e7,push_pbb:0x88e7,pop_pbb,output:2",
 		"in_port=4,actions=pop_pbb,pop_pbb,output:2",
-		"in_port=5,actions=set_mpls_ttl(0),set_field:0->mpls_bos,copy_ttl_in,copy_ttl_out,set_field:3->pbb_isid,output:2",
+		"in_port=5,actions=set_mpls_ttl(0),set_field:0->mpls_bos,copy_ttl_in,copy_ttl_out,set_field:3->pbb_isid,set_field:1->pbb_uca,output:2",
 		"in_port=6,actions=pop_vlan,pop_mpls:0x86dd,push_vlan:0x88a8,push_mpls:0x8848,output:2",
 		"in_port=7,actions=write_actions(pop_pbb,pop_mpls:0x0800,push_mpls:0x8847,push_pbb:0x88e7,push_vlan:0x8100,copy_ttl_in,copy_ttl_out,dec_mpls_ttl,dec_ttl,output:2)",
 		"in_port=8,actions=pop_mpls:0x0800,dec_ttl,set_field:10.0.0.9->ip_dst,set_field:99->tcp_dst,output:2",

@@ -31,6 +31,7 @@ var fieldMap = func() (m [64]rules.Field) {
 		openflow.FieldIPv6Dst:   rules.FieldIPv6Dst,
 		openflow.FieldMPLSLabel: rules.FieldMPLSLabel, openflow.FieldMPLSTC: rules.FieldMPLSTC,
 		openflow.FieldMPLSBOS: rules.FieldMPLSBoS, openflow.FieldPBBISID: rules.FieldPBBISID,
+		openflow.FieldPBBUCA: rules.FieldPBBUCA,
 	} {
 		m[of] = r
 	}

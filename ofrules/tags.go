@@ -74,7 +74,7 @@ func tagActionToWire(a *rules.Action) openflow.Action {
 // bits is OFPBAC_BAD_SET_ARGUMENT.
 func tagField(f rules.Field) bool {
 	switch f {
-	case rules.FieldMPLSLabel, rules.FieldMPLSTC, rules.FieldMPLSBoS, rules.FieldPBBISID:
+	case rules.FieldMPLSLabel, rules.FieldMPLSTC, rules.FieldMPLSBoS, rules.FieldPBBISID, rules.FieldPBBUCA:
 		return true
 	}
 	return false

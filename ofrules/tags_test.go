@@ -26,6 +26,7 @@ priority=2,mplsm,actions=pop_mpls:0x0800,push_mpls:0x8847,set_field:203->mpls_la
 priority=3,ip,actions=push_pbb:0x88e7,set_field:0xabcdef->pbb_isid,write_actions(push_mpls:0x8848,copy_ttl_out),goto_table:1
 priority=4,dl_type=0x88e7,pbb_isid=0x60/0xf0,actions=pop_pbb,output:3
 priority=5,dl_type=0x88e7,pbb_isid=203,actions=write_actions(pop_pbb,dec_mpls_ttl)
+priority=6,dl_type=0x88e7,pbb_uca=1,actions=set_field:0->pbb_uca,output:1
 `)
 	var cache wireInsCache
 	for i := range ups {

@@ -218,6 +218,7 @@ var setFieldNames = map[string]rules.Field{
 	"arp_sha": rules.FieldARPSHA, "arp_tha": rules.FieldARPTHA, "icmp_type": rules.FieldICMPType, "icmp_code": rules.FieldICMPCode,
 	"icmpv4_type": rules.FieldICMPType, "icmpv4_code": rules.FieldICMPCode,
 	"mpls_label": rules.FieldMPLSLabel, "mpls_tc": rules.FieldMPLSTC, "mpls_bos": rules.FieldMPLSBoS, "pbb_isid": rules.FieldPBBISID,
+	"pbb_uca": rules.FieldPBBUCA,
 }
 
 // tagActionNames are the MPLS, PBB and TTL-copy actions without an
@@ -306,6 +307,7 @@ var setFieldPrint = map[rules.Field]string{
 	rules.FieldMetadata: "metadata", rules.FieldARPOp: "arp_op", rules.FieldARPSPA: "arp_spa", rules.FieldARPTPA: "arp_tpa",
 	rules.FieldARPSHA: "arp_sha", rules.FieldARPTHA: "arp_tha", rules.FieldICMPType: "icmp_type", rules.FieldICMPCode: "icmp_code",
 	rules.FieldMPLSLabel: "mpls_label", rules.FieldMPLSTC: "mpls_tc", rules.FieldMPLSBoS: "mpls_bos", rules.FieldPBBISID: "pbb_isid",
+	rules.FieldPBBUCA: "pbb_uca",
 }
 
 func formatAction(a *rules.Action) string {

@@ -31,6 +31,7 @@ func TestMPLSPBBText(t *testing.T) {
 		{"ip,actions=push_pbb:0x88e7,set_field:203->pbb_isid,output:2", "ip actions=push_pbb:0x88e7,set_field:203->pbb_isid,output:2"},
 		{"dl_type=0x88e7,pbb_isid=100,actions=pop_pbb,output:2", "dl_type=0x88e7,pbb_isid=100 actions=pop_pbb,output:2"},
 		{"dl_type=0x88e7,pbb_isid=0x60/0xf0,pbb_uca=1,actions=drop", "dl_type=0x88e7,pbb_isid=0x60/0xf0,pbb_uca=1 actions=drop"},
+		{"dl_type=0x88e7,actions=set_field:1->pbb_uca,output:3", "dl_type=0x88e7 actions=set_field:1->pbb_uca,output:3"},
 	} {
 		u, err := ofctl.ParseFlow(c.in)
 		if err != nil {
