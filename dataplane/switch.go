@@ -268,8 +268,8 @@ type Counters struct {
 	Outputs    uint64         // frames output to a port (FLOOD and ALL count each copy)
 	NoPort     uint64         // outputs to a port number the switch does not have
 	PacketIns  uint64         // frames sent to the controller
-	TTLExpired uint64         // dropped by dec_ttl at TTL ≤ 1
-	Rewrites   uint64         // set_field, push/pop VLAN, dec_ttl applied
+	TTLExpired uint64         // dropped by dec_ttl or dec_mpls_ttl at TTL ≤ 1
+	Rewrites   uint64         // set_field, push/pop VLAN, MPLS and PBB, TTL actions applied
 	Skipped    uint64         // actions that did not apply to the frame (e.g. pop_vlan without tag)
 	Panics     uint64         // packets whose actions panicked (a bug; skipped)
 	RxErrors   uint64         // live ports: socket errors (e.g. link down) and frames too large to take
