@@ -148,8 +148,10 @@ func setIPTTL(d []byte, off, at int, ttl uint8) {
 // place for it, and Open vSwitch's) and sets the EtherType to et. The new
 // entry copies label, TC and TTL from the outermost label if there is one
 // and clears its bottom of stack; else it has label 0, TC 0, bottom of
-// stack set and the IP TTL (0 for a frame without IP: the TTL field's
-// default, as Ryu's test suite expects; Open vSwitch writes 64).
+// stack set and the IP TTL (0 for a frame without IP), the defaults of
+// §7.2.5 that Ryu's test suite expects. Open vSwitch differs there: label
+// 2 (IPv6 explicit null) for IPv6, TC from the low bits of the DSCP, TTL
+// 64 without IP (TestMPLSAgainstOVS).
 func (w *Worker) pushMPLS(j int, et uint16) int {
 	fs := &w.pkt[j]
 	off := fs.tagOff()
