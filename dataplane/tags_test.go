@@ -412,3 +412,28 @@ func FuzzMPLSPBB(f *testing.F) {
 		}
 	})
 }
+
+// TestPacketOutMPLSPBB: a PACKET_OUT's actions may push, pop and rewrite
+// labels and I-TAGs as a flow's may; the frame given is not modified.
+func TestPacketOutMPLSPBB(t *testing.T) {
+	pipe := testPipeline(t, 1, rules.FilterBloomCuckoo, "priority=0,actions=drop")
+	sent := &recPort{}
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2}, Devices: map[uint32]Port{2: sent}})
+	in := build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolTCP), tcp(), payload)
+	keep := append([]byte(nil), in...)
+	acts := []rules.Action{{Kind: rules.ActionPushMPLS, EthType: EtherTypeMPLS}, {Kind: rules.ActionSetMPLSTTL, TTL: 7},
+		{Kind: rules.ActionSetField, Field: rules.FieldMPLSLabel, Value: [2]uint64{0, 99}}, {Kind: rules.ActionCopyTTLIn},
+		{Kind: rules.ActionPushPBB, EthType: EtherTypePBB}, {Kind: rules.ActionPopPBB}, {Kind: rules.ActionOutput, Port: 2}}
+	if err := sw.PacketOut(rules.PortController, acts, in); err != nil {
+		t.Fatal(err)
+	}
+	ip := ipv4(layers.IPProtocolTCP)
+	ip.TTL = 7
+	want := build(t, eth(layers.EthernetTypeMPLSUnicast), mplsLSE(99, 0, true, 7), ip, tcp(), payload)
+	if len(sent.frames) != 1 || !bytes.Equal(sent.frames[0], want) {
+		t.Errorf("sent %x\nwant %x", sent.frames, want)
+	}
+	if !bytes.Equal(in, keep) {
+		t.Error("the frame given was modified")
+	}
+}
