@@ -287,6 +287,7 @@ var matchFields = []openflow.OXMField{
 	openflow.FieldARPOp, openflow.FieldARPSPA, openflow.FieldARPTPA, openflow.FieldARPSHA,
 	openflow.FieldARPTHA, openflow.FieldIPv6Src, openflow.FieldIPv6Dst, openflow.FieldICMPv6Type,
 	openflow.FieldICMPv6Code,
+	openflow.FieldMPLSLabel, openflow.FieldMPLSTC, openflow.FieldMPLSBOS, openflow.FieldPBBISID,
 }
 
 // oxmID is the 32-bit OXM header of an OpenFlow-basic field without mask,
@@ -307,6 +308,10 @@ func (a *Agent) tableFeatures() []openflow.TableFeatures {
 		{Type: uint16(openflow.ActionOutput)}, {Type: uint16(openflow.ActionPushVLAN)},
 		{Type: uint16(openflow.ActionPopVLAN)}, {Type: uint16(openflow.ActionDecNWTTL)},
 		{Type: uint16(openflow.ActionSetField)}, {Type: uint16(openflow.ActionGroup)},
+		{Type: uint16(openflow.ActionCopyTTLOut)}, {Type: uint16(openflow.ActionCopyTTLIn)},
+		{Type: uint16(openflow.ActionSetMPLSTTL)}, {Type: uint16(openflow.ActionDecMPLSTTL)},
+		{Type: uint16(openflow.ActionPushMPLS)}, {Type: uint16(openflow.ActionPopMPLS)},
+		{Type: uint16(openflow.ActionPushPBB)}, {Type: uint16(openflow.ActionPopPBB)},
 	}
 	var oxms []uint64
 	for _, f := range matchFields {

@@ -19,7 +19,9 @@
 // DecodingLayerParser (DecodingLayerSparse container, IgnoreUnsupported,
 // IgnorePanic) over the package's own decoding layers for Ethernet, 802.1Q
 // and 802.1ad tags (up to [MaxVLANs]), BSD loopback, ARP, IPv4, IPv6 with
-// its extension headers, TCP, UDP, SCTP, ICMPv4 and ICMPv6. The layers
+// its extension headers, TCP, UDP, SCTP, ICMPv4 and ICMPv6, and the
+// outermost MPLS label or PBB I-TAG (what follows them is not parsed, as
+// Open vSwitch does not parse it). The layers
 // decode only the fixed headers, with explicit bounds checks, and write
 // straight into a [Headers] value: no per-layer structs, no option slices,
 // no errors built per packet. A packet that is too short or inconsistent
@@ -51,8 +53,13 @@
 // order of §5.10 when the packet leaves the pipeline), write-metadata and
 // goto-table. Actions: output to a port, IN_PORT, FLOOD, ALL, CONTROLLER
 // (a packet-in callback), drop, set_field (MACs, VLAN, IPs, DSCP/ECN, L4
-// ports, ICMP, ARP, with incremental checksum updates and SCTP's CRC32c),
-// push/pop VLAN and dec_ttl. A rewritten frame is first copied into the
+// ports, ICMP, ARP, MPLS label, TC and bottom of stack, PBB I-SID, with
+// incremental checksum updates and SCTP's CRC32c), push/pop VLAN, dec_ttl,
+// push/pop MPLS, set_mpls_ttl, dec_mpls_ttl, push/pop PBB and
+// copy_ttl_out/in. A push or pop of an MPLS label or PBB I-TAG parses the
+// frame again, so that later actions and tables see the frame as it now
+// is; an action that does not apply to a frame leaves it alone and is
+// counted as skipped. A rewritten frame is first copied into the
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
 //

@@ -26,6 +26,9 @@ const (
 	EtherTypeQinQ    = 0x88a8 // 802.1ad S-tag
 	EtherTypeQinQOld = 0x9100 // pre-standard S-tag
 	EtherTypeIPv6    = 0x86dd
+	EtherTypeMPLS    = 0x8847 // MPLS unicast
+	EtherTypeMPLSMC  = 0x8848 // MPLS multicast
+	EtherTypePBB     = 0x88e7 // 802.1ah backbone service instance tag (I-TAG)
 	// EtherTypeNone is the eth_type OpenFlow reports for 802.3 frames
 	// whose type/length field is a length (OFP_DL_TYPE_NOT_ETH_TYPE).
 	EtherTypeNone = 0x05ff
@@ -78,6 +81,19 @@ type Headers struct {
 	ARPSpa, ARPTpa [4]byte // sender and target protocol address
 	ARPSha, ARPTha [6]byte // sender and target hardware address
 
+	// The outermost MPLS label stack entry, of a frame whose EthType is
+	// EtherTypeMPLS or EtherTypeMPLSMC; the labels behind it and the
+	// payload are not parsed.
+	MPLSLabel uint32 // 20 bits
+	MPLSTC    uint8  // 3 bits
+	MPLSBoS   uint8  // bottom of stack: 1 or 0
+	MPLSTTL   uint8
+
+	// The I-TAG of a frame whose EthType is EtherTypePBB; the customer
+	// frame behind it is not parsed (the L2 fields are the backbone's).
+	PBBISID uint32 // 24-bit service instance identifier
+	PBBUCA  uint8  // use customer address: 1 or 0
+
 	// L3Off and L4Off are byte offsets from the start of the frame of the
 	// network and transport headers (0: absent), for rewriting headers.
 	L3Off, L4Off uint16
@@ -109,6 +125,8 @@ const (
 	ReasonSCTP                       // SCTP common header cut short
 	ReasonICMPv4                     // ICMPv4 header cut short
 	ReasonICMPv6                     // ICMPv6 header cut short
+	ReasonMPLS                       // EtherType MPLS but no complete label stack entry
+	ReasonPBB                        // EtherType PBB but the I-TAG (TCI, C-DA, C-SA) cut short
 	ReasonPanic                      // a decoder panicked (a bug; the packet is skipped)
 	NumReasons                       // number of reasons
 )
@@ -116,7 +134,7 @@ const (
 var reasonNames = [NumReasons]string{
 	"eth", "loopback", "vlan", "vlan-depth", "arp", "ipv4-header", "ipv4-version",
 	"ipv4-length", "ipv6-header", "ipv6-version", "ipv6-ext", "ipv6-ext-depth",
-	"tcp", "udp", "sctp", "icmpv4", "icmpv6", "panic",
+	"tcp", "udp", "sctp", "icmpv4", "icmpv6", "mpls", "pbb", "panic",
 }
 
 // String returns the short name of r used in reports ("ipv4-header").
@@ -137,7 +155,7 @@ const (
 	KindARP       Kind = iota // EtherType ARP
 	KindIPv4                  // EtherType IPv4
 	KindIPv6                  // EtherType IPv6
-	KindOtherL2               // any other EtherType (LLDP, MPLS, 802.3 LLC, ...)
+	KindOtherL2               // any other EtherType (LLDP, MPLS, PBB, 802.3 LLC, ...)
 	KindTCP                   // TCP header decoded
 	KindUDP                   // UDP header decoded
 	KindSCTP                  // SCTP header decoded

@@ -39,6 +39,10 @@ func (h *Headers) Key(k *rules.Key) {
 		k[8] = binary.BigEndian.Uint64(h.IPv6Dst[8:])
 		k[9] = h.l4Word()
 		k[11] = h.tcpFlagsWord()
+	case EtherTypeMPLS, EtherTypeMPLSMC:
+		k[16] = uint64(h.MPLSLabel&0xfffff)<<44 | uint64(h.MPLSTC&7)<<41 | uint64(h.MPLSBoS&1)<<40
+	case EtherTypePBB:
+		k[16] = uint64(h.PBBUCA&1)<<32 | uint64(h.PBBISID&0xffffff)
 	case EtherTypeARP:
 		k[9] = uint64(h.ARPOp)
 		k[10] = uint64(binary.BigEndian.Uint32(h.ARPSpa[:]))<<32 | uint64(binary.BigEndian.Uint32(h.ARPTpa[:]))

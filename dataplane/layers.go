@@ -46,6 +46,10 @@ func (s *state) etherType(t uint16, payload []byte) (gopacket.LayerType, error) 
 		next, r = layers.LayerTypeIPv4, ReasonIPv4Header
 	case EtherTypeIPv6:
 		next, r = layers.LayerTypeIPv6, ReasonIPv6Header
+	case EtherTypeMPLS, EtherTypeMPLSMC:
+		return gopacket.LayerTypePayload, s.mpls(payload)
+	case EtherTypePBB:
+		return gopacket.LayerTypePayload, s.pbb(payload)
 	default:
 		return gopacket.LayerTypePayload, nil
 	}
@@ -53,6 +57,38 @@ func (s *state) etherType(t uint16, payload []byte) (gopacket.LayerType, error) 
 		return next, s.fail(r)
 	}
 	return next, nil
+}
+
+// mpls records the outermost label stack entry (RFC 3032: label 20 bits,
+// traffic class 3, bottom of stack 1, TTL 8), which starts the payload of
+// an MPLS EtherType. The parse stops there, as Open vSwitch's does not
+// look behind the labels either: what follows has no EtherType of its own.
+func (s *state) mpls(p []byte) error {
+	if len(p) < 4 {
+		return s.fail(ReasonMPLS)
+	}
+	lse := binary.BigEndian.Uint32(p)
+	h := s.h
+	h.MPLSLabel = lse >> 12
+	h.MPLSTC = uint8(lse>>9) & 7
+	h.MPLSBoS = uint8(lse>>8) & 1
+	h.MPLSTTL = uint8(lse)
+	return nil
+}
+
+// pbb records the I-TAG (IEEE 802.1ah) that starts the payload of the PBB
+// EtherType: a TCI of I-PCP 3 bits, I-DEI 1, UCA 1, reserved 3 and I-SID
+// 24, then the customer's destination and source addresses. The parse
+// stops there: the frame's L2 fields are the backbone's.
+func (s *state) pbb(p []byte) error {
+	if len(p) < 16 {
+		return s.fail(ReasonPBB)
+	}
+	tci := binary.BigEndian.Uint32(p)
+	h := s.h
+	h.PBBISID = tci & 0xffffff
+	h.PBBUCA = uint8(tci>>27) & 1
+	return nil
 }
 
 // ipProto returns the layer that decodes IP protocol p; a decoded

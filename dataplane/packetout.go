@@ -71,7 +71,9 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 					return &PacketOutError{Action: i, Port: a.Port, Err: ErrBadOutPort}
 				}
 			}
-		case rules.ActionSetField, rules.ActionPushVLAN, rules.ActionPopVLAN, rules.ActionDecNwTTL, rules.ActionSetQueue:
+		case rules.ActionSetField, rules.ActionPushVLAN, rules.ActionPopVLAN, rules.ActionDecNwTTL, rules.ActionSetQueue,
+			rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
+			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
 		default:
 			return &PacketOutError{Action: i, Err: ErrBadAction}
 		}

@@ -149,6 +149,17 @@ func (p *Parser) parse(frame []byte, link layers.LinkType, inPort uint32, h *Hea
 	return true
 }
 
+// reparse parses an Ethernet frame that an action rebuilt (pushed or
+// popped an MPLS label or a PBB I-TAG) into h, without counting it: the
+// frame was counted when it came in. It reports whether the frame parsed
+// completely; h holds what was parsed either way.
+func (p *Parser) reparse(frame []byte, inPort uint32, h *Headers) bool {
+	*h = Headers{InPort: inPort}
+	s := &p.st
+	s.h, s.off, s.truncated = h, 0, false
+	return p.ethDLP.DecodeLayers(frame, &p.decoded) == nil
+}
+
 // count adds a parsed frame to the kind counters.
 func (p *Parser) count(h *Headers) {
 	k := &p.Stats.Kinds

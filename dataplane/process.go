@@ -30,7 +30,7 @@ type frameState struct {
 // most one action of each type, one set_field per field.
 type actionSet struct {
 	n    int
-	acts [12]*rules.Action
+	acts [24]*rules.Action
 }
 
 func (s *actionSet) write(a *rules.Action) {
@@ -47,9 +47,16 @@ func (s *actionSet) write(a *rules.Action) {
 	}
 }
 
-// setOrder is the order in which an action set executes (§5.10), by kind.
-var setOrder = [...]rules.ActionKind{rules.ActionPopVLAN, rules.ActionPushVLAN, rules.ActionDecNwTTL,
-	rules.ActionSetField, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
+// setOrder is the order in which an action set executes (§5.10), by kind:
+// copy TTL inwards, pop, push-MPLS, push-PBB, push-VLAN, copy TTL
+// outwards, decrement TTL, set, qos, group, output. The pops go from the
+// outermost header in (VLAN, PBB, MPLS), undoing the pushes, which go from
+// the innermost out; set_mpls_ttl is a set.
+var setOrder = [...]rules.ActionKind{rules.ActionCopyTTLIn,
+	rules.ActionPopVLAN, rules.ActionPopPBB, rules.ActionPopMPLS,
+	rules.ActionPushMPLS, rules.ActionPushPBB, rules.ActionPushVLAN,
+	rules.ActionCopyTTLOut, rules.ActionDecNwTTL, rules.ActionDecMPLSTTL,
+	rules.ActionSetMPLSTTL, rules.ActionSetField, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
 
 // Process parses the frames of v, classifies them through the pipeline
 // (one LookupBatch per table for the whole vector), runs the instructions
@@ -301,6 +308,9 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		default:
 			w.stats.Skipped++
 		}
+	case rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
+		rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
+		w.tagAct(j, a)
 	default: // groups and queues are not modelled
 		w.stats.Skipped++
 	}
@@ -590,6 +600,8 @@ func (w *Worker) setField(j int, a *rules.Action) bool {
 		case rules.FieldARPTPA:
 			binary.BigEndian.PutUint32(p[24:], uint32(v))
 		}
+	case rules.FieldMPLSLabel, rules.FieldMPLSTC, rules.FieldMPLSBoS, rules.FieldPBBISID, rules.FieldPBBUCA:
+		return w.setTagField(j, a.Field, v)
 	default: // in_port, metadata, eth_type, ip_proto: not settable on a frame
 		return false
 	}

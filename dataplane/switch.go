@@ -268,8 +268,8 @@ type Counters struct {
 	Outputs    uint64         // frames output to a port (FLOOD and ALL count each copy)
 	NoPort     uint64         // outputs to a port number the switch does not have
 	PacketIns  uint64         // frames sent to the controller
-	TTLExpired uint64         // dropped by dec_ttl at TTL ≤ 1
-	Rewrites   uint64         // set_field, push/pop VLAN, dec_ttl applied
+	TTLExpired uint64         // dropped by dec_ttl or dec_mpls_ttl at TTL ≤ 1
+	Rewrites   uint64         // set_field, push/pop VLAN, MPLS and PBB, TTL actions applied
 	Skipped    uint64         // actions that did not apply to the frame (e.g. pop_vlan without tag)
 	Panics     uint64         // packets whose actions panicked (a bug; skipped)
 	RxErrors   uint64         // live ports: socket errors (e.g. link down) and frames too large to take
@@ -343,6 +343,7 @@ type Worker struct {
 	version uint64                  // version of the last table-0 lookup
 	vec     Vector                  // ReplayShard's vector
 	pin     PacketIn                // handed to Config.PacketIn
+	rehdr   Headers                 // a frame re-parsed after an MPLS or PBB push or pop
 	obs     LookupObserver          // told of each table-0 lookup, or nil (SetLookupObserver)
 	obsc    rules.Counters          // counters of the observed lookup: a field, so that they do not escape per vector
 	now     uint32                  // seconds since the switch started, read once per vector by NORMAL

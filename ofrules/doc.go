@@ -15,7 +15,18 @@
 // ports in one pair of L4 fields and ICMPv4 and ICMPv6 type and code in one
 // pair; the wire field is recovered from ip_proto and eth_type, which the
 // prerequisites force every such match to carry. tcp_flags travels as the
-// ONF experimenter OXM that Open vSwitch sends over OpenFlow 1.3.
+// ONF experimenter OXM that Open vSwitch sends over OpenFlow 1.3. An OXM
+// value beyond its field's bits (an MPLS label over 20 bits) is
+// OFPBMC_BAD_VALUE.
+//
+// # Actions
+//
+// Actions translates an action list one to one, MPLS (push_mpls and
+// pop_mpls, set_mpls_ttl, dec_mpls_ttl), PBB (push_pbb, pop_pbb) and the
+// TTL copies included; push_mpls takes only the MPLS EtherTypes and
+// push_pbb only 0x88e7 (OFPBAC_BAD_ARGUMENT otherwise, as Open vSwitch
+// answers), and a set_field value beyond its MPLS or PBB field's bits is
+// OFPBAC_BAD_SET_ARGUMENT.
 //
 // # Errors
 //

@@ -184,6 +184,9 @@ func (s *wireShape) decode(out *rules.Match, m []byte) bool {
 		if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
 			return false // BAD_WILDCARDS, which the full path answers
 		}
+		if !o.wide && vlo&^o.slot.full != 0 {
+			return false // BAD_VALUE, which the full path answers
+		}
 		if o.wide {
 			out.Set128(o.f, vhi, vlo, mhi, mlo)
 			continue

@@ -55,6 +55,13 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 			out = append(out, rules.Action{Kind: rules.ActionPopVLAN})
 		case openflow.ActionDecNWTTL:
 			out = append(out, rules.Action{Kind: rules.ActionDecNwTTL})
+		case openflow.ActionPushMPLS, openflow.ActionPopMPLS, openflow.ActionSetMPLSTTL, openflow.ActionDecMPLSTTL,
+			openflow.ActionPushPBB, openflow.ActionPopPBB, openflow.ActionCopyTTLOut, openflow.ActionCopyTTLIn:
+			ra, err := tagAction(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ra)
 		case openflow.ActionSetField:
 			o := &a.Field
 			if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
@@ -64,6 +71,9 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 				return nil, badAction(openflow.BadActionBadSetArgument)
 			}
 			vhi, vlo, _, _ := oxmValue(o)
+			if f := fieldMap[o.Field]; tagField(f) && vlo > f.FullMask() {
+				return nil, badAction(openflow.BadActionBadSetArgument) // e.g. a label beyond 20 bits
+			}
 			out = append(out, rules.Action{Kind: rules.ActionSetField, Field: fieldMap[o.Field], Value: [2]uint64{vhi, vlo}})
 		default:
 			return nil, badAction(openflow.BadActionBadType)
@@ -136,6 +146,9 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 			out = append(out, openflow.Action{Type: openflow.ActionPopVLAN})
 		case rules.ActionDecNwTTL:
 			out = append(out, openflow.Action{Type: openflow.ActionDecNWTTL})
+		case rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
+			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
+			out = append(out, tagActionToWire(&a))
 		case rules.ActionSetField:
 			of := wireField(a.Field, proto, eth)
 			out = append(out, openflow.SetField(oxmOf(of, a.Value[0], a.Value[1], 0, 0, true)))

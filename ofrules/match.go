@@ -28,7 +28,10 @@ var fieldMap = func() (m [64]rules.Field) {
 		openflow.FieldARPOp: rules.FieldARPOp, openflow.FieldARPSPA: rules.FieldARPSPA,
 		openflow.FieldARPTPA: rules.FieldARPTPA, openflow.FieldARPSHA: rules.FieldARPSHA,
 		openflow.FieldARPTHA: rules.FieldARPTHA, openflow.FieldIPv6Src: rules.FieldIPv6Src,
-		openflow.FieldIPv6Dst: rules.FieldIPv6Dst,
+		openflow.FieldIPv6Dst:   rules.FieldIPv6Dst,
+		openflow.FieldMPLSLabel: rules.FieldMPLSLabel, openflow.FieldMPLSTC: rules.FieldMPLSTC,
+		openflow.FieldMPLSBOS: rules.FieldMPLSBoS, openflow.FieldPBBISID: rules.FieldPBBISID,
+		openflow.FieldPBBUCA: rules.FieldPBBUCA,
 	} {
 		m[of] = r
 	}
@@ -160,6 +163,9 @@ func matchInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *m
 			if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
 				return badMatch(openflow.BadMatchBadWildcards)
 			}
+			if !valueFits(f, vlo) {
+				return badMatch(openflow.BadMatchBadValue)
+			}
 			if f.Bits() == 128 {
 				out.Set128(f, vhi, vlo, mhi, mlo)
 			} else {
@@ -220,6 +226,9 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 		if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
 			return badMatch(openflow.BadMatchBadWildcards) // value bits outside the mask
 		}
+		if !valueFits(f, vlo) {
+			return badMatch(openflow.BadMatchBadValue) // an MPLS label of 21 bits, say
+		}
 		if f.Bits() == 128 {
 			out.Set128(f, vhi, vlo, mhi, mlo)
 		} else {
@@ -227,6 +236,14 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 		}
 	}
 	return m.Validate()
+}
+
+// valueFits reports whether v, read from an OXM, fits in rules field f:
+// an OXM is whole bytes, and a value beyond the field's bits (an MPLS
+// label over 20 bits, a VLAN PCP over 7) is OFPBMC_BAD_VALUE rather than
+// a value to cut short.
+func valueFits(f rules.Field, v uint64) bool {
+	return f.Bits() >= 64 || v <= f.FullMask()
 }
 
 // tcpFlagsFromWire sets out's tcp_flags from the ONF experimenter OXM o:

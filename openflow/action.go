@@ -295,7 +295,9 @@ func (a *Action) String() string {
 			return "TABLE"
 		}
 		return fmt.Sprintf("output:%d", a.Port)
-	case ActionSetMPLSTTL, ActionSetNWTTL:
+	case ActionSetMPLSTTL:
+		return fmt.Sprintf("set_mpls_ttl(%d)", a.TTL) // as ovs-ofctl writes it
+	case ActionSetNWTTL:
 		return fmt.Sprintf("%v:%d", a.Type, a.TTL)
 	case ActionPushVLAN, ActionPushMPLS, ActionPopMPLS, ActionPushPBB:
 		return fmt.Sprintf("%v:0x%04x", a.Type, a.EtherType)

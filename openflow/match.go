@@ -65,8 +65,11 @@ const (
 	FieldPBBISID      OXMField = 37 // OFPXMT_OFB_PBB_ISID
 	FieldTunnelID     OXMField = 38 // OFPXMT_OFB_TUNNEL_ID
 	FieldIPv6ExtHdr   OXMField = 39 // OFPXMT_OFB_IPV6_EXTHDR
+	// FieldPBBUCA is OpenFlow 1.4's OFPXMT_OFB_PBB_UCA (field 40 is
+	// unassigned); it is taken in any version, as the switch matches it.
+	FieldPBBUCA OXMField = 41
 
-	numFields = 40
+	numFields = 42
 )
 
 // fieldInfo is one row of the OXM table of OpenFlow 1.3.5 §7.2.3.7 (Table
@@ -142,18 +145,25 @@ var fields = [numFields]fieldInfo{
 	{"pbb_isid", 3, true, prePBB},
 	{"tunnel_id", 8, true, preNone},
 	{"ipv6_exthdr", 2, true, preIPv6},
+	{}, // 40: unassigned
+	{"pbb_uca", 1, false, prePBB},
 }
+
+// known reports whether f is a field this package knows: one of OpenFlow
+// 1.3's, or pbb_uca.
+func (f OXMField) known() bool { return int(f) < numFields && fields[f].size != 0 }
 
 // String returns the field name in ovs-ofctl syntax, e.g. "ipv4_src".
 func (f OXMField) String() string {
-	if int(f) < numFields {
+	if f.known() {
 		return fields[f].name
 	}
 	return fmt.Sprintf("field%d", uint8(f))
 }
 
 // Size returns the width in bytes of the field's value, or 0 for a field
-// OpenFlow 1.3 does not define.
+// this package does not know (one OpenFlow 1.3 does not define, other
+// than pbb_uca).
 func (f OXMField) Size() int {
 	if int(f) < numFields {
 		return int(fields[f].size)
@@ -383,7 +393,7 @@ func (o *OXM) Addr() netip.Addr {
 // AppendBinary appends the OXM TLV.
 func (o *OXM) AppendBinary(dst []byte) ([]byte, error) {
 	if o.Class == OXMClassOpenFlow {
-		if int(o.Field) >= numFields {
+		if !o.Field.known() {
 			return dst, &EncodeError{Field: "oxm.field", Err: ErrBadField}
 		}
 		n := int(fields[o.Field].size)
@@ -624,7 +634,7 @@ func (m *Match) validate(strict bool) error {
 			continue
 		}
 		f := o.Field
-		if int(f) >= numFields {
+		if !f.known() {
 			return m.verr(i, at, "field", ErrBadField)
 		}
 		if seen&(1<<f) != 0 {

@@ -11,6 +11,9 @@ import (
 
 func TestEveryBasicFieldRoundTrips(t *testing.T) {
 	for f := OXMField(0); f < numFields; f++ {
+		if !f.known() {
+			continue
+		}
 		for _, masked := range []bool{false, true} {
 			val := make([]byte, f.Size())
 			mask := make([]byte, f.Size())

@@ -36,6 +36,15 @@ const (
 	ActionPushVLAN                   // OFPAT_PUSH_VLAN: EthType
 	ActionPopVLAN                    // OFPAT_POP_VLAN
 	ActionDecNwTTL                   // OFPAT_DEC_NW_TTL
+
+	ActionPushMPLS   // OFPAT_PUSH_MPLS: EthType (0x8847 or 0x8848)
+	ActionPopMPLS    // OFPAT_POP_MPLS: EthType (of what follows the label)
+	ActionSetMPLSTTL // OFPAT_SET_MPLS_TTL: TTL
+	ActionDecMPLSTTL // OFPAT_DEC_MPLS_TTL
+	ActionPushPBB    // OFPAT_PUSH_PBB: EthType (0x88e7)
+	ActionPopPBB     // OFPAT_POP_PBB
+	ActionCopyTTLOut // OFPAT_COPY_TTL_OUT: next-to-outermost TTL to the outermost
+	ActionCopyTTLIn  // OFPAT_COPY_TTL_IN: outermost TTL to the next-to-outermost
 )
 
 // Action is one action of an action list or set, as a tagged struct: Kind
@@ -48,7 +57,8 @@ type Action struct {
 	Queue   uint32    // ActionSetQueue
 	Field   Field     // ActionSetField
 	Value   [2]uint64 // ActionSetField: Value[1] for fields up to 64 bits; Value[0], Value[1] = high, low for IPv6
-	EthType uint16    // ActionPushVLAN
+	EthType uint16    // ActionPushVLAN, ActionPushMPLS, ActionPopMPLS, ActionPushPBB
+	TTL     uint8     // ActionSetMPLSTTL
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).

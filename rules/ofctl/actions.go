@@ -104,6 +104,35 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 				apply = append(apply, rules.Action{Kind: rules.ActionPushVLAN, EthType: rules.EthTypeVLAN})
 			}
 			apply = append(apply, rules.Action{Kind: rules.ActionSetField, Field: rules.FieldVLANVID, Value: [2]uint64{0, rules.VIDPresent | v}})
+		case lname == "push_mpls" || lname == "pop_mpls" || lname == "push_pbb":
+			v, err := p.num(arg, acol+len(name)+1, 16, lname+" ethertype")
+			if err != nil {
+				return nil, err
+			}
+			kind := map[string]rules.ActionKind{"push_mpls": rules.ActionPushMPLS, "pop_mpls": rules.ActionPopMPLS, "push_pbb": rules.ActionPushPBB}[lname]
+			if kind == rules.ActionPushMPLS && v != rules.EthTypeMPLS && v != rules.EthTypeMPLSMulticast ||
+				kind == rules.ActionPushPBB && v != rules.EthTypePBB {
+				return nil, p.errAt(acol+len(name)+1, "%s ethertype %s is not %s", lname, arg, map[bool]string{true: "0x8847 or 0x8848", false: "0x88e7"}[kind == rules.ActionPushMPLS])
+			}
+			apply = append(apply, rules.Action{Kind: kind, EthType: uint16(v)})
+		case lname == "set_mpls_ttl":
+			v, err := p.num(arg, acol+len(name)+1, 8, "MPLS TTL")
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionSetMPLSTTL, TTL: uint8(v)})
+		case lname == "set_mpls_label" || lname == "set_mpls_tc":
+			f := rules.FieldMPLSLabel
+			if lname == "set_mpls_tc" {
+				f = rules.FieldMPLSTC
+			}
+			v, err := p.num(arg, acol+len(name)+1, f.Bits(), f.String())
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionSetField, Field: f, Value: [2]uint64{0, v}})
+		case !hasArg && tagActionNames[lname] != 0:
+			apply = append(apply, rules.Action{Kind: tagActionNames[lname]})
 		case lname == "dec_ttl":
 			apply = append(apply, rules.Action{Kind: rules.ActionDecNwTTL})
 		case lname == "group":
@@ -152,7 +181,7 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 			}
 			write = &rules.Instruction{Kind: rules.InstWriteActions, Actions: acts}
 		default:
-			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, group, goto_table, write_metadata, write_actions or clear_actions", a)
+			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, goto_table, write_metadata, write_actions or clear_actions", a)
 		}
 	}
 	if len(apply) > 0 {
@@ -188,6 +217,16 @@ var setFieldNames = map[string]rules.Field{
 	"metadata": rules.FieldMetadata, "arp_op": rules.FieldARPOp, "arp_spa": rules.FieldARPSPA, "arp_tpa": rules.FieldARPTPA,
 	"arp_sha": rules.FieldARPSHA, "arp_tha": rules.FieldARPTHA, "icmp_type": rules.FieldICMPType, "icmp_code": rules.FieldICMPCode,
 	"icmpv4_type": rules.FieldICMPType, "icmpv4_code": rules.FieldICMPCode,
+	"mpls_label": rules.FieldMPLSLabel, "mpls_tc": rules.FieldMPLSTC, "mpls_bos": rules.FieldMPLSBoS, "pbb_isid": rules.FieldPBBISID,
+	"pbb_uca": rules.FieldPBBUCA,
+}
+
+// tagActionNames are the MPLS, PBB and TTL-copy actions without an
+// argument. Open vSwitch knows dec_mpls_ttl; pop_pbb, copy_ttl_out and
+// copy_ttl_in, which it does not have, go by their OpenFlow names.
+var tagActionNames = map[string]rules.ActionKind{
+	"dec_mpls_ttl": rules.ActionDecMPLSTTL, "pop_pbb": rules.ActionPopPBB,
+	"copy_ttl_out": rules.ActionCopyTTLOut, "copy_ttl_in": rules.ActionCopyTTLIn,
 }
 
 func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
@@ -267,6 +306,8 @@ var setFieldPrint = map[rules.Field]string{
 	rules.FieldIPv6Src: "ipv6_src", rules.FieldIPv6Dst: "ipv6_dst", rules.FieldL4Src: "tcp_src", rules.FieldL4Dst: "tcp_dst",
 	rules.FieldMetadata: "metadata", rules.FieldARPOp: "arp_op", rules.FieldARPSPA: "arp_spa", rules.FieldARPTPA: "arp_tpa",
 	rules.FieldARPSHA: "arp_sha", rules.FieldARPTHA: "arp_tha", rules.FieldICMPType: "icmp_type", rules.FieldICMPCode: "icmp_code",
+	rules.FieldMPLSLabel: "mpls_label", rules.FieldMPLSTC: "mpls_tc", rules.FieldMPLSBoS: "mpls_bos", rules.FieldPBBISID: "pbb_isid",
+	rules.FieldPBBUCA: "pbb_uca",
 }
 
 func formatAction(a *rules.Action) string {
@@ -289,6 +330,20 @@ func formatAction(a *rules.Action) string {
 		return "pop_vlan"
 	case rules.ActionDecNwTTL:
 		return "dec_ttl"
+	case rules.ActionPushMPLS:
+		return fmt.Sprintf("push_mpls:0x%04x", a.EthType)
+	case rules.ActionPopMPLS:
+		return fmt.Sprintf("pop_mpls:0x%04x", a.EthType)
+	case rules.ActionPushPBB:
+		return fmt.Sprintf("push_pbb:0x%04x", a.EthType)
+	case rules.ActionSetMPLSTTL:
+		return fmt.Sprintf("set_mpls_ttl(%d)", a.TTL)
+	case rules.ActionDecMPLSTTL, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
+		for name, k := range tagActionNames {
+			if k == a.Kind {
+				return name
+			}
+		}
 	case rules.ActionSetField:
 		var v string
 		switch a.Field {

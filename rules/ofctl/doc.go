@@ -24,6 +24,14 @@
 // deletes from every table, "delete" alone deletes every flow, and only
 // adds may carry importance=.
 //
+// MPLS fields and actions take ovs-ofctl's spelling (mpls_label=,
+// mpls_tc=, mpls_bos=, the mpls and mplsm shorthands, push_mpls:,
+// pop_mpls:, set_mpls_ttl(N), dec_mpls_ttl, set_mpls_label(N) and
+// set_mpls_tc(N), which are set_field). Open vSwitch has no PBB and no
+// TTL copies, so pbb_isid=, pbb_uca=, push_pbb:, pop_pbb, copy_ttl_out
+// and copy_ttl_in go by their OpenFlow names, and set_field to mpls_bos,
+// which ovs-ofctl refuses, is read.
+//
 // # Printing
 //
 // FormatFlow prints a flow exactly as ovs-ofctl -O OpenFlow13 dump-flows

@@ -54,6 +54,10 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 			}
 		case rules.EthTypeARP:
 			sh = "arp"
+		case rules.EthTypeMPLS:
+			sh = "mpls"
+		case rules.EthTypeMPLSMulticast:
+			sh = "mplsm"
 		}
 		if sh != "" {
 			parts = append(parts, sh)
@@ -94,6 +98,7 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 		parts = append(parts, fmt.Sprintf("dl_type=0x%04x", eth))
 	}
 	isARP := ethMask == 0xffff && eth == rules.EthTypeARP
+	parts = appendTagFields(parts, m)
 	if m.Has(rules.FieldIPv6Src) {
 		parts = append(parts, "ipv6_src="+ipv6Masked(m, rules.FieldIPv6Src))
 	}
@@ -345,4 +350,23 @@ func FormatUpdate(u *rules.Update) string {
 	}
 	parts = append(parts, "actions="+FormatActions(u.Instructions))
 	return strings.Join(parts, ",")
+}
+
+// appendTagFields appends the MPLS and PBB fields of m, in Open vSwitch's
+// order (mpls_label, mpls_tc, mpls_bos), then pbb_isid and pbb_uca.
+func appendTagFields(parts []string, m *rules.Match) []string {
+	for _, f := range [...]rules.Field{rules.FieldMPLSLabel, rules.FieldMPLSTC, rules.FieldMPLSBoS} {
+		if v, mk := m.Get(f); mk != 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", f, v))
+		}
+	}
+	if v, mk := m.Get(rules.FieldPBBISID); mk == rules.FieldPBBISID.FullMask() {
+		parts = append(parts, fmt.Sprintf("pbb_isid=%d", v))
+	} else if mk != 0 {
+		parts = append(parts, fmt.Sprintf("pbb_isid=%#x/%#x", v, mk))
+	}
+	if v, mk := m.Get(rules.FieldPBBUCA); mk != 0 {
+		parts = append(parts, fmt.Sprintf("pbb_uca=%d", v))
+	}
+	return parts
 }

@@ -173,7 +173,16 @@ type shorthand struct {
 var shorthands = map[string]shorthand{
 	"ip": {rules.EthTypeIPv4, 0}, "ipv6": {rules.EthTypeIPv6, 0}, "arp": {rules.EthTypeARP, 0},
 	"tcp": {rules.EthTypeIPv4, rules.IPProtoTCP}, "udp": {rules.EthTypeIPv4, rules.IPProtoUDP}, "sctp": {rules.EthTypeIPv4, rules.IPProtoSCTP}, "icmp": {rules.EthTypeIPv4, rules.IPProtoICMP},
+	"mpls": {rules.EthTypeMPLS, 0}, "mplsm": {rules.EthTypeMPLSMulticast, 0},
 	"tcp6": {rules.EthTypeIPv6, rules.IPProtoTCP}, "udp6": {rules.EthTypeIPv6, rules.IPProtoUDP}, "sctp6": {rules.EthTypeIPv6, rules.IPProtoSCTP}, "icmp6": {rules.EthTypeIPv6, rules.IPProtoICMPv6},
+}
+
+// tagFieldNames are the fields of MPLS labels and PBB I-TAGs, by the names
+// ovs-ofctl gives them (pbb_isid and pbb_uca, which Open vSwitch does not
+// know, by their OXM names).
+var tagFieldNames = map[string]rules.Field{
+	"mpls_label": rules.FieldMPLSLabel, "mpls_tc": rules.FieldMPLSTC, "mpls_bos": rules.FieldMPLSBoS,
+	"pbb_isid": rules.FieldPBBISID, "pbb_uca": rules.FieldPBBUCA,
 }
 
 var flagNames = map[string]rules.FlowFlags{
@@ -360,6 +369,15 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, cols map[rules.Field
 	case "tcp_flags":
 		v, mk, err := p.tcpFlags(val, vcol)
 		set(rules.FieldTCPFlags, v, mk)
+		return err
+	case "mpls_label", "mpls_tc", "mpls_bos", "pbb_uca":
+		f := tagFieldNames[key]
+		v, err := p.num(val, vcol, f.Bits(), key)
+		set(f, v, f.FullMask())
+		return err
+	case "pbb_isid":
+		v, mk, err := p.numMask(val, vcol, 24, key)
+		set(rules.FieldPBBISID, v, mk)
 		return err
 	case "arp_sha", "arp_tha":
 		v, mk, err := p.macMask(val, vcol)
