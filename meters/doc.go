@@ -11,7 +11,8 @@
 // (§5.7). A DROP band drops the packet; a DSCP_REMARK band raises the drop
 // precedence of the packet's DSCP by its PrecLevel (RemarkDSCP).
 // EXPERIMENTER bands are refused with OFPMMFC_BAD_BAND, as is any other
-// type. Meter ids are 1..Max, and the two virtual meters Slowpath and
+// type, and DSCP_REMARK on the virtual meters (a packet-in is a copy of a
+// frame whose other outputs a remark would change). Meter ids are 1..Max, and the two virtual meters Slowpath and
 // Controller: the data plane charges Controller for every packet it sends
 // to the controller; nothing takes a slow path, so Slowpath meters no
 // packet.

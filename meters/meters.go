@@ -249,6 +249,11 @@ func (t *Table) Check(c *Config) error {
 		switch b.Type {
 		case BandDrop:
 		case BandDSCPRemark:
+			if c.ID > Max {
+				// Packet-ins are copies: a remark of the frame would
+				// change what the flow's other actions send.
+				return errorf(CodeBadBand, "band %d: dscp_remark on virtual meter %#x", i, c.ID)
+			}
 			if b.PrecLevel == 0 {
 				return errorf(CodeBadBandValue, "band %d: dscp_remark with prec_level 0", i)
 			}

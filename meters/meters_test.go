@@ -233,6 +233,7 @@ func TestApplyErrors(t *testing.T) {
 		{"experimenter", Mod{Add, Config{2, FlagKBPS, []Band{{Type: BandExperimenter, Rate: 1}}}}, CodeBadBand},
 		{"prec 0", Mod{Add, Config{2, FlagKBPS, []Band{{Type: BandDSCPRemark, Rate: 1}}}}, CodeBadBandValue},
 		{"bad command", Mod{3, Config{2, FlagKBPS, drop}}, CodeBadCommand},
+		{"remark on controller", Mod{Add, Config{Controller, FlagPKTPS, []Band{{Type: BandDSCPRemark, Rate: 1, PrecLevel: 1}}}}, CodeBadBand},
 		{"controller", Mod{Add, Config{Controller, FlagPKTPS, drop}}, 0xffff},
 		{"slowpath", Mod{Add, Config{Slowpath, FlagPKTPS, drop}}, 0xffff},
 		{"max", Mod{Add, Config{Max, FlagPKTPS | FlagStats | FlagBurst, drop}}, 0xffff},
