@@ -78,11 +78,11 @@ func TestOvsOfctlMeters(t *testing.T) {
 		"meter=2,pktps,bands=type=drop,rate=10",
 		"meter=5,kbps,bands=type=drop,rate=5,type=drop,rate=6",
 		"meter=4294901760,pktps,stats,bands=type=drop,rate=7",
-		"meter=1,kbps,bands=type=drop,rate=5",                  // METER_EXISTS
-		"meter=4294901761,kbps,bands=type=drop,rate=5",         // ovs-ofctl refuses it
-		"meter=all,kbps,bands=type=drop,rate=5",                // INVALID_METER
-		"meter=9,kbps,pktps,bands=type=drop,rate=5",            // BAD_FLAGS
-		"meter=9,kbps,bands=type=drop,rate=5,burst_size=7",     // ovs-ofctl refuses it
+		"meter=1,kbps,bands=type=drop,rate=5",              // METER_EXISTS
+		"meter=4294901761,kbps,bands=type=drop,rate=5",     // ovs-ofctl refuses it
+		"meter=all,kbps,bands=type=drop,rate=5",            // INVALID_METER
+		"meter=9,kbps,pktps,bands=type=drop,rate=5",        // BAD_FLAGS
+		"meter=9,kbps,bands=type=drop,rate=5,burst_size=7", // ovs-ofctl refuses it
 		"meter=9,pktps,burst,bands=type=drop,rate=5,burst_size=3",
 	} {
 		same("add-meter", m)
