@@ -31,7 +31,8 @@
 // Each band is a token bucket of rate Rate and depth BurstSize (packets,
 // or kilobits), full when the meter is made; without FlagBurst, or with a
 // burst of 0, the depth is one second at the band's rate, Open vSwitch's
-// default. A bucket is kept as the generic cell rate algorithm keeps it:
+// default. The configuration keeps the burst as Open vSwitch 3.1 reports
+// it: 0 without FlagBurst, the rate for a burst of 0 with it. A bucket is kept as the generic cell rate algorithm keeps it:
 // one number, the theoretical arrival time (TAT) in nanoseconds of the
 // table's clock. A packet that costs c nanoseconds of the band's rate
 // (1e9/Rate per packet, 8e6/Rate per byte) conforms at time t if

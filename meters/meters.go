@@ -401,8 +401,16 @@ func newMeter(c *Config, prev *Meter, now int64) *Meter {
 			q++
 		}
 		bk.perUnit = q
+		// The burst as Open vSwitch keeps and reports it: none without
+		// FlagBurst, one second at the band's rate for a burst of 0.
+		switch {
+		case c.Flags&FlagBurst == 0:
+			b.BurstSize = 0
+		case b.BurstSize == 0:
+			b.BurstSize = b.Rate
+		}
 		burst := uint64(b.BurstSize)
-		if c.Flags&FlagBurst == 0 || burst == 0 {
+		if burst == 0 {
 			burst = uint64(b.Rate) // one second at the band's rate
 		}
 		// burst/rate seconds: at most 2^32 s, 4.3e18 ns, within int64.

@@ -284,6 +284,13 @@ func TestModifyKeepsCountersRefillsBuckets(t *testing.T) {
 	if c := m2.Config(); c.Bands[0].BurstSize != 3 || len(tbl.Meters()) != 1 {
 		t.Errorf("config %+v", c)
 	}
+	// The burst as Open vSwitch reports it: none without the flag, the
+	// rate for 0 with it.
+	tbl.Apply(&Mod{Command: Add, Config: Config{ID: 2, Flags: FlagKBPS, Bands: []Band{{Type: BandDrop, Rate: 5, BurstSize: 7}}}})
+	tbl.Apply(&Mod{Command: Add, Config: Config{ID: 3, Flags: FlagKBPS | FlagBurst, Bands: []Band{{Type: BandDrop, Rate: 5}}}})
+	if b2, b3 := tbl.Lookup(2).Band(0).BurstSize, tbl.Lookup(3).Band(0).BurstSize; b2 != 0 || b3 != 5 {
+		t.Errorf("burst sizes %d, %d; want 0, 5", b2, b3)
+	}
 }
 
 func TestLookupMany(t *testing.T) {
