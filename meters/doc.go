@@ -45,9 +45,13 @@
 // nanoseconds per unit, rounded up), so a band never passes more than its
 // rate.
 //
-// MODIFY replaces a meter's bands and refills their buckets (Open vSwitch
-// builds a new datapath meter too); the meter's own counters and its
-// creation time stay, the band counters start again.
+// MODIFY replaces a meter's bands; band i's bucket keeps its state (its
+// TAT) if the meter had a band i, as Open vSwitch 3.1 keeps it (measured
+// with packet-out through a metered flow: after a MODIFY of the same
+// band, the packets that had drained the bucket still count). The
+// meter's packet and byte counters and its creation time stay, as a flow
+// entry's do across a MODIFY (Open vSwitch restarts the counters; its
+// duration goes on); the band counters start again.
 //
 // # Concurrency
 //

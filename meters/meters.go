@@ -415,7 +415,15 @@ func newMeter(c *Config, prev *Meter, now int64) *Meter {
 		}
 		// burst/rate seconds: at most 2^32 s, 4.3e18 ns, within int64.
 		bk.tol = int64(burst * 1e9 / uint64(b.Rate))
-		bk.tat.Store(now)
+		if prev != nil && i < len(prev.bkts) {
+			// The bucket's state carries over a MODIFY, as Open
+			// vSwitch's does: what the band let through before still
+			// counts (a charge to the old meter racing the copy is
+			// lost to it).
+			bk.tat.Store(prev.bkts[i].tat.Load())
+		} else {
+			bk.tat.Store(now)
+		}
 	}
 	return m
 }

@@ -258,7 +258,7 @@ func TestApplyErrors(t *testing.T) {
 	}
 }
 
-func TestModifyKeepsCountersRefillsBuckets(t *testing.T) {
+func TestModifyKeepsCountersAndBuckets(t *testing.T) {
 	var clk fakeClock
 	tbl := NewTable(&TableConfig{Clock: clk.now})
 	tbl.Apply(&Mod{Command: Add, Config: Config{ID: 1, Flags: FlagPKTPS | FlagBurst, Bands: []Band{{Type: BandDrop, Rate: 10, BurstSize: 2}}}})
@@ -266,19 +266,21 @@ func TestModifyKeepsCountersRefillsBuckets(t *testing.T) {
 	for range 5 {
 		m.Charge(0, 10)
 	}
-	clk.ns.Store(5e8)
+	clk.ns.Store(5e7) // 2 passed at 0: the bucket is empty until 0.2 s
 	if _, err := tbl.Apply(&Mod{Command: Modify, Config: Config{ID: 1, Flags: FlagPKTPS | FlagBurst, Bands: []Band{{Type: BandDrop, Rate: 10, BurstSize: 3}}}}); err != nil {
 		t.Fatal(err)
 	}
 	m2 := tbl.Lookup(1)
 	passed := 0
 	for range 5 {
-		if m2.Charge(5e8, 10) < 0 {
+		if m2.Charge(5e7, 10) < 0 {
 			passed++
 		}
 	}
 	st := m2.Stats(1e9)
-	if passed != 3 || st.PacketInCount != 10 || st.ByteInCount != 100 || st.Duration != time.Second || st.Bands[0].Packets != 2 {
+	// A burst of 3 now, rate 10: at 0.05 s the bucket holds 3 - (0.2 -
+	// 0.05)*10 = 1.5 packets.
+	if passed != 1 || st.PacketInCount != 10 || st.ByteInCount != 100 || st.Duration != time.Second || st.Bands[0].Packets != 4 {
 		t.Errorf("passed %d, stats %+v", passed, st)
 	}
 	if c := m2.Config(); c.Bands[0].BurstSize != 3 || len(tbl.Meters()) != 1 {
