@@ -305,6 +305,9 @@ func (a *Agent) tableFeatures() []openflow.TableFeatures {
 		{Type: uint16(openflow.InstructionWriteActions)}, {Type: uint16(openflow.InstructionApplyActions)},
 		{Type: uint16(openflow.InstructionClearActions)},
 	}
+	if a.tables.Meters() != nil {
+		instr = append(instr, openflow.FeatureID{Type: uint16(openflow.InstructionMeter)})
+	}
 	actions := []openflow.FeatureID{
 		{Type: uint16(openflow.ActionOutput)}, {Type: uint16(openflow.ActionPushVLAN)},
 		{Type: uint16(openflow.ActionPopVLAN)}, {Type: uint16(openflow.ActionDecNWTTL)},
