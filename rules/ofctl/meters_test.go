@@ -134,10 +134,7 @@ func TestMeterSyntaxMatchesOVS(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body, _ := strings.Cut(out, "\n")
-	var got []string
-	for _, b := range strings.Split(strings.TrimSpace(body), "\n\n") {
-		got = append(got, b)
-	}
+	got := strings.Split(strings.TrimSpace(body), "\n\n")
 	slices.Sort(got)
 	slices.Sort(want)
 	if diff := cmp.Diff(got, want); diff != "" {
