@@ -7,8 +7,7 @@ import (
 
 // Meters (OpenFlow 1.3.5 §5.7). A flow entry's meter instruction runs
 // before its other instructions (§5.9): the worker looks the meter up in
-// the switch's meters.Table (an atomic load and a probe of its immutable
-// index) and charges it the frame (one compare-and-swap per band, on the
+// the switch's meters.Table (atomic loads along a probe of its index) and charges it the frame (one compare-and-swap per band, on the
 // table's clock, read once per vector by the first metered frame). The
 // band that applies, if any, acts: DROP ends the frame's way through the
 // pipeline there (counted as MeterDrops), DSCP_REMARK raises the drop

@@ -242,3 +242,46 @@ func BenchmarkMeter(b *testing.B) {
 		})
 	}
 }
+
+// TestMeterChangesWhileProcessing modifies, deletes and adds the meter a
+// flow uses while two workers meter through it (run with -race): every
+// frame is either output or dropped by the meter.
+func TestMeterChangesWhileProcessing(t *testing.T) {
+	var clk atomic.Int64
+	cfg := meters.Config{ID: 1, Flags: meters.FlagPKTPS, Bands: []meters.Band{{Type: meters.BandDrop, Rate: 1000}}}
+	sw, mt := meterSwitch(t, &clk, []meters.Config{cfg}, "in_port=1,actions=meter:1,output:2", &Config{Workers: 2})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			c := cfg
+			c.Bands = []meters.Band{{Type: meters.BandDrop, Rate: uint32(1 + i%2000)}}
+			mt.Apply(&meters.Mod{Command: meters.Command(i % 3), Config: c})
+			mt.Apply(&meters.Mod{Command: meters.Add, Config: meters.Config{ID: uint32(2 + i%50), Flags: meters.FlagKBPS,
+				Bands: []meters.Band{{Type: meters.BandDrop, Rate: 5}}}})
+			clk.Add(1e5)
+		}
+	})
+	f := tcp4Frame(t, 0, 100)
+	var workers sync.WaitGroup
+	for i := range sw.Workers() {
+		w := sw.Worker(i)
+		workers.Go(func() {
+			v := frames(VectorSize, f)
+			for range 300 {
+				w.Process(v)
+			}
+		})
+	}
+	workers.Wait()
+	close(stop)
+	wg.Wait()
+	if st := sw.Stats(); st.Outputs+st.MeterDrops != 2*300*VectorSize || st.Panics != 0 {
+		t.Errorf("outputs %d + meter drops %d != %d frames", st.Outputs, st.MeterDrops, 2*300*VectorSize)
+	}
+}

@@ -143,27 +143,34 @@ type Features struct {
 //
 // # Concurrency
 //
-// Apply, Delete and the other writer methods are called by one goroutine
-// at a time (the flow tables' owner). Lookup, Controller, Meters, Get,
-// Now and a Meter's methods are safe from any goroutine at any time and
-// never block.
+// Apply, the one writer method, is called by one goroutine at a time (the
+// flow tables' owner). Lookup, Controller, Meters, Len, Now and a Meter's
+// methods are safe from any goroutine at any time and never block.
 type Table struct {
 	cfg  TableConfig
-	snap atomic.Pointer[snapshot]
 	base time.Time
+	idx  atomic.Pointer[index]
+	ctrl atomic.Pointer[Meter] // the Controller meter, or nil
+	n    atomic.Int64          // meters
+	used int                   // writer only: slots of idx holding a meter or a tombstone
 }
 
-// snapshot is the published meter set: immutable once stored.
-type snapshot struct {
-	slots []slot   // open addressing by id, power-of-two length, at most half full
-	list  []*Meter // by id
-	ctrl  *Meter   // the Controller meter, or nil
+// index is an open-addressing hash of the meters by id: a power-of-two
+// number of slots, at most half of them used (so that a probe always
+// ends at an empty one), each an atomic pointer. The writer stores into
+// the slots of the current index only: a new meter into an empty slot or
+// a tombstone, a modified meter over its predecessor, a tombstone over a
+// deleted one. When used slots would pass half, it builds a bigger index
+// of the live meters and publishes it with one atomic store; a reader
+// still probing the old one sees the table as it was.
+type index struct {
+	slots []atomic.Pointer[Meter]
 }
 
-type slot struct {
-	id uint32 // 0: empty
-	m  *Meter
-}
+// tombstone marks a deleted meter's slot: probes go on past it.
+var tombstone = &Meter{}
+
+func newIndex(n int) *index { return &index{slots: make([]atomic.Pointer[Meter], n)} }
 
 // NewTable returns an empty meter table; cfg may be nil for defaults.
 func NewTable(cfg *TableConfig) *Table {
@@ -178,7 +185,7 @@ func NewTable(cfg *TableConfig) *Table {
 		t.cfg.MaxBands = DefaultMaxBands
 	}
 	t.cfg.MaxBands = min(t.cfg.MaxBands, 255)
-	t.snap.Store(&snapshot{})
+	t.idx.Store(newIndex(8))
 	return t
 }
 
@@ -202,35 +209,64 @@ func (t *Table) Features() Features {
 }
 
 // Len returns the number of meters.
-func (t *Table) Len() int { return len(t.snap.Load().list) }
+func (t *Table) Len() int { return int(t.n.Load()) }
 
 // Lookup returns meter id, or nil. It never blocks and allocates nothing.
 func (t *Table) Lookup(id uint32) *Meter {
-	s := t.snap.Load()
-	n := len(s.slots)
-	if n == 0 {
-		return nil
-	}
-	mask := n - 1
+	ix := t.idx.Load()
+	mask := len(ix.slots) - 1
 	for i := hashID(id) & mask; ; i = (i + 1) & mask {
-		sl := &s.slots[i]
-		if sl.id == id {
-			return sl.m
-		}
-		if sl.id == 0 {
+		m := ix.slots[i].Load()
+		if m == nil {
 			return nil
+		}
+		if m.id == id && m != tombstone {
+			return m
 		}
 	}
 }
 
 // Controller returns the Controller meter, or nil.
-func (t *Table) Controller() *Meter { return t.snap.Load().ctrl }
+func (t *Table) Controller() *Meter { return t.ctrl.Load() }
 
-// Meters returns the meters in id order. The slice is shared: do not
-// change it.
-func (t *Table) Meters() []*Meter { return t.snap.Load().list }
+// Meters returns the meters in id order, in a new slice.
+func (t *Table) Meters() []*Meter {
+	ix := t.idx.Load()
+	var out []*Meter
+	for i := range ix.slots {
+		if m := ix.slots[i].Load(); m != nil && m != tombstone {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Meter) int { return cmpID(a.id, b.id) })
+	return out
+}
 
-func hashID(id uint32) int { return int((uint64(id) * 0x9e3779b97f4a7c15) >> 40) }
+func hashID(id uint32) int { return int((uint64(id) * 0x9e3779b97f4a7c15) >> 32) }
+
+// find returns the slot of meter id in ix, or -1, and the first slot a
+// new meter of that id may take (an empty one or a tombstone). Writer
+// only.
+func (ix *index) find(id uint32) (at, free int) {
+	mask := len(ix.slots) - 1
+	free = -1
+	for i := hashID(id) & mask; ; i = (i + 1) & mask {
+		m := ix.slots[i].Load()
+		switch {
+		case m == nil:
+			if free < 0 {
+				free = i
+			}
+			return -1, free
+		case m == tombstone:
+			if free < 0 {
+				free = i
+			}
+		case m.id == id:
+			return i, free
+		}
+	}
+}
 
 // Check checks c as the Config of an ADD or MODIFY (see the package
 // documentation for the codes).
@@ -268,52 +304,95 @@ func (t *Table) Check(c *Config) error {
 }
 
 // Apply applies mod: it checks it (Check), then adds, modifies or deletes
-// the meter and publishes the new set. It returns the ids of the meters a
-// Delete removed (nil otherwise), so that the caller removes the flows
-// that use them.
+// the meter, each visible to readers at once. It returns the ids of the
+// meters a Delete removed (nil otherwise), so that the caller removes the
+// flows that use them. An Apply costs O(1), amortised over the index's
+// growth.
 func (t *Table) Apply(mod *Mod) (deleted []uint32, err error) {
-	old := t.snap.Load()
+	ix := t.idx.Load()
 	switch mod.Command {
 	case Add, Modify:
 		if err := t.Check(&mod.Config); err != nil {
 			return nil, err
 		}
-		prev := t.Lookup(mod.ID)
-		if mod.Command == Add && prev != nil {
+		at, free := ix.find(mod.ID)
+		if mod.Command == Add && at >= 0 {
 			return nil, errorf(CodeMeterExists, "meter %d exists", mod.ID)
 		}
-		if mod.Command == Modify && prev == nil {
+		if mod.Command == Modify && at < 0 {
 			return nil, errorf(CodeUnknownMeter, "meter %d does not exist", mod.ID)
 		}
-		if prev == nil && len(old.list) >= t.cfg.MaxMeters {
-			return nil, errorf(CodeOutOfMeters, "%d meters", len(old.list))
+		if at < 0 && t.Len() >= t.cfg.MaxMeters {
+			return nil, errorf(CodeOutOfMeters, "%d meters", t.Len())
+		}
+		var prev *Meter
+		if at >= 0 {
+			prev = ix.slots[at].Load()
 		}
 		m := newMeter(&mod.Config, prev, t.Now())
-		list := slices.Clone(old.list)
-		i, found := slices.BinarySearchFunc(list, m.id, func(x *Meter, id uint32) int { return cmpID(x.id, id) })
-		if found {
-			list[i] = m
-		} else {
-			list = slices.Insert(list, i, m)
+		switch {
+		case at >= 0:
+			ix.slots[at].Store(m)
+		default:
+			if ix.slots[free].Load() == nil {
+				if 2*(t.used+1) > len(ix.slots) {
+					ix = t.grow()
+					_, free = ix.find(mod.ID)
+				}
+				t.used++
+			}
+			ix.slots[free].Store(m)
+			t.n.Add(1)
 		}
-		t.publish(list)
+		if m.id == Controller {
+			t.ctrl.Store(m)
+		}
 		return nil, nil
 	case Delete:
 		if mod.ID == All {
-			for _, m := range old.list {
+			for _, m := range t.Meters() {
 				deleted = append(deleted, m.id)
 			}
-			t.publish(nil)
+			t.idx.Store(newIndex(8))
+			t.used = 0
+			t.n.Store(0)
+			t.ctrl.Store(nil)
 			return deleted, nil
 		}
-		i, found := slices.BinarySearchFunc(old.list, mod.ID, func(x *Meter, id uint32) int { return cmpID(x.id, id) })
-		if !found {
+		at, _ := ix.find(mod.ID)
+		if at < 0 {
 			return nil, nil // as Open vSwitch: deleting what is not there succeeds
 		}
-		t.publish(slices.Delete(slices.Clone(old.list), i, i+1))
+		ix.slots[at].Store(tombstone)
+		t.n.Add(-1)
+		if mod.ID == Controller {
+			t.ctrl.Store(nil)
+		}
 		return []uint32{mod.ID}, nil
 	}
 	return nil, errorf(CodeBadCommand, "command %d", mod.Command)
+}
+
+// grow publishes a new index of the live meters, a quarter full, and
+// returns it.
+func (t *Table) grow() *index {
+	live := t.Meters()
+	n := 8
+	for n < 4*(len(live)+1) {
+		n *= 2
+	}
+	ix := newIndex(n)
+	mask := n - 1
+	for _, m := range live {
+		i := hashID(m.id) & mask
+		for ix.slots[i].Load() != nil {
+			i = (i + 1) & mask
+		}
+		ix.slots[i].Store(m)
+	}
+	t.used = len(live)
+	t.idx.Store(ix)
+	return ix
 }
 
 func cmpID(a, b uint32) int {
@@ -324,30 +403,6 @@ func cmpID(a, b uint32) int {
 		return 1
 	}
 	return 0
-}
-
-// publish stores the snapshot of list.
-func (t *Table) publish(list []*Meter) {
-	s := &snapshot{list: list}
-	if len(list) > 0 {
-		n := 4
-		for n < 2*len(list) {
-			n *= 2
-		}
-		s.slots = make([]slot, n)
-		mask := n - 1
-		for _, m := range list {
-			i := hashID(m.id) & mask
-			for s.slots[i].id != 0 {
-				i = (i + 1) & mask
-			}
-			s.slots[i] = slot{m.id, m}
-			if m.id == Controller {
-				s.ctrl = m
-			}
-		}
-	}
-	t.snap.Store(s)
 }
 
 // Meter is one meter of a table: its configuration, which does not change

@@ -345,3 +345,56 @@ func TestRemarkDSCP(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexAgainstMap adds, modifies and deletes meters at random, the
+// index growing and filling with tombstones, against a map.
+func TestIndexAgainstMap(t *testing.T) {
+	tbl := NewTable(&TableConfig{MaxMeters: 3000})
+	want := map[uint32]uint32{} // id -> rate
+	r := rand.New(rand.NewPCG(5, 6))
+	for step := range 60000 {
+		id := 1 + r.Uint32N(4000)
+		if step%5000 == 4999 {
+			id = Controller
+		}
+		rate := 1 + r.Uint32N(1000)
+		cmd := Command(r.IntN(3))
+		_, err := tbl.Apply(&Mod{Command: cmd, Config: Config{ID: id, Flags: FlagKBPS, Bands: []Band{{Type: BandDrop, Rate: rate}}}})
+		_, had := want[id]
+		switch {
+		case cmd == Add && !had && len(want) < 3000, cmd == Modify && had:
+			if err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			want[id] = rate
+		case cmd == Delete:
+			delete(want, id)
+		case err == nil:
+			t.Fatalf("step %d: command %d of meter %d (present %v) taken", step, cmd, id, had)
+		}
+		if m := tbl.Lookup(id); (m != nil) != (want[id] != 0) || m != nil && m.Band(0).Rate != want[id] {
+			t.Fatalf("step %d: Lookup(%d) = %v, want rate %d", step, id, m, want[id])
+		}
+	}
+	if tbl.Len() != len(want) || len(tbl.Meters()) != len(want) {
+		t.Fatalf("Len %d, Meters %d, want %d", tbl.Len(), len(tbl.Meters()), len(want))
+	}
+	for _, m := range tbl.Meters() {
+		if want[m.ID()] != m.Band(0).Rate {
+			t.Fatalf("meter %d rate %d, want %d", m.ID(), m.Band(0).Rate, want[m.ID()])
+		}
+	}
+	if (tbl.Controller() != nil) != (want[Controller] != 0) {
+		t.Errorf("Controller() = %v", tbl.Controller())
+	}
+	// 65536 meters one Apply at a time: O(1) each.
+	big := NewTable(nil)
+	for i := range uint32(DefaultMaxMeters) {
+		if _, err := big.Apply(&Mod{Command: Add, Config: Config{ID: i + 1, Flags: FlagKBPS, Bands: []Band{{Type: BandDrop, Rate: 1}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if big.Len() != DefaultMaxMeters || big.Lookup(DefaultMaxMeters) == nil {
+		t.Errorf("%d meters", big.Len())
+	}
+}
