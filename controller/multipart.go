@@ -305,7 +305,7 @@ func (a *Agent) tableFeatures() []openflow.TableFeatures {
 		{Type: uint16(openflow.InstructionWriteActions)}, {Type: uint16(openflow.InstructionApplyActions)},
 		{Type: uint16(openflow.InstructionClearActions)},
 	}
-	if a.tables.Meters() != nil {
+	if a.tables != nil && a.tables.Meters() != nil {
 		instr = append(instr, openflow.FeatureID{Type: uint16(openflow.InstructionMeter)})
 	}
 	actions := []openflow.FeatureID{
