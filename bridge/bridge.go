@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/tables"
 )
@@ -136,6 +137,9 @@ func New(cfg *Config) (*Bridge, error) {
 		return nil, fmt.Errorf("bridge: %w", err)
 	}
 	ch.Ports, ch.PacketOut, ch.OnFailOpen = nil, nil, nil
+	// One meter table: the data plane charges it, the flow tables' owner
+	// writes it and checks flows' meter instructions against it.
+	mt := meters.NewTable(nil)
 
 	// Ports are opened last among the checks: every later error path
 	// closes them.
@@ -144,7 +148,7 @@ func New(cfg *Config) (*Bridge, error) {
 		if workers == 0 {
 			workers = 1
 		}
-		if b.dp, err = openLive(c.Ports, workers, pipe); err != nil {
+		if b.dp, err = openLive(c.Ports, workers, pipe, mt); err != nil {
 			return nil, err
 		}
 	}
@@ -179,6 +183,7 @@ func New(cfg *Config) (*Bridge, error) {
 		}
 	}
 	b.tables = tables.New(pipe, tc)
+	b.tables.SetMeters(mt)
 	ch.FlowTables = b.tables
 	if b.agent, err = controller.New(ch); err != nil {
 		b.Close()

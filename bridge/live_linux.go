@@ -15,6 +15,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/dataplane"
+	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -34,7 +35,7 @@ type liveSwitch struct {
 // openLive opens the interfaces names as ports 1..len(names), each with
 // queues receive queues (one worker each), in the namespace of the
 // calling thread.
-func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, error) {
+func openLive(names []string, queues int, pipe *rules.Pipeline, mt *meters.Table) (dataPlane, error) {
 	if queues <= 0 {
 		return nil, fmt.Errorf("bridge: workers %d: want at least 1 per port", queues)
 	}
@@ -62,6 +63,7 @@ func openLive(names []string, queues int, pipe *rules.Pipeline) (dataPlane, erro
 		Ports:    portNumbers(len(names)),
 		Devices:  devs,
 		PacketIn: ls.packetIn,
+		Meters:   mt,
 	})
 	ls.table = newPortTable(ls.infos, liveCounters{sw: ls.sw, ports: ls.ports})
 	ls.table.setAdmin = setLinkAdmin

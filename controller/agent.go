@@ -43,7 +43,9 @@ type Config struct {
 	// rules.Reader). Run runs its background work (tables.Owner.Run) and
 	// sends the FLOW_REMOVED records of the flows it expires. The agent
 	// reads the rules of the tables only inside tables.Owner.Read, so a
-	// pipeline that recycles works.
+	// pipeline that recycles works. The tables the agent makes have a
+	// meter table (meters.NewTable's defaults); a caller's FlowTables
+	// meter if it was given one (tables.Owner.SetMeters).
 	FlowTables *tables.Owner
 	// StrictPorts refuses masked TCP/UDP/SCTP ports with OFPBMC_BAD_MASK,
 	// as strict OpenFlow 1.3 requires; by default they are accepted, as
@@ -181,6 +183,7 @@ func New(cfg *Config) (*Agent, error) {
 			return nil, fmt.Errorf("controller: %w", err)
 		}
 		a.tables = tables.New(p, nil)
+		a.tables.SetMeters(defaultMeters())
 	}
 	a.pipe = a.tables.Pipeline()
 	a.cfg.Tables = uint8(a.pipe.NumTables())

@@ -104,6 +104,7 @@ var handlers = [256]handler{
 	openflow.TypeBundleAddMessage:      (*conn).onBundleAdd,
 	openflow.TypeTableMod:              (*conn).onTableMod,
 	openflow.TypePortMod:               (*conn).onPortMod,
+	openflow.TypeMeterMod:              (*conn).onMeterMod,
 }
 
 // stateChanging lists the types a slave may not send (OpenFlow 1.3.5

@@ -68,6 +68,17 @@
 // change goes out as a PORT_STATUS); otherwise the switch has no port to
 // change and answers OFPPMFC_BAD_PORT.
 //
+// # Meters
+//
+// OFPT_METER_MOD goes to the flow tables' owner (tables.Owner.ApplyMeter),
+// the meter table's one writer; a refusal is answered with its
+// OFPMMFC_* code (see package meters), and the flow entries a meter
+// delete removed go out as FLOW_REMOVED. OFPMP_METER (flow_count
+// included), OFPMP_METER_CONFIG and OFPMP_METER_FEATURES are answered
+// from the meter table; a meter asked for by an id it lacks is
+// OFPMMFC_UNKNOWN_METER, as Open vSwitch answers. The flow tables the
+// agent makes for itself (no Config.FlowTables) have a meter table.
+//
 // # Multipart requests
 //
 // A request sent in several parts (OFPMPF_REQ_MORE) is reassembled and

@@ -222,10 +222,12 @@ func (c *conn) serveMultipart(msg []byte, req *openflow.MultipartRequest) error 
 		return c.onAggregateStats(msg, req)
 	case openflow.MultipartTable:
 		return c.onTableStats(msg)
-	case openflow.MultipartGroupDesc, openflow.MultipartGroup, openflow.MultipartMeter, openflow.MultipartMeterConfig:
-		// No groups or meters: an empty list.
-	case openflow.MultipartGroupFeatures, openflow.MultipartMeterFeatures:
-		// All zero: no group types, no meters.
+	case openflow.MultipartMeter, openflow.MultipartMeterConfig, openflow.MultipartMeterFeatures:
+		return c.onMeterMultipart(msg, req, rep)
+	case openflow.MultipartGroupDesc, openflow.MultipartGroup:
+		// No groups: an empty list.
+	case openflow.MultipartGroupFeatures:
+		// All zero: no group types.
 	default:
 		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadMultipart)}
 	}
@@ -303,6 +305,9 @@ func (a *Agent) tableFeatures() []openflow.TableFeatures {
 		{Type: uint16(openflow.InstructionGotoTable)}, {Type: uint16(openflow.InstructionWriteMetadata)},
 		{Type: uint16(openflow.InstructionWriteActions)}, {Type: uint16(openflow.InstructionApplyActions)},
 		{Type: uint16(openflow.InstructionClearActions)},
+	}
+	if a.tables != nil && a.tables.Meters() != nil {
+		instr = append(instr, openflow.FeatureID{Type: uint16(openflow.InstructionMeter)})
 	}
 	actions := []openflow.FeatureID{
 		{Type: uint16(openflow.ActionOutput)}, {Type: uint16(openflow.ActionPushVLAN)},

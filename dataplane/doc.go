@@ -48,7 +48,9 @@
 // turns a key into the exact match of its 5-tuple). A [Switch] owns
 // N [Worker]s; [Worker.Process] parses a vector, looks the keys up with one
 // LookupBatch per table, counts per-entry hits (rules.Rule.Hit), per-port
-// and table-miss counters, and runs the OpenFlow 1.3 instructions:
+// and table-miss counters, and runs the OpenFlow 1.3 instructions in the
+// order of §5.9: meter (Config.Meters: a DROP band ends the packet there, a
+// DSCP_REMARK band raises its DSCP's drop precedence; see meter.go),
 // apply-actions, clear-actions, write-actions (the action set, run in the
 // order of §5.10 when the packet leaves the pipeline), write-metadata and
 // goto-table. Actions: output to a port, IN_PORT, FLOOD, ALL, CONTROLLER
@@ -102,8 +104,10 @@
 // # Performance
 //
 // Nothing in [Parser.Parse], [Parser.ParseVector], [Headers.Key],
-// [Worker.Process] (NORMAL included) or a live port's receive loop
-// allocates in steady state; tests check this with
+// [Worker.Process] (NORMAL and meters included) or a live port's receive
+// loop allocates in steady state, and no lock is taken: a meter is one
+// compare-and-swap per band (BenchmarkMeter compares flows with and
+// without one); tests check this with
 // testing.AllocsPerRun and the benchmarks (BenchmarkSwitchExact,
 // BenchmarkSwitchClassBench) report allocs/op, Mpps and Mpps per worker.
 package dataplane

@@ -17,7 +17,7 @@ type frameState struct {
 	data    []byte
 	owned   bool // data is the worker's copy
 	eth     bool // the frame starts with an Ethernet header
-	dropped bool // dec_ttl expired or an action panicked
+	dropped bool // dec_ttl expired, a meter dropped it or an action panicked
 	sent    bool // output somewhere or sent to the controller
 	inPort  uint32
 	l3, l4  int // header offsets, 0 if absent
@@ -66,7 +66,7 @@ var setOrder = [...]rules.ActionKind{rules.ActionCopyTTLIn,
 func (w *Worker) Process(v *Vector) {
 	w.rd.Enter() // nothing of the vector before is held from here on
 	w.processed.Add(uint64(v.N))
-	w.clock = false
+	w.clock, w.mclock = false, false
 	w.open = w.sw.failOpen.Load()
 	w.parser.ParseVector(v)
 	st := &w.stats
@@ -200,11 +200,19 @@ func (w *Worker) instrRun(t uint8, m, k int) (next int) {
 }
 
 // instructions runs r's instructions for parsed frame j in the order of
-// OpenFlow 1.3.5 §5.9: apply-actions, clear-actions, write-actions,
-// write-metadata, goto-table.
+// OpenFlow 1.3.5 §5.9: meter, apply-actions, clear-actions, write-actions,
+// write-metadata, goto-table. The meter instruction is first in a rule's
+// list if it is there at all (rules.Pipeline refuses it elsewhere), so a
+// rule without one pays one compare for it.
 func (w *Worker) instructions(j int, r *rules.Rule, t uint8) {
 	ins := r.Instructions
 	fs := &w.pkt[j]
+	if len(ins) > 0 && ins[0].Kind == rules.InstMeter {
+		if !w.meter(j, ins[0].Meter) {
+			return
+		}
+		ins = ins[1:]
+	}
 	var kinds uint32 // bit k: an instruction of kind k other than apply-actions
 	for i := range ins {
 		if ins[i].Kind != rules.InstApplyActions {
@@ -334,6 +342,9 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		fs.sent = true
 		if pi := s.index(fs.inPort); pi >= 0 && s.portCfg[pi].Load()&PortNoPacketIn != 0 {
 			w.stats.PortDrops++
+			return
+		}
+		if s.meters != nil && !w.meterPacketIn(j) {
 			return
 		}
 		w.stats.PacketIns++

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -71,6 +72,11 @@ type Config struct {
 	// MACAging is how long a learned address stays valid without being
 	// seen again; zero means DefaultMACAging.
 	MACAging time.Duration
+	// Meters is the meter table the flow entries' meter instructions
+	// name (see meter.go); its Controller meter, if any, meters the
+	// packet-ins. Nil: no meters (the flow tables then refuse meter
+	// instructions; see rules.Pipeline.SetMeterCheck).
+	Meters *meters.Table
 }
 
 // Switch classifies frames against a rules.Pipeline and applies the
@@ -92,8 +98,9 @@ type Switch struct {
 
 	portCfg []atomic.Uint32 // by port index: PortNoRecv, PortNoFwd, PortNoPacketIn (SetPortConfig)
 
-	start    time.Time   // origin of the MAC table's clock
-	macs     *macTable   // NORMAL's learning table, shared by the workers
+	start    time.Time // origin of the MAC table's clock
+	macs     *macTable // NORMAL's learning table, shared by the workers
+	meters   *meters.Table
 	failOpen atomic.Bool // table misses go to NORMAL
 
 	// pktMu guards the fields below.
@@ -112,6 +119,7 @@ func NewSwitch(p *rules.Pipeline, cfg *Config) *Switch {
 		s.cfg = *cfg
 	}
 	s.macs = newMACTable(s.cfg.MACTableSize, s.cfg.MACAging)
+	s.meters = s.cfg.Meters
 	if s.cfg.Workers <= 0 {
 		s.cfg.Workers = 1
 	}
@@ -274,6 +282,7 @@ type Counters struct {
 	Panics     uint64         // packets whose actions panicked (a bug; skipped)
 	RxErrors   uint64         // live ports: socket errors (e.g. link down) and frames too large to take
 	PortDrops  uint64         // frames a port's config dropped: received with NO_RECV, output to NO_FWD, packet-ins of NO_PACKET_IN
+	MeterDrops uint64         // frames a meter's DROP band dropped (packet-ins too, by the Controller meter)
 }
 
 // Add adds o to s.
@@ -295,6 +304,7 @@ func (s *Counters) Add(o *Counters) {
 	s.Panics += o.Panics
 	s.RxErrors += o.RxErrors
 	s.PortDrops += o.PortDrops
+	s.MeterDrops += o.MeterDrops
 }
 
 // FalsePositiveRate returns the measured filter false-positive rate: false
@@ -348,6 +358,9 @@ type Worker struct {
 	obsc    rules.Counters          // counters of the observed lookup: a field, so that they do not escape per vector
 	now     uint32                  // seconds since the switch started, read once per vector by NORMAL
 	clock   bool                    // now is set for this vector
+	mnow    int64                   // the meter table's clock, read once per vector by the first meter
+	mclock  bool                    // mnow is set for this vector
+	mact    rules.Action            // a DSCP_REMARK band's rewrite, as a set_field
 	open    bool                    // fail-open, read once per vector
 	arena   []byte                  // live ports: the current vector's frames, copied out of the ring
 	pub     published               // counters readable while the worker runs

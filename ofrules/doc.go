@@ -28,13 +28,22 @@
 // answers), and a set_field value beyond its MPLS or PBB field's bits is
 // OFPBAC_BAD_SET_ARGUMENT.
 //
+// # Meters
+//
+// MeterMod translates an OFPT_METER_MOD into a meters.Mod (the meter
+// table checks it when it is applied) and WireMeterMod back;
+// WireMeterConfig, WireMeterStats and WireMeterFeatures make the entries
+// of the meter multipart replies. A FLOW_MOD's meter instruction becomes
+// the first rules.Instruction, where the data plane runs it (§5.9).
+//
 // # Errors
 //
 // A translation that fails returns the OFPT_ERROR to answer the request
 // with, as a value: an openflow.ErrorMsg, or an *openflow.DecodeError that
 // maps to one. The flow tables refuse updates with a *rules.Error, which
-// carries OpenFlow's type and code; WireError turns it into the
-// openflow.ErrorMsg to send.
+// carries OpenFlow's type and code, and the meter table with a
+// *meters.Error, which carries its OFPMMFC_* code; WireError turns either
+// into the openflow.ErrorMsg to send.
 //
 // # Ingest
 //

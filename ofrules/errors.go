@@ -20,12 +20,16 @@ func badInstruction(code openflow.BadInstructionCode) error {
 }
 
 // WireError returns the OFPT_ERROR that a *rules.Error in err's chain
-// names (the flow tables' errors carry OpenFlow's type and code), or err
-// itself if it holds none.
+// names (the flow tables' errors carry OpenFlow's type and code), or a
+// *meters.Error (OFPET_METER_MOD_FAILED and its code), or err itself if
+// it holds neither.
 func WireError(err error) error {
 	var re *rules.Error
 	if errors.As(err, &re) {
 		return openflow.ErrorMsg{Type: openflow.ErrorType(re.Type), Code: uint16(re.Code)}
+	}
+	if em, ok := meterError(err); ok {
+		return em
 	}
 	return err
 }

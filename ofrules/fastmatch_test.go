@@ -317,7 +317,7 @@ func instructionPool(t *testing.T) [][]byte {
 		enc(openflow.ApplyActions(openflow.SetField(openflow.IPv4Dst(netip.MustParsePrefix("10.1.2.3/32"))), openflow.Output(1, 0))),
 		enc(openflow.Instruction{Type: openflow.InstructionWriteActions, Actions: []openflow.Action{openflow.Output(4, 0)}}),
 		// Refused by translation: output to port 0, goto table 0, a
-		// meter, a group.
+		// group; a meter is translated and refused by the tables.
 		enc(openflow.ApplyActions(openflow.Output(0, 0))),
 		enc(openflow.GotoTable(0)),
 		enc(openflow.Instruction{Type: openflow.InstructionMeter, MeterID: 1}),

@@ -1,6 +1,8 @@
 package ofrules
 
 import (
+	"slices"
+
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -117,7 +119,10 @@ func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) (
 		case openflow.InstructionClearActions:
 			out = append(out, rules.Instruction{Kind: rules.InstClearActions})
 		case openflow.InstructionMeter:
-			return nil, badInstruction(openflow.BadInstructionUnsupInst) // no meters
+			// First, where the data plane runs it (§5.9; see
+			// rules.Pipeline.SetMeterCheck); the flow tables check
+			// that the meter exists when the entry is applied.
+			out = slices.Insert(out, 0, rules.Instruction{Kind: rules.InstMeter, Meter: in.MeterID})
 		case openflow.InstructionExperimenter:
 			return nil, badInstruction(openflow.BadInstructionBadExperimenter)
 		default:

@@ -167,6 +167,11 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 			return nil, &Error{Type: ErrTypeBadInstruction, Code: BadInstBadTableID, Field: "goto_table",
 				Why: fmt.Sprintf("goto_table:%d from table %d of %d", in.Table, u.Table, len(p.tables))}
 		}
+		if in.Kind == InstMeter {
+			if err := p.checkMeter(u.Instructions, i); err != nil {
+				return nil, err
+			}
+		}
 		for _, a := range in.Actions {
 			if a.Kind == ActionOutput && (a.Port == 0 || a.Port == PortAny || (a.Port > PortMax && a.Port < PortInPort)) {
 				return nil, &Error{Type: ErrTypeBadAction, Code: BadActionBadOutPort, Field: "output",

@@ -93,6 +93,12 @@
 // for later adds ahead of need (Prefault) and walks a packet through
 // goto_table and write_metadata (Walk).
 //
+// A meter instruction comes first in an entry's list, where the data
+// plane runs it, and names a meter the switch has: the pipeline asks the
+// function SetMeterCheck gave it (the meter table lives in package
+// meters, which this package does not import) and refuses the entry with
+// OFPMMFC_INVALID_METER otherwise, or always without one.
+//
 // # Reading the code
 //
 // One update of a burst goes through these files in order: apply.go

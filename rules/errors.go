@@ -113,22 +113,24 @@ func errName(typ, code int) string {
 	names := map[int]string{
 		ErrTypeBadRequest: "OFPET_BAD_REQUEST", ErrTypeBadAction: "OFPET_BAD_ACTION",
 		ErrTypeBadInstruction: "OFPET_BAD_INSTRUCTION", ErrTypeBadMatch: "OFPET_BAD_MATCH",
-		ErrTypeFlowModFailed: "OFPET_FLOW_MOD_FAILED",
+		ErrTypeFlowModFailed: "OFPET_FLOW_MOD_FAILED", ErrTypeMeterModFailed: "OFPET_METER_MOD_FAILED",
 	}
 	codes := map[[2]int]string{
-		{ErrTypeBadMatch, BadMatchBadWildcards}:    "OFPBMC_BAD_WILDCARDS",
-		{ErrTypeBadMatch, BadMatchBadField}:        "OFPBMC_BAD_FIELD",
-		{ErrTypeBadMatch, BadMatchBadValue}:        "OFPBMC_BAD_VALUE",
-		{ErrTypeBadMatch, BadMatchBadMask}:         "OFPBMC_BAD_MASK",
-		{ErrTypeBadMatch, BadMatchBadPrereq}:       "OFPBMC_BAD_PREREQ",
-		{ErrTypeFlowModFailed, FlowModTableFull}:   "OFPFMFC_TABLE_FULL",
-		{ErrTypeFlowModFailed, FlowModBadTableID}:  "OFPFMFC_BAD_TABLE_ID",
-		{ErrTypeFlowModFailed, FlowModOverlap}:     "OFPFMFC_OVERLAP",
-		{ErrTypeFlowModFailed, FlowModBadCommand}:  "OFPFMFC_BAD_COMMAND",
-		{ErrTypeFlowModFailed, FlowModBadFlags}:    "OFPFMFC_BAD_FLAGS",
-		{ErrTypeBadInstruction, BadInstBadTableID}: "OFPBIC_BAD_TABLE_ID",
-		{ErrTypeBadAction, BadActionBadOutPort}:    "OFPBAC_BAD_OUT_PORT",
-		{ErrTypeBadAction, BadActionBadArgument}:   "OFPBAC_BAD_ARGUMENT",
+		{ErrTypeBadMatch, BadMatchBadWildcards}:       "OFPBMC_BAD_WILDCARDS",
+		{ErrTypeBadMatch, BadMatchBadField}:           "OFPBMC_BAD_FIELD",
+		{ErrTypeBadMatch, BadMatchBadValue}:           "OFPBMC_BAD_VALUE",
+		{ErrTypeBadMatch, BadMatchBadMask}:            "OFPBMC_BAD_MASK",
+		{ErrTypeBadMatch, BadMatchBadPrereq}:          "OFPBMC_BAD_PREREQ",
+		{ErrTypeFlowModFailed, FlowModTableFull}:      "OFPFMFC_TABLE_FULL",
+		{ErrTypeFlowModFailed, FlowModBadTableID}:     "OFPFMFC_BAD_TABLE_ID",
+		{ErrTypeFlowModFailed, FlowModOverlap}:        "OFPFMFC_OVERLAP",
+		{ErrTypeFlowModFailed, FlowModBadCommand}:     "OFPFMFC_BAD_COMMAND",
+		{ErrTypeFlowModFailed, FlowModBadFlags}:       "OFPFMFC_BAD_FLAGS",
+		{ErrTypeBadInstruction, BadInstBadTableID}:    "OFPBIC_BAD_TABLE_ID",
+		{ErrTypeBadAction, BadActionBadOutPort}:       "OFPBAC_BAD_OUT_PORT",
+		{ErrTypeBadAction, BadActionBadArgument}:      "OFPBAC_BAD_ARGUMENT",
+		{ErrTypeMeterModFailed, MeterModInvalidMeter}: "OFPMMFC_INVALID_METER",
+		{ErrTypeBadInstruction, BadInstUnsupported}:   "OFPBIC_UNSUP_INST",
 	}
 	t, ok := names[typ]
 	if !ok {

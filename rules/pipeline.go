@@ -102,9 +102,10 @@ type Pipeline struct {
 	next    uint64
 	seq     uint64
 	timed   map[*Rule]struct{}
-	dead    []deadRule // removed, still in the index; removal versions ascending
-	stamped int        // dead[:stamped] have their publication time
-	sel     []*Rule    // selected's buffer
+	dead    []deadRule           // removed, still in the index; removal versions ascending
+	stamped int                  // dead[:stamped] have their publication time
+	sel     []*Rule              // selected's buffer
+	meterOK func(id uint32) bool // SetMeterCheck
 	masks   maskCache
 	// ruleSlab holds the rules (with their counters) that add makes.
 	ruleSlab slab[ruleWithStats]

@@ -33,9 +33,22 @@
 //     (rules.Pipeline.Prefault) off the update path, so that bursts do not
 //     stop for the page faults of fresh memory.
 //
+// # Meters
+//
+// Owner.SetMeters gives the owner the switch's meters.Table, whose one
+// writer it becomes: Owner.ApplyMeter applies a meter mod under the same
+// lock as bursts, and a delete removes the flow entries that use the
+// meter in one atomic burst (OpenFlow 1.3.5 §7.3.4.4; Open vSwitch does
+// the same). A flow entry's meter instruction must name a meter the table
+// has (rules.Pipeline.SetMeterCheck: OFPMMFC_INVALID_METER, Open vSwitch's
+// code, otherwise, and always without a meter table). Owner.MeterStats
+// counts each meter's flow entries by walking the tables under the lock,
+// so that flow_count is exact whatever added or removed them (bursts,
+// expiry, meter deletes) and the packet path keeps no count of its own.
+//
 // # Concurrency
 //
-// One lock makes bursts, expiry, idle maintenance and the walks of
-// Owner.Read one at a time; the data plane's lookups never take it.
-// Prefault runs without it.
+// One lock makes bursts, meter mods, expiry, idle maintenance and the
+// walks of Owner.Read one at a time; the data plane's lookups (and its
+// meters) never take it. Prefault runs without it.
 package tables

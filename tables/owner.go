@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -36,6 +37,7 @@ type Owner struct {
 	cfg    Config
 	pipe   *rules.Pipeline
 	bursts burstRing
+	meters *meters.Table // SetMeters; written under mu, before use
 
 	// mu makes the writer of the flow tables one goroutine at a time:
 	// bursts, expiry, the idle work and the walks of Read.

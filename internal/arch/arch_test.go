@@ -41,23 +41,24 @@ var allowed = map[string][]string{
 	"filter/paper": {"filter"},
 	"openflow":     {"internal/wire"},
 
-	"rules": {"filter", "internal/prefetch"},
+	"rules":  {"filter", "internal/prefetch"},
+	"meters": nil,
 
-	"rules/ofctl":      {"rules"},
+	"rules/ofctl":      {"rules", "meters"},
 	"rules/classbench": {"rules"},
 	"internal/oracle":  {"rules"},
 	"internal/flowgen": {"rules"},
-	"ofrules":          {"openflow", "rules"},
+	"ofrules":          {"openflow", "rules", "meters"},
 	"openflow/ofpcap":  {"openflow", "capture"},
 	"internal/ofpeer":  {"openflow"},
-	"tables":           {"rules"},
-	"dataplane":        {"rules", "capture"},
+	"tables":           {"rules", "meters"},
+	"dataplane":        {"rules", "capture", "meters"},
 
-	"controller":      {"openflow", "rules", "ofrules", "tables", "internal/oftarget", "internal/quietconn"},
+	"controller":      {"openflow", "rules", "ofrules", "tables", "meters", "internal/oftarget", "internal/quietconn"},
 	"controller/push": {"openflow", "rules", "ofrules", "internal/oftarget", "internal/quietconn"},
 	"replay":          {"dataplane", "rules", "rules/ofctl", "rules/classbench"},
 
-	"bridge": {"controller", "dataplane", "openflow", "rules", "tables"},
+	"bridge": {"controller", "dataplane", "openflow", "rules", "tables", "meters"},
 
 	// The command parses flags into the Config of bridge, push and
 	// replay, and runs the small tools (rules, decode, bench): it never

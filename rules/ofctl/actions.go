@@ -39,6 +39,7 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 	var gotoTable *rules.Instruction
 	var meta *rules.Instruction
 	var write *rules.Instruction
+	var meter *rules.Instruction
 	clearActs := false
 	if strings.TrimSpace(s) == "" {
 		return nil, p.errAt(col, "expected an action list (or drop)")
@@ -153,6 +154,12 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 				return nil, err
 			}
 			apply = append(apply, act)
+		case lname == "meter":
+			v, err := p.num(arg, acol+len(name)+1, 32, "meter id")
+			if err != nil {
+				return nil, err
+			}
+			meter = &rules.Instruction{Kind: rules.InstMeter, Meter: uint32(v)}
 		case lname == "goto_table":
 			v, err := p.num(arg, acol+len(name)+1, 8, "table")
 			if err != nil {
@@ -181,8 +188,11 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 			}
 			write = &rules.Instruction{Kind: rules.InstWriteActions, Actions: acts}
 		default:
-			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, goto_table, write_metadata, write_actions or clear_actions", a)
+			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
 		}
+	}
+	if meter != nil {
+		out = append(out, *meter) // first, as the data plane runs it (§5.9)
 	}
 	if len(apply) > 0 {
 		out = append(out, rules.Instruction{Kind: rules.InstApplyActions, Actions: apply})

@@ -32,6 +32,12 @@
 // and copy_ttl_in go by their OpenFlow names, and set_field to mpls_bos,
 // which ovs-ofctl refuses, is read.
 //
+// ParseMeter reads a meter as ovs-ofctl add-meter, mod-meter and
+// del-meters take it ("meter=1,kbps,burst,stats,bands=type=drop,rate=1000,
+// burst_size=100", "type=dscp_remark,rate=10,prec_level=1"), into a
+// meters.Config; a flow's meter:N instruction is read as its first
+// instruction.
+//
 // # Printing
 //
 // FormatFlow prints a flow exactly as ovs-ofctl -O OpenFlow13 dump-flows
@@ -40,7 +46,9 @@
 // they are prefixes, reserved ports by name. FormatRule prints a rule of a
 // table with its counters; FormatMatch and FormatActions print the parts;
 // FormatUpdate prints the add-flows line that ParseFlow reads back, and
-// WriteFlows writes a file of them. The tests compare FormatFlow's text
+// WriteFlows writes a file of them. FormatMeter, FormatMeterStats and
+// FormatMeterFeatures print meters as dump-meters, meter-stats and
+// meter-features do, FormatMeterMod as ParseMeter reads them. The tests compare FormatFlow's text
 // with a running Open vSwitch's dump-flows, line for line.
 //
 // # Checking

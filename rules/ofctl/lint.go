@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -25,13 +26,19 @@ type LintReport struct {
 // line (ParseFlows with opt), which checks each match against the
 // OpenFlow 1.3 prerequisites, and loads the flows into an empty pipeline
 // of cfg as one burst, which checks them against FLOW_MOD rules (table
-// ids, goto_table, output ports, ...). Lint fails only if cfg makes no
-// pipeline; a bad flow is an error of the report.
+// ids, goto_table, output ports, ...). The meters a flow file's meter
+// instructions name are given to a switch apart (add-meter), so any meter
+// id a switch may have passes: 1 to OFPM_MAX, and the virtual meters.
+// Lint fails only if cfg makes no pipeline; a bad flow is an error of the
+// report.
 func Lint(name string, data []byte, opt *ParseOptions, cfg *rules.Config) (*LintReport, error) {
 	p, err := rules.New(cfg)
 	if err != nil {
 		return nil, err
 	}
+	p.SetMeterCheck(func(id uint32) bool {
+		return id != 0 && (id <= meters.Max || id == meters.Controller || id == meters.Slowpath)
+	})
 	ups, errs := ParseFlows(name, data, opt)
 	rep := &LintReport{Flows: len(ups) + len(errs), OK: len(ups), Errors: errs}
 	for i, err := range p.ApplyBurst(ups, true).Errs {
