@@ -76,6 +76,10 @@ func (ls *liveSwitch) configure(cfg *controller.Config) {
 		return packetOutError(ls.sw.PacketOut(inPort, actions, frame))
 	}
 	cfg.OnFailOpen = ls.sw.SetFailOpen
+	cfg.TableCounters = func(table uint8) (lookups, matched uint64) {
+		c := ls.sw.TableCount(table)
+		return c.Lookups, c.Matched
+	}
 }
 
 // lookups returns how many frames the workers have looked up so far.

@@ -1,0 +1,127 @@
+//go:build linux
+
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// tableStats parses ovs-ofctl dump-tables: active, lookup and matched
+// of each table it prints, "ditto" lines copied from the table before.
+func tableStats(t testing.TB, out string) map[int][3]int {
+	t.Helper()
+	head := regexp.MustCompile(`^\s*tables? (\d+)(?:\.\.\.(\d+))?:\s*(ditto)?$`)
+	vals := regexp.MustCompile(`active=(\d+), lookup=(\d+), matched=(\d+)`)
+	got := map[int][3]int{}
+	var prev [3]int
+	cur := -1
+	for _, l := range strings.Split(out, "\n") {
+		if m := head.FindStringSubmatch(l); m != nil {
+			from, _ := strconv.Atoi(m[1])
+			to := from
+			if m[2] != "" {
+				to, _ = strconv.Atoi(m[2])
+			}
+			cur = from
+			if m[3] != "" {
+				for i := from; i <= to; i++ {
+					got[i] = prev
+				}
+				cur = -1
+			}
+			continue
+		}
+		if m := vals.FindStringSubmatch(l); m != nil && cur >= 0 {
+			for i := range prev {
+				prev[i], _ = strconv.Atoi(m[i+1])
+			}
+			got[cur] = prev
+			cur = -1
+		}
+	}
+	if len(got) == 0 {
+		t.Fatalf("no table in ovs-ofctl dump-tables output:\n%s", out)
+	}
+	return got
+}
+
+// TestLiveTableStats: after pings and packet-outs through a two-table
+// pipeline on two workers per port, ovs-ofctl dump-tables shows each
+// table's lookups and matches as the flows' counters imply (a frame
+// that finds no entry is a lookup, not a match) and its active entries.
+func TestLiveTableStats(t *testing.T) {
+	needLive(t, "ovs-ofctl")
+	tp := newTopo(t, "")
+	sw := startSwitch(t, tp, "--workers", "2")
+	for _, f := range []string{
+		"table=0,in_port=1,actions=goto_table:1",
+		"table=0,in_port=2,actions=output:1",
+		"table=1,priority=10,icmp,actions=output:2",
+		"table=1,priority=10,arp,actions=output:2",
+	} {
+		if out, err := ovsOfctl(tp.sw, ofPort, "add-flow", f); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	if out, ok := tp.ping(t, 3); !ok {
+		t.Fatalf("h1 cannot ping h2 through the two tables:\n%s\nswitch log:\n%s", out, sw.log())
+	}
+	// A UDP frame through the tables from the controller (no entry in
+	// table 0) and from port 1 (goto_table:1, then no entry).
+	const udp = "02ee0000000202ee0000000108004500001c00000000401166cf0a0000010a00000203e8003500080000000000000000000000000000000000000000"
+	for _, in := range []string{"controller", "1"} {
+		if out, err := ovsOfctl(tp.sw, ofPort, "packet-out", "in_port="+in+" packet="+udp+" actions=table"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+
+	// The flows' counters and the tables' are read one after the other:
+	// take a reading between two equal dumps of the flows.
+	var flows, tablesOut string
+	waitFor(t, "two equal dump-flows around a dump-tables", sw.log, func() (bool, string) {
+		f1, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
+		if err != nil {
+			return false, err.Error()
+		}
+		tablesOut, err = ovsOfctl(tp.sw, ofPort, "dump-tables")
+		if err != nil {
+			return false, err.Error()
+		}
+		flows, err = ovsOfctl(tp.sw, ofPort, "dump-flows")
+		return err == nil && stripDurations(f1) == stripDurations(flows), flows
+	})
+	n := func(near ...string) int {
+		v := counter(flows, "n_packets", near...)
+		if v < 0 {
+			t.Fatalf("no flow with %q in dump-flows:\n%s", near, flows)
+		}
+		return v
+	}
+	a, b := n("table=0", "in_port=1"), n("table=0", "in_port=2")
+	icmp, arp := n("table=1", "icmp"), n("table=1", "arp")
+	if a < 5 || b < 4 || icmp < 3 {
+		t.Fatalf("too few packets through the flows after 3 pings:\n%s", flows)
+	}
+	got := tableStats(t, tablesOut)
+	want := map[int][3]int{
+		0: {2, a + b + 1, a + b}, // + the packet-out from the controller, which no entry matches
+		1: {2, a, icmp + arp},
+		2: {0, 0, 0},
+	}
+	for tb, w := range want {
+		if got[tb] != w {
+			t.Errorf("dump-tables: table %d active, lookup, matched = %v, want %v\ndump-tables:\n%s\ndump-flows:\n%s", tb, got[tb], w, tablesOut, flows)
+		}
+	}
+	if a-icmp-arp != 1 {
+		t.Errorf("table 1: %d misses, want 1 (the UDP packet-out from port 1):\n%s", a-icmp-arp, flows)
+	}
+}
+
+// stripDurations removes the durations and ages from dump-flows output.
+func stripDurations(s string) string {
+	return regexp.MustCompile(` duration=[0-9.]+s,| idle_age=\d+,| hard_age=\d+,`).ReplaceAllString(s, "")
+}
