@@ -17,6 +17,14 @@
 // prerequisites force every such match to carry. tcp_flags travels as the
 // ONF experimenter OXM that Open vSwitch sends over OpenFlow 1.3.
 //
+// # Features
+//
+// SupportedFeatures lists what the translation accepts, for a switch's
+// TABLE_FEATURES: the match fields are those the match translation maps to
+// a rules field; the set_field fields, actions and instructions are found
+// by translating one of each, so that what the translation learns is
+// listed without a second list to keep.
+//
 // # Errors
 //
 // A translation that fails returns the OFPT_ERROR to answer the request
