@@ -2,10 +2,15 @@ package controller
 
 import (
 	"encoding/hex"
+	"net"
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ofswitch/ofswitch/dataplane"
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/tables"
@@ -101,5 +106,84 @@ func TestTableStats(t *testing.T) {
 	want[1].ActiveCount = 1
 	if got := stats(); !slices.Equal(got, want) {
 		t.Errorf("OFPMP_TABLE after a delete:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestTableFeatures checks the TABLE_FEATURES reply against
+// ofrules.SupportedFeatures, as a controller decodes it and as ovs-ofctl
+// dump-table-features prints it: the match fields with the mask bit on
+// those that take an arbitrary mask, every field in the wildcards,
+// goto_table and next tables on all tables but the last.
+func TestTableFeatures(t *testing.T) {
+	_, addr := startAgent(t, &Config{Tables: 3})
+	sup := ofrules.SupportedFeatures(&ofrules.Options{Tables: 3})
+	c := dial(t, addr)
+	c.handshake(openflow.Version13)
+	c.send(&openflow.MultipartRequest{Header: hdr(openflow.TypeMultipartRequest, 1), Part: openflow.MultipartTableFeatures})
+	var r openflow.MultipartReply
+	if err := r.UnmarshalBinary(c.recv(openflow.TypeMultipartReply)); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.TableFeatures) != 3 {
+		t.Fatalf("%d tables described, want 3", len(r.TableFeatures))
+	}
+	for id, tf := range r.TableFeatures {
+		props := map[openflow.TableFeaturePropType]openflow.TableFeatureProp{}
+		for _, p := range tf.Properties {
+			props[p.Type] = p
+		}
+		var ins []openflow.InstructionType
+		for _, x := range props[openflow.TFPInstructions].IDs {
+			ins = append(ins, openflow.InstructionType(x.Type))
+		}
+		if hasGoto := slices.Contains(ins, openflow.InstructionGotoTable); hasGoto != (id < 2) {
+			t.Errorf("table %d: instructions %v", id, ins)
+		}
+		if next := props[openflow.TFPNextTables].TableIDs; len(next) != 2-id {
+			t.Errorf("table %d: next tables %v", id, next)
+		}
+		var acts []openflow.ActionType
+		for _, x := range props[openflow.TFPApplyActions].IDs {
+			acts = append(acts, openflow.ActionType(x.Type))
+		}
+		if !slices.Equal(acts, sup.Actions) {
+			t.Errorf("table %d: apply actions %v, want %v", id, acts, sup.Actions)
+		}
+		match, wild := props[openflow.TFPMatch].OXMIDs, props[openflow.TFPWildcards].OXMIDs
+		if len(match) != len(sup.Match)+1 || len(wild) != len(match) {
+			t.Fatalf("table %d: %d match and %d wildcard fields, want %d", id, len(match), len(wild), len(sup.Match)+1)
+		}
+		for i, f := range sup.Match {
+			h, w := uint32(match[i]>>32), uint32(wild[i]>>32)
+			masked := slices.Contains(sup.Maskable, f)
+			size := uint32(f.Size())
+			if masked {
+				size *= 2
+			}
+			if openflow.OXMField(h>>9&0x7f) != f || h>>8&1 == 1 != masked || h&0xff != size || w != h&^0x1ff|uint32(f.Size()) {
+				t.Errorf("table %d: match id %#x, wildcard id %#x for %v (maskable %v)", id, h, w, f, masked)
+			}
+		}
+		if len(props[openflow.TFPApplySetField].OXMIDs) != len(sup.SetFields) {
+			t.Errorf("table %d: %d set_field fields, want %d", id, len(props[openflow.TFPApplySetField].OXMIDs), len(sup.SetFields))
+		}
+	}
+
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
+	_, port, _ := net.SplitHostPort(addr)
+	out, err := exec.Command(ofctl, "-O", "OpenFlow13", "dump-table-features", "tcp:127.0.0.1:"+port).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ovs-ofctl dump-table-features: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`table 0 ("table0"):`, "next tables: 1-2", "instructions: apply_actions clear_actions write_actions write_metadata goto_table\n",
+		"instructions: apply_actions clear_actions write_actions write_metadata\n",
+		"actions: output", "push_vlan", "supported on Set-Field: ",
+		"arbitrary mask: metadata eth_{src,dst} vlan_vid ip_{src,dst} ipv6_{src,dst} arp_{spa,tpa,sha,tha} tcp_{src,dst,flags}",
+		"exact match or wildcard: in_port_oxm eth_type vlan_pcp nw_proto ip_dscp nw_ecn arp_op",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("ovs-ofctl dump-table-features lacks %q:\n%s", want, out)
+		}
 	}
 }
