@@ -2,11 +2,13 @@ package controller
 
 import (
 	"encoding/hex"
+	"maps"
 	"net"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
@@ -185,5 +187,116 @@ func TestTableFeatures(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("ovs-ofctl dump-table-features lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestTableStatsAgainstOVS sends the same flows and packet-outs (to
+// TABLE) to Open vSwitch 3.1 and to an agent with a data plane, with
+// ovs-ofctl, and requires the same growth of every table's lookup and
+// matched counts in dump-tables, and the same active counts.
+func TestTableStatsAgainstOVS(t *testing.T) {
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
+	ovs := ovstest.Start(t)
+	pipe, err := rules.New(&rules.Config{Tables: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := dataplane.NewSwitch(pipe, &dataplane.Config{Ports: []uint32{1, 2}})
+	_, addr := startAgent(t, &Config{
+		FlowTables: tables.New(pipe, nil),
+		PacketOut:  sw.PacketOut,
+		TableCounters: func(table uint8) (uint64, uint64) {
+			c := sw.TableCount(table)
+			return c.Lookups, c.Matched
+		},
+	})
+	ours := "tcp:" + addr
+	run := func(target, cmd string, args ...string) string {
+		t.Helper()
+		var out []byte
+		var err error
+		if target == "" {
+			var s string
+			s, err = ovs.Ofctl("", cmd, args...)
+			out = []byte(s)
+		} else {
+			out, err = exec.Command(ofctl, append([]string{"-O", "OpenFlow13", cmd, target}, args...)...).CombinedOutput()
+		}
+		if err != nil {
+			t.Fatalf("ovs-ofctl %s %s: %v\n%s", cmd, strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	const (
+		icmpFrame = "00000000000200000000000108004500001c00000000400166df0a0000010a0000020800f7fd00010001000000000000000000000000000000000000"
+		ip6Frame  = "00000000000200000000000186dd600000000008114020010db800000000000000000000000120010db800000000000000000000000203e800350008a04c"
+	)
+	frames := []string{tableTCPFrame, tableUDPFrame, tableARPFrame, icmpFrame, ip6Frame, tableTCPFrame}
+	for _, sc := range []struct {
+		name  string
+		flows []string
+	}{{
+		name: "no table-miss entries",
+		flows: []string{
+			"table=0,priority=10,ip,actions=goto_table:1",
+			"table=0,priority=5,arp,actions=drop",
+			"table=1,priority=5,tcp,actions=write_metadata:0x1/0x1,goto_table:2",
+			"table=1,priority=4,icmp,actions=goto_table:3",
+			"table=2,priority=1,metadata=0x1/0x1,actions=drop",
+		},
+	}, {
+		name: "table-miss entries",
+		flows: []string{
+			"table=0,priority=10,ip,actions=goto_table:1",
+			"table=0,priority=0,actions=goto_table:2",
+			"table=1,priority=5,udp,actions=drop",
+			"table=1,priority=0,actions=goto_table:2",
+			"table=2,priority=3,tcp,actions=drop",
+			"table=2,priority=0,actions=goto_table:7",
+			"table=7,priority=0,actions=drop",
+		},
+	}} {
+		t.Run(sc.name, func(t *testing.T) {
+			before := map[string]map[int]ovstest.TableLine{}
+			for _, target := range []string{"", ours} {
+				run(target, "del-flows")
+				for _, f := range sc.flows {
+					run(target, "add-flow", f)
+				}
+				before[target] = ovstest.Tables(run(target, "dump-tables"))
+				for _, f := range frames {
+					run(target, "packet-out", "in_port=controller packet="+f+" actions=table")
+				}
+			}
+			delta := func(target string) (map[int]ovstest.TableLine, string) {
+				out := run(target, "dump-tables")
+				now := ovstest.Tables(out)
+				d := map[int]ovstest.TableLine{}
+				for id := range 8 {
+					b, a := before[target][id], now[id]
+					d[id] = ovstest.TableLine{Active: a.Active, Lookup: a.Lookup - b.Lookup, Matched: a.Matched - b.Matched}
+				}
+				return d, out
+			}
+			// Open vSwitch may credit its table counters a little
+			// later: wait for them.
+			var got, want map[int]ovstest.TableLine
+			var gotOut, wantOut string
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				got, gotOut = delta(ours)
+				want, wantOut = delta("")
+				if maps.Equal(got, want) || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("table counts after %d packet-outs: ofswitch %+v, Open vSwitch %+v\nofswitch:\n%s\nOpen vSwitch:\n%s", len(frames), got, want, gotOut, wantOut)
+			}
+			if got[0].Lookup != uint64(len(frames)) {
+				t.Errorf("table 0: %d lookups, want %d", got[0].Lookup, len(frames))
+			}
+		})
 	}
 }

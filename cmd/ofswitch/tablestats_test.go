@@ -4,49 +4,10 @@ package main
 
 import (
 	"regexp"
-	"strconv"
-	"strings"
 	"testing"
-)
 
-// tableStats parses ovs-ofctl dump-tables: active, lookup and matched
-// of each table it prints, "ditto" lines copied from the table before.
-func tableStats(t testing.TB, out string) map[int][3]int {
-	t.Helper()
-	head := regexp.MustCompile(`^\s*tables? (\d+)(?:\.\.\.(\d+))?:\s*(ditto)?$`)
-	vals := regexp.MustCompile(`active=(\d+), lookup=(\d+), matched=(\d+)`)
-	got := map[int][3]int{}
-	var prev [3]int
-	cur := -1
-	for _, l := range strings.Split(out, "\n") {
-		if m := head.FindStringSubmatch(l); m != nil {
-			from, _ := strconv.Atoi(m[1])
-			to := from
-			if m[2] != "" {
-				to, _ = strconv.Atoi(m[2])
-			}
-			cur = from
-			if m[3] != "" {
-				for i := from; i <= to; i++ {
-					got[i] = prev
-				}
-				cur = -1
-			}
-			continue
-		}
-		if m := vals.FindStringSubmatch(l); m != nil && cur >= 0 {
-			for i := range prev {
-				prev[i], _ = strconv.Atoi(m[i+1])
-			}
-			got[cur] = prev
-			cur = -1
-		}
-	}
-	if len(got) == 0 {
-		t.Fatalf("no table in ovs-ofctl dump-tables output:\n%s", out)
-	}
-	return got
-}
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+)
 
 // TestLiveTableStats: after pings and packet-outs through a two-table
 // pipeline on two workers per port, ovs-ofctl dump-tables shows each
@@ -105,15 +66,16 @@ func TestLiveTableStats(t *testing.T) {
 	if a < 5 || b < 4 || icmp < 3 {
 		t.Fatalf("too few packets through the flows after 3 pings:\n%s", flows)
 	}
-	got := tableStats(t, tablesOut)
-	want := map[int][3]int{
-		0: {2, a + b + 1, a + b}, // + the packet-out from the controller, which no entry matches
-		1: {2, a, icmp + arp},
-		2: {0, 0, 0},
+	got := ovstest.Tables(tablesOut)
+	u := func(n int) uint64 { return uint64(n) }
+	want := map[int]ovstest.TableLine{
+		0: {Active: 2, Lookup: u(a + b + 1), Matched: u(a + b)}, // + the packet-out from the controller, which no entry matches
+		1: {Active: 2, Lookup: u(a), Matched: u(icmp + arp)},
+		2: {},
 	}
 	for tb, w := range want {
 		if got[tb] != w {
-			t.Errorf("dump-tables: table %d active, lookup, matched = %v, want %v\ndump-tables:\n%s\ndump-flows:\n%s", tb, got[tb], w, tablesOut, flows)
+			t.Errorf("dump-tables: table %d: %+v, want %+v\ndump-tables:\n%s\ndump-flows:\n%s", tb, got[tb], w, tablesOut, flows)
 		}
 	}
 	if a-icmp-arp != 1 {
