@@ -3,7 +3,10 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
@@ -16,7 +19,7 @@ import (
 func TestLiveTableStats(t *testing.T) {
 	needLive(t, "ovs-ofctl")
 	tp := newTopo(t, "")
-	sw := startSwitch(t, tp, "--workers", "2")
+	sw := startSwitch(t, tp, "--workers", "2", "--metrics", "127.0.0.1:9100")
 	for _, f := range []string{
 		"table=0,in_port=1,actions=goto_table:1",
 		"table=0,in_port=2,actions=output:1",
@@ -76,6 +79,15 @@ func TestLiveTableStats(t *testing.T) {
 	for tb, w := range want {
 		if got[tb] != w {
 			t.Errorf("dump-tables: table %d: %+v, want %+v\ndump-tables:\n%s\ndump-flows:\n%s", tb, got[tb], w, tablesOut, flows)
+		}
+	}
+	metrics := httpGetIn(t, tp, "127.0.0.1:9100", "/metrics")
+	for tb, w := range want {
+		for _, m := range []string{fmt.Sprintf("ofswitch_table_lookups_total{table=%q} %d\n", strconv.Itoa(tb), w.Lookup),
+			fmt.Sprintf("ofswitch_table_matched_total{table=%q} %d\n", strconv.Itoa(tb), w.Matched)} {
+			if !strings.Contains(metrics, m) {
+				t.Errorf("metrics lack %q", m)
+			}
 		}
 	}
 	if a-icmp-arp != 1 {
