@@ -26,12 +26,12 @@ const (
 	tableARPFrame = "000000000002000000000001080600010800060400010000000000010a0000010000000000000a000002000000000000000000000000000000000000"
 )
 
-// TestTableStats runs frames through a data plane behind the agent with
-// PACKET_OUT to TABLE and checks the OFPMP_TABLE reply: the lookups and
-// matches the data plane counted (Open vSwitch 3.1 answers the same
-// flows and packet-outs with the same figures) and the active entries.
-func TestTableStats(t *testing.T) {
-	pipe, err := rules.New(&rules.Config{Tables: 4})
+// startDataPlaneAgent serves an agent over a pipeline of n tables with a
+// data plane (no devices) behind it, as ofswitch run wires one: PACKET_OUT
+// runs through it and OFPMP_TABLE reads its table counters.
+func startDataPlaneAgent(t *testing.T, n int) string {
+	t.Helper()
+	pipe, err := rules.New(&rules.Config{Tables: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +44,15 @@ func TestTableStats(t *testing.T) {
 			return c.Lookups, c.Matched
 		},
 	})
+	return addr
+}
+
+// TestTableStats runs frames through a data plane behind the agent with
+// PACKET_OUT to TABLE and checks the OFPMP_TABLE reply: the lookups and
+// matches the data plane counted (Open vSwitch 3.1 answers the same
+// flows and packet-outs with the same figures) and the active entries.
+func TestTableStats(t *testing.T) {
+	addr := startDataPlaneAgent(t, 4)
 	c := dial(t, addr)
 	c.handshake(openflow.Version13)
 	xid := uint32(0)
@@ -197,19 +206,7 @@ func TestTableFeatures(t *testing.T) {
 func TestTableStatsAgainstOVS(t *testing.T) {
 	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	ovs := ovstest.Start(t)
-	pipe, err := rules.New(&rules.Config{Tables: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sw := dataplane.NewSwitch(pipe, &dataplane.Config{Ports: []uint32{1, 2}})
-	_, addr := startAgent(t, &Config{
-		FlowTables: tables.New(pipe, nil),
-		PacketOut:  sw.PacketOut,
-		TableCounters: func(table uint8) (uint64, uint64) {
-			c := sw.TableCount(table)
-			return c.Lookups, c.Matched
-		},
-	})
+	addr := startDataPlaneAgent(t, 8)
 	ours := "tcp:" + addr
 	run := func(target, cmd string, args ...string) string {
 		t.Helper()
