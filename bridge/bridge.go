@@ -24,9 +24,9 @@ type Config struct {
 	// Channel configures the OpenFlow channel: datapath id, batching of
 	// FLOW_MODs into bursts, inactivity probe, TLS, fail mode, StrictPorts
 	// and the logger. New fills in what connects the channel to the rest
-	// of the switch (FlowTables, Ports, PacketOut, OnFailOpen), whatever
-	// those fields hold. A zero DatapathID is derived from the ports (see
-	// DatapathID).
+	// of the switch (FlowTables, Ports, PacketOut, OnFailOpen,
+	// TableCounters), whatever those fields hold. A zero DatapathID is
+	// derived from the ports (see DatapathID).
 	Channel controller.Config
 	// Targets are where the channel listens (ptcp:, pssl:) and which
 	// controllers it keeps a connection to (tcp:, ssl:); at least one.
@@ -136,7 +136,7 @@ func New(cfg *Config) (*Bridge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bridge: %w", err)
 	}
-	ch.Ports, ch.PacketOut, ch.OnFailOpen = nil, nil, nil
+	ch.Ports, ch.PacketOut, ch.OnFailOpen, ch.TableCounters = nil, nil, nil, nil
 	// One meter table: the data plane charges it, the flow tables' owner
 	// writes it and checks flows' meter instructions against it.
 	mt := meters.NewTable(nil)

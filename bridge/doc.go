@@ -41,7 +41,8 @@
 // prefaulted rule memory, the latency and per-update cost of the bursts
 // of FLOW_MODs (histograms), and per port the counters PORT_STATS
 // carries, with the workers' own counters (frames processed, misses,
-// drops, malformed frames by reason). With Config.Stats, Run logs what
+// drops, malformed frames by reason, and each table's lookups and
+// matches as OFPMP_TABLE reports them). With Config.Stats, Run logs what
 // the bursts of each interval cost: their latency, each update's time
 // and filter iterations (percentiles), the filters' Bloom part and
 // occupancy, and the data plane's lookups per second before and during

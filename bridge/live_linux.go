@@ -78,6 +78,10 @@ func (ls *liveSwitch) configure(cfg *controller.Config) {
 		return packetOutError(ls.sw.PacketOut(inPort, actions, frame))
 	}
 	cfg.OnFailOpen = ls.sw.SetFailOpen
+	cfg.TableCounters = func(table uint8) (lookups, matched uint64) {
+		c := ls.sw.TableCount(table)
+		return c.Lookups, c.Matched
+	}
 }
 
 // lookups returns how many frames the workers have looked up so far.
@@ -208,13 +212,15 @@ var (
 	descRxErr     = prometheus.NewDesc("ofswitch_rx_errors_total", "Socket errors of live ports and frames too large to take.", nil, nil)
 	descPanics    = prometheus.NewDesc("ofswitch_panics_total", "Frames whose actions panicked (a bug; skipped).", nil, nil)
 	descMalformed = prometheus.NewDesc("ofswitch_malformed_frames_total", "Frames the parser skipped, by reason.", []string{"reason"}, nil)
+	descLookups   = prometheus.NewDesc("ofswitch_table_lookups_total", "Frames looked up in a flow table (OFPMP_TABLE lookup_count).", []string{"table"}, nil)
+	descMatched   = prometheus.NewDesc("ofswitch_table_matched_total", "Lookups in a flow table that found an entry, table-miss entries included (OFPMP_TABLE matched_count).", []string{"table"}, nil)
 )
 
 // Describe sends the descriptors of the port metrics.
 func (c *portCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRxPackets, descTxPackets, descRxBytes, descTxBytes,
 		descRxDropped, descTxDropped, descRxErrors, descTxErrors, descProcessed,
-		descDropped, descMisses, descNoPort, descTTL, descRxErr, descPanics, descMalformed} {
+		descDropped, descMisses, descNoPort, descTTL, descRxErr, descPanics, descMalformed, descLookups, descMatched} {
 		ch <- d
 	}
 }
@@ -232,6 +238,11 @@ func (c *portCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for r, v := range lc.Malformed {
 		ch <- prometheus.MustNewConstMetric(descMalformed, prometheus.CounterValue, float64(v), dataplane.Reason(r).String())
+	}
+	for i, tc := range c.ls.sw.TableCounts() {
+		t := strconv.Itoa(i)
+		ch <- prometheus.MustNewConstMetric(descLookups, prometheus.CounterValue, float64(tc.Lookups), t)
+		ch <- prometheus.MustNewConstMetric(descMatched, prometheus.CounterValue, float64(tc.Matched), t)
 	}
 	descs := c.ls.table.Descs(nil)
 	stats, _ := c.ls.table.Stats(nil, openflow.PortAny)

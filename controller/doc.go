@@ -89,6 +89,15 @@
 // lists, a queue asked for by its id with OFPQOFC_BAD_QUEUE, and a port the
 // switch lacks with OFPQOFC_BAD_PORT, as Open vSwitch answers them.
 //
+// OFPMP_TABLE counts each table's active entries and takes its lookups and
+// matches from Config.TableCounters (ofswitch run's data plane counts them
+// per worker). OFPMP_TABLE_FEATURES lists what ofrules.SupportedFeatures
+// finds the translation accepts: match fields (with the mask bit on those
+// that take an arbitrary mask), set_field fields, actions and
+// instructions, so a field or action that the translation learns is
+// listed with no second list to keep; the last table has no goto_table
+// and no next tables.
+//
 // # Packets
 //
 // The data plane hands frames for the controllers to Agent.PacketIn and

@@ -340,7 +340,10 @@ func (c *conn) onTableStats(msg []byte) error {
 	rep := &openflow.MultipartReply{Part: openflow.MultipartTable}
 	a.tables.Read(func(p *rules.Pipeline) {
 		for id := range p.NumTables() {
-			ts := openflow.TableStats{TableID: uint8(id), ActiveCount: uint32(len(p.Rules(uint8(id))))}
+			// Inside Read no burst is half applied: the table's flows
+			// are those visible at the published version, counted
+			// without listing (and sorting) them.
+			ts := openflow.TableStats{TableID: uint8(id), ActiveCount: uint32(p.Table(uint8(id)).Stats().Flows)}
 			if a.cfg.TableCounters != nil {
 				ts.LookupCount, ts.MatchedCount = a.cfg.TableCounters(uint8(id))
 			}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
@@ -279,48 +281,56 @@ func (c *conn) sendParts(req []byte, r *openflow.MultipartReply) error {
 	return nil
 }
 
-// matchFields are the OXM fields the classifier matches on.
-var matchFields = []openflow.OXMField{
-	openflow.FieldInPort, openflow.FieldMetadata, openflow.FieldEthDst, openflow.FieldEthSrc,
-	openflow.FieldEthType, openflow.FieldVLANVID, openflow.FieldVLANPCP, openflow.FieldIPDSCP,
-	openflow.FieldIPECN, openflow.FieldIPProto, openflow.FieldIPv4Src, openflow.FieldIPv4Dst,
-	openflow.FieldTCPSrc, openflow.FieldTCPDst, openflow.FieldUDPSrc, openflow.FieldUDPDst,
-	openflow.FieldSCTPSrc, openflow.FieldSCTPDst, openflow.FieldICMPv4Type, openflow.FieldICMPv4Code,
-	openflow.FieldARPOp, openflow.FieldARPSPA, openflow.FieldARPTPA, openflow.FieldARPSHA,
-	openflow.FieldARPTHA, openflow.FieldIPv6Src, openflow.FieldIPv6Dst, openflow.FieldICMPv6Type,
-	openflow.FieldICMPv6Code,
-	openflow.FieldMPLSLabel, openflow.FieldMPLSTC, openflow.FieldMPLSBOS, openflow.FieldPBBISID,
+// oxmID is the OXM header of an OpenFlow-basic field, with the mask bit
+// (and the length of value and mask) if masked, as table features list
+// it.
+func oxmID(f openflow.OXMField, masked bool) uint64 {
+	h := uint32(openflow.OXMClassOpenFlow)<<16 | uint32(f)<<9 | uint32(f.Size())
+	if masked {
+		h += 1<<8 | uint32(f.Size())
+	}
+	return openflow.OXMID(h)
 }
 
-// oxmID is the 32-bit OXM header of an OpenFlow-basic field without mask,
-// as table features list it.
-func oxmID(f openflow.OXMField) uint64 {
-	return openflow.OXMID(uint32(openflow.OXMClassOpenFlow)<<16 | uint32(f)<<9 | uint32(f.Size()))
+// tcpFlagsID is the OXM id of Open vSwitch's tcp_flags for OpenFlow 1.3:
+// the ONF experimenter's field 42, whose payload is the experimenter id
+// and a 16-bit value (and mask, if masked).
+func tcpFlagsID(masked bool) uint64 {
+	h := uint32(openflow.OXMClassExperimenter)<<16 | uint32(openflow.ONFFieldTCPFlags)<<9 | 4 + 2
+	if masked {
+		h += 1<<8 | 2
+	}
+	return openflow.OXMID(h) | uint64(openflow.ONFExperimenter)
 }
 
 // tableFeatures describes every table (OpenFlow 1.3.5 §7.3.5.5): what it
-// matches, and the instructions and actions its entries may use.
+// matches, and the instructions and actions its entries may use. The
+// lists come from ofrules.SupportedFeatures, which derives them from the
+// translation of FLOW_MODs: what the switch accepts is what it lists.
 func (a *Agent) tableFeatures() []openflow.TableFeatures {
-	instr := []openflow.FeatureID{
-		{Type: uint16(openflow.InstructionGotoTable)}, {Type: uint16(openflow.InstructionWriteMetadata)},
-		{Type: uint16(openflow.InstructionWriteActions)}, {Type: uint16(openflow.InstructionApplyActions)},
-		{Type: uint16(openflow.InstructionClearActions)},
+	sup := ofrules.SupportedFeatures(&a.ofopt)
+	var instr, last []openflow.FeatureID
+	for _, t := range sup.Instructions {
+		instr = append(instr, openflow.FeatureID{Type: uint16(t)})
+		if t != openflow.InstructionGotoTable {
+			last = append(last, openflow.FeatureID{Type: uint16(t)})
+		}
 	}
-	if a.tables != nil && a.tables.Meters() != nil {
-		instr = append(instr, openflow.FeatureID{Type: uint16(openflow.InstructionMeter)})
+	var actions []openflow.FeatureID
+	for _, t := range sup.Actions {
+		actions = append(actions, openflow.FeatureID{Type: uint16(t)})
 	}
-	actions := []openflow.FeatureID{
-		{Type: uint16(openflow.ActionOutput)}, {Type: uint16(openflow.ActionPushVLAN)},
-		{Type: uint16(openflow.ActionPopVLAN)}, {Type: uint16(openflow.ActionDecNWTTL)},
-		{Type: uint16(openflow.ActionSetField)}, {Type: uint16(openflow.ActionGroup)},
-		{Type: uint16(openflow.ActionCopyTTLOut)}, {Type: uint16(openflow.ActionCopyTTLIn)},
-		{Type: uint16(openflow.ActionSetMPLSTTL)}, {Type: uint16(openflow.ActionDecMPLSTTL)},
-		{Type: uint16(openflow.ActionPushMPLS)}, {Type: uint16(openflow.ActionPopMPLS)},
-		{Type: uint16(openflow.ActionPushPBB)}, {Type: uint16(openflow.ActionPopPBB)},
+	var match, wild, set []uint64
+	for _, f := range sup.Match {
+		match = append(match, oxmID(f, slices.Contains(sup.Maskable, f)))
+		wild = append(wild, oxmID(f, false))
 	}
-	var oxms []uint64
-	for _, f := range matchFields {
-		oxms = append(oxms, oxmID(f))
+	if sup.TCPFlags {
+		match = append(match, tcpFlagsID(true))
+		wild = append(wild, tcpFlagsID(false))
+	}
+	for _, f := range sup.SetFields {
+		set = append(set, oxmID(f, false))
 	}
 	n := int(a.cfg.Tables)
 	out := make([]openflow.TableFeatures, n)
@@ -329,26 +339,30 @@ func (a *Agent) tableFeatures() []openflow.TableFeatures {
 		for j := id + 1; j < n; j++ {
 			next = append(next, uint8(j))
 		}
+		ins := instr
+		if id == n-1 {
+			ins = last
+		}
 		tf := &out[id]
 		tf.TableID = uint8(id)
 		copy(tf.Name[:31], fmt.Sprintf("table%d", id))
 		tf.MetadataMatch, tf.MetadataWrite = ^uint64(0), ^uint64(0)
 		tf.MaxEntries = 1 << 24
 		tf.Properties = []openflow.TableFeatureProp{
-			{Type: openflow.TFPInstructions, IDs: instr},
-			{Type: openflow.TFPInstructionsMiss, IDs: instr},
+			{Type: openflow.TFPInstructions, IDs: ins},
+			{Type: openflow.TFPInstructionsMiss, IDs: ins},
 			{Type: openflow.TFPNextTables, TableIDs: next},
 			{Type: openflow.TFPNextTablesMiss, TableIDs: next},
 			{Type: openflow.TFPWriteActions, IDs: actions},
 			{Type: openflow.TFPWriteActionsMiss, IDs: actions},
 			{Type: openflow.TFPApplyActions, IDs: actions},
 			{Type: openflow.TFPApplyActionsMiss, IDs: actions},
-			{Type: openflow.TFPMatch, OXMIDs: oxms},
-			{Type: openflow.TFPWildcards, OXMIDs: oxms},
-			{Type: openflow.TFPWriteSetField, OXMIDs: oxms},
-			{Type: openflow.TFPWriteSetFieldMiss, OXMIDs: oxms},
-			{Type: openflow.TFPApplySetField, OXMIDs: oxms},
-			{Type: openflow.TFPApplySetFieldMiss, OXMIDs: oxms},
+			{Type: openflow.TFPMatch, OXMIDs: match},
+			{Type: openflow.TFPWildcards, OXMIDs: wild},
+			{Type: openflow.TFPWriteSetField, OXMIDs: set},
+			{Type: openflow.TFPWriteSetFieldMiss, OXMIDs: set},
+			{Type: openflow.TFPApplySetField, OXMIDs: set},
+			{Type: openflow.TFPApplySetFieldMiss, OXMIDs: set},
 		}
 	}
 	return out

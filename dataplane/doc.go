@@ -92,6 +92,19 @@
 // fail mode). [Switch.LiveStats] and [Switch.LivePortStats] read counters
 // while the workers run.
 //
+// # Table statistics
+//
+// Each worker counts, per flow table, the frames it looked up there and
+// how many found an entry (a table-miss entry counts as a match, as in
+// Open vSwitch; a frame that finds no entry does not): the lookup and
+// matched counts of OpenFlow's OFPMP_TABLE. The counters are the
+// worker's own, on cache lines no other worker writes, and are added to
+// once per table per vector (the vector's lookups in the table, less the
+// misses the instructions loop counts anyway): no work per frame, no
+// shared line. [Switch.TableCount] sums them over the workers and
+// PacketOut's (whose output:TABLE goes through the pipeline too) at any
+// time, also while the workers run.
+//
 // # Observing lookups
 //
 // A worker may be given a [LookupObserver] ([Worker.SetLookupObserver]):

@@ -146,9 +146,11 @@ func (w *Worker) Process(v *Vector) {
 			w.version = ver
 			copy(w.hits[:m], w.bout[:m])
 		}
+		misses := st.Misses // instrRun counts each miss: the table's are the difference
 		for k := 0; k < m; {
 			k = w.instrRun(uint8(t), m, k)
 		}
+		w.countTable(t, uint64(m), st.Misses-misses)
 	}
 	for j := 0; j < n; {
 		j = w.finishRun(n, j)

@@ -338,6 +338,7 @@ type Worker struct {
 	rd     *rules.Reader // the worker's lookups, announced to the pipeline
 	parser *Parser
 	portc  []portCounters // by port index; padded: see newWorker
+	tables []tableCount   // by table; padded, read while the worker runs (TableCount)
 
 	n       int                     // parsed frames of the current vector
 	idx     [VectorSize]uint8       // vector slot of each parsed frame
@@ -374,6 +375,7 @@ func newWorker(s *Switch, id int) *Worker {
 	// workers' port counters apart.
 	pc := make([]portCounters, len(s.ports)+4)
 	w.portc = pc[2 : 2+len(s.ports)]
+	w.tables = newTableCounts(s.pipe.NumTables())
 	w.pub.port = make([]pubPort, len(s.ports))
 	w.devs = make([]Port, len(s.devs))
 	for i, d := range s.devs {

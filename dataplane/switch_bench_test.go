@@ -221,6 +221,9 @@ func benchSwitch(b *testing.B, sw *Switch, c *Capture) {
 	if st.Hits == 0 {
 		b.Fatalf("no packet matched: %+v", st)
 	}
+	if tc := sw.TableCount(0); tc.Lookups != st.Packets || tc.Matched != st.Packets-st.MissTable0 {
+		b.Fatalf("table 0 counted %+v; %d frames classified, %d table-0 misses", tc, st.Packets, st.MissTable0)
+	}
 	b.ReportMetric(float64(st.MissTable0)/float64(max(st.Packets, 1)), "miss-rate")
 	b.ReportMetric(FalsePositiveRate(&st.Lookup), "fpr")
 	// The largest worker's share of the frames bounds the speed-up of

@@ -36,6 +36,14 @@
 // of the meter multipart replies. A FLOW_MOD's meter instruction becomes
 // the first rules.Instruction, where the data plane runs it (§5.9).
 //
+// # Features
+//
+// SupportedFeatures lists what the translation accepts, for a switch's
+// TABLE_FEATURES: the match fields are those the match translation maps to
+// a rules field; the set_field fields, actions and instructions are found
+// by translating one of each, so that what the translation learns is
+// listed without a second list to keep.
+//
 // # Errors
 //
 // A translation that fails returns the OFPT_ERROR to answer the request

@@ -2,6 +2,7 @@ package ofrules_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
@@ -45,4 +46,17 @@ func ExampleFlowMod() {
 	err := ofrules.FlowMod(&u, &fm, &ofrules.Options{Tables: 2})
 	fmt.Println(err)
 	// Output: openflow: OFPET_FLOW_MOD_FAILED/OFPFMFC_BAD_TABLE_ID
+}
+
+// What a switch lists in TABLE_FEATURES comes from the translation.
+func ExampleSupportedFeatures() {
+	f := ofrules.SupportedFeatures(&ofrules.Options{Tables: 2})
+	fmt.Println("goto_table:", slices.Contains(f.Instructions, openflow.InstructionGotoTable))
+	fmt.Println("tcp_dst maskable:", slices.Contains(f.Maskable, openflow.FieldTCPDst))
+	f = ofrules.SupportedFeatures(&ofrules.Options{Tables: 2, StrictPorts: true})
+	fmt.Println("tcp_dst maskable with StrictPorts:", slices.Contains(f.Maskable, openflow.FieldTCPDst))
+	// Output:
+	// goto_table: true
+	// tcp_dst maskable: true
+	// tcp_dst maskable with StrictPorts: false
 }

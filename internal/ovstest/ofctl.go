@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,4 +55,48 @@ func FlowLines(out string) []string {
 	}
 	slices.Sort(lines)
 	return lines
+}
+
+// TableLine is one table of ovs-ofctl dump-tables.
+type TableLine struct {
+	Active, Lookup, Matched uint64
+}
+
+var (
+	tablesHead = regexp.MustCompile(`^\s*tables? (\d+)(?:\.\.\.(\d+))?:\s*(ditto)?\s*$`)
+	tablesVals = regexp.MustCompile(`active=(\d+), lookup=(\d+), matched=(\d+)`)
+)
+
+// Tables parses what ovs-ofctl dump-tables prints over OpenFlow 1.3: each
+// table's active, lookup and matched counts by table id, a "ditto" line
+// (or range) copied from the table printed before it.
+func Tables(out string) map[int]TableLine {
+	got := map[int]TableLine{}
+	var prev TableLine
+	cur := -1
+	for _, l := range strings.Split(out, "\n") {
+		if m := tablesHead.FindStringSubmatch(l); m != nil {
+			from, _ := strconv.Atoi(m[1])
+			to := from
+			if m[2] != "" {
+				to, _ = strconv.Atoi(m[2])
+			}
+			cur = from
+			if m[3] != "" {
+				for i := from; i <= to; i++ {
+					got[i] = prev
+				}
+				cur = -1
+			}
+			continue
+		}
+		if m := tablesVals.FindStringSubmatch(l); m != nil && cur >= 0 {
+			prev.Active, _ = strconv.ParseUint(m[1], 10, 64)
+			prev.Lookup, _ = strconv.ParseUint(m[2], 10, 64)
+			prev.Matched, _ = strconv.ParseUint(m[3], 10, 64)
+			got[cur] = prev
+			cur = -1
+		}
+	}
+	return got
 }

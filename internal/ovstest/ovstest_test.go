@@ -50,3 +50,28 @@ func TestAddPort(t *testing.T) {
 		t.Fatalf("show does not list port 7(va):\n%s", out)
 	}
 }
+
+// TestTables parses dump-tables output as Open vSwitch 3.1 prints it.
+func TestTables(t *testing.T) {
+	out := `OFPST_TABLE reply (OF1.3) (xid=0x2):
+  table 0:
+    active=2, lookup=6, matched=5
+
+  table 1: ditto
+
+  table 2:
+    active=0, lookup=1, matched=0
+
+  tables 3...253: ditto
+`
+	got := Tables(out)
+	want := map[int]TableLine{0: {2, 6, 5}, 1: {2, 6, 5}, 2: {0, 1, 0}, 253: {0, 1, 0}}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("table %d: %+v, want %+v", id, got[id], w)
+		}
+	}
+	if len(got) != 254 {
+		t.Errorf("%d tables, want 254", len(got))
+	}
+}
