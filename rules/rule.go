@@ -36,6 +36,7 @@ const (
 	ActionPushVLAN                   // OFPAT_PUSH_VLAN: EthType
 	ActionPopVLAN                    // OFPAT_POP_VLAN
 	ActionDecNwTTL                   // OFPAT_DEC_NW_TTL
+	ActionSetNwTTL                   // OFPAT_SET_NW_TTL: TTL
 )
 
 // Action is one action of an action list or set, as a tagged struct: Kind
@@ -49,6 +50,7 @@ type Action struct {
 	Field   Field     // ActionSetField
 	Value   [2]uint64 // ActionSetField: Value[1] for fields up to 64 bits; Value[0], Value[1] = high, low for IPv6
 	EthType uint16    // ActionPushVLAN
+	TTL     uint8     // ActionSetNwTTL
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).
