@@ -60,8 +60,10 @@
 // order of §5.10 when the packet leaves the pipeline), write-metadata and
 // goto-table. Actions: output to a port, IN_PORT, FLOOD, ALL, CONTROLLER
 // (a packet-in callback), drop, set_field (MACs, VLAN, IPs, DSCP/ECN, L4
-// ports, ICMP, ARP, with incremental checksum updates and SCTP's CRC32c),
-// push/pop VLAN and dec_ttl. A rewritten frame is first copied into the
+// ports, ICMP, ARP, the IPv6 flow label, the ND target and link-layer
+// address options, with incremental checksum updates and SCTP's CRC32c;
+// metadata and tunnel_id, which live in the key only), push/pop VLAN,
+// set_nw_ttl and dec_ttl (IPv4 TTL with its checksum, IPv6 hop limit). A rewritten frame is first copied into the
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
 //

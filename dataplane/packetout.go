@@ -71,7 +71,7 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 					return &PacketOutError{Action: i, Port: a.Port, Err: ErrBadOutPort}
 				}
 			}
-		case rules.ActionSetField, rules.ActionPushVLAN, rules.ActionPopVLAN, rules.ActionDecNwTTL, rules.ActionSetQueue:
+		case rules.ActionSetField, rules.ActionPushVLAN, rules.ActionPopVLAN, rules.ActionDecNwTTL, rules.ActionSetNwTTL, rules.ActionSetQueue:
 		default:
 			return &PacketOutError{Action: i, Err: ErrBadAction}
 		}

@@ -48,8 +48,10 @@ func (s *actionSet) write(a *rules.Action) {
 }
 
 // setOrder is the order in which an action set executes (§5.10), by kind.
+// set_nw_ttl is one of the "set" actions, with set_field, as in Open
+// vSwitch.
 var setOrder = [...]rules.ActionKind{rules.ActionPopVLAN, rules.ActionPushVLAN, rules.ActionDecNwTTL,
-	rules.ActionSetField, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
+	rules.ActionSetField, rules.ActionSetNwTTL, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
 
 // Process parses the frames of v, classifies them through the pipeline
 // (one LookupBatch per table for the whole vector), runs the instructions
@@ -299,6 +301,12 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 			fs.dropped = true
 			w.next[j] = 0xff
 		default:
+			w.stats.Skipped++
+		}
+	case rules.ActionSetNwTTL:
+		if w.setTTL(j, a.TTL) {
+			w.stats.Rewrites++
+		} else {
 			w.stats.Skipped++
 		}
 	default: // groups and queues are not modelled
@@ -572,7 +580,14 @@ func (w *Worker) setField(j int, a *rules.Action) bool {
 			code = uint8(v)
 		}
 		replace16(d, fs.l4, uint16(typ)<<8|uint16(code), fs.l4Sum(d, false))
+	case rules.FieldMetadata, rules.FieldTunnelID:
+		// Pipeline metadata: the key only (no tunnel takes the frame).
+	case rules.FieldIPv6FLabel, rules.FieldNDTarget:
+		return w.setIPv6(j, a)
 	case rules.FieldARPOp, rules.FieldARPSPA, rules.FieldARPTPA, rules.FieldARPSHA, rules.FieldARPTHA:
+		if fs.ethType == EtherTypeIPv6 && (a.Field == rules.FieldARPSHA || a.Field == rules.FieldARPTHA) {
+			return w.setNDOption(j, a)
+		}
 		if fs.ethType != EtherTypeARP || !has(d, fs.l3, 28) {
 			return false
 		}
@@ -590,7 +605,7 @@ func (w *Worker) setField(j int, a *rules.Action) bool {
 		case rules.FieldARPTPA:
 			binary.BigEndian.PutUint32(p[24:], uint32(v))
 		}
-	default: // in_port, metadata, eth_type, ip_proto: not settable on a frame
+	default: // in_port, eth_type, ip_proto, ...: refused at FLOW_MOD time
 		return false
 	}
 	k.Set(a.Field, v)
