@@ -28,7 +28,10 @@ var fieldMap = func() (m [64]rules.Field) {
 		openflow.FieldARPOp: rules.FieldARPOp, openflow.FieldARPSPA: rules.FieldARPSPA,
 		openflow.FieldARPTPA: rules.FieldARPTPA, openflow.FieldARPSHA: rules.FieldARPSHA,
 		openflow.FieldARPTHA: rules.FieldARPTHA, openflow.FieldIPv6Src: rules.FieldIPv6Src,
-		openflow.FieldIPv6Dst: rules.FieldIPv6Dst,
+		openflow.FieldIPv6Dst: rules.FieldIPv6Dst, openflow.FieldIPv6FLabel: rules.FieldIPv6FLabel,
+		openflow.FieldIPv6NDTarget: rules.FieldNDTarget, openflow.FieldIPv6NDSLL: rules.FieldARPSHA,
+		openflow.FieldIPv6NDTLL: rules.FieldARPTHA, openflow.FieldTunnelID: rules.FieldTunnelID,
+		openflow.FieldIPv6ExtHdr: rules.FieldIPv6Exthdr,
 	} {
 		m[of] = r
 	}
@@ -160,6 +163,9 @@ func matchInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *m
 			if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
 				return badMatch(openflow.BadMatchBadWildcards)
 			}
+			if outOfRange(f, vlo) {
+				return badMatch(openflow.BadMatchBadValue)
+			}
 			if f.Bits() == 128 {
 				out.Set128(f, vhi, vlo, mhi, mlo)
 			} else {
@@ -220,6 +226,9 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 		if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
 			return badMatch(openflow.BadMatchBadWildcards) // value bits outside the mask
 		}
+		if outOfRange(f, vlo) {
+			return badMatch(openflow.BadMatchBadValue)
+		}
 		if f.Bits() == 128 {
 			out.Set128(f, vhi, vlo, mhi, mlo)
 		} else {
@@ -227,6 +236,13 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 		}
 	}
 	return m.Validate()
+}
+
+// outOfRange reports whether v, the value of an OXM of at most 8 bytes,
+// has bits beyond rules field f (ip_dscp 64, vlan_vid 0x2000, ...), which
+// Open vSwitch refuses with OFPBMC_BAD_VALUE rather than truncate.
+func outOfRange(f rules.Field, v uint64) bool {
+	return f.Bits() < 64 && v&^f.FullMask() != 0
 }
 
 // tcpFlagsFromWire sets out's tcp_flags from the ONF experimenter OXM o:
@@ -284,6 +300,14 @@ func wireField(f rules.Field, proto, ethType uint64) openflow.OXMField {
 		return typ
 	case rules.FieldICMPCode:
 		return code
+	case rules.FieldARPSHA, rules.FieldARPTHA:
+		// ipv6_nd_sll and ipv6_nd_tll share arp_sha's and arp_tha's bits.
+		if ethType == 0x86dd {
+			if f == rules.FieldARPSHA {
+				return openflow.FieldIPv6NDSLL
+			}
+			return openflow.FieldIPv6NDTLL
+		}
 	}
 	if int(f) >= len(wireFields) {
 		return 0
