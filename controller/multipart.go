@@ -286,7 +286,23 @@ var matchFields = []openflow.OXMField{
 	openflow.FieldSCTPSrc, openflow.FieldSCTPDst, openflow.FieldICMPv4Type, openflow.FieldICMPv4Code,
 	openflow.FieldARPOp, openflow.FieldARPSPA, openflow.FieldARPTPA, openflow.FieldARPSHA,
 	openflow.FieldARPTHA, openflow.FieldIPv6Src, openflow.FieldIPv6Dst, openflow.FieldICMPv6Type,
-	openflow.FieldICMPv6Code,
+	openflow.FieldICMPv6Code, openflow.FieldIPv6FLabel, openflow.FieldIPv6NDTarget, openflow.FieldIPv6NDSLL,
+	openflow.FieldIPv6NDTLL, openflow.FieldTunnelID, openflow.FieldIPv6ExtHdr,
+}
+
+// setFieldIDs are the OXM IDs of the fields set_field writes: those
+// matched on, but for the ones rules.CheckActions refuses to write
+// (in_port, eth_type, ip_proto, ipv6_exthdr).
+func setFieldIDs() []uint64 {
+	var ids []uint64
+	for _, f := range matchFields {
+		switch f {
+		case openflow.FieldInPort, openflow.FieldEthType, openflow.FieldIPProto, openflow.FieldIPv6ExtHdr:
+			continue
+		}
+		ids = append(ids, oxmID(f))
+	}
+	return ids
 }
 
 // oxmID is the 32-bit OXM header of an OpenFlow-basic field without mask,
@@ -306,12 +322,14 @@ func (a *Agent) tableFeatures() []openflow.TableFeatures {
 	actions := []openflow.FeatureID{
 		{Type: uint16(openflow.ActionOutput)}, {Type: uint16(openflow.ActionPushVLAN)},
 		{Type: uint16(openflow.ActionPopVLAN)}, {Type: uint16(openflow.ActionDecNWTTL)},
+		{Type: uint16(openflow.ActionSetNWTTL)},
 		{Type: uint16(openflow.ActionSetField)}, {Type: uint16(openflow.ActionGroup)},
 	}
 	var oxms []uint64
 	for _, f := range matchFields {
 		oxms = append(oxms, oxmID(f))
 	}
+	sets := setFieldIDs()
 	n := int(a.cfg.Tables)
 	out := make([]openflow.TableFeatures, n)
 	for id := range n {
@@ -335,10 +353,10 @@ func (a *Agent) tableFeatures() []openflow.TableFeatures {
 			{Type: openflow.TFPApplyActionsMiss, IDs: actions},
 			{Type: openflow.TFPMatch, OXMIDs: oxms},
 			{Type: openflow.TFPWildcards, OXMIDs: oxms},
-			{Type: openflow.TFPWriteSetField, OXMIDs: oxms},
-			{Type: openflow.TFPWriteSetFieldMiss, OXMIDs: oxms},
-			{Type: openflow.TFPApplySetField, OXMIDs: oxms},
-			{Type: openflow.TFPApplySetFieldMiss, OXMIDs: oxms},
+			{Type: openflow.TFPWriteSetField, OXMIDs: sets},
+			{Type: openflow.TFPWriteSetFieldMiss, OXMIDs: sets},
+			{Type: openflow.TFPApplySetField, OXMIDs: sets},
+			{Type: openflow.TFPApplySetFieldMiss, OXMIDs: sets},
 		}
 	}
 	return out

@@ -201,3 +201,45 @@ func TestRefusalsAsOVS(t *testing.T) {
 		}
 	}
 }
+
+// TestTableFeaturesFields: TABLE_FEATURES lists the fields the tables
+// match on, the fields set_field writes (not eth_type, ip_proto, in_port
+// or ipv6_exthdr, which it refuses) and set_nw_ttl among the actions.
+func TestTableFeaturesFields(t *testing.T) {
+	var a Agent
+	a.cfg.Tables = 1
+	tf := a.tableFeatures()[0]
+	has := func(typ openflow.TableFeaturePropType, f openflow.OXMField) bool {
+		for _, p := range tf.Properties {
+			if p.Type == typ {
+				for _, id := range p.OXMIDs {
+					if id == oxmID(f) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	for _, f := range []openflow.OXMField{openflow.FieldIPv6FLabel, openflow.FieldIPv6NDTarget, openflow.FieldIPv6NDSLL,
+		openflow.FieldIPv6NDTLL, openflow.FieldTunnelID, openflow.FieldIPv6ExtHdr, openflow.FieldEthType} {
+		if !has(openflow.TFPMatch, f) {
+			t.Errorf("%v not matched", f)
+		}
+		settable := f != openflow.FieldIPv6ExtHdr && f != openflow.FieldEthType
+		if has(openflow.TFPApplySetField, f) != settable || has(openflow.TFPWriteSetFieldMiss, f) != settable {
+			t.Errorf("%v: set_field listed %v, want %v", f, has(openflow.TFPApplySetField, f), settable)
+		}
+	}
+	found := false
+	for _, p := range tf.Properties {
+		if p.Type == openflow.TFPApplyActions {
+			for _, id := range p.IDs {
+				found = found || id.Type == uint16(openflow.ActionSetNWTTL)
+			}
+		}
+	}
+	if !found {
+		t.Error("set_nw_ttl not among the apply actions")
+	}
+}
