@@ -345,7 +345,7 @@ func (e *wrappedOFError) Unwrap() []error { return []error{e.msg, e.err} }
 func packetIn(dst *controller.PacketIn, p *dataplane.PacketIn) {
 	*dst = controller.PacketIn{
 		InPort: p.InPort, Reason: p.Reason, Table: p.Table, Cookie: p.Cookie,
-		MaxLen: p.MaxLen, Frame: p.Frame,
+		MaxLen: p.MaxLen, Frame: p.Frame, Metadata: p.Metadata, TunnelID: p.TunnelID,
 	}
 }
 

@@ -339,7 +339,9 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 			return
 		}
 		pin := &w.pin // a worker field: a local would escape through the callback
-		*pin = PacketIn{Worker: w.id, InPort: fs.inPort, Reason: PacketInAction, Table: t, MaxLen: a.MaxLen, Frame: fs.data}
+		k := &w.keys[j]
+		*pin = PacketIn{Worker: w.id, InPort: fs.inPort, Reason: PacketInAction, Table: t, MaxLen: a.MaxLen, Frame: fs.data,
+			Metadata: k[0], TunnelID: k.Get(rules.FieldTunnelID)}
 		if r != nil {
 			pin.Cookie = r.Cookie
 			if r.Priority == 0 && r.Match.Mask == (rules.Key{}) {

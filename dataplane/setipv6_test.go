@@ -108,3 +108,23 @@ func TestIPv6TTLTunnelActions(t *testing.T) {
 		})
 	}
 }
+
+// TestPacketInContext: a packet-in reports the metadata and tunnel_id the
+// pipeline gave the packet before it was sent.
+func TestPacketInContext(t *testing.T) {
+	pipe := testPipeline(t, 2, rules.FilterBloomCuckoo,
+		"table=0,actions=set_field:0x1234->tun_id,write_metadata:0x5/0xff,goto_table:1\ntable=1,actions=controller")
+	var got []PacketIn
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2}, PacketIn: func(p *PacketIn) {
+		q := *p
+		q.Frame = nil
+		got = append(got, q)
+	}})
+	frame := build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolUDP), udp())
+	vec := &Vector{N: 1}
+	vec.Frames[0], vec.Link[0], vec.InPort[0] = frame, layers.LinkTypeEthernet, 1
+	sw.Worker(0).Process(vec)
+	if len(got) != 1 || got[0].TunnelID != 0x1234 || got[0].Metadata != 5 || got[0].Table != 1 || got[0].InPort != 1 {
+		t.Fatalf("packet-ins %+v", got)
+	}
+}

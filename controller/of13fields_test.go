@@ -1,12 +1,17 @@
 package controller
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"net"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
@@ -241,5 +246,41 @@ func TestTableFeaturesFields(t *testing.T) {
 	}
 	if !found {
 		t.Error("set_nw_ttl not among the apply actions")
+	}
+}
+
+// TestPacketInTunnelID: a packet-in carries tunnel_id, like metadata, as
+// an OXM of its match when not zero (OpenFlow 1.3.5 §7.4.1: context
+// fields the frame cannot tell), and ovs-ofctl reads it.
+func TestPacketInTunnelID(t *testing.T) {
+	a, addr := startAgent(t, nil)
+	c := dial(t, addr)
+	c.handshake(openflow.Version13)
+	waitConns(t, a, 1)
+	for _, p := range []PacketIn{
+		{InPort: 7, TunnelID: 0x1234},
+		{InPort: 7, Metadata: 0xabc, TunnelID: 0x1234},
+	} {
+		p.Reason, p.MaxLen, p.Frame = openflow.PacketInAction, openflow.ControllerMaxLenNoBuffer, testFrame(80)
+		a.PacketIn(&p)
+		raw := c.recv(openflow.TypePacketIn)
+		var pin openflow.PacketIn
+		if err := pin.UnmarshalBinary(raw); err != nil {
+			t.Fatal(err)
+		}
+		want := []openflow.OXM{openflow.NewOXM(openflow.FieldInPort, []byte{0, 0, 0, 7}, nil)}
+		if p.Metadata != 0 {
+			want = append(want, openflow.NewOXM(openflow.FieldMetadata, []byte{0, 0, 0, 0, 0, 0, 0x0a, 0xbc}, nil))
+		}
+		want = append(want, openflow.NewOXM(openflow.FieldTunnelID, []byte{0, 0, 0, 0, 0, 0, 0x12, 0x34}, nil))
+		if diff := cmp.Diff(want, pin.Match.Fields); diff != "" || !bytes.Equal(pin.Data, testFrame(80)) {
+			t.Errorf("match (-want +got):\n%s", diff)
+		}
+		if ofctl, err := exec.LookPath("ovs-ofctl"); err == nil {
+			out, err := exec.Command(ofctl, "ofp-print", hex.EncodeToString(raw)).CombinedOutput()
+			if s := string(out); err != nil || !strings.Contains(s, "tun_id=0x1234") {
+				t.Errorf("ovs-ofctl ofp-print: %v\n%s", err, s)
+			}
+		}
 	}
 }
