@@ -284,3 +284,86 @@ func TestPacketInTunnelID(t *testing.T) {
 		}
 	}
 }
+
+// ipv4Frame is an Ethernet frame of an IPv4 UDP datagram (checksums not
+// computed: no switch here checks them).
+func ipv4Frame() []byte {
+	f := []byte{
+		0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00, // Ethernet
+		0x45, 0, 0, 28, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2, // IPv4
+		0, 53, 0, 53, 0, 8, 0, 0, // UDP
+	}
+	return append(f, make([]byte, 64-len(f))...)
+}
+
+// packetOutAnswer sends one PACKET_OUT of ipv4Frame from the controller
+// and a barrier, and returns the OFPT_ERROR the switch answered ("" if
+// none).
+func packetOutAnswer(t *testing.T, c net.Conn, r *openflow.Reader, xid uint32, acts []openflow.Action) string {
+	t.Helper()
+	po := openflow.PacketOut{Header: hdr(openflow.TypePacketOut, xid), BufferID: openflow.NoBuffer,
+		InPort: openflow.PortController, Actions: acts, Data: ipv4Frame()}
+	b, err := po.AppendBinary(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bar := openflow.NewBarrierRequest(xid + 1)
+	if b, err = bar.AppendBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	answer := ""
+	for {
+		msg, err := r.Next()
+		if err != nil {
+			t.Fatalf("waiting for the barrier reply: %v", err)
+		}
+		switch openflow.Type(msg[1]) {
+		case openflow.TypeError:
+			var em openflow.ErrorMsg
+			if err := em.UnmarshalBinary(msg); err != nil {
+				t.Fatal(err)
+			}
+			if em.XID == xid {
+				answer = strings.TrimPrefix(em.Error(), "openflow: ")
+			}
+		case openflow.TypeBarrierReply:
+			return answer
+		}
+	}
+}
+
+// packetOutRefusals are PACKET_OUT actions on ipv4Frame and what Open
+// vSwitch 3.1 answers: it checks them against the packet's own fields, as
+// a flow's actions against its match. dataplane's TestPacketOutChecks
+// holds ofswitch's data plane to the same answers.
+var packetOutRefusals = []struct {
+	act  openflow.Action
+	want string
+}{
+	{set(oxmU(openflow.FieldEthType, 0x86dd)), "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	{set(oxmU(openflow.FieldIPProto, 6)), "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	{set(oxmU(openflow.FieldVLANPCP, 8)), "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	{set(oxmU(openflow.FieldIPDSCP, 64)), "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	{set(oxmU(openflow.FieldIPv6FLabel, 5)), "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
+	{set(oxmU(openflow.FieldARPSPA, 5)), "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
+	{set(oxmU(openflow.FieldVLANVID, 0x1005)), "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
+	{setTTL, ""},
+	{set(oxmU(openflow.FieldTunnelID, 5)), ""},
+	{set(oxmU(openflow.FieldIPv4Src, 5)), ""},
+}
+
+// TestPacketOutRefusalsAsOVS: Open vSwitch answers packetOutRefusals as
+// listed.
+func TestPacketOutRefusalsAsOVS(t *testing.T) {
+	ovs := ovstest.Start(t)
+	theirs, theirR := dialOF13(t, func() (net.Conn, error) { return ovs.Dial(fmt.Sprintf("127.0.0.1:%d", ovstest.Port)) })
+	for i, c := range packetOutRefusals {
+		if got := packetOutAnswer(t, theirs, theirR, uint32(10+2*i), []openflow.Action{c.act}); got != c.want {
+			t.Errorf("%v: Open vSwitch answers %q, want %q", c.act.String(), got, c.want)
+		}
+	}
+}

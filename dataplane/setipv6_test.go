@@ -3,6 +3,7 @@ package dataplane
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"net"
 	"testing"
 
@@ -126,5 +127,42 @@ func TestPacketInContext(t *testing.T) {
 	sw.Worker(0).Process(vec)
 	if len(got) != 1 || got[0].TunnelID != 0x1234 || got[0].Metadata != 5 || got[0].Table != 1 || got[0].InPort != 1 {
 		t.Fatalf("packet-ins %+v", got)
+	}
+}
+
+// TestPacketOutChecks: a PACKET_OUT's actions are checked against its
+// frame, as Open vSwitch checks them (controller's packetOutRefusals, run
+// against it, lists the same answers): fields no switch writes and values
+// out of range, and fields the frame lacks.
+func TestPacketOutChecks(t *testing.T) {
+	s, _ := newTestSwitch(t, "", 2)
+	frame := build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolUDP), udp())
+	setf := func(f rules.Field, v uint64) rules.Action {
+		return rules.Action{Kind: rules.ActionSetField, Field: f, Value: [2]uint64{0, v}}
+	}
+	for _, tt := range []struct {
+		act  rules.Action
+		code int // OFPBAC_*, or -1 for accepted
+	}{
+		{setf(rules.FieldEthType, 0x86dd), rules.BadActionBadSetArg},
+		{setf(rules.FieldIPProto, 6), rules.BadActionBadSetArg},
+		{setf(rules.FieldVLANPCP, 8), rules.BadActionBadSetArg},
+		{setf(rules.FieldIPDSCP, 64), rules.BadActionBadSetArg},
+		{setf(rules.FieldIPv6FLabel, 5), rules.BadActionMatchInconsistent},
+		{setf(rules.FieldARPSPA, 5), rules.BadActionMatchInconsistent},
+		{setf(rules.FieldVLANVID, 0x1005), rules.BadActionMatchInconsistent},
+		{rules.Action{Kind: rules.ActionSetNwTTL, TTL: 7}, -1},
+		{setf(rules.FieldTunnelID, 5), -1},
+		{setf(rules.FieldIPv4Src, 5), -1},
+	} {
+		err := s.PacketOut(1, []rules.Action{tt.act, {Kind: rules.ActionOutput, Port: 2}}, frame)
+		var re *rules.Error
+		var pe *PacketOutError
+		switch {
+		case tt.code < 0 && err != nil:
+			t.Errorf("%+v: %v", tt.act, err)
+		case tt.code >= 0 && (!errors.As(err, &re) || !errors.As(err, &pe) || re.Type != rules.ErrTypeBadAction || re.Code != tt.code):
+			t.Errorf("%+v: %v, want OFPBAC code %d", tt.act, err, tt.code)
+		}
 	}
 }
