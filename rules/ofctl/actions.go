@@ -207,6 +207,12 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 	fcol := col + len(vs) + 2
 	f, ok := setFieldNames[fname]
 	if !ok {
+		switch fname {
+		case "eth_type", "dl_type", "ip_proto", "nw_proto":
+			// As ovs-ofctl says: the switch refuses them
+			// (OFPBAC_BAD_SET_ARGUMENT).
+			return rules.Action{}, p.errAt(fcol, "%s is read-only", fname)
+		}
 		return rules.Action{}, p.errAt(fcol, "unknown set_field field %q", fname)
 	}
 	a := rules.Action{Kind: rules.ActionSetField, Field: f}

@@ -75,6 +75,9 @@ func TestParseActions(t *testing.T) {
 	if _, err := ofctl.ParseActions("output:2,bogus"); !errors.Is(err, ofctl.ErrSyntax) || !strings.HasPrefix(err.Error(), `flow:1:18: unknown action "bogus"`) {
 		t.Errorf("bogus action: %v", err)
 	}
+	if _, err := ofctl.ParseActions("set_field:0x86dd->eth_type"); err == nil || !strings.HasPrefix(err.Error(), "flow:1:27: eth_type is read-only") {
+		t.Errorf("set_field eth_type: %v", err)
+	}
 }
 
 // TestWriteFlows: the lines WriteFlows writes parse back to the same
