@@ -10,6 +10,7 @@ import (
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 // Port description bits (OpenFlow 1.3.5 §7.2.1, enums ofp_port_config,
@@ -313,6 +314,7 @@ func datapathID(infos []dataplane.PortInfo, def uint64) uint64 {
 // OFPT_ERROR the agent sends for it, keeping the data plane's message.
 func packetOutError(err error) error {
 	var m openflow.ErrorMsg
+	var re *rules.Error
 	switch {
 	case err == nil:
 		return nil
@@ -322,6 +324,8 @@ func packetOutError(err error) error {
 		m = openflow.ErrorMsg{Type: openflow.ErrTypeBadAction, Code: uint16(openflow.BadActionBadType)}
 	case errors.Is(err, dataplane.ErrFrameSize):
 		m = openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadLen)}
+	case errors.As(err, &re): // an action the frame cannot take
+		m = openflow.ErrorMsg{Type: openflow.ErrorType(re.Type), Code: uint16(re.Code)}
 	default:
 		return err
 	}
@@ -345,7 +349,7 @@ func (e *wrappedOFError) Unwrap() []error { return []error{e.msg, e.err} }
 func packetIn(dst *controller.PacketIn, p *dataplane.PacketIn) {
 	*dst = controller.PacketIn{
 		InPort: p.InPort, Reason: p.Reason, Table: p.Table, Cookie: p.Cookie,
-		MaxLen: p.MaxLen, Frame: p.Frame,
+		MaxLen: p.MaxLen, Frame: p.Frame, Metadata: p.Metadata, TunnelID: p.TunnelID,
 	}
 }
 

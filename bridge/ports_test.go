@@ -14,6 +14,7 @@ import (
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/dataplane"
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 func portName(s string) (n [16]byte) {
@@ -142,6 +143,8 @@ func TestPacketOutError(t *testing.T) {
 		{&dataplane.PacketOutError{Action: 0, Port: 7, Err: dataplane.ErrBadOutPort}, openflow.ErrTypeBadAction, uint16(openflow.BadActionBadOutPort)},
 		{&dataplane.PacketOutError{Action: 1, Err: dataplane.ErrBadAction}, openflow.ErrTypeBadAction, uint16(openflow.BadActionBadType)},
 		{&dataplane.PacketOutError{Action: -1, Err: dataplane.ErrFrameSize}, openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadLen)},
+		{&dataplane.PacketOutError{Action: -1, Err: &rules.Error{Type: rules.ErrTypeBadAction, Code: rules.BadActionMatchInconsistent}},
+			openflow.ErrTypeBadAction, uint16(openflow.BadActionMatchInconsistent)},
 	} {
 		t.Run(fmt.Sprint(tt.err), func(t *testing.T) {
 			err := packetOutError(tt.err)

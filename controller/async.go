@@ -20,6 +20,7 @@ type PacketIn struct {
 	Table    uint8
 	Cookie   uint64
 	Metadata uint64
+	TunnelID uint64
 	// MaxLen is the number of bytes the output action asked for;
 	// openflow.ControllerMaxLenNoBuffer (0xffff) means the whole frame.
 	// For openflow.PacketInInvalidTTL, which no output action sends, each
@@ -76,10 +77,13 @@ func (c *conn) setAsync(m *openflow.AsyncConfig) {
 const pinHeaderLen = 24
 
 // pinMatchLen is the encoded length of a PACKET_IN match: OXM in_port and,
-// when not zero, OXM metadata, padded to 8 bytes.
+// when not zero, OXM metadata and tunnel_id, padded to 8 bytes.
 func pinMatchLen(p *PacketIn) int {
 	n := 4 + 8 // ofp_match header + in_port
 	if p.Metadata != 0 {
+		n += 12
+	}
+	if p.TunnelID != 0 {
 		n += 12
 	}
 	return (n + 7) &^ 7
@@ -88,7 +92,7 @@ func pinMatchLen(p *PacketIn) int {
 // appendPacketIn appends the PACKET_IN of p for a connection of version v,
 // with the first n bytes of the frame.
 func appendPacketIn(dst []byte, v uint8, p *PacketIn, n int) []byte {
-	var fields [2]openflow.OXM
+	var fields [3]openflow.OXM
 	var b [8]byte
 	binary.BigEndian.PutUint32(b[:], p.InPort)
 	fields[0] = openflow.NewOXM(openflow.FieldInPort, b[:4], nil)
@@ -99,11 +103,18 @@ func appendPacketIn(dst []byte, v uint8, p *PacketIn, n int) []byte {
 		Match: openflow.Match{Fields: fields[:1]},
 		Data:  p.Frame[:n],
 	}
+	nf := 1
 	if p.Metadata != 0 {
 		binary.BigEndian.PutUint64(b[:], p.Metadata)
-		fields[1] = openflow.NewOXM(openflow.FieldMetadata, b[:], nil)
-		m.Match.Fields = fields[:2]
+		fields[nf] = openflow.NewOXM(openflow.FieldMetadata, b[:], nil)
+		nf++
 	}
+	if p.TunnelID != 0 {
+		binary.BigEndian.PutUint64(b[:], p.TunnelID)
+		fields[nf] = openflow.NewOXM(openflow.FieldTunnelID, b[:], nil)
+		nf++
+	}
+	m.Match.Fields = fields[:nf]
 	out, err := m.AppendBinary(dst)
 	if err != nil {
 		// Unreachable: the caller bounds n so that the message fits.
@@ -123,8 +134,8 @@ type pinEncoding struct {
 // PacketIn sends p to every connection whose role and asynchronous
 // configuration want it (OFPT_PACKET_IN, OpenFlow 1.3.5 §7.4.1; the
 // OpenFlow 1.4 message has the same layout): buffer_id OFP_NO_BUFFER,
-// total_len the frame's length, match OXM in_port (and metadata when not
-// zero), data the frame truncated to p.MaxLen, or to the connection's
+// total_len the frame's length, match OXM in_port (and metadata and
+// tunnel_id when not zero), data the frame truncated to p.MaxLen, or to the connection's
 // miss_send_len for openflow.PacketInInvalidTTL. Masters and equals follow
 // packet_in_mask[0] of SET_ASYNC, slaves packet_in_mask[1].
 //

@@ -50,7 +50,17 @@ func TestOvsOfctlFlows(t *testing.T) {
 		"priority=314,tcp,tcp_flags=syn|ack|ns,actions=drop\n"+
 		// Flags that act on the add are kept and reported, as Open vSwitch keeps them.
 		"priority=320,tcp,tp_dst=25,check_overlap,actions=drop\n"+
-		"priority=321,udp,tp_dst=69,reset_counts,send_flow_rem,actions=drop\n"...)
+		"priority=321,udp,tp_dst=69,reset_counts,send_flow_rem,actions=drop\n"+
+		// The IPv6, neighbor discovery and tunnel fields, set_field of
+		// each and mod_nw_ttl (OFPAT_SET_NW_TTL).
+		"priority=330,ipv6,ipv6_label=0x12345,actions=set_field:0x54321->ipv6_label,mod_nw_ttl:9,output:2\n"+
+		"priority=331,ipv6,ipv6_label=0x10000/0xf0000,actions=dec_ttl\n"+
+		"priority=332,icmp6,icmp_type=135,nd_target=2001:db8::1,nd_sll=02:00:00:00:00:01,actions=set_field:2001:db8::2->nd_target,set_field:02:00:00:00:00:03->nd_sll,output:1\n"+
+		"priority=333,icmp6,icmp_type=136,icmp_code=0,nd_target=fe80::/64,nd_tll=02:00:00:00:00:00/ff:ff:ff:00:00:00,actions=set_field:02:00:00:00:00:03->nd_tll\n"+
+		"priority=334,tun_id=0x1234/0xffff,actions=set_field:0x99->tun_id,set_field:0x5->metadata,goto_table:1\n"+
+		"priority=335,ip,actions=mod_nw_ttl:3,write_actions(mod_nw_ttl:4,output:2)\n"+
+		"priority=336,udp6,actions=set_field:53->udp_src,set_field:0->ipv6_label\n"+
+		"table=1,priority=337,tun_id=0,actions=drop\n"...)
 	file := filepath.Join(t.TempDir(), "test.flows")
 	if err := os.WriteFile(file, flows, 0o644); err != nil {
 		t.Fatal(err)

@@ -190,7 +190,7 @@ func TestTableFeatures(t *testing.T) {
 		`table 0 ("table0"):`, "next tables: 1-2", "instructions: meter apply_actions clear_actions write_actions write_metadata goto_table\n",
 		"instructions: meter apply_actions clear_actions write_actions write_metadata\n",
 		"actions: output", "push_vlan", "supported on Set-Field: ",
-		"arbitrary mask: metadata eth_{src,dst} vlan_vid ip_{src,dst} ipv6_{src,dst} arp_{spa,tpa,sha,tha} tcp_{src,dst,flags}",
+		"arbitrary mask: tun_id metadata eth_{src,dst} vlan_vid ip_{src,dst} ipv6_{src,dst,label} arp_{spa,tpa,sha,tha} tcp_{src,dst,flags}",
 		"exact match or wildcard: in_port_oxm eth_type vlan_pcp mpls_{label,tc,bos} nw_proto ip_dscp nw_ecn arp_op",
 	} {
 		if !strings.Contains(string(out), want) {

@@ -27,6 +27,14 @@
 // no errors built per packet. A packet that is too short or inconsistent
 // is counted in [Stats] under a [Reason] and skipped.
 //
+// Walking IPv6's next-header chain, the parser also gathers the OFPIEH_*
+// flags of OXM_OF_IPV6_EXTHDR ([ExthdrHop] and the others: which
+// extension headers came, and whether they repeat or break RFC 8200's
+// order); an ICMPv6 neighbor solicitation or advertisement (code 0) gives
+// its target address and its source or target link-layer address option,
+// the latter in the ARP hardware address fields as OpenFlow's key holds
+// them.
+//
 // [Parser.ParseVector] parses up to [VectorSize] frames with one deferred
 // recover: should a layer ever panic, only the packet that caused it is
 // counted (as [ReasonPanic]) and the rest of the vector is parsed.
@@ -45,7 +53,8 @@
 // # Switching
 //
 // [Headers.Key] copies the parsed fields into a rules.Key ([FlowMatch]
-// turns a key into the exact match of its 5-tuple). A [Switch] owns
+// turns a key into the exact match of its 5-tuple); a frame's tunnel_id,
+// like its metadata, starts at 0, since no tunnel delivers frames here. A [Switch] owns
 // N [Worker]s; [Worker.Process] parses a vector, looks the keys up with one
 // LookupBatch per table, counts per-entry hits (rules.Rule.Hit), per-port
 // and table-miss counters, and runs the OpenFlow 1.3 instructions in the
@@ -55,8 +64,11 @@
 // order of §5.10 when the packet leaves the pipeline), write-metadata and
 // goto-table. Actions: output to a port, IN_PORT, FLOOD, ALL, CONTROLLER
 // (a packet-in callback), drop, set_field (MACs, VLAN, IPs, DSCP/ECN, L4
-// ports, ICMP, ARP, MPLS label, TC and bottom of stack, PBB I-SID, with
-// incremental checksum updates and SCTP's CRC32c), push/pop VLAN, dec_ttl,
+// ports, ICMP, ARP, MPLS label, TC and bottom of stack, PBB I-SID, the
+// IPv6 flow label, the ND target and link-layer address options, with
+// incremental checksum updates and SCTP's CRC32c; metadata and tunnel_id,
+// which live in the key only), push/pop VLAN, set_nw_ttl and dec_ttl (IPv4
+// TTL with its checksum, IPv6 hop limit),
 // push/pop MPLS, set_mpls_ttl, dec_mpls_ttl, push/pop PBB and
 // copy_ttl_out/in. A push or pop of an MPLS label or PBB I-TAG parses the
 // frame again, so that later actions and tables see the frame as it now

@@ -18,6 +18,23 @@ const (
 	FragLater = 1 << 1 // the fragment offset is not zero: no L4 header
 )
 
+// Flags of [Headers.IPv6Exthdr]: the OFPIEH_* bits of OXM_OF_IPV6_EXTHDR
+// (OpenFlow 1.3.5 §7.2.3.8), which say which IPv6 extension headers a
+// packet carries and whether they break RFC 8200's order (§4.1: hop-by-hop,
+// destination options, routing, fragment, authentication, ESP, destination
+// options) or repeat (each header once, destination options twice).
+const (
+	ExthdrNoNext = 1 << 0 // OFPIEH_NONEXT: a next header is 59 (no next header)
+	ExthdrESP    = 1 << 1 // OFPIEH_ESP: encrypted security payload
+	ExthdrAuth   = 1 << 2 // OFPIEH_AUTH: authentication header
+	ExthdrDest   = 1 << 3 // OFPIEH_DEST: one or two destination options headers
+	ExthdrFrag   = 1 << 4 // OFPIEH_FRAG: fragment header
+	ExthdrRouter = 1 << 5 // OFPIEH_ROUTER: routing header
+	ExthdrHop    = 1 << 6 // OFPIEH_HOP: hop-by-hop options
+	ExthdrUnrep  = 1 << 7 // OFPIEH_UNREP: a header repeated more than allowed
+	ExthdrUnseq  = 1 << 8 // OFPIEH_UNSEQ: headers out of the preferred order
+)
+
 // EtherType values the parser dispatches on or reports.
 const (
 	EtherTypeIPv4    = 0x0800
@@ -71,6 +88,12 @@ type Headers struct {
 	IPv4Src, IPv4Dst [4]byte
 	IPv6Src, IPv6Dst [16]byte
 	IPv6Label        uint32 // 20-bit flow label
+	IPv6Exthdr       uint16 // OFPIEH_* flags of the extension headers (see ExthdrHop)
+	// NDTarget is the target address of an ICMPv6 neighbor solicitation
+	// or advertisement (code 0); its link-layer address options are in
+	// ARPSha (source, of a solicitation) and ARPTha (target, of an
+	// advertisement), as OpenFlow's key holds them.
+	NDTarget [16]byte
 
 	L4Src, L4Dst uint16 // TCP, UDP or SCTP ports
 	TCPFlags     uint16 // 12 bits: NS, CWR, ECE, URG, ACK, PSH, RST, SYN, FIN
@@ -79,7 +102,7 @@ type Headers struct {
 
 	ARPOp          uint16  // ARP opcode (Ethernet/IPv4 ARP only)
 	ARPSpa, ARPTpa [4]byte // sender and target protocol address
-	ARPSha, ARPTha [6]byte // sender and target hardware address
+	ARPSha, ARPTha [6]byte // sender and target hardware address; ND's SLL and TLL options
 
 	// The outermost MPLS label stack entry, of a frame whose EthType is
 	// EtherTypeMPLS or EtherTypeMPLSMC; the labels behind it and the

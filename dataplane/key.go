@@ -7,7 +7,8 @@ import (
 )
 
 // Key fills k with the match fields of h in the word layout of rules.Key,
-// leaving metadata (word 0) zero. Fields that the frame does not carry, or
+// leaving metadata (word 0) and tunnel_id (word 13: no tunnel delivers
+// frames here) zero. Fields that the frame does not carry, or
 // that OpenFlow's prerequisites make meaningless for it (L4 ports of a
 // later fragment, ARP fields of an IP packet), are zero. It allocates
 // nothing.
@@ -39,6 +40,16 @@ func (h *Headers) Key(k *rules.Key) {
 		k[8] = binary.BigEndian.Uint64(h.IPv6Dst[8:])
 		k[9] = h.l4Word()
 		k[11] = h.tcpFlagsWord()
+		k[12] = uint64(h.IPv6Exthdr&0x1ff) << 48
+		k[17] = uint64(h.IPv6Label&0xfffff) << 44
+		if h.IPProto == ProtoICMPv6 && h.L4Off != 0 {
+			// Neighbor discovery: the target and the link-layer address
+			// options, which share arp_sha's and arp_tha's bits.
+			k[11] |= mac48(&h.ARPSha)
+			k[12] |= mac48(&h.ARPTha)
+			k[14] = binary.BigEndian.Uint64(h.NDTarget[:8])
+			k[15] = binary.BigEndian.Uint64(h.NDTarget[8:])
+		}
 	case EtherTypeMPLS, EtherTypeMPLSMC:
 		k[16] = uint64(h.MPLSLabel&0xfffff)<<44 | uint64(h.MPLSTC&7)<<41 | uint64(h.MPLSBoS&1)<<40
 	case EtherTypePBB:

@@ -326,8 +326,10 @@ func (l *ipv6Layer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) erro
 	next := data[6]
 	p := data[40:end]
 	off := s.off + 40
+	var x exthdrs
 	for n := 0; ; n++ {
 		var hl int
+		x.add(next)
 		switch next {
 		case 0, 43, 60: // hop-by-hop, routing, destination options
 			if len(p) < 8 {
@@ -348,11 +350,13 @@ func (l *ipv6Layer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) erro
 			if binary.BigEndian.Uint16(p[2:4])&0xfff8 != 0 {
 				h.Frag = FragAny | FragLater
 				h.IPProto = p[0]
+				h.IPv6Exthdr = x.flags
 				s.off = off + hl
 				l.done()
 				return nil
 			}
 		default:
+			h.IPv6Exthdr = x.flags
 			h.IPProto = next
 			s.off = off
 			l.payload = p
@@ -370,6 +374,59 @@ func (l *ipv6Layer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) erro
 		p = p[hl:]
 		off += hl
 	}
+}
+
+// exthdrs gathers the OFPIEH_* flags of an IPv6 packet (see ExthdrHop)
+// as its parser walks the next-header chain, one add per header.
+type exthdrs struct {
+	flags uint16
+	rank  uint8 // highest rank in RFC 8200's order so far (0: none)
+	n     uint8 // extension headers so far
+	dests uint8 // destination options headers so far
+}
+
+// add records next header nh: an extension header, ESP, "no next header"
+// or an upper-layer protocol (which changes nothing).
+func (x *exthdrs) add(nh uint8) {
+	var bit uint16
+	var rank uint8
+	switch nh {
+	case 0: // hop-by-hop options: only right after the IPv6 header
+		bit, rank = ExthdrHop, 1
+		if x.n > 0 {
+			x.flags |= ExthdrUnseq
+		}
+	case 60: // destination options: before a routing header, or last
+		bit, rank = ExthdrDest, 2
+		if x.dests > 0 || x.rank > 2 {
+			rank = 7
+		}
+		if x.dests++; x.dests > 2 {
+			x.flags |= ExthdrUnrep
+		}
+	case 43:
+		bit, rank = ExthdrRouter, 3
+	case 44:
+		bit, rank = ExthdrFrag, 4
+	case 51:
+		bit, rank = ExthdrAuth, 5
+	case 50: // the rest is encrypted: the walk ends here
+		bit, rank = ExthdrESP, 6
+	case 59:
+		x.flags |= ExthdrNoNext
+		return
+	default:
+		return
+	}
+	if bit != ExthdrDest && x.flags&bit != 0 {
+		x.flags |= ExthdrUnrep
+	}
+	if rank < x.rank {
+		x.flags |= ExthdrUnseq
+	}
+	x.flags |= bit
+	x.rank = max(x.rank, rank)
+	x.n++
 }
 
 type tcpLayer struct{ base }
@@ -442,6 +499,40 @@ func (l *icmpLayer) DecodeFromBytes(data []byte, _ gopacket.DecodeFeedback) erro
 	h.L4Off = uint16(s.off)
 	h.ICMPType = data[0]
 	h.ICMPCode = data[1]
+	if l.typ == layers.LayerTypeICMPv6 && (data[0] == 135 || data[0] == 136) && data[1] == 0 {
+		neighborDiscovery(h, data)
+	}
 	l.done()
 	return nil
+}
+
+// neighborDiscovery reads the target address of an ICMPv6 neighbor
+// solicitation (type 135) or advertisement (136) and its source (in a
+// solicitation) or target (in an advertisement) link-layer address option
+// (RFC 4861 §4.3, §4.4, §4.6.1) into h. Like Open vSwitch, it takes the
+// first option of the kind, and a message cut short, or with an option of
+// length 0, yields no ND fields at all.
+func neighborDiscovery(h *Headers, data []byte) {
+	if len(data) < 24 {
+		return
+	}
+	want, mac := uint8(1), &h.ARPSha // source link-layer address
+	if data[0] == 136 {
+		want, mac = 2, &h.ARPTha // target link-layer address
+	}
+	opts := data[24:]
+	var found bool
+	for len(opts) >= 8 {
+		n := int(opts[1]) * 8
+		if n == 0 || n > len(opts) {
+			*mac = [6]byte{}
+			return
+		}
+		if opts[0] == want && n == 8 && !found {
+			copy(mac[:], opts[2:8])
+			found = true
+		}
+		opts = opts[n:]
+	}
+	copy(h.NDTarget[:], data[8:24])
 }

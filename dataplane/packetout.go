@@ -48,9 +48,12 @@ const MaxFrame = 65535
 // not as the pipeline of an output:TABLE did.
 //
 // The actions are checked before any runs: an output to a port the
-// switch does not have, or an action the data plane does not model
-// (groups), refuses the whole PACKET_OUT with a *PacketOutError. frame is
-// not modified nor retained.
+// switch does not have, an action the data plane does not model
+// (groups), or one the frame cannot take (rules.CheckActions with the
+// frame as the match: set_field of eth_type, of an IPv6 field on an IPv4
+// frame, ...; the *PacketOutError then wraps the *rules.Error) refuses
+// the whole PACKET_OUT with a *PacketOutError. frame is not modified nor
+// retained.
 //
 // PacketOut is safe to call from any goroutine while the workers run:
 // calls are serialised on a worker of their own, and frames go out
@@ -71,7 +74,7 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 					return &PacketOutError{Action: i, Port: a.Port, Err: ErrBadOutPort}
 				}
 			}
-		case rules.ActionSetField, rules.ActionPushVLAN, rules.ActionPopVLAN, rules.ActionDecNwTTL, rules.ActionSetQueue,
+		case rules.ActionSetField, rules.ActionPushVLAN, rules.ActionPopVLAN, rules.ActionDecNwTTL, rules.ActionSetNwTTL, rules.ActionSetQueue,
 			rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
 			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
 		default:
@@ -84,6 +87,9 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 	defer w.Quiesce()
 	w.clock, w.open = false, false
 	w.load(0, frame, inPort)
+	if err := w.checkPacketOut(actions); err != nil {
+		return &PacketOutError{Action: -1, Err: err}
+	}
 	for i := range actions {
 		a := &actions[i]
 		if a.Kind == rules.ActionOutput && a.Port == rules.PortTable {
@@ -113,6 +119,20 @@ func (w *Worker) load(j int, frame []byte, inPort uint32) {
 	}
 	h.Key(&w.keys[j])
 	fs.l3, fs.l4, fs.vlans, fs.ethType, fs.proto = int(h.L3Off), int(h.L4Off), int(h.VLANs), h.EthType, h.IPProto
+}
+
+// checkPacketOut checks the actions of a PACKET_OUT against frame 0 as
+// load parsed it, as Open vSwitch checks them against the packet's flow:
+// the flow tables' checks of a flow entry's actions (rules.CheckActions)
+// with a match that is the frame's key, exact in every bit. The error is
+// a *rules.Error.
+func (w *Worker) checkPacketOut(actions []rules.Action) error {
+	m := rules.Match{Key: w.keys[0]}
+	for i := range m.Mask {
+		m.Mask[i] = ^uint64(0)
+	}
+	ins := [1]rules.Instruction{{Kind: rules.InstApplyActions, Actions: actions}}
+	return rules.CheckActions(&m, ins[:])
 }
 
 // table runs frame 0 of the PACKET_OUT worker through the pipeline, then

@@ -217,26 +217,31 @@ func TestParseFields(t *testing.T) {
 		frame: build(t, eth(layers.EthernetTypeIPv6), ipv6(layers.IPProtocolIPv6HopByHop),
 			gopacket.Payload(cat(ext(layers.IPProtocolIPv6Routing, 1), ext(layers.IPProtocolIPv6Destination, 3),
 				ext(layers.IPProtocolUDP, 2))), udp()),
-		want: with(hIPv6(14, 17), func(h *Headers) { h.L4Off, h.L4Src, h.L4Dst = 54+8+24+16, 53, 33333 }),
+		want: with(hIPv6(14, 17), func(h *Headers) {
+			h.L4Off, h.L4Src, h.L4Dst = 54+8+24+16, 53, 33333
+			h.IPv6Exthdr = ExthdrHop | ExthdrRouter | ExthdrDest
+		}),
 	}, {
 		name: "ipv6 first fragment icmpv6",
 		frame: build(t, eth(layers.EthernetTypeIPv6), ipv6(layers.IPProtocolIPv6Fragment),
 			gopacket.Payload(cat(fragHdr(layers.IPProtocolICMPv6, 0, true), []byte{128, 0, 0, 0, 0, 1, 0, 1}))),
-		want: with(hIPv6(14, 58), func(h *Headers) { h.Frag, h.L4Off, h.ICMPType = FragAny, 62, 128 }),
+		want: with(hIPv6(14, 58), func(h *Headers) { h.Frag, h.L4Off, h.ICMPType, h.IPv6Exthdr = FragAny, 62, 128, ExthdrFrag }),
 	}, {
 		name: "ipv6 later fragment",
 		frame: build(t, eth(layers.EthernetTypeIPv6), ipv6(layers.IPProtocolIPv6Fragment),
 			gopacket.Payload(cat(fragHdr(layers.IPProtocolTCP, 100, false), make([]byte, 40)))),
-		want: with(hIPv6(14, 6), func(h *Headers) { h.Frag = FragAny | FragLater }),
+		want: with(hIPv6(14, 6), func(h *Headers) { h.Frag, h.IPv6Exthdr = FragAny|FragLater, ExthdrFrag }),
 	}, {
 		name: "ipv6 atomic fragment then hop-by-hop is walked",
 		frame: build(t, eth(layers.EthernetTypeIPv6), ipv6(layers.IPProtocolIPv6Fragment),
 			gopacket.Payload(fragHdr(layers.IPProtocolTCP, 0, false)), tcp()),
-		want: with(hIPv6(14, 6), func(h *Headers) { h.Frag, h.L4Off, h.L4Src, h.L4Dst, h.TCPFlags = FragAny, 62, 4321, 443, 0x12 }),
+		want: with(hIPv6(14, 6), func(h *Headers) {
+			h.Frag, h.L4Off, h.L4Src, h.L4Dst, h.TCPFlags, h.IPv6Exthdr = FragAny, 62, 4321, 443, 0x12, ExthdrFrag
+		}),
 	}, {
 		name:  "ipv6 no next header",
 		frame: build(t, eth(layers.EthernetTypeIPv6), ipv6(layers.IPProtocolNoNextHeader)),
-		want:  hIPv6(14, 59),
+		want:  with(hIPv6(14, 59), func(h *Headers) { h.IPv6Exthdr = ExthdrNoNext }),
 	}, {
 		name: "icmpv6 echo",
 		frame: build(t, eth(layers.EthernetTypeIPv6), ipv6(layers.IPProtocolICMPv6),
@@ -444,7 +449,8 @@ func TestParseAllocatesNothing(t *testing.T) {
 		ip6ext,
 		ip6ext[:40], // malformed
 		build(t, eth(0x88cc), gopacket.Payload(make([]byte, 46))), // other
-		nil, // malformed
+		nil,               // malformed
+		ns(t, sll(macND)), // neighbor discovery
 	}
 	p := NewParser()
 	var vec Vector

@@ -51,12 +51,13 @@ func (s *actionSet) write(a *rules.Action) {
 // copy TTL inwards, pop, push-MPLS, push-PBB, push-VLAN, copy TTL
 // outwards, decrement TTL, set, qos, group, output. The pops go from the
 // outermost header in (VLAN, PBB, MPLS), undoing the pushes, which go from
-// the innermost out; set_mpls_ttl is a set.
+// the innermost out; set_mpls_ttl and set_nw_ttl are sets, after
+// set_field as in Open vSwitch.
 var setOrder = [...]rules.ActionKind{rules.ActionCopyTTLIn,
 	rules.ActionPopVLAN, rules.ActionPopPBB, rules.ActionPopMPLS,
 	rules.ActionPushMPLS, rules.ActionPushPBB, rules.ActionPushVLAN,
 	rules.ActionCopyTTLOut, rules.ActionDecNwTTL, rules.ActionDecMPLSTTL,
-	rules.ActionSetMPLSTTL, rules.ActionSetField, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
+	rules.ActionSetMPLSTTL, rules.ActionSetField, rules.ActionSetNwTTL, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
 
 // Process parses the frames of v, classifies them through the pipeline
 // (one LookupBatch per table for the whole vector), runs the instructions
@@ -321,6 +322,12 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 	case rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
 		rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
 		w.tagAct(j, a)
+	case rules.ActionSetNwTTL:
+		if w.setTTL(j, a.TTL) {
+			w.stats.Rewrites++
+		} else {
+			w.stats.Skipped++
+		}
 	default: // groups and queues are not modelled
 		w.stats.Skipped++
 	}
@@ -354,7 +361,9 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 			return
 		}
 		pin := &w.pin // a worker field: a local would escape through the callback
-		*pin = PacketIn{Worker: w.id, InPort: fs.inPort, Reason: PacketInAction, Table: t, MaxLen: a.MaxLen, Frame: fs.data}
+		k := &w.keys[j]
+		*pin = PacketIn{Worker: w.id, InPort: fs.inPort, Reason: PacketInAction, Table: t, MaxLen: a.MaxLen, Frame: fs.data,
+			Metadata: k[0], TunnelID: k.Get(rules.FieldTunnelID)}
 		if r != nil {
 			pin.Cookie = r.Cookie
 			if r.Priority == 0 && r.Match.Mask == (rules.Key{}) {
@@ -595,7 +604,14 @@ func (w *Worker) setField(j int, a *rules.Action) bool {
 			code = uint8(v)
 		}
 		replace16(d, fs.l4, uint16(typ)<<8|uint16(code), fs.l4Sum(d, false))
+	case rules.FieldMetadata, rules.FieldTunnelID:
+		// Pipeline metadata: the key only (no tunnel takes the frame).
+	case rules.FieldIPv6FLabel, rules.FieldNDTarget:
+		return w.setIPv6(j, a)
 	case rules.FieldARPOp, rules.FieldARPSPA, rules.FieldARPTPA, rules.FieldARPSHA, rules.FieldARPTHA:
+		if fs.ethType == EtherTypeIPv6 && (a.Field == rules.FieldARPSHA || a.Field == rules.FieldARPTHA) {
+			return w.setNDOption(j, a)
+		}
 		if fs.ethType != EtherTypeARP || !has(d, fs.l3, 28) {
 			return false
 		}
@@ -615,7 +631,7 @@ func (w *Worker) setField(j int, a *rules.Action) bool {
 		}
 	case rules.FieldMPLSLabel, rules.FieldMPLSTC, rules.FieldMPLSBoS, rules.FieldPBBISID, rules.FieldPBBUCA:
 		return w.setTagField(j, a.Field, v)
-	default: // in_port, metadata, eth_type, ip_proto: not settable on a frame
+	default: // in_port, eth_type, ip_proto, ...: refused at FLOW_MOD time
 		return false
 	}
 	k.Set(a.Field, v)

@@ -50,6 +50,9 @@ type PacketIn struct {
 	Cookie uint64 // cookie of that entry (0 for the action set)
 	MaxLen uint16 // OFPCML_NO_BUFFER or the number of bytes asked for
 	Frame  []byte // valid only during the callback
+	// Metadata and TunnelID are the packet's pipeline fields when it was
+	// sent (OpenFlow 1.3.5 §7.4.1: context fields the frame cannot tell).
+	Metadata, TunnelID uint64
 }
 
 // Config sets up a Switch. The zero value is usable: one worker, no

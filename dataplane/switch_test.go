@@ -214,7 +214,7 @@ func TestActions(t *testing.T) {
 				}
 			}},
 		{name: "goto-write-actions-metadata", tables: 3, flows: "table=0,actions=write_actions(output:3),write_metadata:0x5/0xff,goto_table:1\n" +
-			"table=1,metadata=0x5,actions=set_field:1->tcp_dst,goto_table:2\n" +
+			"table=1,tcp,metadata=0x5,actions=set_field:1->tcp_dst,goto_table:2\n" +
 			"table=1,priority=0,actions=drop\n" +
 			"table=2,tcp,tp_dst=1,actions=write_actions(output:2),dec_ttl\n",
 			in: v4tcp(nil), want: map[uint32][]byte{2: v4tcp(func(_ *layers.Ethernet, ip *layers.IPv4, tc *layers.TCP) {
@@ -324,7 +324,7 @@ func TestRuleHitsAndNoAllocs(t *testing.T) {
 		"table=0,priority=5,udp,actions=push_vlan:0x8100,output:2",
 		"table=0,priority=3,icmp,actions=controller:64,set_field:02:00:00:00:00:01->eth_src,in_port",
 		"table=0,priority=1,actions=flood",
-		"table=1,actions=dec_ttl,write_actions(output:3)",
+		"table=1,ip,actions=dec_ttl,write_actions(output:3)",
 	}, "\n"))
 	pins := 0
 	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Workers: 1, PacketIn: func(*PacketIn) { pins++ }})

@@ -33,6 +33,9 @@ type insCache struct {
 	raw   []byte
 	table uint8
 	ins   []rules.Instruction
+	// perMatch says that ins must be checked against each match
+	// (matchDependent): such instructions take the full path.
+	perMatch bool
 }
 
 // NewDecoder returns a Decoder for a switch with these options (nil means
@@ -76,6 +79,7 @@ func (d *Decoder) full(u *rules.Update, msg []byte) error {
 	}
 	if ins == nil && u.Instructions != nil {
 		ic.raw, ic.table, ic.ins = append(ic.raw[:0], raw...), fm.TableID, u.Instructions
+		ic.perMatch = matchDependent(u.Instructions)
 	}
 	if d.shape.repeat {
 		d.shape.wire.set(msg[openflow.FlowModMatchOffset:])

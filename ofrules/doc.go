@@ -13,11 +13,19 @@
 // §7.2.3.6, and then the flow tables' own checks (rules.Match.Validate).
 // WireMatch translates back, in field order. rules keeps TCP, UDP and SCTP
 // ports in one pair of L4 fields and ICMPv4 and ICMPv6 type and code in one
-// pair; the wire field is recovered from ip_proto and eth_type, which the
+// pair, and ARP's hardware addresses and IPv6 neighbor discovery's
+// link-layer address options (ipv6_nd_sll, ipv6_nd_tll) in one pair; the
+// wire field is recovered from ip_proto and eth_type, which the
 // prerequisites force every such match to carry. tcp_flags travels as the
-// ONF experimenter OXM that Open vSwitch sends over OpenFlow 1.3. An OXM
-// value beyond its field's bits (an MPLS label over 20 bits) is
-// OFPBMC_BAD_VALUE.
+// ONF experimenter OXM that Open vSwitch sends over OpenFlow 1.3. A value
+// with bits beyond its rules field (ip_dscp 64, vlan_vid 0x2000) is
+// refused with OFPBMC_BAD_VALUE, as Open vSwitch refuses it, not
+// truncated.
+//
+// A set_field of one of those shared fields must name the OXM field that
+// the match makes it (udp_src under ip_proto 17, ipv6_nd_sll under an
+// IPv6 match), else OFPBAC_MATCH_INCONSISTENT; the rest of the checks of
+// actions against the match are the flow tables' (rules.CheckActions).
 //
 // # Actions
 //
@@ -74,13 +82,14 @@
 // openflow.OXM (FlowMod.UnmarshalBinary) and walks those again into a
 // rules.Match; the fast path reads the values straight from the message
 // into the rules.Match, in one pass, when the match has the wire shape and
-// the instructions are the bytes the full path last translated. A match
+// the instructions are the bytes the full path last translated (and hold
+// no set_field whose OXM name depends on the match). A match
 // with the same length, headers and prerequisite payloads passes the same
 // checks: openflow's decoding (each header fixes its OXM's class, field,
 // mask bit and length, so the lengths agree as they did) and the
 // wire-level checks, which depend on the headers and prerequisite payloads
 // only. Only the values are new, and each is checked against its mask
-// (BAD_WILDCARDS) as it is read. Whatever does not fit, or fails any check,
+// (BAD_WILDCARDS) and its field's width (BAD_VALUE) as it is read. Whatever does not fit, or fails any check,
 // takes the full path, which answers it as it always has: the fast path
 // never produces an error of its own. TestFlowModFastPath and
 // FuzzFlowModFastPath hold the two paths to the same Update or error.

@@ -193,6 +193,9 @@ func (s *wireShape) decode(out *rules.Match, m []byte) bool {
 		}
 		// out.Set(o.f, vlo, mlo), on bits that are still zero.
 		sl := &o.slot
+		if vlo&^sl.full != 0 {
+			return false // BAD_VALUE, which the full path answers
+		}
 		mlo &= sl.full
 		out.Mask[sl.word] |= mlo << sl.shift
 		out.Key[sl.word] |= (vlo & mlo) << sl.shift
@@ -257,7 +260,7 @@ func fastFlowMod(u *rules.Update, msg []byte, tables int, s *wireShape, ic *insC
 	// decoded and translated without error (for this table) when the
 	// full path cached them; a delete's are decoded but not translated.
 	raw := msg[openflow.FlowModMatchOffset+openflow.MatchPaddedLen(int(s.mlen)):]
-	hit := ic.ins != nil && string(ic.raw) == string(raw)
+	hit := ic.ins != nil && !ic.perMatch && string(ic.raw) == string(raw)
 	if isDelete {
 		if len(raw) != 0 && !hit {
 			return false

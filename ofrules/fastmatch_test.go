@@ -171,6 +171,7 @@ func randomShape(r *rand.Rand) []oxmGen {
 	maybe(15, openflow.FieldMetadata)
 	maybe(20, openflow.FieldEthDst)
 	maybe(20, openflow.FieldEthSrc)
+	maybe(10, openflow.FieldTunnelID)
 	switch r.IntN(4) {
 	case 0:
 		add(openflow.FieldVLANVID, 0x10, byte(r.IntN(256)))
@@ -207,7 +208,9 @@ func randomShape(r *rand.Rand) []oxmGen {
 		add(openflow.FieldEthType, 0x86, 0xdd)
 		maybe(50, openflow.FieldIPv6Src)
 		maybe(50, openflow.FieldIPv6Dst)
-		switch r.IntN(3) {
+		maybe(20, openflow.FieldIPv6FLabel)
+		maybe(15, openflow.FieldIPv6ExtHdr)
+		switch r.IntN(4) {
 		case 0:
 			add(openflow.FieldIPProto, 6)
 			maybe(70, openflow.FieldTCPDst)
@@ -215,6 +218,16 @@ func randomShape(r *rand.Rand) []oxmGen {
 			add(openflow.FieldIPProto, 58)
 			maybe(70, openflow.FieldICMPv6Type)
 			maybe(50, openflow.FieldICMPv6Code)
+		case 2: // neighbor discovery
+			add(openflow.FieldIPProto, 58)
+			typ := byte(135 + r.IntN(2))
+			add(openflow.FieldICMPv6Type, typ)
+			maybe(70, openflow.FieldIPv6NDTarget)
+			if typ == 135 {
+				maybe(70, openflow.FieldIPv6NDSLL)
+			} else {
+				maybe(70, openflow.FieldIPv6NDTLL)
+			}
 		}
 	case 3: // ARP
 		add(openflow.FieldEthType, 0x08, 0x06)
@@ -230,7 +243,7 @@ func randomShape(r *rand.Rand) []oxmGen {
 		case 0:
 			s = append(s, s[r.IntN(len(s))]) // duplicate
 		case 1:
-			s = append(s, oxmGen{f: openflow.FieldIPv6FLabel}) // rules has no such field
+			s = append(s, oxmGen{f: openflow.FieldInPhyPort}) // rules has no such field
 		case 2:
 			s = append(s, oxmGen{f: openflow.FieldTCPDst}) // prerequisite missing or wrong
 		case 3:
@@ -293,7 +306,7 @@ func oxmBytes(r *rand.Rand, s []oxmGen, bad bool) []byte {
 
 // instructionPool holds instruction lists as bytes: the first
 // validInstructions are valid in table 0, the others are refused.
-const validInstructions = 10
+const validInstructions = 13
 
 // instructionPool holds instruction lists, valid and not, as bytes.
 func instructionPool(t *testing.T) [][]byte {
@@ -316,6 +329,11 @@ func instructionPool(t *testing.T) [][]byte {
 		enc(openflow.Instruction{Type: openflow.InstructionClearActions}),
 		enc(openflow.ApplyActions(openflow.SetField(openflow.IPv4Dst(netip.MustParsePrefix("10.1.2.3/32"))), openflow.Output(1, 0))),
 		enc(openflow.Instruction{Type: openflow.InstructionWriteActions, Actions: []openflow.Action{openflow.Output(4, 0)}}),
+		// Valid or not after the match: the OXM a set_field names must
+		// be the one its rules field holds under the match.
+		enc(openflow.ApplyActions(openflow.SetField(openflow.TCPSrc(80)))),
+		enc(openflow.ApplyActions(openflow.SetField(openflow.NewOXM(openflow.FieldIPv6NDSLL, []byte{2, 0, 0, 0, 0, 1}, nil)))),
+		enc(openflow.ApplyActions(openflow.Action{Type: openflow.ActionSetNWTTL, TTL: 5}, openflow.Output(1, 0))),
 		// Refused by translation: output to port 0, goto table 0, a
 		// group; a meter is translated and refused by the tables.
 		enc(openflow.ApplyActions(openflow.Output(0, 0))),

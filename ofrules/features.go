@@ -96,7 +96,8 @@ func SupportedFeatures(opt *Options) Features {
 		for _, v := range []byte{0, 1} {
 			val := make([]byte, of.Size())
 			val[len(val)-1] = v
-			if _, err := Actions([]openflow.Action{openflow.SetField(openflow.NewOXM(of, val, nil))}); err == nil {
+			acts, err := Actions([]openflow.Action{openflow.SetField(openflow.NewOXM(of, val, nil))})
+			if err == nil && len(acts) == 1 && acts[0].Field.Writable() {
 				f.SetFields = append(f.SetFields, of)
 				break
 			}

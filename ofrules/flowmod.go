@@ -64,6 +64,8 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 				return nil, err
 			}
 			out = append(out, ra)
+		case openflow.ActionSetNWTTL:
+			out = append(out, rules.Action{Kind: rules.ActionSetNwTTL, TTL: a.TTL})
 		case openflow.ActionSetField:
 			o := &a.Field
 			if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
@@ -154,6 +156,8 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 		case rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
 			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
 			out = append(out, tagActionToWire(&a))
+		case rules.ActionSetNwTTL:
+			out = append(out, openflow.Action{Type: openflow.ActionSetNWTTL, TTL: a.TTL})
 		case rules.ActionSetField:
 			of := wireField(a.Field, proto, eth)
 			out = append(out, openflow.SetField(oxmOf(of, a.Value[0], a.Value[1], 0, 0, true)))
@@ -230,7 +234,56 @@ func translate(u *rules.Update, fm *openflow.FlowMod, tables int, strict, check 
 			return err
 		}
 	}
+	if !isDelete {
+		return setFieldsNamed(fm.Instructions, &u.Match)
+	}
 	return nil
+}
+
+// sharedField reports whether rules field f holds several OXM fields, the
+// one meant following from the match (see wireField).
+func sharedField(f rules.Field) bool {
+	switch f {
+	case rules.FieldL4Src, rules.FieldL4Dst, rules.FieldICMPType, rules.FieldICMPCode, rules.FieldARPSHA, rules.FieldARPTHA:
+		return true
+	}
+	return false
+}
+
+// setFieldsNamed checks that each set_field of ins names the OXM field
+// that its rules field is in a packet that m matches: udp_src, not
+// tcp_src, under ip_proto=17; ipv6_nd_sll, not arp_sha, under eth_type
+// 0x86dd. Open vSwitch answers OFPBAC_MATCH_INCONSISTENT otherwise; the
+// rules field alone cannot tell.
+func setFieldsNamed(ins []openflow.Instruction, m *rules.Match) error {
+	proto, _ := m.Get(rules.FieldIPProto)
+	eth, _ := m.Get(rules.FieldEthType)
+	for i := range ins {
+		for j := range ins[i].Actions {
+			a := &ins[i].Actions[j]
+			if a.Type != openflow.ActionSetField || int(a.Field.Field) >= len(fieldMap) {
+				continue
+			}
+			if f := fieldMap[a.Field.Field]; f != noField && sharedField(f) && wireField(f, proto, eth) != a.Field.Field {
+				return badAction(openflow.BadActionMatchInconsistent)
+			}
+		}
+	}
+	return nil
+}
+
+// matchDependent reports whether the translation ins of a FLOW_MOD's
+// instructions holds a set_field that setFieldsNamed must check against
+// each match.
+func matchDependent(ins []rules.Instruction) bool {
+	for i := range ins {
+		for _, a := range ins[i].Actions {
+			if a.Kind == rules.ActionSetField && sharedField(a.Field) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // FlowStats describes a rule for an OFPMP_FLOW reply, its duration as of

@@ -28,8 +28,11 @@ var fieldMap = func() (m [64]rules.Field) {
 		openflow.FieldARPOp: rules.FieldARPOp, openflow.FieldARPSPA: rules.FieldARPSPA,
 		openflow.FieldARPTPA: rules.FieldARPTPA, openflow.FieldARPSHA: rules.FieldARPSHA,
 		openflow.FieldARPTHA: rules.FieldARPTHA, openflow.FieldIPv6Src: rules.FieldIPv6Src,
-		openflow.FieldIPv6Dst:   rules.FieldIPv6Dst,
-		openflow.FieldMPLSLabel: rules.FieldMPLSLabel, openflow.FieldMPLSTC: rules.FieldMPLSTC,
+		openflow.FieldIPv6Dst: rules.FieldIPv6Dst, openflow.FieldIPv6FLabel: rules.FieldIPv6FLabel,
+		openflow.FieldIPv6NDTarget: rules.FieldNDTarget, openflow.FieldIPv6NDSLL: rules.FieldARPSHA,
+		openflow.FieldIPv6NDTLL: rules.FieldARPTHA, openflow.FieldTunnelID: rules.FieldTunnelID,
+		openflow.FieldIPv6ExtHdr: rules.FieldIPv6Exthdr,
+		openflow.FieldMPLSLabel:  rules.FieldMPLSLabel, openflow.FieldMPLSTC: rules.FieldMPLSTC,
 		openflow.FieldMPLSBOS: rules.FieldMPLSBoS, openflow.FieldPBBISID: rules.FieldPBBISID,
 		openflow.FieldPBBUCA: rules.FieldPBBUCA,
 	} {
@@ -301,6 +304,14 @@ func wireField(f rules.Field, proto, ethType uint64) openflow.OXMField {
 		return typ
 	case rules.FieldICMPCode:
 		return code
+	case rules.FieldARPSHA, rules.FieldARPTHA:
+		// ipv6_nd_sll and ipv6_nd_tll share arp_sha's and arp_tha's bits.
+		if ethType == 0x86dd {
+			if f == rules.FieldARPSHA {
+				return openflow.FieldIPv6NDSLL
+			}
+			return openflow.FieldIPv6NDTLL
+		}
 	}
 	if int(f) >= len(wireFields) {
 		return 0

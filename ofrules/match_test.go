@@ -39,6 +39,11 @@ priority=10,metadata=0x5/0xff,actions=drop
 priority=11,tcp6,tp_dst=443,actions=set_field:2001:db8::9->ipv6_dst,set_field:8080->tcp_dst,output:2
 priority=12,tcp,tcp_flags=+syn-ack,actions=drop
 priority=13,tcp6,tp_dst=22,tcp_flags=rst|ack,actions=drop
+priority=14,icmp6,icmp_type=135,nd_target=2001:db8::1,nd_sll=02:00:00:00:00:01,actions=set_field:::2->nd_target,set_field:02:00:00:00:00:03->nd_sll
+priority=15,icmp6,icmp_type=136,nd_target=fe80::/64,nd_tll=02:00:00:00:00:00/ff:00:00:00:00:00,actions=set_field:02:00:00:00:00:03->nd_tll
+priority=16,ipv6,ipv6_label=0x12345,ipv6_exthdr=0x40/0x1f0,actions=set_field:0x54321->ipv6_label,mod_nw_ttl:9
+priority=17,tun_id=0x1234/0xffff,actions=set_field:0x99->tun_id,set_field:0x5->metadata
+priority=18,udp6,actions=set_field:53->udp_src,set_field:54->udp_dst
 `)
 	// Each flow twice with an Encoder's cache (the second time its
 	// mask's plan is reused) and once without.

@@ -179,6 +179,9 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 			}
 		}
 	}
+	if err := CheckActions(&u.Match, u.Instructions); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 

@@ -8,6 +8,11 @@
 // OpenFlow 1.3.5's prerequisites and mask rules and returns errors that carry
 // the OpenFlow (type, code) pair (OFPBMC_BAD_PREREQ and friends) as plain
 // numbers, so this package imports nothing from the wire codec.
+// CheckActions, which a Pipeline runs on every add and modify, refuses the
+// actions a flow's match cannot promise (set_field without its field's
+// prerequisites, set_nw_ttl without IP: OFPBAC_MATCH_INCONSISTENT) and the
+// set_field actions no switch performs (eth_type, ip_proto, in_port,
+// values beyond the field), with Open vSwitch's codes.
 //
 // # Subtables
 //

@@ -55,11 +55,12 @@ const (
 
 // Error codes of OFPET_BAD_ACTION (enum ofp_bad_action_code).
 const (
-	BadActionBadType     = 0  // OFPBAC_BAD_TYPE
-	BadActionBadOutPort  = 4  // OFPBAC_BAD_OUT_PORT
-	BadActionBadArgument = 5  // OFPBAC_BAD_ARGUMENT
-	BadActionBadSetType  = 13 // OFPBAC_BAD_SET_TYPE
-	BadActionBadSetArg   = 15 // OFPBAC_BAD_SET_ARGUMENT
+	BadActionBadType           = 0  // OFPBAC_BAD_TYPE
+	BadActionBadOutPort        = 4  // OFPBAC_BAD_OUT_PORT
+	BadActionBadArgument       = 5  // OFPBAC_BAD_ARGUMENT
+	BadActionMatchInconsistent = 10 // OFPBAC_MATCH_INCONSISTENT
+	BadActionBadSetType        = 13 // OFPBAC_BAD_SET_TYPE
+	BadActionBadSetArg         = 15 // OFPBAC_BAD_SET_ARGUMENT
 )
 
 // Error is an OpenFlow protocol failure: the (type, code) pair of the
@@ -116,21 +117,24 @@ func errName(typ, code int) string {
 		ErrTypeFlowModFailed: "OFPET_FLOW_MOD_FAILED", ErrTypeMeterModFailed: "OFPET_METER_MOD_FAILED",
 	}
 	codes := map[[2]int]string{
-		{ErrTypeBadMatch, BadMatchBadWildcards}:       "OFPBMC_BAD_WILDCARDS",
-		{ErrTypeBadMatch, BadMatchBadField}:           "OFPBMC_BAD_FIELD",
-		{ErrTypeBadMatch, BadMatchBadValue}:           "OFPBMC_BAD_VALUE",
-		{ErrTypeBadMatch, BadMatchBadMask}:            "OFPBMC_BAD_MASK",
-		{ErrTypeBadMatch, BadMatchBadPrereq}:          "OFPBMC_BAD_PREREQ",
-		{ErrTypeFlowModFailed, FlowModTableFull}:      "OFPFMFC_TABLE_FULL",
-		{ErrTypeFlowModFailed, FlowModBadTableID}:     "OFPFMFC_BAD_TABLE_ID",
-		{ErrTypeFlowModFailed, FlowModOverlap}:        "OFPFMFC_OVERLAP",
-		{ErrTypeFlowModFailed, FlowModBadCommand}:     "OFPFMFC_BAD_COMMAND",
-		{ErrTypeFlowModFailed, FlowModBadFlags}:       "OFPFMFC_BAD_FLAGS",
-		{ErrTypeBadInstruction, BadInstBadTableID}:    "OFPBIC_BAD_TABLE_ID",
-		{ErrTypeBadAction, BadActionBadOutPort}:       "OFPBAC_BAD_OUT_PORT",
-		{ErrTypeBadAction, BadActionBadArgument}:      "OFPBAC_BAD_ARGUMENT",
-		{ErrTypeMeterModFailed, MeterModInvalidMeter}: "OFPMMFC_INVALID_METER",
-		{ErrTypeBadInstruction, BadInstUnsupported}:   "OFPBIC_UNSUP_INST",
+		{ErrTypeBadMatch, BadMatchBadWildcards}:        "OFPBMC_BAD_WILDCARDS",
+		{ErrTypeBadMatch, BadMatchBadField}:            "OFPBMC_BAD_FIELD",
+		{ErrTypeBadMatch, BadMatchBadValue}:            "OFPBMC_BAD_VALUE",
+		{ErrTypeBadMatch, BadMatchBadMask}:             "OFPBMC_BAD_MASK",
+		{ErrTypeBadMatch, BadMatchBadPrereq}:           "OFPBMC_BAD_PREREQ",
+		{ErrTypeFlowModFailed, FlowModTableFull}:       "OFPFMFC_TABLE_FULL",
+		{ErrTypeFlowModFailed, FlowModBadTableID}:      "OFPFMFC_BAD_TABLE_ID",
+		{ErrTypeFlowModFailed, FlowModOverlap}:         "OFPFMFC_OVERLAP",
+		{ErrTypeFlowModFailed, FlowModBadCommand}:      "OFPFMFC_BAD_COMMAND",
+		{ErrTypeFlowModFailed, FlowModBadFlags}:        "OFPFMFC_BAD_FLAGS",
+		{ErrTypeBadInstruction, BadInstBadTableID}:     "OFPBIC_BAD_TABLE_ID",
+		{ErrTypeBadAction, BadActionBadOutPort}:        "OFPBAC_BAD_OUT_PORT",
+		{ErrTypeBadAction, BadActionBadArgument}:       "OFPBAC_BAD_ARGUMENT",
+		{ErrTypeMeterModFailed, MeterModInvalidMeter}:  "OFPMMFC_INVALID_METER",
+		{ErrTypeBadInstruction, BadInstUnsupported}:    "OFPBIC_UNSUP_INST",
+		{ErrTypeBadAction, BadActionMatchInconsistent}: "OFPBAC_MATCH_INCONSISTENT",
+		{ErrTypeBadAction, BadActionBadSetType}:        "OFPBAC_BAD_SET_TYPE",
+		{ErrTypeBadAction, BadActionBadSetArg}:         "OFPBAC_BAD_SET_ARGUMENT",
 	}
 	t, ok := names[typ]
 	if !ok {

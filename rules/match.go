@@ -303,7 +303,14 @@ func (m *Match) checkPrereqsOf(p uint64) error {
 		return prereq(first(s), "needs eth_type=0x86dd")
 	}
 	if s := p & arpFields; s != 0 && !ethIs(EthTypeARP) {
-		return prereq(first(s), "needs eth_type=0x0806")
+		// arp_sha and arp_tha also hold ipv6_nd_sll and ipv6_nd_tll,
+		// whose prerequisite is an ICMPv6 neighbor solicitation (sll) or
+		// advertisement (tll).
+		nd := func(want uint64) bool { return m.isND(want, want) }
+		if s&^(1<<FieldARPSHA|1<<FieldARPTHA) != 0 || s&(1<<FieldARPSHA) != 0 && !nd(ICMPv6NeighborSolicit) ||
+			s&(1<<FieldARPTHA) != 0 && !nd(ICMPv6NeighborAdvert) {
+			return prereq(first(s), "needs eth_type=0x0806, or icmpv6_type=135 for ipv6_nd_sll, 136 for ipv6_nd_tll")
+		}
 	}
 	if s := p & (1<<FieldL4Src | 1<<FieldL4Dst); s != 0 && !(protoIs(IPProtoTCP) || protoIs(IPProtoUDP) || protoIs(IPProtoSCTP)) {
 		return prereq(first(s), "needs ip_proto=6, 17 or 132")
@@ -315,11 +322,8 @@ func (m *Match) checkPrereqsOf(p uint64) error {
 		protoIs(IPProtoICMPv6) && ethIs(EthTypeIPv6)) {
 		return prereq(first(s), "needs ip_proto=1 with eth_type=0x0800 or ip_proto=58 with eth_type=0x86dd")
 	}
-	if p&(1<<FieldNDTarget) != 0 {
-		typ, typMask := m.Get(FieldICMPType)
-		if !ethIs(EthTypeIPv6) || !protoIs(IPProtoICMPv6) || typMask != 0xff || (typ != ICMPv6NeighborSolicit && typ != ICMPv6NeighborAdvert) {
-			return prereq(FieldNDTarget, "needs icmpv6_type=135 or 136")
-		}
+	if p&(1<<FieldNDTarget) != 0 && !m.isND(ICMPv6NeighborSolicit, ICMPv6NeighborAdvert) {
+		return prereq(FieldNDTarget, "needs icmpv6_type=135 or 136 (and icmpv6_code=0 if any)")
 	}
 	if s := p & mplsFields; s != 0 && !(ethIs(EthTypeMPLS) || ethIs(EthTypeMPLSMulticast)) {
 		return prereq(first(s), "needs eth_type=0x8847 or 0x8848")
@@ -328,6 +332,16 @@ func (m *Match) checkPrereqsOf(p uint64) error {
 		return prereq(first(s), "needs eth_type=0x88e7")
 	}
 	return nil
+}
+
+// isND reports whether m matches ICMPv6 neighbor discovery messages of type
+// a or b only: eth_type 0x86dd, ip_proto 58, icmpv6_type a or b and, as
+// Open vSwitch also requires, no icmpv6_code but 0.
+func (m *Match) isND(a, b uint64) bool {
+	typ, typMask := m.Get(FieldICMPType)
+	code, _ := m.Get(FieldICMPCode)
+	return m.Exact(FieldEthType, EthTypeIPv6) && m.Exact(FieldIPProto, IPProtoICMPv6) && typMask == 0xff &&
+		(typ == a || typ == b) && code == 0
 }
 
 const (

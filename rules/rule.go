@@ -45,6 +45,7 @@ const (
 	ActionPopPBB     // OFPAT_POP_PBB
 	ActionCopyTTLOut // OFPAT_COPY_TTL_OUT: next-to-outermost TTL to the outermost
 	ActionCopyTTLIn  // OFPAT_COPY_TTL_IN: outermost TTL to the next-to-outermost
+	ActionSetNwTTL   // OFPAT_SET_NW_TTL: TTL
 )
 
 // Action is one action of an action list or set, as a tagged struct: Kind
@@ -58,7 +59,7 @@ type Action struct {
 	Field   Field     // ActionSetField
 	Value   [2]uint64 // ActionSetField: Value[1] for fields up to 64 bits; Value[0], Value[1] = high, low for IPv6
 	EthType uint16    // ActionPushVLAN, ActionPushMPLS, ActionPopMPLS, ActionPushPBB
-	TTL     uint8     // ActionSetMPLSTTL
+	TTL     uint8     // ActionSetMPLSTTL, ActionSetNwTTL
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).

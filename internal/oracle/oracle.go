@@ -104,6 +104,9 @@ func (f *Flows) Apply(u *rules.Update, now time.Time) ([]Removed, error) {
 				}
 			}
 		}
+		if err := rules.CheckActions(&u.Match, u.Instructions); err != nil {
+			return nil, err
+		}
 	}
 	cookieOK := func(e *Entry) bool { return e.Cookie&u.CookieMask == u.Cookie&u.CookieMask }
 	strictSame := func(e *Entry) bool { return e.Match == u.Match && e.Priority == u.Priority }

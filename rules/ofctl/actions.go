@@ -136,6 +136,12 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 			apply = append(apply, rules.Action{Kind: tagActionNames[lname]})
 		case lname == "dec_ttl":
 			apply = append(apply, rules.Action{Kind: rules.ActionDecNwTTL})
+		case lname == "mod_nw_ttl":
+			v, err := p.num(arg, acol+len(name)+1, 8, "TTL")
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionSetNwTTL, TTL: uint8(v)})
 		case lname == "group":
 			v, err := p.num(arg, acol+len(name)+1, 32, "group id")
 			if err != nil {
@@ -188,7 +194,7 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 			}
 			write = &rules.Instruction{Kind: rules.InstWriteActions, Actions: acts}
 		default:
-			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
+			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, mod_nw_ttl, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
 		}
 	}
 	if meter != nil {
@@ -227,6 +233,9 @@ var setFieldNames = map[string]rules.Field{
 	"metadata": rules.FieldMetadata, "arp_op": rules.FieldARPOp, "arp_spa": rules.FieldARPSPA, "arp_tpa": rules.FieldARPTPA,
 	"arp_sha": rules.FieldARPSHA, "arp_tha": rules.FieldARPTHA, "icmp_type": rules.FieldICMPType, "icmp_code": rules.FieldICMPCode,
 	"icmpv4_type": rules.FieldICMPType, "icmpv4_code": rules.FieldICMPCode,
+	"icmpv6_type": rules.FieldICMPType, "icmpv6_code": rules.FieldICMPCode,
+	"ipv6_label": rules.FieldIPv6FLabel, "nd_target": rules.FieldNDTarget,
+	"nd_sll": rules.FieldARPSHA, "nd_tll": rules.FieldARPTHA, "tun_id": rules.FieldTunnelID, "tunnel_id": rules.FieldTunnelID,
 	"mpls_label": rules.FieldMPLSLabel, "mpls_tc": rules.FieldMPLSTC, "mpls_bos": rules.FieldMPLSBoS, "pbb_isid": rules.FieldPBBISID,
 	"pbb_uca": rules.FieldPBBUCA,
 }
@@ -247,6 +256,12 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 	fcol := col + len(vs) + 2
 	f, ok := setFieldNames[fname]
 	if !ok {
+		switch fname {
+		case "eth_type", "dl_type", "ip_proto", "nw_proto":
+			// As ovs-ofctl says: the switch refuses them
+			// (OFPBAC_BAD_SET_ARGUMENT).
+			return rules.Action{}, p.errAt(fcol, "%s is read-only", fname)
+		}
 		return rules.Action{}, p.errAt(fcol, "unknown set_field field %q", fname)
 	}
 	a := rules.Action{Kind: rules.ActionSetField, Field: f}
@@ -262,7 +277,7 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 		}
 		a.Value[1] = v
 		return a, err
-	case rules.FieldIPv6Src, rules.FieldIPv6Dst:
+	case rules.FieldIPv6Src, rules.FieldIPv6Dst, rules.FieldNDTarget:
 		hi, lo, _, _, err := p.ipv6(vs, col)
 		a.Value = [2]uint64{hi, lo}
 		return a, err
@@ -273,8 +288,20 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 }
 
 // FormatActions returns the instructions the way ovs-ofctl prints them
-// after "actions=" ("drop" for none).
-func FormatActions(ins []rules.Instruction) string {
+// after "actions=" ("drop" for none). The fields that several OXM fields
+// share (the transport ports, ICMP type and code, arp_sha and arp_tha) are
+// named as in a flow without a match: tcp_src, icmp_type, arp_sha;
+// FormatFlow names them after the flow's match.
+func FormatActions(ins []rules.Instruction) string { return formatActions(ins, nil) }
+
+// formatActions is FormatActions for the instructions of a flow whose
+// match is m (nil: none).
+func formatActions(ins []rules.Instruction, m *rules.Match) string {
+	var nm fieldNamer
+	if m != nil {
+		nm.proto, _ = m.Get(rules.FieldIPProto)
+		nm.eth, _ = m.Get(rules.FieldEthType)
+	}
 	var parts []string
 	order := []rules.InstructionKind{rules.InstMeter, rules.InstApplyActions, rules.InstClearActions, rules.InstWriteActions, rules.InstWriteMetadata, rules.InstGotoTable}
 	for _, kind := range order {
@@ -287,14 +314,14 @@ func FormatActions(ins []rules.Instruction) string {
 				parts = append(parts, fmt.Sprintf("meter:%d", in.Meter))
 			case rules.InstApplyActions:
 				for _, a := range in.Actions {
-					parts = append(parts, formatAction(&a))
+					parts = append(parts, nm.formatAction(&a))
 				}
 			case rules.InstClearActions:
 				parts = append(parts, "clear_actions")
 			case rules.InstWriteActions:
 				var sub []string
 				for _, a := range in.Actions {
-					sub = append(sub, formatAction(&a))
+					sub = append(sub, nm.formatAction(&a))
 				}
 				parts = append(parts, "write_actions("+strings.Join(sub, ",")+")")
 			case rules.InstWriteMetadata:
@@ -317,10 +344,42 @@ var setFieldPrint = map[rules.Field]string{
 	rules.FieldMetadata: "metadata", rules.FieldARPOp: "arp_op", rules.FieldARPSPA: "arp_spa", rules.FieldARPTPA: "arp_tpa",
 	rules.FieldARPSHA: "arp_sha", rules.FieldARPTHA: "arp_tha", rules.FieldICMPType: "icmp_type", rules.FieldICMPCode: "icmp_code",
 	rules.FieldMPLSLabel: "mpls_label", rules.FieldMPLSTC: "mpls_tc", rules.FieldMPLSBoS: "mpls_bos", rules.FieldPBBISID: "pbb_isid",
-	rules.FieldPBBUCA: "pbb_uca",
+	rules.FieldPBBUCA:     "pbb_uca",
+	rules.FieldIPv6FLabel: "ipv6_label", rules.FieldNDTarget: "nd_target", rules.FieldTunnelID: "tun_id",
 }
 
-func formatAction(a *rules.Action) string {
+// fieldNamer names set_field's fields after the match of their flow: the
+// ip_proto and eth_type it tests (0 for none).
+type fieldNamer struct{ proto, eth uint64 }
+
+// name returns the ovs-ofctl name of field f in a set_field.
+func (nm fieldNamer) name(f rules.Field) string {
+	var l4 string
+	switch nm.proto {
+	case rules.IPProtoUDP:
+		l4 = "udp"
+	case rules.IPProtoSCTP:
+		l4 = "sctp"
+	}
+	v6 := nm.eth == rules.EthTypeIPv6
+	switch {
+	case f == rules.FieldL4Src && l4 != "":
+		return l4 + "_src"
+	case f == rules.FieldL4Dst && l4 != "":
+		return l4 + "_dst"
+	case f == rules.FieldICMPType && v6:
+		return "icmpv6_type"
+	case f == rules.FieldICMPCode && v6:
+		return "icmpv6_code"
+	case f == rules.FieldARPSHA && v6:
+		return "nd_sll"
+	case f == rules.FieldARPTHA && v6:
+		return "nd_tll"
+	}
+	return setFieldPrint[f]
+}
+
+func (nm fieldNamer) formatAction(a *rules.Action) string {
 	switch a.Kind {
 	case rules.ActionOutput:
 		switch a.Port {
@@ -354,6 +413,8 @@ func formatAction(a *rules.Action) string {
 				return name
 			}
 		}
+	case rules.ActionSetNwTTL:
+		return fmt.Sprintf("mod_nw_ttl:%d", a.TTL)
 	case rules.ActionSetField:
 		var v string
 		switch a.Field {
@@ -361,14 +422,14 @@ func formatAction(a *rules.Action) string {
 			v = macString(a.Value[1])
 		case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
 			v = ipv4String(a.Value[1])
-		case rules.FieldIPv6Src, rules.FieldIPv6Dst:
+		case rules.FieldIPv6Src, rules.FieldIPv6Dst, rules.FieldNDTarget:
 			v = ipv6Addr(a.Value[0], a.Value[1]).String()
-		case rules.FieldMetadata:
-			v = fmt.Sprintf("%#x", a.Value[1])
+		case rules.FieldMetadata, rules.FieldTunnelID, rules.FieldIPv6FLabel:
+			v = cHex(a.Value[1])
 		default:
 			v = strconv.FormatUint(a.Value[1], 10)
 		}
-		return "set_field:" + v + "->" + setFieldPrint[a.Field]
+		return "set_field:" + v + "->" + nm.name(a.Field)
 	}
 	return fmt.Sprintf("action(%d)", a.Kind)
 }

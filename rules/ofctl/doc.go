@@ -18,6 +18,12 @@
 // ClassBench-ng's OpenFlow sets are written. ParseActions reads the
 // actions of a flow alone.
 //
+// Field and action names are Open vSwitch's: ipv6_label, nd_target,
+// nd_sll and nd_tll (held in rules' arp_sha and arp_tha fields), tun_id
+// (tunnel_id too), mod_nw_ttl (OFPAT_SET_NW_TTL); ipv6_exthdr, which
+// ovs-ofctl does not know, is read and printed as a 9-bit number with an
+// optional mask (its OFPIEH_* flags).
+//
 // ParseFlowMods reads the files ovs-ofctl --bundle add-flows reads, whose
 // lines may start with add, modify or delete (strict with
 // ParseOptions.Strict): deletes need no actions, a delete without table=
@@ -44,7 +50,9 @@
 // does: the fields in Open vSwitch's order, a protocol shorthand (tcp,
 // udp6, arp, ...) for eth_type and ip_proto, masks as prefix lengths where
 // they are prefixes, reserved ports by name. FormatRule prints a rule of a
-// table with its counters; FormatMatch and FormatActions print the parts;
+// table with its counters, naming set_field's shared fields (udp_src,
+// icmpv6_type, nd_sll, ...) after its match; FormatMatch and FormatActions
+// print the parts;
 // FormatUpdate prints the add-flows line that ParseFlow reads back, and
 // WriteFlows writes a file of them. FormatMeter, FormatMeterStats and
 // FormatMeterFeatures print meters as dump-meters, meter-stats and
@@ -55,7 +63,8 @@
 //
 // Lint checks a flow file as ovs-ofctl add-flows would send it: every
 // line must parse, and every flow must load into an empty pipeline of a
-// rules.Config (table ids, goto_table, output ports, ...). Its LintReport
+// rules.Config (table ids, goto_table, output ports, actions that the
+// match cannot promise as rules.CheckActions says, ...). Its LintReport
 // holds one *ParseError per flow that fails, file:line:column, whether the
 // parser or the pipeline refused it (ofswitch rules lint).
 package ofctl

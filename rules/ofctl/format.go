@@ -64,6 +64,9 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 			skipType = true
 		}
 	}
+	if v, mk := m.Get(rules.FieldTunnelID); mk != 0 {
+		parts = append(parts, "tun_id="+hexMasked(v, mk, ^uint64(0)))
+	}
 	if v, mk := m.Get(rules.FieldMetadata); mk != 0 {
 		parts = append(parts, "metadata="+hexMasked(v, mk, ^uint64(0)))
 	}
@@ -105,6 +108,16 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 	if m.Has(rules.FieldIPv6Dst) {
 		parts = append(parts, "ipv6_dst="+ipv6Masked(m, rules.FieldIPv6Dst))
 	}
+	if v, mk := m.Get(rules.FieldIPv6FLabel); mk != 0 {
+		if mk == rules.FieldIPv6FLabel.FullMask() {
+			parts = append(parts, fmt.Sprintf("ipv6_label=0x%05x", v))
+		} else {
+			parts = append(parts, fmt.Sprintf("ipv6_label=0x%05x/0x%05x", v, mk))
+		}
+	}
+	if v, mk := m.Get(rules.FieldIPv6Exthdr); mk != 0 {
+		parts = append(parts, "ipv6_exthdr="+hexMasked(v, mk, rules.FieldIPv6Exthdr.FullMask()))
+	}
 	if v, mk := m.Get(rules.FieldIPv4Src); mk != 0 {
 		parts = append(parts, "nw_src="+ipv4Masked(v, mk))
 	}
@@ -129,11 +142,16 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 			parts = append(parts, fmt.Sprintf("arp_op=%d", v))
 		}
 	}
-	if v, mk := m.Get(rules.FieldARPSHA); mk != 0 {
-		parts = append(parts, "arp_sha="+macMasked(v, mk))
-	}
-	if v, mk := m.Get(rules.FieldARPTHA); mk != 0 {
-		parts = append(parts, "arp_tha="+macMasked(v, mk))
+	// Under eth_type 0x86dd, arp_sha and arp_tha hold nd_sll and nd_tll,
+	// which Open vSwitch prints after the ICMP fields.
+	isIPv6 := ethMask == 0xffff && eth == rules.EthTypeIPv6
+	if !isIPv6 {
+		if v, mk := m.Get(rules.FieldARPSHA); mk != 0 {
+			parts = append(parts, "arp_sha="+macMasked(v, mk))
+		}
+		if v, mk := m.Get(rules.FieldARPTHA); mk != 0 {
+			parts = append(parts, "arp_tha="+macMasked(v, mk))
+		}
 	}
 	if v, mk := m.Get(rules.FieldIPDSCP); mk != 0 {
 		parts = append(parts, fmt.Sprintf("nw_tos=%d", v<<2))
@@ -146,6 +164,17 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 	}
 	if v, mk := m.Get(rules.FieldICMPCode); mk != 0 {
 		parts = append(parts, fmt.Sprintf("icmp_code=%d", v))
+	}
+	if m.Has(rules.FieldNDTarget) {
+		parts = append(parts, "nd_target="+ipv6Masked(m, rules.FieldNDTarget))
+	}
+	if isIPv6 {
+		if v, mk := m.Get(rules.FieldARPSHA); mk != 0 {
+			parts = append(parts, "nd_sll="+macMasked(v, mk))
+		}
+		if v, mk := m.Get(rules.FieldARPTHA); mk != 0 {
+			parts = append(parts, "nd_tll="+macMasked(v, mk))
+		}
 	}
 	if v, mk := m.Get(rules.FieldL4Src); mk != 0 {
 		parts = append(parts, "tp_src="+portMasked(v, mk))
@@ -194,9 +223,18 @@ func tcpFlagsMasked(v, mk uint64) string {
 
 func hexMasked(v, mk, full uint64) string {
 	if mk == full {
-		return fmt.Sprintf("%#x", v)
+		return cHex(v)
 	}
-	return fmt.Sprintf("%#x/%#x", v, mk)
+	return cHex(v) + "/" + cHex(mk)
+}
+
+// cHex writes v as C's printf("%#x") does, which Open vSwitch uses: 0x
+// before the digits, except for 0.
+func cHex(v uint64) string {
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%#x", v)
 }
 
 func portMasked(v, mk uint64) string {
@@ -304,7 +342,7 @@ func FormatFlow(table uint8, m *rules.Match, priority uint16, cookie uint64, idl
 	if ms := FormatMatch(m, priority); ms != "" {
 		b.WriteString(ms + " ")
 	}
-	b.WriteString("actions=" + FormatActions(ins))
+	b.WriteString("actions=" + formatActions(ins, m))
 	return b.String()
 }
 
@@ -348,7 +386,7 @@ func FormatUpdate(u *rules.Update) string {
 	if ms := FormatMatch(&u.Match, u.Priority); ms != "" {
 		parts = append(parts, ms)
 	}
-	parts = append(parts, "actions="+FormatActions(u.Instructions))
+	parts = append(parts, "actions="+formatActions(u.Instructions, &u.Match))
 	return strings.Join(parts, ",")
 }
 

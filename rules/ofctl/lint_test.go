@@ -3,6 +3,7 @@ package ofctl_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -74,6 +75,9 @@ func TestParseActions(t *testing.T) {
 	if _, err := ofctl.ParseActions("output:2,bogus"); !errors.Is(err, ofctl.ErrSyntax) || !strings.HasPrefix(err.Error(), `flow:1:18: unknown action "bogus"`) {
 		t.Errorf("bogus action: %v", err)
 	}
+	if _, err := ofctl.ParseActions("set_field:0x86dd->eth_type"); err == nil || !strings.HasPrefix(err.Error(), "flow:1:27: eth_type is read-only") {
+		t.Errorf("set_field eth_type: %v", err)
+	}
 }
 
 // TestWriteFlows: the lines WriteFlows writes parse back to the same
@@ -107,3 +111,26 @@ var errWrite = errors.New("write failed")
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+// TestLintActions: lint refuses the actions Open vSwitch refuses against
+// the flow's match, as the switch does for the same FLOW_MOD.
+func TestLintActions(t *testing.T) {
+	flows := "ipv6,actions=mod_nw_ttl:9,set_field:0x5->ipv6_label,set_field:0x7->tun_id\n" +
+		"actions=mod_nw_ttl:9\n" +
+		"arp,actions=dec_ttl\n" +
+		"icmp6,icmp_type=136,actions=set_field:02:00:00:00:00:01->nd_sll\n" +
+		"actions=set_field:7->vlan_vid\n" +
+		"dl_vlan=7,actions=set_field:7->vlan_pcp\n"
+	rep, err := ofctl.Lint("acts.flows", []byte(flows), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Flows != 6 || rep.OK != 2 || len(rep.Errors) != 4 {
+		t.Fatalf("%d flows, %d ok, errors %v", rep.Flows, rep.OK, rep.Errors)
+	}
+	for i, e := range rep.Errors {
+		if !strings.Contains(e.Error(), "OFPBAC_MATCH_INCONSISTENT") || !strings.HasPrefix(e.Error(), fmt.Sprintf("acts.flows:%d:1:", i+2)) {
+			t.Errorf("error %d: %v", i, e)
+		}
+	}
+}

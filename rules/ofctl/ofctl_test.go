@@ -57,6 +57,12 @@ func genFlows(n int, seed uint64) []string {
 		if r.IntN(6) == 0 {
 			f = append(f, fmt.Sprintf("metadata=%#x", r.Uint64()>>r.IntN(64)))
 		}
+		switch r.IntN(12) {
+		case 0:
+			f = append(f, fmt.Sprintf("tun_id=%#x", r.Uint64()>>r.IntN(64)))
+		case 1:
+			f = append(f, fmt.Sprintf("tun_id=%#x/0xffff0000", r.Uint64()&0xffff0000))
+		}
 		hasVLAN := false
 		switch r.IntN(6) {
 		case 0:
@@ -119,6 +125,30 @@ func genFlows(n int, seed uint64) []string {
 			if r.IntN(2) == 0 {
 				f = append(f, fmt.Sprintf("ipv6_dst=2001:db8::%x", 1+r.IntN(65535)))
 			}
+			switch r.IntN(6) {
+			case 0:
+				f = append(f, fmt.Sprintf("ipv6_label=%#x", r.IntN(1<<20)))
+			case 1:
+				f = append(f, fmt.Sprintf("ipv6_label=%#x/0xff000", r.IntN(1<<20)&0xff000))
+			}
+		}
+		nd := 0 // icmpv6_type of a neighbor discovery match
+		if proto == "icmp6" && r.IntN(2) == 0 {
+			nd = 135 + r.IntN(2)
+			f = append(f, fmt.Sprintf("icmp_type=%d", nd))
+			switch r.IntN(3) {
+			case 0:
+				f = append(f, fmt.Sprintf("nd_target=2001:db8::%x", r.IntN(65536)))
+			case 1:
+				f = append(f, fmt.Sprintf("nd_target=fe80::%x/64", 1+r.IntN(65535)))
+			}
+			ll := map[int]string{135: "nd_sll=", 136: "nd_tll="}[nd]
+			switch r.IntN(3) {
+			case 0:
+				f = append(f, ll+mac())
+			case 1:
+				f = append(f, ll+"02:00:00:00:00:00/ff:ff:ff:00:00:00")
+			}
 		}
 		switch proto {
 		case "tcp", "udp", "sctp", "tcp6", "udp6":
@@ -134,18 +164,22 @@ func genFlows(n int, seed uint64) []string {
 				f = append(f, fmt.Sprintf("tp_dst=%#x/%#x", r.IntN(65536)&mask, mask))
 			}
 		case "icmp", "icmp6":
-			if r.IntN(2) == 0 {
+			if nd == 0 && r.IntN(2) == 0 {
 				f = append(f, fmt.Sprintf("icmp_type=%d", r.IntN(256)))
 			}
-			if r.IntN(2) == 0 {
+			switch {
+			case nd != 0 && r.IntN(2) == 0:
+				f = append(f, "icmp_code=0") // neighbor discovery has code 0
+			case nd == 0 && r.IntN(2) == 0:
 				f = append(f, fmt.Sprintf("icmp_code=%d", r.IntN(256)))
 			}
 		}
 		var acts []string
 		ipish := proto != "" && proto != "arp"
 		vlanDone := false
+		v6 := strings.HasSuffix(proto, "6")
 		for range r.IntN(4) {
-			k := r.IntN(9)
+			k := r.IntN(14)
 			if k == 4 || k == 5 || k == 8 {
 				if vlanDone {
 					continue
@@ -179,6 +213,27 @@ func genFlows(n int, seed uint64) []string {
 				}
 			case 8:
 				acts = append(acts, "push_vlan:0x8100")
+			case 9:
+				acts = append(acts, fmt.Sprintf("set_field:%#x->tun_id", r.Uint64()>>r.IntN(64)))
+			case 10:
+				if ipish {
+					acts = append(acts, fmt.Sprintf("mod_nw_ttl:%d", r.IntN(256)))
+				}
+			case 11:
+				if v6 {
+					acts = append(acts, fmt.Sprintf("set_field:%#x->ipv6_label", r.IntN(1<<20)))
+				}
+			case 12:
+				switch nd {
+				case 135:
+					acts = append(acts, "set_field:"+mac()+"->nd_sll")
+				case 136:
+					acts = append(acts, "set_field:"+mac()+"->nd_tll", fmt.Sprintf("set_field:2001:db8::%x->nd_target", r.IntN(65536)))
+				}
+			case 13:
+				if proto == "udp" || proto == "udp6" {
+					acts = append(acts, fmt.Sprintf("set_field:%d->udp_src", r.IntN(65536)))
+				}
 			}
 		}
 		dropOK := len(acts) == 0

@@ -379,13 +379,33 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, cols map[rules.Field
 		v, mk, err := p.numMask(val, vcol, 24, key)
 		set(rules.FieldPBBISID, v, mk)
 		return err
-	case "arp_sha", "arp_tha":
+	case "arp_sha", "arp_tha", "nd_sll", "nd_tll":
+		// ipv6_nd_sll and ipv6_nd_tll share arp_sha's and arp_tha's bits.
 		v, mk, err := p.macMask(val, vcol)
 		f := rules.FieldARPSHA
-		if key == "arp_tha" {
+		if key == "arp_tha" || key == "nd_tll" {
 			f = rules.FieldARPTHA
 		}
 		set(f, v, mk)
+		return err
+	case "ipv6_label":
+		v, mk, err := p.numMask(val, vcol, 20, key)
+		set(rules.FieldIPv6FLabel, v, mk)
+		return err
+	case "nd_target":
+		hi, lo, mhi, mlo, err := p.ipv6(val, vcol)
+		m.Set128(rules.FieldNDTarget, hi, lo, mhi, mlo)
+		cols[rules.FieldNDTarget] = col
+		return err
+	case "tun_id", "tunnel_id":
+		v, mk, err := p.numMask(val, vcol, 64, key)
+		set(rules.FieldTunnelID, v, mk)
+		return err
+	case "ipv6_exthdr":
+		// OXM_OF_IPV6_EXTHDR, which ovs-ofctl does not know: 9 bits of
+		// OFPIEH_* flags, maskable.
+		v, mk, err := p.numMask(val, vcol, 9, key)
+		set(rules.FieldIPv6Exthdr, v, mk)
 		return err
 	}
 	return p.errAt(col, "unknown field %q", key)

@@ -1,0 +1,133 @@
+package rules
+
+import "fmt"
+
+// setFieldRefusal returns the OFPET_BAD_ACTION code with which a set_field
+// of f is refused, or -1 if the data plane performs it. eth_type and
+// ip_proto would change how the rest of the frame is read, and in_port is
+// where the frame came from: Open vSwitch refuses them with
+// OFPBAC_BAD_SET_ARGUMENT, as this does. ipv6_exthdr and tcp_flags
+// describe the frame and are no field of it.
+func setFieldRefusal(f Field) int {
+	switch f {
+	case FieldInPort, FieldEthType, FieldIPProto:
+		return BadActionBadSetArg
+	case FieldIPv6Exthdr, FieldTCPFlags:
+		return BadActionBadSetType
+	}
+	if f >= numFields {
+		return BadActionBadSetType
+	}
+	return -1
+}
+
+// Writable reports whether set_field may write f: whether the data plane
+// performs it, so that CheckActions accepts it given its prerequisites.
+func (f Field) Writable() bool { return setFieldRefusal(f) < 0 }
+
+func badAction(code int, field, why string) error {
+	return &Error{Type: ErrTypeBadAction, Code: code, Field: field, Why: why}
+}
+
+// CheckActions checks the actions of instructions ins of an entry whose
+// match is m as Open vSwitch checks them (its ofpacts_check): the match,
+// as the actions before change it (push_vlan, pop_vlan, set_field), must
+// promise every set_field the prerequisites of its field, vlan_vid a VLAN
+// tag, and set_nw_ttl and dec_nw_ttl an IP packet
+// (OFPBAC_MATCH_INCONSISTENT); set_field must name a field the data plane
+// writes (OFPBAC_BAD_SET_TYPE, or OFPBAC_BAD_SET_ARGUMENT for eth_type,
+// ip_proto and in_port) with a value that fits it
+// (OFPBAC_BAD_SET_ARGUMENT). The instructions are walked in order, the
+// apply-actions before the write-actions, as Open vSwitch does.
+func CheckActions(m *Match, ins []Instruction) error {
+	var t Match // m as the actions so far change it, made on first need
+	tracked := false
+	for i := range ins {
+		for j := range ins[i].Actions {
+			a := &ins[i].Actions[j]
+			switch a.Kind {
+			case ActionOutput, ActionGroup, ActionSetQueue:
+				continue
+			}
+			if !tracked {
+				t, tracked = *m, true
+			}
+			if err := checkAction(&t, a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkAction checks a against t, the match as the actions before a left
+// it, and applies a's effect to t.
+func checkAction(t *Match, a *Action) error {
+	switch a.Kind {
+	case ActionPushVLAN:
+		v, mk := t.Get(FieldVLANVID)
+		t.Set(FieldVLANVID, v|VIDPresent, mk|VIDPresent)
+	case ActionPopVLAN:
+		t.Set(FieldVLANVID, 0, 0)
+		t.Set(FieldVLANPCP, 0, 0)
+	case ActionPushMPLS, ActionPushPBB:
+		// The new outer header hides what the match says of the packet's
+		// network and transport layers: only L2 stays settable.
+		t.clearAbove()
+		t.Set(FieldEthType, uint64(a.EthType), 0xffff)
+	case ActionPopMPLS:
+		t.clearAbove()
+		t.Set(FieldMPLSLabel, 0, 0)
+		t.Set(FieldMPLSTC, 0, 0)
+		t.Set(FieldMPLSBoS, 0, 0)
+		t.Set(FieldEthType, uint64(a.EthType), 0xffff)
+	case ActionPopPBB:
+		// What the I-TAG encapsulates is not known from the match.
+		t.clearAbove()
+		t.Set(FieldPBBISID, 0, 0)
+		t.Set(FieldPBBUCA, 0, 0)
+		t.Set(FieldEthType, 0, 0)
+	case ActionSetNwTTL, ActionDecNwTTL:
+		if !t.Exact(FieldEthType, EthTypeIPv4) && !t.Exact(FieldEthType, EthTypeIPv6) {
+			name := "set_nw_ttl"
+			if a.Kind == ActionDecNwTTL {
+				name = "dec_nw_ttl"
+			}
+			return badAction(BadActionMatchInconsistent, name, "needs eth_type=0x0800 or 0x86dd")
+		}
+	case ActionSetField:
+		f := a.Field
+		if c := setFieldRefusal(f); c >= 0 {
+			return badAction(c, f.String(), "set_field of a field the switch does not write")
+		}
+		if f.Bits() <= 64 && a.Value[1]&^f.FullMask() != 0 {
+			return badAction(BadActionBadSetArg, f.String(), fmt.Sprintf("value %#x does not fit in %d bits", a.Value[1], f.Bits()))
+		}
+		if f == FieldVLANVID {
+			if v, mk := t.Get(FieldVLANVID); v&mk&VIDPresent == 0 {
+				return badAction(BadActionMatchInconsistent, f.String(), "needs a VLAN tag")
+			}
+		} else if err := t.checkPrereqsOf(1 << f); err != nil {
+			return badAction(BadActionMatchInconsistent, f.String(), err.(*Error).Why)
+		}
+		if f.Bits() == 128 {
+			t.Set128(f, a.Value[0], a.Value[1], ^uint64(0), ^uint64(0))
+		} else {
+			t.Set(f, a.Value[1], f.FullMask())
+		}
+	}
+	return nil
+}
+
+// clearAbove wildcards every field above the Ethernet and VLAN headers, as
+// a push or pop of an MPLS label or PBB I-TAG leaves them unknown.
+func (m *Match) clearAbove() {
+	for f := Field(0); f < numFields; f++ {
+		switch f {
+		case FieldInPort, FieldMetadata, FieldTunnelID, FieldEthDst, FieldEthSrc, FieldEthType,
+			FieldVLANVID, FieldVLANPCP, FieldMPLSLabel, FieldMPLSTC, FieldMPLSBoS, FieldPBBISID, FieldPBBUCA:
+			continue
+		}
+		m.Clear(f)
+	}
+}
