@@ -43,21 +43,23 @@ var allowed = map[string][]string{
 
 	"rules": {"filter", "internal/prefetch"},
 
-	"rules/ofctl":      {"rules"},
+	"groups": {"rules"},
+
+	"rules/ofctl":      {"rules", "groups"},
 	"rules/classbench": {"rules"},
 	"internal/oracle":  {"rules"},
 	"internal/flowgen": {"rules"},
-	"ofrules":          {"openflow", "rules"},
+	"ofrules":          {"openflow", "rules", "groups"},
 	"openflow/ofpcap":  {"openflow", "capture"},
 	"internal/ofpeer":  {"openflow"},
-	"tables":           {"rules"},
-	"dataplane":        {"rules", "capture"},
+	"tables":           {"rules", "groups"},
+	"dataplane":        {"rules", "groups", "capture"},
 
-	"controller":      {"openflow", "rules", "ofrules", "tables", "internal/oftarget", "internal/quietconn"},
+	"controller":      {"openflow", "rules", "groups", "ofrules", "tables", "internal/oftarget", "internal/quietconn"},
 	"controller/push": {"openflow", "rules", "ofrules", "internal/oftarget", "internal/quietconn"},
 	"replay":          {"dataplane", "rules", "rules/ofctl", "rules/classbench"},
 
-	"bridge": {"controller", "dataplane", "openflow", "rules", "tables"},
+	"bridge": {"controller", "dataplane", "openflow", "rules", "groups", "tables"},
 
 	// The command parses flags into the Config of bridge, push and
 	// replay, and runs the small tools (rules, decode, bench): it never
