@@ -99,6 +99,12 @@ type Mod struct {
 	Type    Type
 	ID      uint32
 	Buckets []Bucket
+	// Desc is the caller's own description of the group, kept with it
+	// unchanged: ofrules keeps the buckets as they came on the wire, so
+	// that GROUP_DESC answers with the very actions (a bucket has no
+	// match to tell a TCP port's set_field from a UDP one's, as a flow's
+	// does).
+	Desc any
 }
 
 // Counter is a packet and byte counter that any goroutine may bump.
@@ -123,6 +129,7 @@ type Group struct {
 	ID      uint32
 	Type    Type
 	Buckets []Bucket
+	Desc    any // Mod.Desc
 
 	// Counters: the group's, then one per bucket, in their own
 	// allocation.
@@ -414,7 +421,7 @@ func check(s *Snapshot, m *Mod) (*Group, error) {
 	if m.Type == TypeIndirect && len(m.Buckets) != 1 {
 		return nil, Errf(CodeInvalidGroup, "an indirect group has exactly one bucket")
 	}
-	g := &Group{ID: m.ID, Type: m.Type, Buckets: m.Buckets, counters: make([]Counter, 1+len(m.Buckets))}
+	g := &Group{ID: m.ID, Type: m.Type, Buckets: m.Buckets, Desc: m.Desc, counters: make([]Counter, 1+len(m.Buckets))}
 	for i := range m.Buckets {
 		b := &m.Buckets[i]
 		if b.Weight != 0 && m.Type != TypeSelect {
