@@ -222,10 +222,12 @@ func (c *conn) serveMultipart(msg []byte, req *openflow.MultipartRequest) error 
 		return c.onAggregateStats(msg, req)
 	case openflow.MultipartTable:
 		return c.onTableStats(msg)
-	case openflow.MultipartGroupDesc, openflow.MultipartGroup, openflow.MultipartMeter, openflow.MultipartMeterConfig:
-		// No groups or meters: an empty list.
-	case openflow.MultipartGroupFeatures, openflow.MultipartMeterFeatures:
-		// All zero: no group types, no meters.
+	case openflow.MultipartGroupDesc, openflow.MultipartGroup, openflow.MultipartGroupFeatures:
+		return c.serveGroups(msg, req, rep)
+	case openflow.MultipartMeter, openflow.MultipartMeterConfig:
+		// No meters: an empty list.
+	case openflow.MultipartMeterFeatures:
+		// All zero: no meters.
 	default:
 		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadMultipart)}
 	}
