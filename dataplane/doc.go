@@ -52,9 +52,25 @@
 // goto-table. Actions: output to a port, IN_PORT, FLOOD, ALL, CONTROLLER
 // (a packet-in callback), drop, set_field (MACs, VLAN, IPs, DSCP/ECN, L4
 // ports, ICMP, ARP, with incremental checksum updates and SCTP's CRC32c),
-// push/pop VLAN and dec_ttl. A rewritten frame is first copied into the
+// push/pop VLAN, dec_ttl and group (see "Groups"). A rewritten frame is first copied into the
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
+//
+// # Groups
+//
+// A group action (in an apply-actions list, a bucket, or the action set,
+// where it runs after every other action and an output beside it is
+// ignored, §5.10) reads the group table (Config.Groups) through the
+// snapshot it publishes: one atomic load, no lock. ALL runs every bucket,
+// SELECT the bucket groups.Snapshot.Pick gives the flow's hash
+// (groups.FlowHash), INDIRECT its bucket, FAST_FAILOVER its first live one,
+// liveness from the ports' state ([Switch.SetPortLive]). Each bucket works
+// on its own copy of the packet as the group found it, and the packet
+// leaves the group unchanged; groups chain up to groups.MaxDepth. The
+// copies are kept in a saved frame per chaining level in each worker, so
+// nothing is allocated; group and bucket counters are atomic adds on the
+// group's own counters. A group action that runs no bucket (no live one,
+// or none left by a change) counts as Counters.GroupDrops.
 //
 // Each worker is a rules.Reader of the pipeline: Process announces that it
 // may hold the rules its lookups find, [Worker.Quiesce] that it holds none,

@@ -47,6 +47,16 @@ func (s *actionSet) write(a *rules.Action) {
 	}
 }
 
+// has reports whether the set holds an action of kind k.
+func (s *actionSet) has(k rules.ActionKind) bool {
+	for i := 0; i < s.n; i++ {
+		if s.acts[i].Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
 // setOrder is the order in which an action set executes (§5.10), by kind.
 var setOrder = [...]rules.ActionKind{rules.ActionPopVLAN, rules.ActionPushVLAN, rules.ActionDecNwTTL,
 	rules.ActionSetField, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
@@ -250,7 +260,11 @@ func (w *Worker) finishRun(n, j int) (next int) {
 	for ; j < n; j++ {
 		fs := &w.pkt[j]
 		if s := &w.set[j]; s.n > 0 && !fs.dropped {
+			group := s.has(rules.ActionGroup)
 			for _, kind := range setOrder {
+				if kind == rules.ActionOutput && group {
+					continue // §5.10: a group action takes precedence over output
+				}
 				for i := 0; i < s.n && !fs.dropped; i++ {
 					if s.acts[i].Kind == kind {
 						w.act(j, s.acts[i], nil, 0xff)
@@ -301,7 +315,9 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		default:
 			w.stats.Skipped++
 		}
-	default: // groups and queues are not modelled
+	case rules.ActionGroup:
+		w.group(j, a, r, t, 0)
+	default: // queues are not modelled
 		w.stats.Skipped++
 	}
 }
