@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/tables"
 )
@@ -136,6 +137,9 @@ func New(cfg *Config) (*Bridge, error) {
 		return nil, fmt.Errorf("bridge: %w", err)
 	}
 	ch.Ports, ch.PacketOut, ch.OnFailOpen = nil, nil, nil
+	// The group table: the flow tables' owner writes it, the data plane
+	// reads it.
+	gt := groups.New(nil)
 
 	// Ports are opened last among the checks: every later error path
 	// closes them.
@@ -144,7 +148,7 @@ func New(cfg *Config) (*Bridge, error) {
 		if workers == 0 {
 			workers = 1
 		}
-		if b.dp, err = openLive(c.Ports, workers, pipe); err != nil {
+		if b.dp, err = openLive(c.Ports, workers, pipe, gt); err != nil {
 			return nil, err
 		}
 	}
@@ -155,7 +159,7 @@ func New(cfg *Config) (*Bridge, error) {
 		b.dp.configure(ch)
 	}
 
-	tc := &tables.Config{}
+	tc := &tables.Config{Groups: gt}
 	if b.dp != nil {
 		tc.Lookups = b.dp.lookups
 	}
