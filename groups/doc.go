@@ -27,9 +27,14 @@
 // makes a chain longer than MaxDepth groups with
 // OFPGMFC_CHAINING_UNSUPPORTED, and a DELETE of a group another group
 // names with OFPGMFC_CHAINED_GROUP (unless that one goes too: OFPG_ALL).
-// ADD of an existing id is OFPGMFC_GROUP_EXISTS, MODIFY of an unknown one
-// OFPGMFC_UNKNOWN_GROUP, and DELETE of an unknown one does nothing, as in
-// Open vSwitch.
+// As in Open vSwitch 3.1 (checked by sending it the same GROUP_MODs): ADD
+// of an existing id is OFPGMFC_GROUP_EXISTS, MODIFY of an unknown one
+// OFPGMFC_UNKNOWN_GROUP, DELETE of an unknown one does nothing; a reserved
+// id, an INDIRECT group without exactly one bucket, a weight outside
+// SELECT and a FAST_FAILOVER bucket that watches nothing are
+// OFPGMFC_INVALID_GROUP; a watch in an ALL or INDIRECT bucket is
+// OFPGMFC_WATCH_UNSUPPORTED; an unknown type OFPGMFC_BAD_TYPE. A
+// watch_port may name any port (one the switch lacks is never live).
 //
 // # Concurrency
 //

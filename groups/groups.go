@@ -27,7 +27,6 @@ const (
 	All     uint32 = 0xfffffffc // OFPG_ALL: every group (DELETE, statistics)
 	Any     uint32 = 0xffffffff // OFPG_ANY: no group (watch_group)
 	PortAny uint32 = 0xffffffff // OFPP_ANY: no port (watch_port)
-	portMax uint32 = 0xffffff00 // OFPP_MAX
 )
 
 // Limits of the table, which GROUP_FEATURES reports.
@@ -427,8 +426,12 @@ func check(s *Snapshot, m *Mod) (*Group, error) {
 		if b.Weight != 0 && m.Type != TypeSelect {
 			return nil, Errf(CodeInvalidGroup, "only select groups have bucket weights")
 		}
-		if b.WatchPort != PortAny && b.WatchPort > portMax {
-			return nil, Errf(CodeBadWatch, "reserved watch_port")
+		live := b.WatchPort != PortAny || b.WatchGroup != Any
+		switch {
+		case live && (m.Type == TypeAll || m.Type == TypeIndirect):
+			return nil, Errf(CodeWatchUnsupported, "only select and fast failover buckets watch")
+		case !live && m.Type == TypeFF:
+			return nil, Errf(CodeInvalidGroup, "a fast failover bucket watches a port or a group")
 		}
 		if b.WatchGroup != Any {
 			switch {
@@ -441,12 +444,7 @@ func check(s *Snapshot, m *Mod) (*Group, error) {
 			}
 			g.addRef(b.WatchGroup)
 		}
-		if m.Type == TypeFF && b.WatchPort == PortAny && b.WatchGroup == Any {
-			return nil, Errf(CodeBadWatch, "a fast failover bucket watches a port or a group")
-		}
-		if b.WatchPort != PortAny || b.WatchGroup != Any {
-			g.watched = true
-		}
+		g.watched = g.watched || live
 		for _, a := range b.Actions {
 			if a.Kind != rules.ActionGroup {
 				continue

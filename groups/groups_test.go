@@ -101,8 +101,12 @@ func (o *oracle) apply(m Mod) (deleted []uint32, errc int) {
 		if b.Weight != 0 && m.Type != TypeSelect {
 			return nil, gm(CodeInvalidGroup)
 		}
-		if b.WatchPort != PortAny && b.WatchPort > portMax {
-			return nil, gm(CodeBadWatch)
+		live := b.WatchPort != PortAny || b.WatchGroup != Any
+		if live && (m.Type == TypeAll || m.Type == TypeIndirect) {
+			return nil, gm(CodeWatchUnsupported)
+		}
+		if !live && m.Type == TypeFF {
+			return nil, gm(CodeInvalidGroup)
 		}
 		if b.WatchGroup != Any {
 			if b.WatchGroup > Max {
@@ -114,9 +118,6 @@ func (o *oracle) apply(m Mod) (deleted []uint32, errc int) {
 			if _, ok := o.g[b.WatchGroup]; !ok {
 				return nil, gm(CodeBadWatch)
 			}
-		}
-		if m.Type == TypeFF && b.WatchPort == PortAny && b.WatchGroup == Any {
-			return nil, gm(CodeBadWatch)
 		}
 		for _, a := range b.Actions {
 			if a.Kind == rules.ActionGroup {
@@ -173,7 +174,7 @@ func randomMod(r *rand.Rand) Mod {
 		if m.Type == TypeSelect || r.IntN(30) == 0 {
 			b.Weight = uint16(r.IntN(4))
 		}
-		if m.Type == TypeFF || r.IntN(10) == 0 {
+		if m.Type == TypeFF && r.IntN(10) > 0 || r.IntN(10) == 0 {
 			if r.IntN(2) == 0 {
 				b.WatchPort = uint32(r.IntN(4))
 			} else {
@@ -215,7 +216,7 @@ func TestTableAgainstOracle(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []int{CodeGroupExists, CodeUnknownGroup, CodeLoop, CodeChainedGroup, CodeBadWatch, CodeInvalidGroup, CodeBadType} {
+	for _, c := range []int{CodeGroupExists, CodeUnknownGroup, CodeLoop, CodeChainedGroup, CodeBadWatch, CodeInvalidGroup, CodeBadType, CodeWatchUnsupported} {
 		if !seen[gm(c)] {
 			t.Errorf("the random mods never met OFPGMFC code %d", c)
 		}
