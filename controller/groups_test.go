@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 func groupMod(xid uint32, cmd uint16, typ uint8, id uint32, bs ...openflow.Bucket) *openflow.GroupMod {
@@ -50,6 +52,12 @@ func TestGroupMessages(t *testing.T) {
 	loop.Actions = []openflow.Action{{Type: openflow.ActionGroup, GroupID: 3}}
 	c.send(groupMod(6, openflow.GroupAdd, openflow.GroupTypeAll, 3, loop))
 	c.expectError(6, openflow.ErrTypeGroupModFailed, uint16(openflow.GroupModFailedLoop))
+	watched := outBucket(2)
+	watched.WatchPort = 2
+	c.send(groupMod(16, openflow.GroupAdd, openflow.GroupTypeAll, 4, watched))
+	c.expectError(16, openflow.ErrTypeGroupModFailed, uint16(openflow.GroupModFailedWatchUnsupported))
+	c.send(groupMod(17, openflow.GroupAdd, openflow.GroupTypeFF, 4, outBucket(2)))
+	c.expectError(17, openflow.ErrTypeGroupModFailed, uint16(openflow.GroupModFailedInvalidGroup))
 	c.send(groupMod(7, openflow.GroupAdd, 9, 4, outBucket(2)))
 	c.expectError(7, openflow.ErrTypeGroupModFailed, uint16(openflow.GroupModFailedBadType))
 	c.send(groupFlowMod(8, 1, 5))
@@ -123,14 +131,14 @@ func groupDumps(t *testing.T, run func(args ...string) string) map[string][]stri
 // on Open vSwitch; dump-group-features differs where ofswitch reports what
 // it does (see the test's own comments).
 func TestOvsOfctlGroups(t *testing.T) {
-	ofctl := ovstest.Tool(t, "ovs-ofctl")
+	ofctlBin := ovstest.Tool(t, "ovs-ofctl")
 	ovs := ovstest.Start(t)
 	_, addr := startAgent(t, nil)
 	_, port, _ := net.SplitHostPort(addr)
 	target := "tcp:127.0.0.1:" + port
 	ours := func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command(ofctl, append([]string{"-O", "OpenFlow13", args[0], target}, args[1:]...)...).CombinedOutput()
+		out, err := exec.Command(ofctlBin, append([]string{"-O", "OpenFlow13", args[0], target}, args[1:]...)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("ovs-ofctl %s (ofswitch): %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -154,6 +162,33 @@ func TestOvsOfctlGroups(t *testing.T) {
 			t.Errorf("%s:\nofswitch:\n%s\nOpen vSwitch:\n%s", cmd, strings.Join(got[cmd], "\n"), strings.Join(want[cmd], "\n"))
 		}
 	}
+	// rules/ofctl reads the same lines and prints the groups as Open
+	// vSwitch's dump-groups does.
+	printed := map[uint32]string{}
+	for _, cmd := range groupCommands {
+		switch cmd[0] {
+		case "add-group", "mod-group":
+			m, err := ofctl.ParseGroup(cmd[1], groups.Add)
+			if err != nil {
+				t.Fatalf("ofctl.ParseGroup(%q): %v", cmd[1], err)
+			}
+			printed[m.ID] = " " + ofctl.FormatGroup(m.ID, m.Type, m.Buckets)
+		case "del-groups":
+			m, err := ofctl.ParseGroup(cmd[1], groups.Delete)
+			if err != nil {
+				t.Fatalf("ofctl.ParseGroup(%q): %v", cmd[1], err)
+			}
+			delete(printed, m.ID)
+		}
+	}
+	lines := []string{"OFPST_GROUP_DESC reply (OF1.3) (xid):"}
+	for _, l := range printed {
+		lines = append(lines, l)
+	}
+	slices.Sort(lines)
+	if !slices.Equal(lines, want["dump-groups"]) {
+		t.Errorf("ofctl.FormatGroup:\n%s\nOpen vSwitch:\n%s", strings.Join(lines, "\n"), strings.Join(want["dump-groups"], "\n"))
+	}
 	// Features: ofswitch also refuses loops (OFPGFC_CHAINING_CHECKS,
 	// capabilities 0xf where Open vSwitch says 0x7), holds at most 65536
 	// groups of a type, and lists the actions it performs.
@@ -165,7 +200,7 @@ func TestOvsOfctlGroups(t *testing.T) {
 	}
 	// Deleting every group removes the flow that used group 5.
 	ours("del-groups")
-	if flows := ovstest.FlowLines(ovstest.DumpFlows(t, ofctl, target)); len(flows) != 0 {
+	if flows := ovstest.FlowLines(ovstest.DumpFlows(t, ofctlBin, target)); len(flows) != 0 {
 		t.Errorf("flows left after del-groups: %q", flows)
 	}
 }

@@ -397,3 +397,23 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestChainDepth: a chain of MaxDepth groups goes in; one group more on
+// either end is OFPGMFC_CHAINING_UNSUPPORTED.
+func TestChainDepth(t *testing.T) {
+	tbl := New(nil)
+	via := func(id uint32) []Bucket {
+		return []Bucket{{WatchPort: PortAny, WatchGroup: Any, Actions: []rules.Action{{Kind: rules.ActionGroup, Group: id}}}}
+	}
+	mustApply(t, tbl, Mod{Command: Add, Type: TypeAll, ID: 1, Buckets: []Bucket{{WatchPort: PortAny, WatchGroup: Any}}})
+	for id := uint32(2); id <= MaxDepth; id++ {
+		mustApply(t, tbl, Mod{Command: Add, Type: TypeAll, ID: id, Buckets: via(id - 1)})
+	}
+	if _, err := tbl.Apply(&Mod{Command: Add, Type: TypeAll, ID: 100, Buckets: via(MaxDepth)}); code(err) != gm(CodeChainingUnsupported) {
+		t.Errorf("a group above a full chain: %v, want OFPGMFC_CHAINING_UNSUPPORTED", err)
+	}
+	mustApply(t, tbl, Mod{Command: Add, Type: TypeAll, ID: 101, Buckets: []Bucket{{WatchPort: PortAny, WatchGroup: Any}}})
+	if _, err := tbl.Apply(&Mod{Command: Modify, Type: TypeAll, ID: 1, Buckets: via(101)}); code(err) != gm(CodeChainingUnsupported) {
+		t.Errorf("a group below a full chain: %v, want OFPGMFC_CHAINING_UNSUPPORTED", err)
+	}
+}
