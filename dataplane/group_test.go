@@ -287,3 +287,53 @@ func BenchmarkGroupPath(b *testing.B) {
 		})
 	}
 }
+
+// TestGroupChangesWhileProcessing: a worker keeps sending through group 1
+// while another goroutine modifies, deletes and re-adds it (run with
+// -race): readers never lock and see each change whole.
+func TestGroupChangesWhileProcessing(t *testing.T) {
+	tbl := groups.New(nil)
+	addGroup(t, tbl, groups.TypeAll, 1, bucket(out(2)))
+	sw, _ := groupSwitch(t, 1, "actions=group:1", tbl)
+	w := sw.Worker(0)
+	for i := range sw.devs {
+		sw.devs[i], w.devs[i] = nil, nil
+	}
+	flows := selectFlows(t, 32)
+	vec := &Vector{N: 32}
+	for i, f := range flows {
+		vec.Frames[i], vec.Link[i], vec.InPort[i] = f, layers.LinkTypeEthernet, 1
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 300 {
+			var err error
+			switch i % 3 {
+			case 0:
+				b := bucket(out(3))
+				b.Weight = 1
+				_, err = tbl.Apply(&groups.Mod{Command: groups.Modify, Type: groups.TypeSelect, ID: 1, Buckets: []groups.Bucket{b, b}})
+			case 1:
+				_, err = tbl.Apply(&groups.Mod{Command: groups.Delete, ID: 1})
+			case 2:
+				_, err = tbl.Apply(&groups.Mod{Command: groups.Add, Type: groups.TypeAll, ID: 1, Buckets: []groups.Bucket{bucket(out(2)), bucket(out(4))}})
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			if c := sw.Stats(); c.Outputs == 0 {
+				t.Errorf("no output through the group: %+v", c)
+			}
+			return
+		default:
+			w.Process(vec)
+		}
+	}
+}
