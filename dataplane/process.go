@@ -47,16 +47,6 @@ func (s *actionSet) write(a *rules.Action) {
 	}
 }
 
-// has reports whether the set holds an action of kind k.
-func (s *actionSet) has(k rules.ActionKind) bool {
-	for i := 0; i < s.n; i++ {
-		if s.acts[i].Kind == k {
-			return true
-		}
-	}
-	return false
-}
-
 // setOrder is the order in which an action set executes (§5.10), by kind.
 var setOrder = [...]rules.ActionKind{rules.ActionPopVLAN, rules.ActionPushVLAN, rules.ActionDecNwTTL,
 	rules.ActionSetField, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
@@ -260,13 +250,16 @@ func (w *Worker) finishRun(n, j int) (next int) {
 	for ; j < n; j++ {
 		fs := &w.pkt[j]
 		if s := &w.set[j]; s.n > 0 && !fs.dropped {
-			group := s.has(rules.ActionGroup)
+			// setOrder puts group before output: a group that ran
+			// takes precedence over the output (§5.10).
+			grouped := false
 			for _, kind := range setOrder {
-				if kind == rules.ActionOutput && group {
-					continue // §5.10: a group action takes precedence over output
+				if kind == rules.ActionOutput && grouped {
+					continue
 				}
 				for i := 0; i < s.n && !fs.dropped; i++ {
 					if s.acts[i].Kind == kind {
+						grouped = grouped || kind == rules.ActionGroup
 						w.act(j, s.acts[i], nil, 0xff)
 					}
 				}
