@@ -43,6 +43,6 @@
 // (Table.Load) never lock and see a change whole or not at all. A change
 // copies the id index, O(groups): groups change seldom next to packets.
 // Counters are atomic adds on the group's own counters, so a worker bumps
-// them without a shared lock; a MODIFY starts the group's counters and
-// duration afresh, as a new group.
+// them without a shared lock; a MODIFY starts the group's counters afresh
+// and keeps its duration, as Open vSwitch 3.1 does.
 package groups

@@ -144,7 +144,7 @@ type Group struct {
 	refs []uint32
 }
 
-// Created returns when the group was added (or last modified).
+// Created returns when the group was added (a MODIFY keeps it).
 func (g *Group) Created() time.Time { return g.created }
 
 // Count counts a packet of n bytes that entered the group.
@@ -360,6 +360,9 @@ func (t *Table) Apply(m *Mod) (deleted []uint32, err error) {
 			return nil, err
 		}
 		g.created = t.now()
+		if old := s.byID[g.ID]; old != nil {
+			g.created = old.created // a MODIFY keeps the duration (Open vSwitch does)
+		}
 		ns := s.with(g)
 		if err := ns.checkChains(g.ID); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -415,5 +416,21 @@ func TestChainDepth(t *testing.T) {
 	mustApply(t, tbl, Mod{Command: Add, Type: TypeAll, ID: 101, Buckets: []Bucket{{WatchPort: PortAny, WatchGroup: Any}}})
 	if _, err := tbl.Apply(&Mod{Command: Modify, Type: TypeAll, ID: 1, Buckets: via(101)}); code(err) != gm(CodeChainingUnsupported) {
 		t.Errorf("a group below a full chain: %v, want OFPGMFC_CHAINING_UNSUPPORTED", err)
+	}
+}
+
+// TestModifyCounters: a MODIFY starts the counters afresh and keeps the
+// duration, as Open vSwitch does.
+func TestModifyCounters(t *testing.T) {
+	now := time.Unix(100, 0)
+	tbl := New(func() time.Time { return now })
+	b := []Bucket{{WatchPort: PortAny, WatchGroup: Any}}
+	mustApply(t, tbl, Mod{Command: Add, Type: TypeAll, ID: 1, Buckets: b})
+	tbl.Load().Get(1).Count(60)
+	now = now.Add(time.Second)
+	mustApply(t, tbl, Mod{Command: Modify, Type: TypeAll, ID: 1, Buckets: b})
+	g := tbl.Load().Get(1)
+	if p, _ := g.Stats(); p != 0 || !g.Created().Equal(time.Unix(100, 0)) {
+		t.Errorf("after MODIFY: %d packets, created %v; want 0 and the ADD's time", p, g.Created())
 	}
 }
