@@ -192,10 +192,28 @@ func TestOvsOfctlGroups(t *testing.T) {
 	// Features: ofswitch also refuses loops (OFPGFC_CHAINING_CHECKS,
 	// capabilities 0xf where Open vSwitch says 0x7), holds at most 65536
 	// groups of a type, and lists the actions it performs.
-	f := ours("dump-group-features")
-	for _, want := range []string{"Types:  0xf", "Capabilities:  0xf", "max_groups=0x10000", "actions: output group set_field strip_vlan push_vlan dec_ttl set_queue"} {
+	// Its actions are those its FLOW_MODs take (ofrules.GroupFeatures):
+	// at least these, and none that Open vSwitch lacks.
+	f, of := ours("dump-group-features"), theirs("dump-group-features")
+	for _, want := range []string{"Types:  0xf", "Capabilities:  0xf", "max_groups=0x10000"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("dump-group-features lacks %q:\n%s", want, f)
+		}
+	}
+	actions := func(s string) []string {
+		_, list, _ := strings.Cut(s, "actions: ")
+		list, _, _ = strings.Cut(list, "\n")
+		return strings.Fields(list)
+	}
+	ourActs, ovsActs := actions(f), actions(of)
+	for _, a := range []string{"output", "group", "set_field", "strip_vlan", "push_vlan", "dec_ttl", "set_queue"} {
+		if !slices.Contains(ourActs, a) {
+			t.Errorf("dump-group-features: no %s in %q", a, ourActs)
+		}
+	}
+	for _, a := range ourActs {
+		if !slices.Contains(ovsActs, a) {
+			t.Errorf("dump-group-features: %s, which Open vSwitch lacks (%q)", a, ovsActs)
 		}
 	}
 	// Deleting every group removes the flow that used group 5.
