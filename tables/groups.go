@@ -1,6 +1,8 @@
 package tables
 
 import (
+	"time"
+
 	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -32,6 +34,15 @@ func (o *Owner) ApplyGroup(res *rules.BurstResult, m *groups.Mod) error {
 	o.pipe.ApplyBurstTo(res, ups, true, nil)
 	for i := range res.Removed {
 		res.Removed[i].Reason = rules.RemovedGroupDelete
+	}
+	// The removed flows leave the index in the idle work after a burst,
+	// as a burst's do (see maintain).
+	o.lastBurst.Store(int64(time.Since(o.epoch)) + 1)
+	if o.maintWaits.Load() && o.maintWaits.CompareAndSwap(true, false) {
+		select {
+		case o.burst <- struct{}{}:
+		default:
+		}
 	}
 	return nil
 }
