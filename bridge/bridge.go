@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/tables"
@@ -140,6 +141,9 @@ func New(cfg *Config) (*Bridge, error) {
 	// One meter table: the data plane charges it, the flow tables' owner
 	// writes it and checks flows' meter instructions against it.
 	mt := meters.NewTable(nil)
+	// The group table: the flow tables' owner writes it, the data plane
+	// reads it.
+	gt := groups.New(nil)
 
 	// Ports are opened last among the checks: every later error path
 	// closes them.
@@ -148,7 +152,7 @@ func New(cfg *Config) (*Bridge, error) {
 		if workers == 0 {
 			workers = 1
 		}
-		if b.dp, err = openLive(c.Ports, workers, pipe, mt); err != nil {
+		if b.dp, err = openLive(c.Ports, workers, pipe, mt, gt); err != nil {
 			return nil, err
 		}
 	}
@@ -159,7 +163,7 @@ func New(cfg *Config) (*Bridge, error) {
 		b.dp.configure(ch)
 	}
 
-	tc := &tables.Config{}
+	tc := &tables.Config{Groups: gt}
 	if b.dp != nil {
 		tc.Lookups = b.dp.lookups
 	}

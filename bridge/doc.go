@@ -9,7 +9,9 @@
 // Config.Prefault rules ahead of the bursts. The OpenFlow channel is a
 // controller.Agent: it listens on and connects to Config.Targets, applies
 // FLOW_MODs to the tables in bursts, and answers for the ports through
-// the bridge's port table. With Config.Ports, each network interface is a
+// the bridge's port table. One group table (package groups) is written by
+// the flow tables' owner and read by the data plane, whose bucket liveness
+// follows each port's link and admin state. With Config.Ports, each network interface is a
 // port, numbered 1, 2, ... in order, read and written through AF_PACKET
 // TPACKET_V3 rings (dataplane.LivePort), with Config.Workers receive
 // queues and workers per port in a fanout group (dataplane.Switch); a

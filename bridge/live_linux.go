@@ -15,6 +15,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/dataplane"
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -34,8 +35,8 @@ type liveSwitch struct {
 
 // openLive opens the interfaces names as ports 1..len(names), each with
 // queues receive queues (one worker each), in the namespace of the
-// calling thread.
-func openLive(names []string, queues int, pipe *rules.Pipeline, mt *meters.Table) (dataPlane, error) {
+// calling thread; group actions use gt.
+func openLive(names []string, queues int, pipe *rules.Pipeline, mt *meters.Table, gt *groups.Table) (dataPlane, error) {
 	if queues <= 0 {
 		return nil, fmt.Errorf("bridge: workers %d: want at least 1 per port", queues)
 	}
@@ -64,7 +65,11 @@ func openLive(names []string, queues int, pipe *rules.Pipeline, mt *meters.Table
 		Devices:  devs,
 		PacketIn: ls.packetIn,
 		Meters:   mt,
+		Groups:   gt,
 	})
+	for i := range ls.infos {
+		ls.sw.SetPortLive(uint32(i+1), ls.infos[i].AdminUp && ls.infos[i].LinkUp)
+	}
 	ls.table = newPortTable(ls.infos, liveCounters{sw: ls.sw, ports: ls.ports})
 	ls.table.setAdmin = setLinkAdmin
 	ls.table.setConfig = func(no, bits uint32) { ls.sw.SetPortConfig(no, bits) }
@@ -125,6 +130,9 @@ func (ls *liveSwitch) run(ctx context.Context, agent *controller.Agent, log *slo
 			if !ok {
 				return
 			}
+			// Group liveness (FAST_FAILOVER) follows link and admin
+			// state; PORT_MOD's OFPPC_PORT_DOWN comes back this way.
+			ls.sw.SetPortLive(ev.Info.No, ev.Reason != dataplane.PortDeleted && ev.Info.AdminUp && ev.Info.LinkUp)
 			log.Info("port status", "no", ev.Info.No, "name", ev.Info.Name, "reason", ev.Reason.String(),
 				"admin_up", ev.Info.AdminUp, "link_up", ev.Info.LinkUp)
 			agent.PortStatus(reason, desc)

@@ -105,6 +105,7 @@ var handlers = [256]handler{
 	openflow.TypeTableMod:              (*conn).onTableMod,
 	openflow.TypePortMod:               (*conn).onPortMod,
 	openflow.TypeMeterMod:              (*conn).onMeterMod,
+	openflow.TypeGroupMod:              (*conn).onGroupMod,
 }
 
 // stateChanging lists the types a slave may not send (OpenFlow 1.3.5
@@ -522,9 +523,9 @@ func (c *conn) onFeaturesRequest(msg []byte) error {
 	rep := openflow.FeaturesReply{
 		DatapathID: c.a.cfg.DatapathID,
 		NTables:    c.a.cfg.Tables,
-		// Queue statistics are answered (no port has queues); groups
-		// are not supported, so no GROUP_STATS.
-		Capabilities: openflow.CapFlowStats | openflow.CapTableStats | openflow.CapPortStats | openflow.CapQueueStats,
+		// Queue statistics are answered (no port has queues).
+		Capabilities: openflow.CapFlowStats | openflow.CapTableStats | openflow.CapPortStats |
+			openflow.CapQueueStats | openflow.CapGroupStats,
 	}
 	if c.version >= openflow.Version14 {
 		rep.Capabilities |= openflow.CapBundles

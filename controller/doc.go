@@ -68,6 +68,18 @@
 // change goes out as a PORT_STATUS); otherwise the switch has no port to
 // change and answers OFPPMFC_BAD_PORT.
 //
+// # Groups
+//
+// OFPT_GROUP_MOD goes to the group table through the flow tables' owner
+// (tables.Owner.ApplyGroup), after the connection's pending FLOW_MODs, so
+// that it sees them and later ones see it; its errors are those of package
+// groups (OFPGMFC_*, OFPBAC_BAD_OUT_GROUP). A group delete removes the flows
+// that use it, whose FLOW_REMOVED go out with reason OFPRR_GROUP_DELETE. A
+// FLOW_MOD or PACKET_OUT naming a group the table lacks is refused with
+// OFPBAC_BAD_OUT_GROUP. OFPMP_GROUP_DESC, OFPMP_GROUP (ref_count counted by
+// a walk of the flow tables) and OFPMP_GROUP_FEATURES describe the table;
+// bundles still take FLOW_MODs only.
+//
 // # Meters
 //
 // OFPT_METER_MOD goes to the flow tables' owner (tables.Owner.ApplyMeter),

@@ -226,10 +226,8 @@ func (c *conn) serveMultipart(msg []byte, req *openflow.MultipartRequest) error 
 		return c.onTableStats(msg)
 	case openflow.MultipartMeter, openflow.MultipartMeterConfig, openflow.MultipartMeterFeatures:
 		return c.onMeterMultipart(msg, req, rep)
-	case openflow.MultipartGroupDesc, openflow.MultipartGroup:
-		// No groups: an empty list.
-	case openflow.MultipartGroupFeatures:
-		// All zero: no group types.
+	case openflow.MultipartGroupDesc, openflow.MultipartGroup, openflow.MultipartGroupFeatures:
+		return c.serveGroups(msg, req, rep)
 	default:
 		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadMultipart)}
 	}

@@ -227,8 +227,8 @@ func TestOvsOfctlCapabilities(t *testing.T) {
 	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	_, addr := startAgent(t, &Config{Tables: 2})
 	for v, want := range map[string]string{
-		"OpenFlow13": "capabilities: FLOW_STATS TABLE_STATS PORT_STATS QUEUE_STATS\n",
-		"OpenFlow14": "capabilities: FLOW_STATS TABLE_STATS PORT_STATS QUEUE_STATS BUNDLES\n",
+		"OpenFlow13": "capabilities: FLOW_STATS TABLE_STATS PORT_STATS GROUP_STATS QUEUE_STATS\n",
+		"OpenFlow14": "capabilities: FLOW_STATS TABLE_STATS PORT_STATS GROUP_STATS QUEUE_STATS BUNDLES\n",
 	} {
 		out, err := exec.Command(ofctl, "-O", v, "show", "tcp:"+addr).CombinedOutput()
 		if err != nil {

@@ -60,6 +60,9 @@ func (c *conn) onPacketOut(msg []byte) error {
 			return badAction(openflow.BadActionBadOutPort)
 		}
 	}
+	if a.missingGroup(acts) {
+		return badAction(openflow.BadActionBadOutGroup)
+	}
 	if po.BufferID != openflow.NoBuffer {
 		return badRequest(openflow.BadRequestBufferUnknown)
 	}

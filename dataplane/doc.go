@@ -68,14 +68,29 @@
 // IPv6 flow label, the ND target and link-layer address options, with
 // incremental checksum updates and SCTP's CRC32c; metadata and tunnel_id,
 // which live in the key only), push/pop VLAN, set_nw_ttl and dec_ttl (IPv4
-// TTL with its checksum, IPv6 hop limit),
-// push/pop MPLS, set_mpls_ttl, dec_mpls_ttl, push/pop PBB and
-// copy_ttl_out/in. A push or pop of an MPLS label or PBB I-TAG parses the
+// TTL with its checksum, IPv6 hop limit), push/pop MPLS, set_mpls_ttl,
+// dec_mpls_ttl, push/pop PBB, copy_ttl_out/in and group (see "Groups"). A push or pop of an MPLS label or PBB I-TAG parses the
 // frame again, so that later actions and tables see the frame as it now
 // is; an action that does not apply to a frame leaves it alone and is
 // counted as skipped. A rewritten frame is first copied into the
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
+//
+// # Groups
+//
+// A group action (in an apply-actions list, a bucket, or the action set,
+// where it runs after every other action and an output beside it is
+// ignored, §5.10) reads the group table (Config.Groups) through the
+// snapshot it publishes: one atomic load, no lock. ALL runs every bucket,
+// SELECT the bucket groups.Snapshot.Pick gives the flow's hash
+// (groups.FlowHash), INDIRECT its bucket, FAST_FAILOVER its first live one,
+// liveness from the ports' state ([Switch.SetPortLive]). Each bucket works
+// on its own copy of the packet as the group found it, and the packet
+// leaves the group unchanged; groups chain up to groups.MaxDepth. The
+// copies are kept in a saved frame per chaining level in each worker, so
+// nothing is allocated; group and bucket counters are atomic adds on the
+// group's own counters. A group action that runs no bucket (no live one,
+// or none left by a change) counts as Counters.GroupDrops.
 //
 // Each worker is a rules.Reader of the pipeline: Process announces that it
 // may hold the rules its lookups find, [Worker.Quiesce] that it holds none,

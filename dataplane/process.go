@@ -268,9 +268,16 @@ func (w *Worker) finishRun(n, j int) (next int) {
 	for ; j < n; j++ {
 		fs := &w.pkt[j]
 		if s := &w.set[j]; s.n > 0 && !fs.dropped {
+			// setOrder puts group before output: a group that ran
+			// takes precedence over the output (§5.10).
+			grouped := false
 			for _, kind := range setOrder {
+				if kind == rules.ActionOutput && grouped {
+					continue
+				}
 				for i := 0; i < s.n && !fs.dropped; i++ {
 					if s.acts[i].Kind == kind {
+						grouped = grouped || kind == rules.ActionGroup
 						w.act(j, s.acts[i], nil, 0xff)
 					}
 				}
@@ -328,7 +335,9 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		} else {
 			w.stats.Skipped++
 		}
-	default: // groups and queues are not modelled
+	case rules.ActionGroup:
+		w.group(j, a, r, t, 0)
+	default: // queues are not modelled
 		w.stats.Skipped++
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -80,6 +81,10 @@ type Config struct {
 	// packet-ins. Nil: no meters (the flow tables then refuse meter
 	// instructions; see rules.Pipeline.SetMeterCheck).
 	Meters *meters.Table
+	// Groups is the group table that group actions use; nil means none
+	// (a group action then drops, counted as Counters.GroupDrops). Bucket
+	// liveness reads the ports' state (SetPortLive).
+	Groups *groups.Table
 }
 
 // Switch classifies frames against a rules.Pipeline and applies the
@@ -99,7 +104,9 @@ type Switch struct {
 	devs    []Port  // by port index (nil: count only)
 	workers []*Worker
 
-	portCfg []atomic.Uint32 // by port index: PortNoRecv, PortNoFwd, PortNoPacketIn (SetPortConfig)
+	portCfg  []atomic.Uint32 // by port index: PortNoRecv, PortNoFwd, PortNoPacketIn (SetPortConfig)
+	portDown []atomic.Bool   // by port index: down for group liveness (SetPortLive)
+	groups   *groups.Table
 
 	start    time.Time // origin of the MAC table's clock
 	macs     *macTable // NORMAL's learning table, shared by the workers
@@ -147,6 +154,8 @@ func NewSwitch(p *rules.Pipeline, cfg *Config) *Switch {
 		s.devs = append(s.devs, s.cfg.Devices[pn])
 	}
 	s.portCfg = make([]atomic.Uint32, len(s.ports))
+	s.portDown = make([]atomic.Bool, len(s.ports))
+	s.groups = s.cfg.Groups
 	for i := range s.cfg.Workers {
 		s.workers = append(s.workers, newWorker(s, i))
 	}
@@ -286,6 +295,7 @@ type Counters struct {
 	RxErrors   uint64         // live ports: socket errors (e.g. link down) and frames too large to take
 	PortDrops  uint64         // frames a port's config dropped: received with NO_RECV, output to NO_FWD, packet-ins of NO_PACKET_IN
 	MeterDrops uint64         // frames a meter's DROP band dropped (packet-ins too, by the Controller meter)
+	GroupDrops uint64         // group actions that ran no bucket: no such group, no live bucket, chain too deep
 }
 
 // Add adds o to s.
@@ -308,6 +318,7 @@ func (s *Counters) Add(o *Counters) {
 	s.RxErrors += o.RxErrors
 	s.PortDrops += o.PortDrops
 	s.MeterDrops += o.MeterDrops
+	s.GroupDrops += o.GroupDrops
 }
 
 // FalsePositiveRate returns the measured filter false-positive rate: false
@@ -343,33 +354,34 @@ type Worker struct {
 	portc  []portCounters // by port index; padded: see newWorker
 	tables []tableCount   // by table; padded, read while the worker runs (TableCount)
 
-	n       int                     // parsed frames of the current vector
-	idx     [VectorSize]uint8       // vector slot of each parsed frame
-	keys    [VectorSize]rules.Key   // key of each parsed frame (modified by actions)
-	batch   [VectorSize]rules.Key   // keys looked up in one table
-	bout    [VectorSize]*rules.Rule // answers of one table
-	bidx    [VectorSize]uint8       // parsed-frame index of each batch entry
-	hits    [VectorSize]*rules.Rule // table 0 answers, for Verdicts
-	next    [VectorSize]uint8       // table to look up next (0xff: done)
-	set     [VectorSize]actionSet   // write-actions
-	pkt     [VectorSize]frameState  // frame bytes and offsets
-	bufs    [VectorSize][]byte      // copy-on-write buffers
-	version uint64                  // version of the last table-0 lookup
-	vec     Vector                  // ReplayShard's vector
-	pin     PacketIn                // handed to Config.PacketIn
-	rehdr   Headers                 // a frame re-parsed after an MPLS or PBB push or pop
-	obs     LookupObserver          // told of each table-0 lookup, or nil (SetLookupObserver)
-	obsc    rules.Counters          // counters of the observed lookup: a field, so that they do not escape per vector
-	now     uint32                  // seconds since the switch started, read once per vector by NORMAL
-	clock   bool                    // now is set for this vector
-	mnow    int64                   // the meter table's clock, read once per vector by the first meter
-	mclock  bool                    // mnow is set for this vector
-	mact    rules.Action            // a DSCP_REMARK band's rewrite, as a set_field
-	open    bool                    // fail-open, read once per vector
-	arena   []byte                  // live ports: the current vector's frames, copied out of the ring
-	pub     published               // counters readable while the worker runs
-	devs    []Port                  // by port index: the switch's, or this worker's queue on it
-	queues  []txQueue               // queues to flush after each vector
+	n       int                         // parsed frames of the current vector
+	idx     [VectorSize]uint8           // vector slot of each parsed frame
+	keys    [VectorSize]rules.Key       // key of each parsed frame (modified by actions)
+	batch   [VectorSize]rules.Key       // keys looked up in one table
+	bout    [VectorSize]*rules.Rule     // answers of one table
+	bidx    [VectorSize]uint8           // parsed-frame index of each batch entry
+	hits    [VectorSize]*rules.Rule     // table 0 answers, for Verdicts
+	next    [VectorSize]uint8           // table to look up next (0xff: done)
+	set     [VectorSize]actionSet       // write-actions
+	pkt     [VectorSize]frameState      // frame bytes and offsets
+	bufs    [VectorSize][]byte          // copy-on-write buffers
+	version uint64                      // version of the last table-0 lookup
+	vec     Vector                      // ReplayShard's vector
+	pin     PacketIn                    // handed to Config.PacketIn
+	rehdr   Headers                     // a frame re-parsed after an MPLS or PBB push or pop
+	obs     LookupObserver              // told of each table-0 lookup, or nil (SetLookupObserver)
+	obsc    rules.Counters              // counters of the observed lookup: a field, so that they do not escape per vector
+	now     uint32                      // seconds since the switch started, read once per vector by NORMAL
+	clock   bool                        // now is set for this vector
+	mnow    int64                       // the meter table's clock, read once per vector by the first meter
+	mclock  bool                        // mnow is set for this vector
+	mact    rules.Action                // a DSCP_REMARK band's rewrite, as a set_field
+	open    bool                        // fail-open, read once per vector
+	arena   []byte                      // live ports: the current vector's frames, copied out of the ring
+	pub     published                   // counters readable while the worker runs
+	devs    []Port                      // by port index: the switch's, or this worker's queue on it
+	queues  []txQueue                   // queues to flush after each vector
+	gsave   [groups.MaxDepth]savedFrame // frames as each level of group actions found them; see group.go
 }
 
 func newWorker(s *Switch, id int) *Worker {
@@ -391,6 +403,11 @@ func newWorker(s *Switch, id int) *Worker {
 	}
 	for i := range w.bufs {
 		w.bufs[i] = make([]byte, 0, 2048)
+	}
+	if s.groups != nil {
+		for i := range w.gsave {
+			w.gsave[i].buf = make([]byte, 0, 2048)
+		}
 	}
 	return w
 }

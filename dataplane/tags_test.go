@@ -367,10 +367,11 @@ func FuzzMPLSPBB(f *testing.F) {
 		"in_port=2,actions=pop_mpls:0x0800,pop_mpls:0x8847,output:3",
 		"in_port=3,actions=push_pbb:0x88e7,push_pbb:0x88e7,pop_pbb,output:2",
 		"in_port=4,actions=pop_pbb,pop_pbb,output:2",
-		"in_port=5,actions=set_mpls_ttl(0),set_field:0->mpls_bos,copy_ttl_in,copy_ttl_out,set_field:3->pbb_isid,set_field:1->pbb_uca,output:2",
+		"in_port=5,mpls,actions=set_mpls_ttl(0),set_field:0->mpls_bos,copy_ttl_in,copy_ttl_out,output:2",
+		"in_port=5,dl_type=0x88e7,actions=set_field:3->pbb_isid,set_field:1->pbb_uca,output:2",
 		"in_port=6,actions=pop_vlan,pop_mpls:0x86dd,push_vlan:0x88a8,push_mpls:0x8848,output:2",
-		"in_port=7,actions=write_actions(pop_pbb,pop_mpls:0x0800,push_mpls:0x8847,push_pbb:0x88e7,push_vlan:0x8100,copy_ttl_in,copy_ttl_out,dec_mpls_ttl,dec_ttl,output:2)",
-		"in_port=8,actions=pop_mpls:0x0800,dec_ttl,set_field:10.0.0.9->ip_dst,set_field:99->tcp_dst,output:2",
+		"in_port=7,actions=write_actions(pop_pbb,pop_mpls:0x0800,dec_ttl,push_mpls:0x8847,push_pbb:0x88e7,push_vlan:0x8100,copy_ttl_in,copy_ttl_out,dec_mpls_ttl,output:2)",
+		"in_port=8,actions=pop_mpls:0x0800,dec_ttl,set_field:10.0.0.9->ip_dst,output:2",
 	}
 	pipe := testPipeline(f, 1, rules.FilterBloomCuckoo, strings.Join(flows, "\n"))
 	sent := &recPort{}

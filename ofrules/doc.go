@@ -61,6 +61,17 @@
 // *meters.Error, which carries its OFPMMFC_* code; WireError turns either
 // into the openflow.ErrorMsg to send.
 //
+// # Groups
+//
+// GroupMod translates an OFPT_GROUP_MOD into a groups.Mod, each bucket's
+// actions as Actions translates a flow's (a group action is taken whatever
+// its number up to OFPG_MAX: whether the group exists is the group table's
+// to say); the wire buckets ride along in Mod.Desc, so that GroupDesc
+// answers OFPMP_GROUP_DESC with the actions as they came. GroupStats and
+// GroupFeatures build the other group multiparts; the features' action
+// bitmap comes from offering Actions one action of each type, so it says
+// exactly what the switch accepts.
+//
 // # Ingest
 //
 // FlowMod translates one decoded FLOW_MOD and checks it completely. A

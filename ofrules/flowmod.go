@@ -3,6 +3,7 @@ package ofrules
 import (
 	"slices"
 
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -32,7 +33,7 @@ func (o *Options) strict() bool { return o != nil && o.StrictPorts }
 
 // Actions translates an action list (OpenFlow 1.3.5 §7.2.5), that of a
 // PACKET_OUT say. A failure is the OFPT_ERROR to answer with: an output to
-// a port no packet can go to, a group (the switch has none), an unknown
+// a port no packet can go to, a reserved group number, an unknown
 // action or a set_field of a field the flow tables do not hold.
 func Actions(as []openflow.Action) ([]rules.Action, error) {
 	out := make([]rules.Action, 0, len(as))
@@ -45,7 +46,12 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 			}
 			out = append(out, rules.Action{Kind: rules.ActionOutput, Port: a.Port, MaxLen: a.MaxLen})
 		case openflow.ActionGroup:
-			return nil, badAction(openflow.BadActionBadOutGroup) // no group exists
+			// Whether the group exists is the group table's to say,
+			// when the flow or group goes in (tables, groups).
+			if a.GroupID > groups.Max {
+				return nil, badAction(openflow.BadActionBadOutGroup)
+			}
+			out = append(out, rules.Action{Kind: rules.ActionGroup, Group: a.GroupID})
 		case openflow.ActionSetQueue:
 			out = append(out, rules.Action{Kind: rules.ActionSetQueue, Queue: a.QueueID})
 		case openflow.ActionPushVLAN:

@@ -63,6 +63,7 @@ const (
 	RemovedIdleTimeout RemovedReason = 0 // OFPRR_IDLE_TIMEOUT
 	RemovedHardTimeout RemovedReason = 1 // OFPRR_HARD_TIMEOUT
 	RemovedDelete      RemovedReason = 2 // OFPRR_DELETE
+	RemovedGroupDelete RemovedReason = 3 // OFPRR_GROUP_DELETE: its group was deleted
 )
 
 // FlowRemoved is the record of a rule that left its table with

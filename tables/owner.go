@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -22,6 +23,9 @@ type Config struct {
 	// Bursts is how many of the most recent bursts Owner.Bursts keeps;
 	// default 1024.
 	Bursts int
+	// Groups is the group table, whose only writer the owner is too; nil
+	// means a new, empty one.
+	Groups *groups.Table
 }
 
 // Owner is the only writer of a pipeline's flow tables: it applies bursts
@@ -36,6 +40,7 @@ type Config struct {
 type Owner struct {
 	cfg    Config
 	pipe   *rules.Pipeline
+	groups *groups.Table
 	bursts burstRing
 	meters *meters.Table // SetMeters; written under mu, before use
 
@@ -60,6 +65,8 @@ type Owner struct {
 	// published with the lookup count then.
 	costs      []rules.UpdateCost
 	costBuf    []int64
+	kept       []rules.Update // Apply's updates that name no missing group
+	badIdx     []int          // Apply's updates that do
 	lastPub    time.Time
 	lastPubLks uint64
 }
@@ -77,6 +84,10 @@ func New(p *rules.Pipeline, cfg *Config) *Owner {
 	if o.cfg.Bursts <= 0 {
 		o.cfg.Bursts = 1024
 	}
+	if o.cfg.Groups == nil {
+		o.cfg.Groups = groups.New(nil)
+	}
+	o.groups = o.cfg.Groups
 	o.bursts.init(o.cfg.Bursts)
 	o.epoch = time.Now()
 	o.burst = make(chan struct{}, 1)
@@ -114,7 +125,7 @@ func (o *Owner) Apply(res *rules.BurstResult, ups []rules.Update, atomic bool, s
 	}
 	costs := o.costs[:len(ups)]
 	t0 := time.Now()
-	o.pipe.ApplyBurstTo(res, ups, atomic, costs)
+	o.applyChecked(res, ups, atomic, costs)
 	done := time.Now()
 	lks := o.Lookups()
 	fs := o.pipe.Filters()

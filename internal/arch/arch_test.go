@@ -44,21 +44,23 @@ var allowed = map[string][]string{
 	"rules":  {"filter", "internal/prefetch"},
 	"meters": nil,
 
-	"rules/ofctl":      {"rules", "meters"},
+	"groups": {"rules"},
+
+	"rules/ofctl":      {"rules", "groups", "meters"},
 	"rules/classbench": {"rules"},
 	"internal/oracle":  {"rules"},
 	"internal/flowgen": {"rules"},
-	"ofrules":          {"openflow", "rules", "meters"},
+	"ofrules":          {"openflow", "rules", "groups", "meters"},
 	"openflow/ofpcap":  {"openflow", "capture"},
 	"internal/ofpeer":  {"openflow"},
-	"tables":           {"rules", "meters"},
-	"dataplane":        {"rules", "capture", "meters"},
+	"tables":           {"rules", "groups", "meters"},
+	"dataplane":        {"rules", "groups", "meters", "capture"},
 
-	"controller":      {"openflow", "rules", "ofrules", "tables", "meters", "internal/oftarget", "internal/quietconn"},
+	"controller":      {"openflow", "rules", "groups", "meters", "ofrules", "tables", "internal/oftarget", "internal/quietconn"},
 	"controller/push": {"openflow", "rules", "ofrules", "internal/oftarget", "internal/quietconn"},
 	"replay":          {"dataplane", "rules", "rules/ofctl", "rules/classbench"},
 
-	"bridge": {"controller", "dataplane", "openflow", "rules", "tables", "meters"},
+	"bridge": {"controller", "dataplane", "openflow", "rules", "groups", "meters", "tables"},
 
 	// The command parses flags into the Config of bridge, push and
 	// replay, and runs the small tools (rules, decode, bench): it never

@@ -1,6 +1,7 @@
-// Package ofctl reads and prints flows in the text syntax of Open vSwitch's
-// ovs-ofctl: the add-flows lines it reads and the dump-flows lines it
-// prints, as rules.Update values.
+// Package ofctl reads and prints flows and groups in the text syntax of
+// Open vSwitch's ovs-ofctl: the add-flows and add-group lines it reads and
+// the dump-flows and dump-groups lines it prints, as rules.Update and
+// groups.Mod values.
 //
 // # Parsing
 //
@@ -58,6 +59,18 @@
 // FormatMeterFeatures print meters as dump-meters, meter-stats and
 // meter-features do, FormatMeterMod as ParseMeter reads them. The tests compare FormatFlow's text
 // with a running Open vSwitch's dump-flows, line for line.
+//
+// # Groups
+//
+// ParseGroup reads one group in ovs-ofctl add-group, mod-group and
+// del-groups syntax (group_id=1,type=select,bucket=weight:2,output:1,...)
+// into a groups.Mod, with ovs-ofctl's own checks (type= required, actions
+// in every bucket, weights on SELECT only and 1 by default, fast failover
+// buckets watch something, one bucket for INDIRECT); ParseGroups reads a
+// file of them. FormatGroup prints a group as ovs-ofctl -O OpenFlow13
+// dump-groups does, and FormatGroupStats a group's counters as
+// dump-group-stats does; FuzzParseGroup holds parse and print to a round
+// trip.
 //
 // # Checking
 //

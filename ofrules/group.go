@@ -1,0 +1,117 @@
+package ofrules
+
+import (
+	"time"
+
+	"github.com/ofswitch/ofswitch/groups"
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// GroupMod translates the GROUP_MOD gm into *m (OpenFlow 1.3.5
+// §7.3.4.2): the command, type and id as they are (the group table
+// checks them, groups.Table.Apply) and each bucket's actions as Actions
+// translates them. m.Desc keeps gm's buckets for GroupDesc. A failure is
+// the OFPT_ERROR to answer gm with.
+func GroupMod(m *groups.Mod, gm *openflow.GroupMod) error {
+	*m = groups.Mod{Command: groups.Command(gm.Command), Type: groups.Type(gm.Type), ID: gm.GroupID}
+	if gm.Command > openflow.GroupDelete {
+		return openflow.ErrorMsg{Type: openflow.ErrTypeGroupModFailed, Code: uint16(openflow.GroupModFailedBadCommand)}
+	}
+	if gm.Command == openflow.GroupDelete {
+		return nil // buckets are ignored
+	}
+	if gm.Type > openflow.GroupTypeFF {
+		return openflow.ErrorMsg{Type: openflow.ErrTypeGroupModFailed, Code: uint16(openflow.GroupModFailedBadType)}
+	}
+	m.Buckets = make([]groups.Bucket, len(gm.Buckets))
+	desc := make([]openflow.Bucket, len(gm.Buckets))
+	for i := range gm.Buckets {
+		b := &gm.Buckets[i]
+		as, err := Actions(b.Actions)
+		if err != nil {
+			return err
+		}
+		m.Buckets[i] = groups.Bucket{Weight: b.Weight, WatchPort: b.WatchPort, WatchGroup: b.WatchGroup, Actions: as}
+		desc[i] = openflow.Bucket{Weight: b.Weight, WatchPort: b.WatchPort, WatchGroup: b.WatchGroup,
+			Actions: append([]openflow.Action(nil), b.Actions...)}
+	}
+	m.Desc = desc
+	return nil
+}
+
+// GroupDesc describes g for an OFPMP_GROUP_DESC reply: its buckets as
+// they came (GroupMod's Desc), or translated back from rules actions for
+// a group that was added otherwise.
+func GroupDesc(g *groups.Group) openflow.GroupDesc {
+	d := openflow.GroupDesc{Type: uint8(g.Type), GroupID: g.ID}
+	if bs, ok := g.Desc.([]openflow.Bucket); ok {
+		d.Buckets = bs
+		return d
+	}
+	d.Buckets = make([]openflow.Bucket, len(g.Buckets))
+	for i := range g.Buckets {
+		b := &g.Buckets[i]
+		d.Buckets[i] = openflow.Bucket{Weight: b.Weight, WatchPort: b.WatchPort, WatchGroup: b.WatchGroup,
+			Actions: actionsToWire(b.Actions, &rules.Match{})}
+	}
+	return d
+}
+
+// GroupStats returns g's statistics for an OFPMP_GROUP reply as of now,
+// with refs, the number of flow entries that send packets to it.
+func GroupStats(g *groups.Group, refs uint32, now time.Time) openflow.GroupStats {
+	d := max(now.Sub(g.Created()), 0)
+	s := openflow.GroupStats{GroupID: g.ID, RefCount: refs,
+		DurationSec: uint32(d / time.Second), DurationNsec: uint32(d % time.Second)}
+	s.PacketCount, s.ByteCount = g.Stats()
+	s.BucketStats = make([]openflow.Counter, len(g.Buckets))
+	for i := range g.Buckets {
+		s.BucketStats[i].PacketCount, s.BucketStats[i].ByteCount = g.BucketStats(i)
+	}
+	return s
+}
+
+// Group capabilities (enum ofp_group_capabilities).
+const (
+	groupCapSelectWeight   = 1 << 0 // OFPGFC_SELECT_WEIGHT
+	groupCapSelectLiveness = 1 << 1 // OFPGFC_SELECT_LIVENESS
+	groupCapChaining       = 1 << 2 // OFPGFC_CHAINING
+	groupCapChainingChecks = 1 << 3 // OFPGFC_CHAINING_CHECKS
+)
+
+// actionProbes are one valid action of each OpenFlow 1.3 action type, to
+// learn which ones Actions accepts.
+var actionProbes = []openflow.Action{
+	openflow.Output(1, 0),
+	{Type: openflow.ActionCopyTTLOut}, {Type: openflow.ActionCopyTTLIn},
+	{Type: openflow.ActionSetMPLSTTL, TTL: 64}, {Type: openflow.ActionDecMPLSTTL},
+	{Type: openflow.ActionPushVLAN, EtherType: 0x8100}, {Type: openflow.ActionPopVLAN},
+	{Type: openflow.ActionPushMPLS, EtherType: 0x8847}, {Type: openflow.ActionPopMPLS, EtherType: 0x0800},
+	{Type: openflow.ActionSetQueue, QueueID: 1}, {Type: openflow.ActionGroup, GroupID: 1},
+	{Type: openflow.ActionSetNWTTL, TTL: 64}, {Type: openflow.ActionDecNWTTL},
+	openflow.SetField(openflow.OXM{Class: openflow.OXMClassOpenFlow, Field: openflow.FieldEthDst}),
+	{Type: openflow.ActionPushPBB, EtherType: 0x88e7}, {Type: openflow.ActionPopPBB},
+}
+
+// GroupFeatures describes the group table for an OFPMP_GROUP_FEATURES
+// reply: all four types; weighted and liveness-aware SELECT, chaining and
+// its checks (loops are refused); groups.MaxGroups of each type; and in
+// every type's buckets exactly the actions Actions accepts.
+func GroupFeatures() openflow.GroupFeatures {
+	var acts uint32
+	for _, a := range actionProbes {
+		if _, err := Actions([]openflow.Action{a}); err == nil {
+			acts |= 1 << a.Type
+		}
+	}
+	f := openflow.GroupFeatures{
+		Types:        1<<openflow.GroupTypeAll | 1<<openflow.GroupTypeSelect | 1<<openflow.GroupTypeIndirect | 1<<openflow.GroupTypeFF,
+		Capabilities: groupCapSelectWeight | groupCapSelectLiveness | groupCapChaining | groupCapChainingChecks,
+	}
+	for i := range f.MaxGroups {
+		f.MaxGroups[i] = groups.MaxGroups
+		f.Actions[i] = acts
+	}
+	return f
+}
