@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/netnstest":           {"internal/testutil"},
 	"internal/ovstest":             {"internal/testutil"},
 	"internal/arch":                nil,
+	"internal/ryusuite":            nil, // tests only: Ryu's switch test suite against cmd/ofswitch
 
 	"capture":      nil,
 	"filter":       {"internal/prefetch"},

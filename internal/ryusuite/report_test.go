@@ -1,0 +1,311 @@
+package ryusuite
+
+import (
+	"bufio"
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ofswitch/ofswitch/openflow"
+)
+
+// The results of a run are kept in testdata/results-TARGET.tsv, one test a
+// line (directory, file, index, description, OK or ERROR, reason), under
+// "# key: value" lines naming the programs that ran them. docs/ryu.md is
+// generated from the results of both targets (writeDocs); TestDocs keeps
+// it in step with them.
+
+// A run is the results of the suite on one target.
+type run struct {
+	Target string            // "ofswitch" or "ovs"
+	Notes  map[string]string // the "# key: value" lines: "tester", "target"
+	Cases  []testCase
+	Res    []result // Res[i] is the result of Cases[i]
+}
+
+func resultsPath(root, target string) string {
+	return filepath.Join(root, "internal", "ryusuite", "testdata", "results-"+target+".tsv")
+}
+
+// readRun reads the results of target; a missing file is an empty run.
+func readRun(root, target string) (*run, error) {
+	r := &run{Target: target, Notes: map[string]string{}}
+	f, err := os.Open(resultsPath(root, target))
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if k, v, ok := strings.Cut(strings.TrimPrefix(line, "# "), ": "); ok && strings.HasPrefix(line, "# ") {
+			r.Notes[k] = v
+			continue
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 6 {
+			return nil, fmt.Errorf("%s:%d: %d fields, want 6", resultsPath(root, target), n, len(f))
+		}
+		i, err := strconv.Atoi(f[2])
+		if err != nil || (f[4] != "OK" && f[4] != "ERROR") {
+			return nil, fmt.Errorf("%s:%d: bad index or result", resultsPath(root, target), n)
+		}
+		r.Cases = append(r.Cases, testCase{Dir: strings.SplitN(f[1], "/", 2)[0], Path: f[1], File: f[0], Index: i, Desc: f[3]})
+		r.Res = append(r.Res, result{OK: f[4] == "OK", Reason: f[5]})
+	}
+	return r, sc.Err()
+}
+
+// merge replaces r's results of the directories that next ran by next's.
+func (r *run) merge(next *run) {
+	ran := map[string]bool{}
+	for _, c := range next.Cases {
+		ran[c.Dir] = true
+	}
+	var cases []testCase
+	var res []result
+	for i, c := range r.Cases {
+		if !ran[c.Dir] {
+			cases, res = append(cases, c), append(res, r.Res[i])
+		}
+	}
+	r.Cases, r.Res = append(cases, next.Cases...), append(res, next.Res...)
+	for k, v := range next.Notes {
+		r.Notes[k] = v
+	}
+	r.sort()
+}
+
+// sort orders the results by directory (in the order of dirs), then as the
+// tester runs them.
+func (r *run) sort() {
+	idx := make([]int, len(r.Cases))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		ca, cb := r.Cases[a], r.Cases[b]
+		if d := slices.Index(dirs, ca.Dir) - slices.Index(dirs, cb.Dir); d != 0 {
+			return d
+		}
+		if c := strings.Compare(ca.File, cb.File); c != 0 {
+			return c
+		}
+		return ca.Index - cb.Index
+	})
+	cases, res := make([]testCase, len(idx)), make([]result, len(idx))
+	for i, j := range idx {
+		cases[i], res[i] = r.Cases[j], r.Res[j]
+	}
+	r.Cases, r.Res = cases, res
+}
+
+func (r *run) write(root string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Ryu's OpenFlow 1.3 switch tests on %s, written by\n", targetName(r.Target))
+	fmt.Fprintf(&b, "# OFSWITCH_RYU=1 OFSWITCH_RYU_TARGET=%s go test ./internal/ryusuite -run TestRyu -timeout 60m -update\n", r.Target)
+	for _, k := range slices.Sorted(maps.Keys(r.Notes)) {
+		fmt.Fprintf(&b, "# %s: %s\n", k, r.Notes[k])
+	}
+	b.WriteString("# file\tpath\tindex\tdescription\tresult\treason\n")
+	for i, c := range r.Cases {
+		res := "ERROR"
+		if r.Res[i].OK {
+			res = "OK"
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%d\t%s\t%s\t%s\n", c.File, c.Path, c.Index, c.Desc, res, r.Res[i].Reason)
+	}
+	p := resultsPath(root, r.Target)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(b.String()), 0o644)
+}
+
+// tally counts the tests and passes of each directory, and of all under
+// "all".
+type tally map[string][2]int // [tests, passed]
+
+func (r *run) tally() tally {
+	t := tally{}
+	for i, c := range r.Cases {
+		for _, k := range []string{c.Dir, "all"} {
+			v := t[k]
+			v[0]++
+			if r.Res[i].OK {
+				v[1]++
+			}
+			t[k] = v
+		}
+	}
+	return t
+}
+
+func targetName(target string) string {
+	if target == "ovs" {
+		return "Open vSwitch"
+	}
+	return target
+}
+
+// docsPath is the table of the tests that fail.
+func docsPath(root string) string { return filepath.Join(root, "docs", "ryu.md") }
+
+// docs renders docs/ryu.md from the results on ofswitch and on Open
+// vSwitch.
+func docs(sw, ovs *run) string {
+	var b strings.Builder
+	b.WriteString(`# Ryu's OpenFlow 1.3 switch test suite
+
+<!-- Generated by internal/ryusuite from its testdata/results-*.tsv; do not edit. -->
+
+Ryu's "OpenFlow Switch Test Tool" (` + "`tester.py`" + `, run here as Debian's python3-os-ken ships
+it) drives two switches: the target, here ofswitch, and a tester switch, an Open vSwitch
+bridge, joined port for port by veth pairs. Each test installs flows (groups, meters) on the
+target, sends packets from the tester and checks what comes back, the counters and the
+statistics. Its 144 JSON files are in ` + "`../shared/data/ryu-of13`" + `; ` + "`internal/ryusuite`" + ` runs
+them in a network namespace of its own and fails when a directory passes fewer tests than
+its floor (` + "`internal/ryusuite/floor_test.go`" + `):
+
+    OFSWITCH_RYU=1 go test ./internal/ryusuite -run TestRyu -timeout 60m -v
+
+A test that fails on a timeout or a rate is run once more and its second result counts:
+the tester waits 3 s for each packet and sends its rate tests from Python, so a busy machine
+misses some. With ` + "`OFSWITCH_RYU_TARGET=ovs`" + ` the target is a second Open vSwitch bridge,
+for the comparison below; ` + "`-update`" + ` records a run's results and regenerates this page.
+
+`)
+	ts, to := sw.tally(), ovs.tally()
+	fmt.Fprintf(&b, "| directory | tests | ofswitch | %s |\n|---|--:|--:|--:|\n", versionOr(ovs, "Open vSwitch"))
+	for _, d := range append(slices.Clone(dirs), "all") {
+		n := max(ts[d][0], to[d][0])
+		name := d
+		if d == "all" {
+			name = "**all**"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", name, n, count(ts, d), count(to, d))
+	}
+	fmt.Fprintf(&b, "\nTester: %s; tester switch: %s.\n", noteOr(sw, "tester"), noteOr(sw, "tester switch"))
+
+	kinds := map[string]int{}
+	for i := range sw.Cases {
+		if !sw.Res[i].OK {
+			kinds[kind(sw.Res[i].Reason)]++
+		}
+	}
+	ks := slices.SortedFunc(maps.Keys(kinds), func(a, b string) int {
+		return cmp.Or(kinds[b]-kinds[a], strings.Compare(a, b))
+	})
+	b.WriteString("\n## Why they fail on ofswitch\n\n| tests | the tester's reason |\n|--:|---|\n")
+	for _, k := range ks {
+		fmt.Fprintf(&b, "| %d | %s |\n", kinds[k], cell(k))
+	}
+
+	ovsRes := map[string]result{}
+	for i, c := range ovs.Cases {
+		ovsRes[c.key()] = ovs.Res[i]
+	}
+	fmt.Fprintf(&b, "\n## The tests ofswitch fails\n\nWith the tester's reason, and what Open vSwitch does.\n")
+	cur := ""
+	for i, c := range sw.Cases {
+		if sw.Res[i].OK {
+			continue
+		}
+		if c.Dir != cur {
+			cur = c.Dir
+			fmt.Fprintf(&b, "\n### %s\n\n| file | test | ofswitch | Open vSwitch |\n|---|---|---|---|\n", cur)
+		}
+		o := "(not run)"
+		if r, ok := ovsRes[c.key()]; ok {
+			o = "OK"
+			if !r.OK {
+				o = cell(named(r.Reason))
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(c.File), cell(c.Desc), cell(named(sw.Res[i].Reason)), o)
+	}
+	return b.String()
+}
+
+func count(t tally, d string) string {
+	if t[d][0] == 0 {
+		return "—"
+	}
+	return strconv.Itoa(t[d][1])
+}
+
+func versionOr(r *run, def string) string {
+	if v := r.Notes["target"]; v != "" {
+		return v
+	}
+	return def
+}
+
+func noteOr(r *run, k string) string {
+	if v := r.Notes[k]; v != "" {
+		return v
+	}
+	return "(not recorded)"
+}
+
+var errorMsg = regexp.MustCompile(`OFPErrorMsg\[type=0x([0-9a-f]+), code=0x([0-9a-f]+)\]`)
+
+// named follows an OFPT_ERROR in reason with the names of its type and
+// code, as the spec spells them.
+func named(reason string) string {
+	return errorMsg.ReplaceAllStringFunc(reason, func(m string) string {
+		sm := errorMsg.FindStringSubmatch(m)
+		typ, _ := strconv.ParseUint(sm[1], 16, 16)
+		code, _ := strconv.ParseUint(sm[2], 16, 16)
+		return fmt.Sprintf("%s %s", m, openflow.ErrorType(typ).CodeString(uint16(code)))
+	})
+}
+
+// kind is what reasons of one kind share: an OFPT_ERROR or a short
+// sentence whole, else what comes before the packet, flows or rates that
+// follow its colon, and the name of the first header that differs.
+func kind(reason string) string {
+	if k, detail, ok := strings.Cut(reason, ": "); ok && !errorMsg.MatchString(reason) &&
+		(len(reason) > 60 || strings.ContainsAny(detail, "({")) {
+		if h, _, ok := strings.Cut(detail, "("); ok && !strings.ContainsAny(h, " {[/") {
+			return k + ": " + h + "(...)..."
+		}
+		return k + ": ..."
+	}
+	return named(reason)
+}
+
+// cell makes s safe in a Markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "`", "'")
+}
+
+// writeDocs regenerates docs/ryu.md from the recorded results.
+func writeDocs(root string) error {
+	sw, err := readRun(root, "ofswitch")
+	if err != nil {
+		return err
+	}
+	ovs, err := readRun(root, "ovs")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(docsPath(root), []byte(docs(sw, ovs)), 0o644)
+}
