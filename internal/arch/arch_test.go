@@ -20,8 +20,10 @@ const module = "github.com/ofswitch/ofswitch/"
 // controller/push).
 //
 // The layers, from the ground up: the internal helpers; capture files,
-// filter and openflow; rules; what builds on rules alone (its formats, the
-// translation to and from OpenFlow, the tables' owner, the data plane);
+// filter, openflow and the meter table; rules; the group table, whose
+// buckets hold rules' actions; what builds on rules, groups and meters (the
+// formats, the translation to and from OpenFlow, the tables' owner, the
+// data plane);
 // the channel, the push client and the replay laboratory; the switch
 // assembled (bridge); the command.
 var allowed = map[string][]string{
