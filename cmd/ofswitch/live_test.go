@@ -21,16 +21,21 @@ import (
 // ofPort is the OpenFlow port the switch listens on in its namespace.
 const ofPort = 6653
 
-// startSwitch runs `ofswitch run --port s1 --port s2 --listen
-// ptcp:6653:127.0.0.1 args...` in the switch's namespace and waits until
-// ovs-ofctl gets an answer from it. At cleanup it stops the switch with
-// SIGTERM and fails the test unless it exits cleanly (a data race found
-// by a -race binary makes the exit status non-zero).
+// startSwitch runs `ofswitch run --port s1 --port s2 ... --listen
+// ptcp:6653:127.0.0.1 args...` (a --port for each of tp's switch
+// interfaces: ports 1, 2, ... in order) in the switch's namespace and
+// waits until ovs-ofctl gets an answer from it. At cleanup it stops the
+// switch with SIGTERM and fails the test unless it exits cleanly (a data
+// race found by a -race binary makes the exit status non-zero).
 func startSwitch(t testing.TB, tp *topo, args ...string) *proc {
 	t.Helper()
 	bin := ofswitchBinary(t)
-	args = append([]string{"run", "--port", tp.swIf[0], "--port", tp.swIf[1],
-		"--listen", "ptcp:" + strconv.Itoa(ofPort) + ":127.0.0.1", "--log-level", "debug"}, args...)
+	run := []string{"run"}
+	for _, s := range tp.swIf {
+		run = append(run, "--port", s)
+	}
+	run = append(run, "--listen", "ptcp:"+strconv.Itoa(ofPort)+":127.0.0.1", "--log-level", "debug")
+	args = append(run, args...)
 	p := startProc(t, tp.sw, func(err error, log string) {
 		if err != nil {
 			t.Errorf("ofswitch did not stop cleanly on SIGTERM: %v\n%s", err, log)

@@ -20,10 +20,10 @@ import (
 )
 
 // Live tests run `ofswitch run` between network namespaces the test makes:
-// hosts h1 (10.0.0.1/24) and h2 (10.0.0.2/24), each with an interface
-// eth0 joined by a veth pair to interface s1 or s2 of the switch's
-// namespace. The switch binary is built once per test binary, with the
-// race detector when the tests have it.
+// hosts h1 (10.0.0.1/24), h2 (10.0.0.2/24) and, for some tests, more, each
+// with an interface eth0 joined by a veth pair to interface s1, s2, ... of
+// the switch's namespace. The switch binary is built once per test binary,
+// with the race detector when the tests have it.
 
 // Fixed addresses make ovs-ofctl's output and the derived datapath id
 // predictable: the switch side of host i's pair is 02:5e:00:00:00:0i (so
@@ -136,24 +136,33 @@ func nsExec(ctx context.Context, ns, name string, args ...string) *exec.Cmd {
 	return exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, name}, args...)...)
 }
 
-// topo is two hosts joined to a switch namespace by veth pairs.
+// topo is hosts joined to a switch namespace by veth pairs.
 type topo struct {
 	sw    string        // the switch's namespace
 	swNS  *netnstest.NS // the switch's namespace if newTopo made it
-	hosts [2]string     // h1, h2 namespaces
-	swIf  [2]string     // interface names in sw: s1, s2
+	hosts []string      // h1, h2, ... namespaces
+	swIf  []string      // interface names in sw: s1, s2, ...
 }
 
-// newTopo creates namespaces h1 and h2 and, when sw is empty, the
-// switch's, with veth pairs eth0 (host i) to si (switch); the namespaces
-// go at cleanup (netnstest), and the pairs with them. IPv6 is off on
-// every interface, so that only the test's own traffic (and ARP) crosses
-// the switch.
+// newTopo is newTopoN with the two hosts h1 and h2.
 func newTopo(t testing.TB, sw string) *topo {
 	t.Helper()
-	h1, h2 := netnstest.New(t, "ofsh1-"), netnstest.New(t, "ofsh2-")
-	tp := &topo{sw: sw, hosts: [2]string{h1.Name, h2.Name}, swIf: [2]string{"s1", "s2"}}
-	nss := tp.hosts[:]
+	return newTopoN(t, sw, 2)
+}
+
+// newTopoN creates namespaces h1..hn and, when sw is empty, the switch's,
+// with veth pairs eth0 (host i) to si (switch); the namespaces go at
+// cleanup (netnstest), and the pairs with them. IPv6 is off on every
+// interface, so that only the test's own traffic (and ARP) crosses the
+// switch. n is at most 254 (hostIP's last byte).
+func newTopoN(t testing.TB, sw string, n int) *topo {
+	t.Helper()
+	tp := &topo{sw: sw}
+	for i := 1; i <= n; i++ {
+		tp.hosts = append(tp.hosts, netnstest.New(t, fmt.Sprintf("ofsh%d-", i)).Name)
+		tp.swIf = append(tp.swIf, fmt.Sprintf("s%d", i))
+	}
+	nss := append([]string(nil), tp.hosts...)
 	if sw == "" {
 		tp.swNS = netnstest.New(t, "ofssw-")
 		tp.sw = tp.swNS.Name
@@ -168,7 +177,7 @@ func newTopo(t testing.TB, sw string) *topo {
 	return tp
 }
 
-// link creates the veth pair of host i (0 or 1): eth0 in the host, with
+// link creates the veth pair of host i (0-based): eth0 in the host, with
 // its address, and swIf[i] in the switch's namespace, both up.
 func (tp *topo) link(t testing.TB, i int) {
 	t.Helper()
@@ -184,9 +193,15 @@ func (tp *topo) link(t testing.TB, i int) {
 // each) and returns ping's output and whether it succeeded.
 func (tp *topo) ping(t testing.TB, count int) (string, bool) {
 	t.Helper()
+	return tp.pingHost(t, 1, 2, count)
+}
+
+// pingHost is ping from host from to host to (1-based).
+func (tp *topo) pingHost(t testing.TB, from, to, count int) (string, bool) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(count+5)*time.Second)
 	defer cancel()
-	out, err := nsExec(ctx, tp.hosts[0], "ping", "-c", strconv.Itoa(count), "-i", "0.2", "-W", "1", hostIP(2)).CombinedOutput()
+	out, err := nsExec(ctx, tp.hosts[from-1], "ping", "-c", strconv.Itoa(count), "-i", "0.2", "-W", "1", hostIP(to)).CombinedOutput()
 	return string(out), err == nil
 }
 
