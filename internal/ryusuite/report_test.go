@@ -215,6 +215,7 @@ for the comparison below; ` + "`-update`" + ` records a run's results and regene
 	for _, k := range ks {
 		fmt.Fprintf(&b, "| %d | %s |\n", kinds[k], cell(k))
 	}
+	b.WriteString(testerFailures)
 
 	ovsRes := map[string]result{}
 	for i, c := range ovs.Cases {
@@ -241,6 +242,25 @@ for the comparison below; ` + "`-update`" + ` records a run's results and regene
 	}
 	return b.String()
 }
+
+// testerFailures names the tests that fail because of the tester itself,
+// with the test that shows it.
+const testerFailures = `
+## Failures of the tester itself
+
+The tests of action 25_SET_FIELD that set an SCTP port (17_SCTP_SRC, 18_SCTP_DST) fail, on
+ofswitch as on Open vSwitch, with "Received incorrect packet: sctp(csum=N)". os_ken's ` + "`sctp._checksum`" + `
+runs its CRC32c over ` + "`str(data)`" + `, which on Python 3 is the text ` + "`bytearray(b'...')`" + `, not over
+the bytes, so the packet the tester expects carries a wrong checksum. ofswitch recomputes
+the CRC32c of the segment (RFC 4960 appendix B) when it rewrites a port, and N is that
+valid checksum. ` + "`TestTesterSCTPChecksum`" + ` (` + "`internal/ryusuite/sctp_test.go`" + `) shows it: it builds
+each of these tests' packets with tester.py's own code and checks that the expected
+packet's checksum is the CRC32c of that text and not of the segment, that ofswitch, given
+the test's flows and packet, sends the expected packet with a valid CRC32c, and that this
+checksum is the N of every such failure recorded here:
+
+    go test ./internal/ryusuite -run TestTesterSCTPChecksum -v
+`
 
 func count(t tally, d string) string {
 	if t[d][0] == 0 {
