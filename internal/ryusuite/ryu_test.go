@@ -39,6 +39,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,6 +90,8 @@ func TestRyu(t *testing.T) {
 		"tester":        strings.TrimSpace(string(osken)),
 		"tester switch": ovsVersion(t),
 		"target":        target,
+		"measured":      time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		"machine":       machine(),
 	}
 	var bin string
 	if target == "ofswitch" {
@@ -513,4 +516,23 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// machine describes the computer a run is measured on: processors, their
+// model and the kernel, for the record of a run.
+func machine() string {
+	model := "unknown processor"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	kernel := "unknown kernel"
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		kernel = "Linux " + strings.TrimSpace(string(b))
+	}
+	return fmt.Sprintf("%d processors (%s), %s", runtime.NumCPU(), model, kernel)
 }
