@@ -111,7 +111,9 @@
 // notifications into [PortEvent]s (added, deleted, modified) until its
 // context ends. [OpenLivePort] opens an interface through AF_PACKET
 // TPACKET_V3 rings (gopacket/afpacket), one socket per worker in a hash
-// fanout group, ignoring PACKET_OUTGOING frames; [Switch.RunLive] runs one
+// fanout group, ignoring PACKET_OUTGOING frames, and pads what it sends to
+// the 60-byte Ethernet minimum as a NIC would (a veth does not, and a pop
+// of a tag can leave a frame shorter); [Switch.RunLive] runs one
 // worker per socket, in vectors, until its context ends. [Switch.PacketOut]
 // executes a PACKET_OUT while the workers run. The NORMAL action is an L2
 // learning switch over a lock-free, bounded MAC table shared by the

@@ -384,7 +384,8 @@ func (p *LivePort) Info() PortInfo {
 // Queues returns the number of receive sockets (one per worker).
 func (p *LivePort) Queues() int { return p.cfg.Queues }
 
-// Transmit sends frame out of the interface. Safe from any goroutine.
+// Transmit sends frame out of the interface, padded with zeros to
+// minFrame bytes. Safe from any goroutine.
 // While the port is detached, or its interface down, the frame is dropped
 // and counted by TxDropped.
 func (p *LivePort) Transmit(frame []byte) {
@@ -392,6 +393,11 @@ func (p *LivePort) Transmit(frame []byte) {
 	if c == nil {
 		p.txDropped.Add(1)
 		return
+	}
+	if len(frame) < minFrame {
+		var padded [minFrame]byte
+		copy(padded[:], frame)
+		frame = padded[:]
 	}
 	if err := c.rx[0].WritePacketData(frame); err != nil {
 		p.countTxFailure(err)
@@ -438,16 +444,27 @@ type liveQueue struct {
 	msgs [VectorSize]unix.Mmsghdr
 }
 
-// Transmit queues a copy of frame.
+// minFrame is the shortest Ethernet frame without its FCS (IEEE 802.3):
+// a NIC pads a shorter one with zeros before it goes on the wire, and a
+// veth does not, so the live ports do it. A pop of a VLAN tag, MPLS label
+// or PBB I-TAG makes a minimum-size frame shorter than this.
+const minFrame = 60
+
+// Transmit queues a copy of frame, padded with zeros to minFrame bytes.
 func (q *liveQueue) Transmit(frame []byte) {
-	if q.n == len(q.msgs) || len(frame) > len(q.buf)-q.off {
+	n := max(len(frame), minFrame)
+	if q.n == len(q.msgs) || n > len(q.buf)-q.off {
 		q.Flush()
 	}
-	if len(frame) == 0 || len(frame) > len(q.buf) {
+	if len(frame) == 0 || n > len(q.buf) {
 		q.p.txErrs.Add(1)
 		return
 	}
 	c := copy(q.buf[q.off:], frame)
+	if c < n {
+		clear(q.buf[q.off+c : q.off+n])
+		c = n
+	}
 	q.iov[q.n].Base = &q.buf[q.off]
 	q.iov[q.n].SetLen(c)
 	q.msgs[q.n].Hdr = unix.Msghdr{Iov: &q.iov[q.n], Iovlen: 1}

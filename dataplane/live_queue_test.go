@@ -56,6 +56,42 @@ func datagramPair(tb testing.TB) [2]int {
 	return fds
 }
 
+// TestLiveQueuePadsShortFrames: a frame shorter than the Ethernet minimum
+// (a 56-byte frame left by popping an MPLS label off a padded 60-byte one)
+// leaves padded with zeros to 60 bytes, as a NIC would put it on the wire;
+// the queued copy is padded, not the worker's frame.
+func TestLiveQueuePadsShortFrames(t *testing.T) {
+	fds := datagramPair(t)
+	p := &LivePort{}
+	p.install(fakeConn(p, fds[0]))
+	q := p.txQueue(0).(*liveQueue)
+	short := make([]byte, 56)
+	for i := range short {
+		short[i] = 0xaa
+	}
+	q.Transmit(short[:56])
+	q.Transmit(short[:14])
+	q.Flush()
+	buf := make([]byte, 200)
+	for _, n := range []int{56, 14} {
+		m, _, err := unix.Recvfrom(fds[1], buf, unix.MSG_DONTWAIT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m != minFrame {
+			t.Fatalf("a %d-byte frame left as %d bytes, want %d", n, m, minFrame)
+		}
+		for i := range m {
+			if want := byte(0xaa) * byte(min(1, max(0, n-i))); buf[i] != want {
+				t.Fatalf("a %d-byte frame: byte %d is %#x, want %#x", n, i, buf[i], want)
+			}
+		}
+	}
+	if len(short) != 56 || short[55] != 0xaa {
+		t.Error("the frame handed to Transmit changed")
+	}
+}
+
 func TestLiveQueueSendsVectors(t *testing.T) {
 	fds := datagramPair(t)
 	p := &LivePort{}
