@@ -62,8 +62,10 @@ func set(o openflow.OXM) openflow.Action { return openflow.SetField(o) }
 // and the new fields and actions that both accept.
 var refusals = []refusal{
 	// Fields a switch cannot write.
-	{name: "set eth_type", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{set(oxmU(openflow.FieldEthType, 0x86dd))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
-	{name: "set ip_proto", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{set(oxmU(openflow.FieldIPProto, 17))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	// ofswitch writes eth_type and ip_proto (the frame is then read as they
+	// say); Open vSwitch refuses them with OFPBAC_BAD_SET_ARGUMENT.
+	{name: "set eth_type", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{set(oxmU(openflow.FieldEthType, 0x86dd))}, want: "", ovsOff: true},
+	{name: "set ip_proto", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{set(oxmU(openflow.FieldIPProto, 17))}, want: "", ovsOff: true},
 	{name: "set in_port", acts: []openflow.Action{set(oxmU(openflow.FieldInPort, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
 	// Open vSwitch writes metadata with set_field, as write_metadata does.
 	{name: "set metadata", acts: []openflow.Action{set(oxmU(openflow.FieldMetadata, 1))}},
@@ -208,8 +210,8 @@ func TestRefusalsAsOVS(t *testing.T) {
 }
 
 // TestTableFeaturesFields: TABLE_FEATURES lists the fields the tables
-// match on, the fields set_field writes (not eth_type, ip_proto, in_port
-// or ipv6_exthdr, which it refuses) and set_nw_ttl among the actions.
+// match on, the fields set_field writes (not in_port or ipv6_exthdr, which
+// it refuses) and set_nw_ttl among the actions.
 func TestTableFeaturesFields(t *testing.T) {
 	var a Agent
 	a.cfg.Tables = 1
@@ -231,7 +233,7 @@ func TestTableFeaturesFields(t *testing.T) {
 		if !has(openflow.TFPMatch, f) {
 			t.Errorf("%v not matched", f)
 		}
-		settable := f != openflow.FieldIPv6ExtHdr && f != openflow.FieldEthType
+		settable := f != openflow.FieldIPv6ExtHdr
 		if has(openflow.TFPApplySetField, f) != settable || has(openflow.TFPWriteSetFieldMiss, f) != settable {
 			t.Errorf("%v: set_field listed %v, want %v", f, has(openflow.TFPApplySetField, f), settable)
 		}

@@ -640,10 +640,82 @@ func (w *Worker) setField(j int, a *rules.Action) bool {
 		}
 	case rules.FieldMPLSLabel, rules.FieldMPLSTC, rules.FieldMPLSBoS, rules.FieldPBBISID, rules.FieldPBBUCA:
 		return w.setTagField(j, a.Field, v)
-	default: // in_port, eth_type, ip_proto, ...: refused at FLOW_MOD time
+	case rules.FieldEthType:
+		off := 12 + 4*fs.vlans
+		if !fs.eth || len(d) < off+2 {
+			return false
+		}
+		d = w.writable(j)
+		binary.BigEndian.PutUint16(d[off:], uint16(v))
+		w.reparse(j) // what follows is read by the new EtherType
+		return true
+	case rules.FieldIPProto:
+		return w.setIPProto(j, uint8(v))
+	default: // in_port, ...: refused at FLOW_MOD time
 		return false
 	}
 	k.Set(a.Field, v)
+	return true
+}
+
+// setIPProto rewrites the protocol of frame j's IP header (IPv4's protocol,
+// or the next-header field that names the transport after IPv6's extension
+// headers), folds the change into the IPv4 header checksum and into the
+// transport checksum that covers the pseudo-header, and parses the frame
+// again: the transport header is then read as the new protocol's.
+func (w *Worker) setIPProto(j int, p uint8) bool {
+	fs := &w.pkt[j]
+	d := fs.data
+	var at int
+	switch fs.ethType {
+	case EtherTypeIPv4:
+		if !has(d, fs.l3, 20) {
+			return false
+		}
+		at = fs.l3 + 9
+	case EtherTypeIPv6:
+		if !has(d, fs.l3, 40) {
+			return false
+		}
+		// The last next-header field of the chain: the one that names
+		// the transport.
+		at = fs.l3 + 6
+		for off, nh := fs.l3+40, d[at]; off+2 <= len(d) && (fs.l4 == 0 || off < fs.l4); {
+			var n int
+			switch nh {
+			case 0, 43, 60: // hop-by-hop, routing, destination options
+				n = (int(d[off+1]) + 1) * 8
+			case 44: // fragment
+				n = 8
+			case 51: // authentication: length in 4-byte units, less 2
+				n = (int(d[off+1]) + 2) * 4
+			default:
+				n = 0
+			}
+			if n == 0 {
+				break
+			}
+			at, nh = off, d[off]
+			off += n
+		}
+	default:
+		return false
+	}
+	d = w.writable(j)
+	old := d[at]
+	if old == p {
+		return true
+	}
+	sum := fs.l4Sum(d, true)
+	if fs.ethType == EtherTypeIPv4 {
+		replace16(d, fs.l3+8, uint16(d[fs.l3+8])<<8|uint16(p), fs.l3+10)
+	} else {
+		d[at] = p
+	}
+	if sum >= 0 {
+		binary.BigEndian.PutUint16(d[sum:], csum16(binary.BigEndian.Uint16(d[sum:]), uint16(old), uint16(p)))
+	}
+	w.reparse(j)
 	return true
 }
 

@@ -144,8 +144,9 @@ func TestPacketOutChecks(t *testing.T) {
 		act  rules.Action
 		code int // OFPBAC_*, or -1 for accepted
 	}{
-		{setf(rules.FieldEthType, 0x86dd), rules.BadActionBadSetArg},
-		{setf(rules.FieldIPProto, 6), rules.BadActionBadSetArg},
+		{setf(rules.FieldEthType, 0x86dd), -1},
+		{setf(rules.FieldIPProto, 6), -1},
+		{setf(rules.FieldInPort, 3), rules.BadActionBadSetArg},
 		{setf(rules.FieldVLANPCP, 8), rules.BadActionBadSetArg},
 		{setf(rules.FieldIPDSCP, 64), rules.BadActionBadSetArg},
 		{setf(rules.FieldIPv6FLabel, 5), rules.BadActionMatchInconsistent},

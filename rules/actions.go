@@ -3,14 +3,15 @@ package rules
 import "fmt"
 
 // setFieldRefusal returns the OFPET_BAD_ACTION code with which a set_field
-// of f is refused, or -1 if the data plane performs it. eth_type and
-// ip_proto would change how the rest of the frame is read, and in_port is
-// where the frame came from: Open vSwitch refuses them with
+// of f is refused, or -1 if the data plane performs it. in_port is where
+// the frame came from: Open vSwitch refuses it with
 // OFPBAC_BAD_SET_ARGUMENT, as this does. ipv6_exthdr and tcp_flags
-// describe the frame and are no field of it.
+// describe the frame and are no field of it. eth_type and ip_proto, which
+// Open vSwitch also refuses, are written: the rest of the frame is then
+// read as the new type or protocol says.
 func setFieldRefusal(f Field) int {
 	switch f {
-	case FieldInPort, FieldEthType, FieldIPProto:
+	case FieldInPort:
 		return BadActionBadSetArg
 	case FieldIPv6Exthdr, FieldTCPFlags:
 		return BadActionBadSetType
@@ -110,6 +111,12 @@ func checkAction(t *Match, a *Action) error {
 		} else if err := t.checkPrereqsOf(1 << f); err != nil {
 			return badAction(BadActionMatchInconsistent, f.String(), err.(*Error).Why)
 		}
+		switch f {
+		case FieldEthType:
+			t.clearAbove() // the layers above are read anew
+		case FieldIPProto:
+			t.clearTransport()
+		}
 		if f.Bits() == 128 {
 			t.Set128(f, a.Value[0], a.Value[1], ^uint64(0), ^uint64(0))
 		} else {
@@ -128,6 +135,14 @@ func (m *Match) clearAbove() {
 			FieldVLANVID, FieldVLANPCP, FieldMPLSLabel, FieldMPLSTC, FieldMPLSBoS, FieldPBBISID, FieldPBBUCA:
 			continue
 		}
+		m.Clear(f)
+	}
+}
+
+// clearTransport wildcards the transport fields, as a set_field of ip_proto
+// leaves them unknown.
+func (m *Match) clearTransport() {
+	for _, f := range []Field{FieldL4Src, FieldL4Dst, FieldICMPType, FieldICMPCode, FieldTCPFlags, FieldNDTarget, FieldARPSHA, FieldARPTHA} {
 		m.Clear(f)
 	}
 }

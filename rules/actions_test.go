@@ -27,8 +27,9 @@ func TestCheckActionsRefusals(t *testing.T) {
 		v    uint64
 		err  error
 	}{
-		{"eth_type", &ip, rules.FieldEthType, 0x800, errSetArg},
-		{"ip_proto", &ip, rules.FieldIPProto, 6, errSetArg},
+		{"eth_type", &ip, rules.FieldEthType, 0x800, nil},
+		{"ip_proto", &ip, rules.FieldIPProto, 6, nil},
+		{"ip_proto without IP", &vlan, rules.FieldIPProto, 6, errInconsistent},
 		{"in_port", &ip, rules.FieldInPort, 1, errSetArg},
 		{"ipv6_exthdr", &ip, rules.FieldIPv6Exthdr, 1, errSetType},
 		{"tcp_flags", &ip, rules.FieldTCPFlags, 1, errSetType},
@@ -80,6 +81,13 @@ func TestCheckActions(t *testing.T) {
 		{"arp,actions=dec_ttl", errInconsistent},
 		{"ip,actions=write_actions(set_field:5->tcp_src)", errInconsistent},
 		{"tcp,actions=set_field:1->icmp_type", errInconsistent},
+		{"tcp,actions=set_field:17->ip_proto,output:2", nil},
+		{"tcp,actions=set_field:17->ip_proto,set_field:5->tcp_src", nil},
+		{"tcp,actions=set_field:1->ip_proto,set_field:1->icmp_type", nil},
+		{"tcp,actions=set_field:17->ip_proto,set_field:1->icmp_type", errInconsistent},
+		{"ip,actions=set_field:0x8848->eth_type,output:2", nil},
+		{"ip,actions=set_field:0x86dd->eth_type,set_field:10.0.0.1->ip_src", errInconsistent},
+		{"arp,actions=set_field:17->ip_proto", errInconsistent},
 	} {
 		u, err := ofctl.ParseFlow(tt.flow)
 		if err != nil {

@@ -11,8 +11,10 @@
 // CheckActions, which a Pipeline runs on every add and modify, refuses the
 // actions a flow's match cannot promise (set_field without its field's
 // prerequisites, set_nw_ttl without IP: OFPBAC_MATCH_INCONSISTENT) and the
-// set_field actions no switch performs (eth_type, ip_proto, in_port,
-// values beyond the field), with Open vSwitch's codes.
+// set_field actions no switch performs (in_port, values beyond the field),
+// with Open vSwitch's codes. set_field of eth_type and ip_proto, which Open
+// vSwitch refuses, is accepted and leaves the fields above it unknown to the
+// actions after it.
 //
 // # Subtables
 //

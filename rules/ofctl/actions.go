@@ -237,7 +237,8 @@ var setFieldNames = map[string]rules.Field{
 	"ipv6_label": rules.FieldIPv6FLabel, "nd_target": rules.FieldNDTarget,
 	"nd_sll": rules.FieldARPSHA, "nd_tll": rules.FieldARPTHA, "tun_id": rules.FieldTunnelID, "tunnel_id": rules.FieldTunnelID,
 	"mpls_label": rules.FieldMPLSLabel, "mpls_tc": rules.FieldMPLSTC, "mpls_bos": rules.FieldMPLSBoS, "pbb_isid": rules.FieldPBBISID,
-	"pbb_uca": rules.FieldPBBUCA,
+	"pbb_uca": rules.FieldPBBUCA, "eth_type": rules.FieldEthType, "dl_type": rules.FieldEthType,
+	"ip_proto": rules.FieldIPProto, "nw_proto": rules.FieldIPProto,
 }
 
 // tagActionNames are the MPLS, PBB and TTL-copy actions without an
@@ -256,12 +257,6 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 	fcol := col + len(vs) + 2
 	f, ok := setFieldNames[fname]
 	if !ok {
-		switch fname {
-		case "eth_type", "dl_type", "ip_proto", "nw_proto":
-			// As ovs-ofctl says: the switch refuses them
-			// (OFPBAC_BAD_SET_ARGUMENT).
-			return rules.Action{}, p.errAt(fcol, "%s is read-only", fname)
-		}
 		return rules.Action{}, p.errAt(fcol, "unknown set_field field %q", fname)
 	}
 	a := rules.Action{Kind: rules.ActionSetField, Field: f}
@@ -346,6 +341,7 @@ var setFieldPrint = map[rules.Field]string{
 	rules.FieldMPLSLabel: "mpls_label", rules.FieldMPLSTC: "mpls_tc", rules.FieldMPLSBoS: "mpls_bos", rules.FieldPBBISID: "pbb_isid",
 	rules.FieldPBBUCA:     "pbb_uca",
 	rules.FieldIPv6FLabel: "ipv6_label", rules.FieldNDTarget: "nd_target", rules.FieldTunnelID: "tun_id",
+	rules.FieldEthType: "eth_type", rules.FieldIPProto: "nw_proto",
 }
 
 // fieldNamer names set_field's fields after the match of their flow: the

@@ -75,8 +75,14 @@ func TestParseActions(t *testing.T) {
 	if _, err := ofctl.ParseActions("output:2,bogus"); !errors.Is(err, ofctl.ErrSyntax) || !strings.HasPrefix(err.Error(), `flow:1:18: unknown action "bogus"`) {
 		t.Errorf("bogus action: %v", err)
 	}
-	if _, err := ofctl.ParseActions("set_field:0x86dd->eth_type"); err == nil || !strings.HasPrefix(err.Error(), "flow:1:27: eth_type is read-only") {
-		t.Errorf("set_field eth_type: %v", err)
+	// eth_type and ip_proto are written (Open vSwitch refuses them);
+	// in_port is not.
+	if inst, err := ofctl.ParseActions("set_field:0x86dd->eth_type,set_field:17->ip_proto"); err != nil || len(inst) != 1 ||
+		len(inst[0].Actions) != 2 || inst[0].Actions[0].Field != rules.FieldEthType || inst[0].Actions[1].Field != rules.FieldIPProto {
+		t.Errorf("set_field eth_type, ip_proto: %v %v", inst, err)
+	}
+	if _, err := ofctl.ParseActions("set_field:1->in_port"); err == nil {
+		t.Error("set_field in_port parsed")
 	}
 }
 
