@@ -129,8 +129,17 @@ func flowModAnswer(t *testing.T, c net.Conn, r *openflow.Reader, xid uint32, rf 
 	if err != nil {
 		t.Fatalf("%s: %v", rf.name, err)
 	}
+	return answerOf(t, c, r, xid, b)
+}
+
+// answerOf sends msg, whose xid is xid, and a barrier (xid+1) on c and
+// returns the OFPT_ERROR the switch answered msg with ("" if none) once
+// the barrier reply arrives.
+func answerOf(t *testing.T, c net.Conn, r *openflow.Reader, xid uint32, msg []byte) string {
+	t.Helper()
 	bar := openflow.NewBarrierRequest(xid + 1)
-	if b, err = bar.AppendBinary(b); err != nil {
+	b, err := bar.AppendBinary(msg)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Write(b); err != nil {
@@ -139,14 +148,14 @@ func flowModAnswer(t *testing.T, c net.Conn, r *openflow.Reader, xid uint32, rf 
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	answer := ""
 	for {
-		msg, err := r.Next()
+		m, err := r.Next()
 		if err != nil {
-			t.Fatalf("%s: waiting for the barrier reply: %v", rf.name, err)
+			t.Fatalf("xid %d: waiting for the barrier reply: %v", xid, err)
 		}
-		switch openflow.Type(msg[1]) {
+		switch openflow.Type(m[1]) {
 		case openflow.TypeError:
 			var em openflow.ErrorMsg
-			if err := em.UnmarshalBinary(msg); err != nil {
+			if err := em.UnmarshalBinary(m); err != nil {
 				t.Fatal(err)
 			}
 			if em.XID == xid {
@@ -309,33 +318,7 @@ func packetOutAnswer(t *testing.T, c net.Conn, r *openflow.Reader, xid uint32, a
 	if err != nil {
 		t.Fatal(err)
 	}
-	bar := openflow.NewBarrierRequest(xid + 1)
-	if b, err = bar.AppendBinary(b); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	answer := ""
-	for {
-		msg, err := r.Next()
-		if err != nil {
-			t.Fatalf("waiting for the barrier reply: %v", err)
-		}
-		switch openflow.Type(msg[1]) {
-		case openflow.TypeError:
-			var em openflow.ErrorMsg
-			if err := em.UnmarshalBinary(msg); err != nil {
-				t.Fatal(err)
-			}
-			if em.XID == xid {
-				answer = strings.TrimPrefix(em.Error(), "openflow: ")
-			}
-		case openflow.TypeBarrierReply:
-			return answer
-		}
-	}
+	return answerOf(t, c, r, xid, b)
 }
 
 // packetOutRefusals are PACKET_OUT actions on ipv4Frame and what Open
