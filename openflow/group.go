@@ -152,11 +152,26 @@ func (s *GroupStats) appendTo(dst []byte) []byte {
 	dst = be.AppendUint64(dst, s.ByteCount)
 	dst = be.AppendUint32(dst, s.DurationSec)
 	dst = be.AppendUint32(dst, s.DurationNsec)
-	for _, c := range s.BucketStats {
-		dst = be.AppendUint64(dst, c.PacketCount)
-		dst = be.AppendUint64(dst, c.ByteCount)
+	return appendCounters(dst, s.BucketStats)
+}
+
+// appendCounters appends cs as the packet and byte counts that end a group
+// entry (ofp_bucket_counter) or a meter entry (ofp_meter_band_stats).
+func appendCounters(dst []byte, cs []Counter) []byte {
+	for _, c := range cs {
+		dst = binary.BigEndian.AppendUint64(dst, c.PacketCount)
+		dst = binary.BigEndian.AppendUint64(dst, c.ByteCount)
 	}
 	return dst
+}
+
+// decodeCounters appends to cs the 16-byte counters of b, whose length is
+// a multiple of 16.
+func decodeCounters(cs []Counter, b []byte) []Counter {
+	for k := 0; k+16 <= len(b); k += 16 {
+		cs = append(cs, Counter{binary.BigEndian.Uint64(b[k:]), binary.BigEndian.Uint64(b[k+8:])})
+	}
+	return cs
 }
 
 // decodeGroups decodes the body of an OFPMP_GROUP reply, reusing m.Groups.
@@ -174,9 +189,7 @@ func (m *MultipartReply) decodeGroups(body []byte) error {
 		e := body[off:]
 		g := GroupStats{GroupID: be.Uint32(e[4:]), RefCount: be.Uint32(e[8:]), PacketCount: be.Uint64(e[16:]),
 			ByteCount: be.Uint64(e[24:]), DurationSec: be.Uint32(e[32:]), DurationNsec: be.Uint32(e[36:])}
-		for k := 40; k < n; k += 16 {
-			g.BucketStats = append(g.BucketStats, Counter{be.Uint64(e[k:]), be.Uint64(e[k+8:])})
-		}
+		g.BucketStats = decodeCounters(g.BucketStats, e[40:n])
 		m.Groups = append(m.Groups, g)
 		off += n
 	}

@@ -152,11 +152,7 @@ func (s *MeterStats) appendTo(dst []byte) []byte {
 	dst = be.AppendUint64(dst, s.ByteInCount)
 	dst = be.AppendUint32(dst, s.DurationSec)
 	dst = be.AppendUint32(dst, s.DurationNsec)
-	for _, c := range s.BandStats {
-		dst = be.AppendUint64(dst, c.PacketCount)
-		dst = be.AppendUint64(dst, c.ByteCount)
-	}
-	return dst
+	return appendCounters(dst, s.BandStats)
 }
 
 // decodeMeters decodes the body of an OFPMP_METER reply, reusing m.Meters.
@@ -174,9 +170,7 @@ func (m *MultipartReply) decodeMeters(body []byte) error {
 		}
 		s := MeterStats{MeterID: be.Uint32(e), FlowCount: be.Uint32(e[12:]), PacketInCount: be.Uint64(e[16:]),
 			ByteInCount: be.Uint64(e[24:]), DurationSec: be.Uint32(e[32:]), DurationNsec: be.Uint32(e[36:])}
-		for k := 40; k < n; k += 16 {
-			s.BandStats = append(s.BandStats, Counter{be.Uint64(e[k:]), be.Uint64(e[k+8:])})
-		}
+		s.BandStats = decodeCounters(s.BandStats, e[40:n])
 		m.Meters = append(m.Meters, s)
 		off += n
 	}
