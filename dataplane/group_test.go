@@ -304,9 +304,14 @@ func TestGroupChangesWhileProcessing(t *testing.T) {
 	for i, f := range flows {
 		vec.Frames[i], vec.Link[i], vec.InPort[i] = f, layers.LinkTypeEthernet, 1
 	}
-	done := make(chan struct{})
+	// The mutator starts only once the worker has processed a vector, so
+	// the two overlap however the scheduler orders the goroutines; the
+	// last change leaves group 1 an ALL group that outputs, and one more
+	// vector after it must go out.
+	started, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
+		<-started
 		for i := range 300 {
 			var err error
 			switch i % 3 {
@@ -325,11 +330,15 @@ func TestGroupChangesWhileProcessing(t *testing.T) {
 			}
 		}
 	}()
+	w.Process(vec)
+	close(started)
 	for {
 		select {
 		case <-done:
-			if c := sw.Stats(); c.Outputs == 0 {
-				t.Errorf("no output through the group: %+v", c)
+			before := sw.Stats().Outputs
+			w.Process(vec)
+			if c := sw.Stats(); c.Outputs == before {
+				t.Errorf("no output through the group after the last change: %+v", c)
 			}
 			return
 		default:
