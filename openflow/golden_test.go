@@ -316,24 +316,8 @@ func TestGoldenCrossCheck(t *testing.T) {
 		}
 	})
 	t.Run("tshark", func(t *testing.T) {
-		tshark, err := exec.LookPath("tshark")
-		if err != nil {
-			testutil.SkipOrFail(t, "tshark is not installed")
-		}
-		pcap, err := testutil.TCPStreamPcap(netip.MustParseAddrPort("127.0.0.1:40001"),
-			netip.MustParseAddrPort("127.0.0.1:6653"), all)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file := filepath.Join(t.TempDir(), "golden.pcap")
-		if err := os.WriteFile(file, pcap, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.CommandContext(ctx, tshark, "-r", file, "-d", "tcp.port==6653,openflow", "-V").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames := strings.Split(string(out), "\nFrame ")
+		out := tsharkPcap(t, 40001, all)("-V")
+		frames := strings.Split(out, "\nFrame ")
 		if len(frames) != len(all)+1 {
 			t.Fatalf("tshark shows %d frames, want %d", len(frames), len(all)+1)
 		}

@@ -1,56 +1,18 @@
 package openflow
 
 import (
-	"context"
-	"net/netip"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/ofswitch/ofswitch/internal/testutil"
 )
 
 // TestTshark writes one message of every type as a TCP stream to port 6653
 // and has Wireshark's OpenFlow dissector check it: no malformed-packet or
 // error expert marks, and the fields it decodes equal what was encoded.
 func TestTshark(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		testutil.SkipOrFail(t, "tshark is not installed")
-	}
 	msgs := syntheticMessages()
-	var chunks [][]byte
-	for _, m := range msgs {
-		b, err := m.AppendBinary(nil)
-		if err != nil {
-			t.Fatalf("%T: %v", m, err)
-		}
-		chunks = append(chunks, b)
-	}
-	pcap, err := testutil.TCPStreamPcap(netip.MustParseAddrPort("127.0.0.1:40000"),
-		netip.MustParseAddrPort("127.0.0.1:6653"), chunks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "all.pcap")
-	if err := os.WriteFile(file, pcap, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := func(args ...string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, tshark, append([]string{"-r", file, "-d", "tcp.port==6653,openflow"}, args...)...)
-		cmd.Env = append(os.Environ(), "LC_ALL=C")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("tshark %v: %v", args, err)
-		}
-		return string(out)
-	}
+	chunks := encodeAll(t, msgs)
+	run := tsharkPcap(t, 40000, chunks)
 	verbose := run("-V")
 	for n, frame := range strings.Split(verbose, "\nFrame ") {
 		for _, bad := range []string{"Malformed", "Expert Info (Error"} {
