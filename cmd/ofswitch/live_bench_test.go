@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/netnstest"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 )
@@ -87,13 +88,13 @@ func BenchmarkLive(b *testing.B) {
 				}
 			} else {
 				tp = newTopo(b, "")
-				var p *proc
+				var p *netnstest.Proc
 				if kind == "ofswitch-2q" {
 					p = startSwitch(b, tp, "--workers", "2")
 				} else {
 					p = startSwitch(b, tp)
 				}
-				pid = p.cmd.Process.Pid
+				pid = p.Cmd.Process.Pid
 				for _, f := range flows {
 					if out, err := ovsOfctl(tp.sw, ofPort, "add-flow", f); err != nil {
 						b.Fatalf("%v\n%s", err, out)

@@ -67,11 +67,11 @@ func TestLiveFaucet(t *testing.T) {
 	sw := startSwitch(t, tp, "--metrics", "127.0.0.1:9100")
 	for _, c := range faucetPipeline(n) {
 		if out, err := ovsOfctl(tp.sw, ofPort, c[0], c[1:]...); err != nil {
-			t.Fatalf("%v\n%s\nswitch log:\n%s", err, out, sw.log())
+			t.Fatalf("%v\n%s\nswitch log:\n%s", err, out, sw.Log())
 		}
 	}
 	mon := startMonitor(t, tp, ofPort)
-	log := func() string { return "monitor:\n" + mon.String() + "\nofswitch:\n" + sw.log() }
+	log := func() string { return "monitor:\n" + mon.String() + "\nofswitch:\n" + sw.Log() }
 	waitFor(t, "ovs-ofctl monitor connected", log, func() (bool, string) {
 		m := httpGetIn(t, tp, "127.0.0.1:9100", "/metrics")
 		return strings.Contains(m, "\nofswitch_openflow_connections 1\n"), ""

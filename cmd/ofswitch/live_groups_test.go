@@ -24,7 +24,7 @@ func TestLiveGroups(t *testing.T) {
 		}
 	}
 	if out, ok := tp.ping(t, 3); !ok {
-		t.Fatalf("h1 cannot ping h2 through groups:\n%s\nswitch log:\n%s", out, sw.log())
+		t.Fatalf("h1 cannot ping h2 through groups:\n%s\nswitch log:\n%s", out, sw.Log())
 	}
 	stats, err := ovsOfctl(tp.sw, ofPort, "dump-group-stats")
 	if err != nil {
@@ -54,7 +54,7 @@ func TestLiveGroups(t *testing.T) {
 	if out, err := ovsOfctl(tp.sw, ofPort, "mod-port", "2", "down"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	waitFor(t, "group 3 to fail over to its second bucket", sw.log, func() (bool, string) {
+	waitFor(t, "group 3 to fail over to its second bucket", sw.Log, func() (bool, string) {
 		tp.ping(t, 1)
 		s, _ := ovsOfctl(tp.sw, ofPort, "dump-group-stats")
 		return counter(s, "bucket1:packet_count", "group_id=3,") > 0, s
@@ -62,7 +62,7 @@ func TestLiveGroups(t *testing.T) {
 	if out, err := ovsOfctl(tp.sw, ofPort, "mod-port", "2", "up"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	waitFor(t, "h1 to ping h2 through group 3's first bucket again", sw.log, func() (bool, string) {
+	waitFor(t, "h1 to ping h2 through group 3's first bucket again", sw.Log, func() (bool, string) {
 		out, ok := tp.ping(t, 1)
 		return ok, out
 	})

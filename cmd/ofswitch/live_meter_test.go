@@ -30,7 +30,7 @@ func TestLiveMeter(t *testing.T) {
 	out, _ := tp.ping(t, 10)
 	m := regexp.MustCompile(`(\d+) received`).FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("ping:\n%s\nswitch log:\n%s", out, sw.log())
+		t.Fatalf("ping:\n%s\nswitch log:\n%s", out, sw.Log())
 	}
 	got, _ := strconv.Atoi(m[1])
 	if got < 3 || got > 5 {

@@ -47,7 +47,7 @@ func TestLiveTCP(t *testing.T) {
 	diag := func() string {
 		flows, _ := ovsOfctl(tp.sw, ofPort, "dump-flows")
 		ports, _ := ovsOfctl(tp.sw, ofPort, "dump-ports")
-		return flows + ports + "switch log:\n" + sw.log()
+		return flows + ports + "switch log:\n" + sw.Log()
 	}
 
 	// The server listens in h2 and the client dials from h1: sockets stay

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/netnstest"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 )
 
@@ -27,7 +28,7 @@ const ofPort = 6653
 // waits until ovs-ofctl gets an answer from it. At cleanup it stops the
 // switch with SIGTERM and fails the test unless it exits cleanly (a data
 // race found by a -race binary makes the exit status non-zero).
-func startSwitch(t testing.TB, tp *topo, args ...string) *proc {
+func startSwitch(t testing.TB, tp *topo, args ...string) *netnstest.Proc {
 	t.Helper()
 	bin := ofswitchBinary(t)
 	run := []string{"run"}
@@ -36,12 +37,12 @@ func startSwitch(t testing.TB, tp *topo, args ...string) *proc {
 	}
 	run = append(run, "--listen", "ptcp:"+strconv.Itoa(ofPort)+":127.0.0.1", "--log-level", "debug")
 	args = append(run, args...)
-	p := startProc(t, tp.sw, func(err error, log string) {
+	p := netnstest.Start(t, tp.sw, func(err error, log string) {
 		if err != nil {
 			t.Errorf("ofswitch did not stop cleanly on SIGTERM: %v\n%s", err, log)
 		}
 	}, bin, args...)
-	waitFor(t, "answer from ofswitch", p.log, func() (bool, string) {
+	waitFor(t, "answer from ofswitch", p.Log, func() (bool, string) {
 		out, err := ovsOfctl(tp.sw, ofPort, "show")
 		return err == nil, out
 	})
@@ -100,7 +101,7 @@ func TestLiveOfctl(t *testing.T) {
 		}
 	}
 	if out, ok := tp.ping(t, 3); !ok {
-		t.Fatalf("h1 cannot ping h2 through flows in_port=1→2, 2→1:\n%s\nswitch log:\n%s", out, sw.log())
+		t.Fatalf("h1 cannot ping h2 through flows in_port=1→2, 2→1:\n%s\nswitch log:\n%s", out, sw.Log())
 	}
 	// PORT_MOD: with port 2 no-forward the echo requests output to it are
 	// dropped; forward lets them through again.
@@ -150,8 +151,8 @@ func TestLiveOfctl(t *testing.T) {
 	}
 	// --stats: the del-flows burst came after the pings, so the data
 	// plane looked up frames in the time before it.
-	waitFor(t, "--stats report of the del-flows burst", sw.log, func() (bool, string) {
-		return regexp.MustCompile(`msg=bursts .* lookups_per_s\.during=[0-9.]+ lookups_per_s\.before=[0-9]*[1-9]`).MatchString(sw.log()), ""
+	waitFor(t, "--stats report of the del-flows burst", sw.Log, func() (bool, string) {
+		return regexp.MustCompile(`msg=bursts .* lookups_per_s\.during=[0-9.]+ lookups_per_s\.before=[0-9]*[1-9]`).MatchString(sw.Log()), ""
 	})
 
 	// Port 2 goes down: a controller that monitors the switch hears it.
@@ -239,11 +240,11 @@ func TestLiveTestcontroller(t *testing.T) {
 	needLive(t, "ovs-ofctl", "ovs-testcontroller")
 	tp := newTopo(t, "")
 	const cport = 6633
-	tc := startProc(t, tp.sw, nil, "ovs-testcontroller", "-O", "OpenFlow13",
+	tc := netnstest.Start(t, tp.sw, nil, "ovs-testcontroller", "-O", "OpenFlow13",
 		"--unixctl="+filepath.Join(t.TempDir(), "tc.ctl"), "ptcp:"+strconv.Itoa(cport)+":127.0.0.1")
 	// Two receive queues (workers) per port, in a fanout group.
 	sw := startSwitch(t, tp, "--controller", "tcp:127.0.0.1:"+strconv.Itoa(cport), "--workers", "2")
-	log := func() string { return "ovs-testcontroller:\n" + tc.log() + "\nofswitch:\n" + sw.log() }
+	log := func() string { return "ovs-testcontroller:\n" + tc.Log() + "\nofswitch:\n" + sw.Log() }
 	// The controller's first flow sends table misses to it.
 	waitFor(t, "table-miss flow from ovs-testcontroller", log, func() (bool, string) {
 		out, _ := ovsOfctl(tp.sw, ofPort, "dump-flows")
@@ -283,7 +284,7 @@ func TestLiveStandalone(t *testing.T) {
 	tp := newTopo(t, "")
 	sw := startSwitch(t, tp, "--fail-mode", "standalone")
 	if out, ok := tp.ping(t, 3); !ok {
-		t.Fatalf("h1 cannot ping h2 through a standalone switch:\n%s\nswitch log:\n%s", out, sw.log())
+		t.Fatalf("h1 cannot ping h2 through a standalone switch:\n%s\nswitch log:\n%s", out, sw.Log())
 	}
 	flows, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {
@@ -413,19 +414,19 @@ func TestLiveStandaloneFailOpen(t *testing.T) {
 	const cport = 6634
 	sw := startSwitch(t, tp, "--fail-mode", "standalone", "--controller", "tcp:127.0.0.1:"+strconv.Itoa(cport),
 		"--inactivity-probe", "200ms")
-	waitFor(t, "fail-open", sw.log, func() (bool, string) {
-		return strings.Contains(sw.log(), "open=true"), ""
+	waitFor(t, "fail-open", sw.Log, func() (bool, string) {
+		return strings.Contains(sw.Log(), "open=true"), ""
 	})
 	if out, ok := tp.ping(t, 2); !ok {
-		t.Fatalf("h1 cannot ping h2 through a switch that failed open:\n%s\n%s", out, sw.log())
+		t.Fatalf("h1 cannot ping h2 through a switch that failed open:\n%s\n%s", out, sw.Log())
 	}
-	tc := startProc(t, tp.sw, nil, "ovs-testcontroller", "-O", "OpenFlow13",
+	tc := netnstest.Start(t, tp.sw, nil, "ovs-testcontroller", "-O", "OpenFlow13",
 		"--unixctl="+filepath.Join(t.TempDir(), "tc.ctl"), "ptcp:"+strconv.Itoa(cport)+":127.0.0.1")
-	waitFor(t, "fail-open to end when the controller connects", func() string { return sw.log() + tc.log() }, func() (bool, string) {
-		return strings.Contains(sw.log(), "open=false"), ""
+	waitFor(t, "fail-open to end when the controller connects", func() string { return sw.Log() + tc.Log() }, func() (bool, string) {
+		return strings.Contains(sw.Log(), "open=false"), ""
 	})
 	if out, ok := tp.ping(t, 2); !ok {
-		t.Fatalf("h1 cannot ping h2 once the controller is back:\n%s\n%s", out, sw.log())
+		t.Fatalf("h1 cannot ping h2 once the controller is back:\n%s\n%s", out, sw.Log())
 	}
 	flows, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {
@@ -451,11 +452,11 @@ func TestLivePortReattach(t *testing.T) {
 		}
 	}
 	if out, ok := tp.ping(t, 2); !ok {
-		t.Fatalf("h1 cannot ping h2 before s2 goes:\n%s\nswitch log:\n%s", out, sw.log())
+		t.Fatalf("h1 cannot ping h2 before s2 goes:\n%s\nswitch log:\n%s", out, sw.Log())
 	}
 
 	mon := startMonitor(t, tp, ofPort)
-	log := func() string { return "monitor:\n" + mon.String() + "\nofswitch:\n" + sw.log() }
+	log := func() string { return "monitor:\n" + mon.String() + "\nofswitch:\n" + sw.Log() }
 	waitFor(t, "ovs-ofctl monitor connected", log, func() (bool, string) {
 		m := httpGetIn(t, tp, "127.0.0.1:9100", "/metrics")
 		return strings.Contains(m, "\nofswitch_openflow_connections 1\n"), ""
@@ -495,8 +496,8 @@ func TestLivePortReattach(t *testing.T) {
 		links = append(links, pk...)
 		t.Fatalf("h1 cannot ping h2 after s2 came back:\n%s\n%s\n%s\n%s\n%s", out, flows, ports, links, log())
 	}
-	if !strings.Contains(sw.log(), "port attached") {
-		t.Errorf("no re-attach in the switch's log:\n%s", sw.log())
+	if !strings.Contains(sw.Log(), "port attached") {
+		t.Errorf("no re-attach in the switch's log:\n%s", sw.Log())
 	}
 	flows, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -203,62 +202,6 @@ func (tp *topo) pingHost(t testing.TB, from, to, count int) (string, bool) {
 	defer cancel()
 	out, err := nsExec(ctx, tp.hosts[from-1], "ping", "-c", strconv.Itoa(count), "-i", "0.2", "-W", "1", hostIP(to)).CombinedOutput()
 	return string(out), err == nil
-}
-
-// proc is a program running in a namespace for the length of a test.
-type proc struct {
-	cmd    *exec.Cmd
-	out    testutil.LockedBuffer
-	exited chan struct{}
-	err    error // Wait's, once exited is closed
-}
-
-// startProc starts name in namespace ns ("" for the test's own). At
-// cleanup it sends SIGTERM and, if the program is still there 10 s later,
-// SIGKILL; if stopErr is set it receives the program's exit error (nil for
-// a clean exit on SIGTERM).
-func startProc(t testing.TB, ns string, stopErr func(error, string), name string, args ...string) *proc {
-	t.Helper()
-	p := &proc{cmd: exec.Command(name, args...), exited: make(chan struct{})}
-	if ns != "" {
-		p.cmd = exec.Command("ip", append([]string{"netns", "exec", ns, name}, args...)...)
-	}
-	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(10 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.exited
-			if stopErr != nil {
-				stopErr(fmt.Errorf("%s did not stop within 10 s of SIGTERM", name), p.out.String())
-			}
-			return
-		}
-		if stopErr != nil {
-			stopErr(p.err, p.out.String())
-		}
-	})
-	return p
-}
-
-// log returns what the program wrote so far, and its exit status if it
-// has exited.
-func (p *proc) log() string {
-	select {
-	case <-p.exited:
-		return fmt.Sprintf("(exited: %v)\n%s", p.err, p.out.String())
-	default:
-		return p.out.String()
-	}
 }
 
 // ovsOfctl runs "ovs-ofctl -O OpenFlow13 CMD tcp:127.0.0.1:PORT ARGS..." in

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ofswitch/ofswitch/controller/push"
+	"github.com/ofswitch/ofswitch/internal/netnstest"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 )
@@ -97,9 +98,9 @@ func BenchmarkPushCLI(b *testing.B) {
 		port = freePort(b)
 	}
 	args := []string{"run", "--listen", "ptcp:" + strconv.Itoa(port) + ":127.0.0.1"}
-	sw := startProc(b, ns, nil, bin, args...)
+	sw := netnstest.Start(b, ns, nil, bin, args...)
 	// ip netns exec runs the program in its own place: the pid is the switch's.
-	of := pushTarget{"ofswitch", ns, "tcp:127.0.0.1:" + strconv.Itoa(port), sw.cmd.Process.Pid}
+	of := pushTarget{"ofswitch", ns, "tcp:127.0.0.1:" + strconv.Itoa(port), sw.Cmd.Process.Pid}
 	targets = append([]pushTarget{of}, targets...)
 	// The floor: the test binary as a peer that only frames messages and
 	// answers barriers (runFloorPeer), beside ofswitch.
@@ -111,8 +112,8 @@ func BenchmarkPushCLI(b *testing.B) {
 	if ns == "" {
 		floorAddr = "127.0.0.1:" + strconv.Itoa(freePort(b))
 	}
-	fp := startProc(b, ns, nil, "env", floorPeerEnv+"="+floorAddr, self)
-	targets = append(targets, pushTarget{"floor", ns, "tcp:" + floorAddr, fp.cmd.Process.Pid})
+	fp := netnstest.Start(b, ns, nil, "env", floorPeerEnv+"="+floorAddr, self)
+	targets = append(targets, pushTarget{"floor", ns, "tcp:" + floorAddr, fp.Cmd.Process.Pid})
 	deleteAll := filepath.Join(dir, "delete-all")
 	if err := os.WriteFile(deleteAll, []byte("delete\n"), 0o644); err != nil {
 		b.Fatal(err)
@@ -128,7 +129,7 @@ func BenchmarkPushCLI(b *testing.B) {
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			b.Fatalf("%s: ofswitch %s: %v\n%s\nswitch log:\n%s", t.name, strings.Join(args, " "), err, stderr.String(), sw.log())
+			b.Fatalf("%s: ofswitch %s: %v\n%s\nswitch log:\n%s", t.name, strings.Join(args, " "), err, stderr.String(), sw.Log())
 		}
 		var res push.Result
 		if err := json.Unmarshal(out, &res); err != nil {
@@ -170,7 +171,7 @@ func BenchmarkPushCLI(b *testing.B) {
 	}
 	wait := func(t pushTarget) {
 		// The switch answers before the first benchmark runs.
-		waitFor(b, "answer from "+t.name, sw.log, func() (bool, string) {
+		waitFor(b, "answer from "+t.name, sw.Log, func() (bool, string) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			out, err := t.command(ctx, bin, "push", "--switch", t.addr, deleteAll).CombinedOutput()

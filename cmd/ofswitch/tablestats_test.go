@@ -31,7 +31,7 @@ func TestLiveTableStats(t *testing.T) {
 		}
 	}
 	if out, ok := tp.ping(t, 3); !ok {
-		t.Fatalf("h1 cannot ping h2 through the two tables:\n%s\nswitch log:\n%s", out, sw.log())
+		t.Fatalf("h1 cannot ping h2 through the two tables:\n%s\nswitch log:\n%s", out, sw.Log())
 	}
 	// A UDP frame through the tables from the controller (no entry in
 	// table 0) and from port 1 (goto_table:1, then no entry).
@@ -45,7 +45,7 @@ func TestLiveTableStats(t *testing.T) {
 	// The flows' counters and the tables' are read one after the other:
 	// take a reading between two equal dumps of the flows.
 	var flows, tablesOut string
-	waitFor(t, "two equal dump-flows around a dump-tables", sw.log, func() (bool, string) {
+	waitFor(t, "two equal dump-flows around a dump-tables", sw.Log, func() (bool, string) {
 		f1, err := ovsOfctl(tp.sw, ofPort, "dump-flows")
 		if err != nil {
 			return false, err.Error()

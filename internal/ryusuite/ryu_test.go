@@ -47,6 +47,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/internal/netnstest"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 )
@@ -333,18 +334,18 @@ func runDir(t *testing.T, target, bin, testDir string, cases []testCase) ([]resu
 		t.Fatalf("osken-manager does not listen: %v\n%s", err, log.String())
 	}
 	run("ovs-vsctl", "set-controller", "br0", "tcp:127.0.0.1:"+strconv.Itoa(controllerPort), "ptcp:"+strconv.Itoa(ovstest.Port)+":127.0.0.1")
-	var sw *proc
+	var sw *netnstest.Proc
 	if target == "ovs" {
 		run("ovs-vsctl", "set-controller", "br1", "tcp:127.0.0.1:"+strconv.Itoa(controllerPort), "ptcp:"+strconv.Itoa(targetPort)+":127.0.0.1")
 	} else {
-		sw = startProc(t, ns, bin, "run", "--dpid", "1", "--port", "tgt1", "--port", "tgt2", "--port", "tgt3",
+		sw = netnstest.Start(t, ns, nil, bin, "run", "--dpid", "1", "--port", "tgt1", "--port", "tgt2", "--port", "tgt3",
 			"--controller", "tcp:127.0.0.1:"+strconv.Itoa(controllerPort), "--listen", "ptcp:"+strconv.Itoa(targetPort))
 	}
 	swLog := func() string {
 		if sw == nil {
 			return ""
 		}
-		return "\nofswitch:\n" + tail(sw.log(), 40)
+		return "\nofswitch:\n" + tail(sw.Log(), 40)
 	}
 
 	// Watch: both switches join within joinWithin, then some test ends
@@ -400,7 +401,7 @@ watch:
 		t.Errorf("%s: a result the JSON files do not have at that place: %q", testDir, s)
 		complete = false
 	}
-	if sw != nil && sw.exitedEarly() {
+	if sw != nil && sw.Exited() {
 		t.Errorf("ofswitch exited during the tests:%s", swLog())
 		complete = false
 	}
@@ -457,56 +458,6 @@ func ovsVersion(t *testing.T) string {
 	first, _, _ := strings.Cut(string(out), "\n") // "ovs-vswitchd (Open vSwitch) 3.1.0"
 	f := strings.Fields(first)
 	return "Open vSwitch " + f[len(f)-1]
-}
-
-// proc is a program running in a namespace for the length of a test.
-type proc struct {
-	cmd    *exec.Cmd
-	out    testutil.LockedBuffer
-	exited chan struct{}
-	err    error // Wait's, once exited is closed
-}
-
-// startProc starts name in namespace ns. At cleanup it sends SIGTERM and,
-// if the program is still there 10 s later, SIGKILL.
-func startProc(t *testing.T, ns, name string, args ...string) *proc {
-	t.Helper()
-	p := &proc{cmd: exec.Command("ip", append([]string{"netns", "exec", ns, name}, args...)...), exited: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(10 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.exited
-			t.Errorf("%s did not stop within 10 s of SIGTERM", name)
-		}
-	})
-	return p
-}
-
-func (p *proc) exitedEarly() bool {
-	select {
-	case <-p.exited:
-		return true
-	default:
-		return false
-	}
-}
-
-func (p *proc) log() string {
-	if p.exitedEarly() {
-		return fmt.Sprintf("(exited: %v)\n%s", p.err, p.out.String())
-	}
-	return p.out.String()
 }
 
 // tail returns the last n lines of s.
