@@ -9,6 +9,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ofswitch/ofswitch/internal/quietconn"
@@ -75,6 +76,11 @@ type Config struct {
 	// authentication). It must be set to use them; the minimum version is
 	// raised to TLS 1.3 whatever it says.
 	TLS *tls.Config
+	// HandshakeTimeout bounds the TLS handshake of a connection accepted
+	// on a pssl: target: a peer that has not completed it by then is
+	// closed, so that connections that never speak cannot hold the
+	// switch's descriptors. Default 10 s.
+	HandshakeTimeout time.Duration
 	// AsyncLimit is the backlog of asynchronous messages (bytes) a
 	// controller may leave unread before it is disconnected; default
 	// 64 MiB.
@@ -123,6 +129,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if out.BatchWait <= 0 {
 		out.BatchWait = time.Millisecond
+	}
+	if out.HandshakeTimeout <= 0 {
+		out.HandshakeTimeout = 10 * time.Second
 	}
 	if out.AsyncLimit <= 0 {
 		out.AsyncLimit = 64 << 20
@@ -282,31 +291,66 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 	}
 }
 
+// Accept's backoff after a transient error: it doubles from the first
+// to the last, as net/http's Server does.
+const (
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
+)
+
 // Serve accepts connections on l until ctx is done, serving each on its own
 // goroutine; it closes l and waits for the connections before it returns.
+// Transient accept errors (out of descriptors, memory or buffers, a
+// connection aborted before it was accepted, a timeout) are logged and
+// retried after a backoff, so that a flood of connections cannot leave
+// the switch without a listener; any other error ends Serve.
 func (a *Agent) Serve(ctx context.Context, l net.Listener) error {
 	var wg sync.WaitGroup
 	stop := context.AfterFunc(ctx, func() { l.Close() })
 	defer stop()
 	defer wg.Wait()
+	var backoff time.Duration
 	for {
 		nc, err := l.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if !transientAccept(err) {
+				return fmt.Errorf("accept on %v: %w", l.Addr(), err)
 			}
-			return fmt.Errorf("accept on %v: %w", l.Addr(), err)
+			backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
+			a.cfg.Logger.Warn("accept failed", "addr", l.Addr().String(), "err", err, "retry_in", backoff)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			continue
 		}
+		backoff = 0
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			a.serveLogged(ctx, nc, false)
 		}()
 	}
+}
+
+// transientAccept reports whether an Accept error may pass: a timeout, or
+// a shortage of descriptors, memory or buffers, or a connection that
+// went before it was accepted.
+func transientAccept(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *Agent) serveLogged(ctx context.Context, nc net.Conn, active bool) {
@@ -356,6 +400,15 @@ func (a *Agent) ServeConn(ctx context.Context, nc net.Conn) error {
 // serveConn is ServeConn; active marks a connection to an active target,
 // which counts for the fail mode.
 func (a *Agent) serveConn(ctx context.Context, nc net.Conn, active bool) error {
+	if tc, ok := nc.(*tls.Conn); ok {
+		hctx, cancel := context.WithTimeout(ctx, a.cfg.HandshakeTimeout)
+		err := tc.HandshakeContext(hctx)
+		cancel()
+		if err != nil {
+			nc.Close()
+			return fmt.Errorf("TLS handshake: %w", err)
+		}
+	}
 	c := newConn(a, quietconn.Wrap(nc))
 	c.active = active
 	stop := context.AfterFunc(ctx, func() { nc.Close() })

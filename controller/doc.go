@@ -12,7 +12,13 @@
 // reconnecting with exponential backoff. Each connection sends its HELLO at
 // once with a version bitmap, and settles on the highest version both sides
 // offer; a peer with no common version gets OFPET_HELLO_FAILED and is
-// closed.
+// closed. "pssl:" and "ssl:" are the same over TLS 1.3 with mutual
+// authentication; a peer accepted on pssl: that has not completed its
+// handshake within Config.HandshakeTimeout (10 s) is closed. The accept
+// loop outlives transient errors (out of descriptors, memory or buffers):
+// it logs each and retries after a backoff that doubles from 5 ms to 1 s,
+// as net/http's Server does, so a flood of connections never leaves the
+// switch without its listener.
 //
 // # Errors
 //

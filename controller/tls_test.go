@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net"
 	"os"
@@ -70,7 +71,9 @@ func pki(t *testing.T, dir string) {
 	issue("stranger", other, otherKey)
 }
 
-func startTLSAgent(t *testing.T, dir string) string {
+// startTLSAgent runs an agent listening on pssl: with the switch's
+// certificate of dir; each of opts may change its Config first.
+func startTLSAgent(t *testing.T, dir string, opts ...func(*Config)) string {
 	t.Helper()
 	cfg, err := LoadTLS(filepath.Join(dir, "switch.key"), filepath.Join(dir, "switch.crt"), filepath.Join(dir, "ca.crt"))
 	if err != nil {
@@ -78,7 +81,11 @@ func startTLSAgent(t *testing.T, dir string) string {
 	}
 	port := freeTCPPort(t)
 	tgt, _ := ParseTarget("pssl:" + strconv.Itoa(port))
-	a, err := New(&Config{Logger: quiet, TLS: cfg})
+	acfg := &Config{Logger: quiet, TLS: cfg}
+	for _, o := range opts {
+		o(acfg)
+	}
+	a, err := New(acfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +152,46 @@ func TestTLSMutualAuth(t *testing.T) {
 		}
 		if err == nil {
 			t.Errorf("%s client was accepted", name)
+		}
+	}
+}
+
+// TestTLSHandshakeTimeout checks that a TCP connection to a pssl: target
+// that never starts its TLS handshake is closed once HandshakeTimeout
+// passes, and that a controller connecting meanwhile is served.
+func TestTLSHandshakeTimeout(t *testing.T) {
+	dir := t.TempDir()
+	pki(t, dir)
+	addr := startTLSAgent(t, dir, func(c *Config) { c.HandshakeTimeout = 200 * time.Millisecond })
+	var silent []net.Conn
+	for range 4 {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		silent = append(silent, nc)
+	}
+	cc, err := LoadTLS(filepath.Join(dir, "controller.key"), filepath.Join(dir, "controller.crt"), filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := tls.Dial("tcp", addr, cc)
+	if err != nil {
+		t.Fatalf("controller beside silent connections: %v", err)
+	}
+	c := &client{t: t, nc: nc, r: openflow.NewReader(nc, 0)}
+	c.handshake(openflow.Version13)
+	nc.Close()
+	for i, nc := range silent {
+		// The switch closes it: the read ends (EOF or reset) well before
+		// the bound, which is there only so that a switch that keeps the
+		// connection fails the test instead of hanging it.
+		nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+		_, err := nc.Read(make([]byte, 1))
+		var ne net.Error
+		if err == nil || errors.As(err, &ne) && ne.Timeout() {
+			t.Errorf("silent connection %d still open after 20 s (read: %v)", i, err)
 		}
 	}
 }
