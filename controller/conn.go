@@ -367,7 +367,8 @@ func (c *conn) handshake(msg []byte) error {
 		c.sendError(msg, err)
 		return fmt.Errorf("handshake: first message is %v, not OFPT_HELLO", openflow.Type(msg[1]))
 	}
-	if err := peer.UnmarshalBinary(msg); err != nil {
+	err := peer.UnmarshalBinary(msg)
+	if err != nil && !errors.Is(err, openflow.ErrUnsupportedVersion) {
 		c.version = versions[0]
 		c.sendError(msg, err)
 		return fmt.Errorf("handshake: %w", err)
@@ -376,7 +377,15 @@ func (c *conn) handshake(msg []byte) error {
 	for _, v := range versions {
 		ours |= openflow.VersionBit(v)
 	}
-	v, err := openflow.Negotiate(ours, &peer)
+	var v uint8
+	if err == nil {
+		v, err = openflow.Negotiate(ours, &peer)
+	} else {
+		// A HELLO of version 0 offers no version at all: it fails as
+		// one with no common version does (OFPHFC_INCOMPATIBLE,
+		// OpenFlow 1.3.5 §6.3.1), not as a bad request.
+		err = &openflow.DecodeError{Type: openflow.TypeHello, Field: "header.version", Err: openflow.ErrIncompatible}
+	}
 	if err != nil {
 		c.version = versions[0]
 		em := openflow.ErrorFor(err, msg)

@@ -228,6 +228,17 @@ func TestHelloFailed(t *testing.T) {
 	c.send(&openflow.Empty{Header: hdr(openflow.TypeFeaturesRequest, 6)})
 	c.recv(openflow.TypeHello)
 	c.expectError(6, openflow.ErrTypeHelloFailed, uint16(openflow.HelloFailedEPerm))
+
+	// A HELLO of version 0 offers nothing: HELLO_FAILED, not BAD_VERSION.
+	c = dial(t, addr)
+	if _, err := c.nc.Write([]byte{0, byte(openflow.TypeHello), 0, 8, 0, 0, 0, 7}); err != nil {
+		t.Fatal(err)
+	}
+	c.recv(openflow.TypeHello)
+	c.expectError(7, openflow.ErrTypeHelloFailed, uint16(openflow.HelloFailedIncompatible))
+	if _, err := c.r.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("connection still open after HELLO_FAILED: %v", err)
+	}
 }
 
 // TestMalformedKeepsConnection sends bad messages; each is answered with the
