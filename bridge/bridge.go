@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/groups"
@@ -170,6 +171,9 @@ func New(cfg *Config) (*Bridge, error) {
 	var bm *burstMetrics
 	if c.Metrics != "" {
 		b.reg = prometheus.NewRegistry()
+		// The Go runtime's and the process's own (goroutines, heap,
+		// descriptors, RSS), as any Go server exports them.
+		b.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		bm = newBurstMetrics(b.reg)
 	}
 	if c.Stats > 0 {

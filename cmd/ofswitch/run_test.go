@@ -141,6 +141,13 @@ func TestRunPushMetrics(t *testing.T) {
 		}
 	}
 
+	// The Go runtime's and the process's collectors, as any Go server's.
+	for _, want := range []string{"\ngo_goroutines ", "\ngo_memstats_heap_alloc_bytes ", "\nprocess_resident_memory_bytes ", "\nprocess_open_fds "} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("metrics lack %q", want[1:])
+		}
+	}
+
 	// The memory of the next bursts' rules is made ahead of them, after
 	// each burst, on a goroutine of its own (--prefault, 1024 rules).
 	prefaulted := regexp.MustCompile(`(?m)^ofswitch_prefaulted_chunks [1-9]`)
