@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -108,7 +109,10 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), "ofswitch replay:", loadErr)
 	}
 	if frames == 0 {
-		return fmt.Errorf("no frames to replay: %w", loadErr)
+		if loadErr != nil {
+			return fmt.Errorf("no frames to replay: %w", loadErr)
+		}
+		return fmt.Errorf("no frames to replay: %s holds none", strings.Join(args, ", "))
 	}
 	cfg := &replay.Config{
 		Rules: ups, Tables: tables, Filters: filters, Captures: caps, Workers: f.workers, Speed: speed,

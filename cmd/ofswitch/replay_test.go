@@ -103,6 +103,14 @@ func TestReplayBadFileGoesOn(t *testing.T) {
 	if _, _, err := replayCLI(t, missing); err == nil {
 		t.Error("no error when nothing could be read")
 	}
+	// A valid capture without a frame: an error that says so.
+	empty := filepath.Join(dir, "empty.pcap")
+	if err := os.WriteFile(empty, raw[:24], 0o644); err != nil { // the file header alone
+		t.Fatal(err)
+	}
+	if _, _, err := replayCLI(t, empty); err == nil || err.Error() != "no frames to replay: "+empty+" holds none" {
+		t.Errorf("replay of a capture without frames: %v", err)
+	}
 }
 
 func TestReplayClassBench(t *testing.T) {
