@@ -433,3 +433,31 @@ func BenchmarkDeleteAll(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(n), "ns/rule")
 }
+
+// BenchmarkDuplicates applies a burst that replaces one flow 10,000 times
+// (an add of the same match and priority with a new output port each
+// time, as a bundle of duplicates is), atomic and not, on a table of
+// 10,000 other flows: each replacement must cost what one add costs, not
+// a copy of every version before it.
+func BenchmarkDuplicates(b *testing.B) {
+	const n = 10_000
+	base, _ := exactSet(n)
+	var m rules.Match
+	m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+	m.SetExact(rules.FieldIPv4Dst, 0x0a0a0a0a)
+	ups := make([]rules.Update, n)
+	for i := range ups {
+		ups[i] = rules.Update{Match: m, Priority: 9, Instructions: []rules.Instruction{{Kind: rules.InstApplyActions,
+			Actions: []rules.Action{{Kind: rules.ActionOutput, Port: uint32(1 + i%1000)}}}}}
+	}
+	for _, atomic := range []bool{true, false} {
+		b.Run(fmt.Sprintf("atomic=%v", atomic), func(b *testing.B) {
+			p, _ := rules.New(&rules.Config{})
+			p.ApplyBurst(base, true)
+			b.ReportAllocs()
+			for b.Loop() {
+				p.ApplyBurst(ups, atomic)
+			}
+		})
+	}
+}

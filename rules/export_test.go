@@ -13,6 +13,11 @@ func Poison(p *Pipeline) { p.poisonRule, p.poisonNode = poisonRule, poisonNode }
 // before.
 func PrepHits(p *Pipeline) int { return p.prepHits }
 
+// LeftOut returns how many removed rules p's node copies left out before
+// their turn to be unlinked: those no lookup could see, and those whose
+// removal was published.
+func LeftOut(p *Pipeline) (unseen, seen int) { return p.leftOut[0], p.leftOut[1] }
+
 // HeldPrepared returns the indices of p's prefetch slots that still hold
 // an update: none may between bursts, since the caller may reuse its
 // updates.

@@ -288,7 +288,10 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		return t.filterInsert(h)
 	}
 	// The new node leaves out the entries of rules already unlinked (see
-	// unlink).
+	// unlink), and of removed rules no lookup needs (see prunable).
+	prune := t.prunable(old)
+	published := t.p.next - 1
+	var seen uint64 // the latest removal version of a left-out rule some lookup may have seen
 	rs := t.rs[:0]
 	placed := false
 	for i := range old.ents {
@@ -297,12 +300,29 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 			rs = append(rs, r)
 			placed = true
 		}
-		if x.node == old {
-			rs = append(rs, x)
+		if x.node != old {
+			continue
 		}
+		if rv := x.removed.Load(); rv != never && (rv == x.added || prune && rv <= published) {
+			seenBy := 0
+			if rv != x.added {
+				seen = max(seen, rv)
+				seenBy = 1
+			}
+			t.p.leftOut[seenBy]++
+			x.node, x.early = nil, true
+			t.forget(x)
+			continue
+		}
+		rs = append(rs, x)
 	}
 	if !placed {
 		rs = append(rs, r)
+	}
+	// A lookup at a version before seen that reads the new node would
+	// miss a rule it may see: it must retry (see Pipeline.unlinked).
+	if seen > t.p.unlinked.Load() {
+		t.p.unlinked.Store(seen)
 	}
 	// Retired before replaceNode points the rules it keeps at their new
 	// node: old's unlinked rules are those that do not point at it.
@@ -391,11 +411,39 @@ func (t *Table) dropIfEmpty(keep *subtable) {
 	t.probed = t.probed[:0]
 }
 
+// maxDeadEntries is how many entries of removed rules a node copy keeps
+// before it leaves out those whose removal is published (see prunable).
+const maxDeadEntries = 4
+
+// prunable reports whether a copy of n may leave out, besides the rules
+// no lookup can ever see (added and removed in one unpublished version),
+// the removed rules whose removal is published: when n holds more than
+// maxDeadEntries removed rules. Leaving those out makes the lookups still
+// running at an earlier version retry, which unlinking them after
+// Config.UnlinkAfter avoids; but a flow replaced over and over within one
+// burst (N adds or modifies of one match) would otherwise put all of its
+// N versions into each of N node copies: O(N^2) time and memory.
+func (t *Table) prunable(n *inode) bool {
+	dead := 0
+	for i := range n.ents {
+		if x := n.ents[i].r; x.node == n && x.removed.Load() != never {
+			dead++
+		}
+	}
+	return dead > maxDeadEntries
+}
+
 // unlink removes r physically. Called only inside a cleanup window.
 func (t *Table) unlink(r *Rule) {
-	st := r.st
 	old := r.node
 	if old == nil {
+		if r.early {
+			// link left r out of its node's copy (see prunable), and
+			// forgot it then; its memory waited for this turn in the
+			// dead list.
+			r.early = false
+			t.p.retireRule(r)
+		}
 		return
 	}
 	r.node = nil
@@ -424,6 +472,13 @@ func (t *Table) unlink(r *Rule) {
 	// node (when a rule joins it) leaves it out. Copying the node now
 	// would cost an allocation per removal, and a rule removed and added
 	// back within Config.UnlinkAfter makes such nodes all the time.
+	t.forget(r)
+}
+
+// forget takes r, which has left the index, out of its subtable's and
+// table's counts.
+func (t *Table) forget(r *Rule) {
+	st := r.st
 	st.n--
 	t.rules--
 	if st.n == 0 {

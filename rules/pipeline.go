@@ -125,6 +125,10 @@ type Pipeline struct {
 	// work is lost without a sign otherwise. An add to a writer-owned
 	// counter per update, so that the burst loop has no branch for it.
 	prepHits int
+	// leftOut counts the removed rules node copies left out before their
+	// turn to be unlinked (see Table.prunable): [0] those no lookup could
+	// see, [1] those whose removal was published.
+	leftOut [2]int
 	// poisonRule and poisonNode, when not nil, overwrite each rule and
 	// index node recycling reclaims for reuse.
 	poisonRule func(*ruleWithStats)

@@ -130,7 +130,8 @@ func (p *Pipeline) retireRule(r *Rule) {
 }
 
 // retireNode hands n, which no slot reaches any more, to recycling, with
-// the rules of its entries that were unlinked while n stayed in the index.
+// the rules of its entries that were unlinked while n stayed in the index
+// (not those a copy left out early: unlink retires them in their turn).
 // Writer only.
 func (t *Table) retireNode(n *inode) {
 	p := t.p
@@ -138,7 +139,7 @@ func (t *Table) retireNode(n *inode) {
 		return
 	}
 	for i := range n.ents {
-		if r := n.ents[i].r; r.node != n {
+		if r := n.ents[i].r; r.node != n && !r.early {
 			p.retireRule(r)
 		}
 	}

@@ -130,6 +130,10 @@ type Rule struct {
 	// from the slab, cleared when a FlowRemoved record or a modified rule
 	// (its counters) keeps it.
 	recycle bool
+	// early says that a copy of r's node left r out before cleanup's
+	// turn to unlink it (see Table.prunable): r has left the index, and
+	// its memory waits for that turn.
+	early bool
 
 	// Importance is the rule's eviction precedence (OpenFlow 1.4's
 	// importance): set by the ADD that made the rule, kept by MODIFY,

@@ -3,6 +3,7 @@ package rules
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestRelaxedWords checks the premise of a node's checks: coarseMask changes
@@ -95,5 +96,79 @@ func TestSpareNodes(t *testing.T) {
 	}
 	if tbl.spareNodes != nil {
 		t.Fatal("the spare list was not handed over")
+	}
+}
+
+// TestDuplicatesInOneBurst checks that a flow replaced N times within one
+// burst (N adds of one match, or N modifies) leaves its node with a bounded
+// number of entries, so that each replacement's node copy costs O(1), not
+// O(N): the versions no lookup can see are left out of the copies, and
+// once a node holds more than maxDeadEntries removed rules, those whose
+// removal is published too. The last version is the one found, and after
+// cleanup the table holds one rule.
+func TestDuplicatesInOneBurst(t *testing.T) {
+	const n = 3000
+	for _, tc := range []struct {
+		name   string
+		atomic bool
+		cmd    Command
+		cfg    Config
+	}{
+		{"atomic adds", true, CmdAdd, Config{}},
+		{"adds", false, CmdAdd, Config{}},
+		{"atomic modifies", true, CmdModifyStrict, Config{}},
+		{"modifies", false, CmdModify, Config{}},
+		{"adds, recycling", false, CmdAdd, Config{Recycle: true}},
+		{"atomic adds, one subtable per mask", true, CmdAdd, Config{NoMerge: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New(&tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m Match
+			m.Set(FieldEthType, 0x0800, FieldEthType.FullMask())
+			m.Set(FieldIPv4Dst, 0x0a000001, FieldIPv4Dst.FullMask())
+			first := Update{Command: CmdAdd, Priority: 7, Match: m, Instructions: []Instruction{{Kind: InstApplyActions, Actions: []Action{{Kind: ActionOutput, Port: 1}}}}}
+			mustApply(t, p, []Update{first})
+			ups := make([]Update, n)
+			for i := range ups {
+				ups[i] = first
+				ups[i].Command = tc.cmd
+				ups[i].Instructions = []Instruction{{Kind: InstApplyActions, Actions: []Action{{Kind: ActionOutput, Port: uint32(i + 2)}}}}
+			}
+			res := p.ApplyBurst(ups, tc.atomic)
+			for i, err := range res.Errs {
+				if err != nil {
+					t.Fatalf("update %d: %v", i, err)
+				}
+			}
+			tbl := p.Table(0)
+			most := 0
+			for _, st := range tbl.subs {
+				for _, nd := range st.nodes {
+					most = max(most, len(nd.ents))
+				}
+			}
+			if most > maxDeadEntries+2 {
+				t.Errorf("a node holds %d entries after %d replacements of one flow, want at most %d", most, n, maxDeadEntries+2)
+			}
+			k := m.Key
+			r := tbl.Lookup(&k)
+			if r == nil || r.Instructions[0].Actions[0].Port != n+1 {
+				t.Fatalf("lookup after the burst: %+v, want the last version (output:%d)", r, n+1)
+			}
+			p.ApplyBurst(nil, true) // a cleanup after UnlinkAfter
+			for range 100 {
+				if tbl.rules == 1 {
+					break
+				}
+				time.Sleep(time.Millisecond)
+				p.Rebalance(0)
+			}
+			if tbl.rules != 1 || tbl.flows != 1 {
+				t.Errorf("after cleanup the table counts %d rules and %d flows, want 1 and 1", tbl.rules, tbl.flows)
+			}
+		})
 	}
 }
