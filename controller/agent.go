@@ -76,6 +76,10 @@ type Config struct {
 	// authentication). It must be set to use them; the minimum version is
 	// raised to TLS 1.3 whatever it says.
 	TLS *tls.Config
+	// WriteTimeout is how long a write may wait for the peer to take any
+	// of it: a controller that stops reading is disconnected after it,
+	// with a log line. Default 10 s (twice the default EchoInterval).
+	WriteTimeout time.Duration
 	// HandshakeTimeout bounds the TLS handshake of a connection accepted
 	// on a pssl: target: a peer that has not completed it by then is
 	// closed, so that connections that never speak cannot hold the
@@ -129,6 +133,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if out.BatchWait <= 0 {
 		out.BatchWait = time.Millisecond
+	}
+	if out.WriteTimeout <= 0 {
+		out.WriteTimeout = 10 * time.Second
 	}
 	if out.HandshakeTimeout <= 0 {
 		out.HandshakeTimeout = 10 * time.Second

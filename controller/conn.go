@@ -59,6 +59,7 @@ type conn struct {
 
 	// wmu guards the fields below.
 	wmu sync.Mutex
+	out progressWriter // every write goes through it
 	w   *openflow.Writer
 	xid uint32 // last xid of a switch-originated message
 
@@ -120,13 +121,14 @@ func newConn(a *Agent, nc net.Conn) *conn {
 	c := &conn{
 		a:    a,
 		nc:   nc,
-		w:    openflow.NewWriter(nc),
+		out:  progressWriter{nc: nc, timeout: a.cfg.WriteTimeout},
 		role: openflow.RoleEqual,
 
 		kick: make(chan struct{}, 1),
 		done: make(chan struct{}),
 		dec:  ofrules.NewDecoder(&a.ofopt),
 	}
+	c.w = openflow.NewWriter(&c.out)
 	c.takeBufs(nc)
 	// Default asynchronous configuration (OpenFlow 1.3.5 §7.3.10): for
 	// master and equal, packet-in on no-match and action, every port
@@ -207,7 +209,7 @@ func (c *conn) asyncWriter() {
 			c.wmu.Lock()
 			err := c.w.Flush()
 			if err == nil {
-				_, err = c.nc.Write(b)
+				_, err = c.out.Write(b)
 			}
 			c.wmu.Unlock()
 			c.qmu.Lock()

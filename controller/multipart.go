@@ -273,7 +273,7 @@ func (c *conn) sendParts(req []byte, r *openflow.MultipartReply) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if _, err := c.nc.Write(b); err != nil {
+	if _, err := c.out.Write(b); err != nil {
 		return &sendError{err}
 	}
 	return nil
