@@ -132,4 +132,21 @@ func TestOvsInvalidTTL(t *testing.T) {
 			}
 		})
 	}
+
+	// miss_send_len 40: ofswitch cuts the frame, Open vSwitch (logged)
+	// does not.
+	frame := ttlFrame(t, "ip", 1)
+	for _, c := range []*client{theirs, mine} {
+		c.send(&openflow.SwitchConfig{Header: hdr(openflow.TypeSetConfig, 20), MissSendLen: 40})
+	}
+	for _, run := range []func(...string){ofctlOVS, ofctlOurs} {
+		run("del-flows")
+		run("add-flow", "ip,actions=dec_ttl")
+	}
+	for _, p := range theirs.sendTable(frame, 21, 300*time.Millisecond) {
+		t.Logf("Open vSwitch, miss_send_len 40: reason %d total_len %d, %d bytes of data", p.Reason, p.TotalLen, len(p.Data))
+	}
+	if pins := mine.sendTable(frame, 21, 300*time.Millisecond); len(pins) != 1 || len(pins[0].Data) != 40 || int(pins[0].TotalLen) != len(frame) {
+		t.Errorf("ofswitch, miss_send_len 40: %+v, want one PACKET_IN of 40 bytes of data, total_len %d", pins, len(frame))
+	}
 }
