@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/ofswitch/ofswitch/groups"
+	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -300,5 +302,25 @@ func TestInvalidTTLAllocatesNothing(t *testing.T) {
 	}
 	if pins == 0 {
 		t.Error("no invalid-ttl packet-in")
+	}
+}
+
+// TestInvalidTTLMetered: the Controller meter limits invalid-TTL
+// packet-ins as it limits the others: 2 of a vector of 10 go to the
+// controller, and every frame counts as expired.
+func TestInvalidTTLMetered(t *testing.T) {
+	var clk atomic.Int64
+	pins := 0
+	sw, _ := meterSwitch(t, &clk, []meters.Config{{ID: meters.Controller, Flags: meters.FlagPKTPS | meters.FlagBurst,
+		Bands: []meters.Band{{Type: meters.BandDrop, Rate: 1, BurstSize: 2}}}},
+		"ip,actions=dec_ttl,output:2", &Config{PacketIn: func(p *PacketIn) {
+			if p.Reason == PacketInInvalidTTL {
+				pins++
+			}
+		}})
+	w := sw.Worker(0)
+	w.Process(frames(10, ttlFrame(t, "ip", 1, macA)))
+	if st := w.Stats(); pins != 2 || st.PacketIns != 2 || st.MeterDrops != 8 || st.TTLExpired != 10 || st.Outputs != 0 {
+		t.Errorf("packet-ins %d, stats %+v", pins, st)
 	}
 }
