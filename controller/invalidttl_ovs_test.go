@@ -46,9 +46,9 @@ func summarize(pins []openflow.PacketIn) []pinSummary {
 // other buckets).
 //
 // One difference is known and normalised: a packet-in sent from the
-// action set carries table 0xff and cookie 0 on ofswitch (as its output
-// to CONTROLLER from the action set always has) and table 0 and cookie
-// 0xffffffffffffffff on Open vSwitch. Also, Open vSwitch sends an
+// action set carries table 0xff on ofswitch (as its output to CONTROLLER
+// from the action set always has) and table 0 on Open vSwitch; both give
+// it cookie -1 (§7.4.1). Also, Open vSwitch sends an
 // OFPR_INVALID_TTL frame whole whatever miss_send_len says, where
 // ofswitch cuts it to miss_send_len as OpenFlow 1.3.5 §7.3.2 asks; the
 // frames here are shorter than the 128 bytes set, so both send them whole.
@@ -123,14 +123,27 @@ func TestOvsInvalidTTL(t *testing.T) {
 				t.Fatal("no PACKET_IN from Open vSwitch")
 			}
 			for i := range got {
-				if got[i].Table == 0xff && got[i].Cookie == 0 && i < len(want) {
-					got[i].Table, got[i].Cookie = want[i].Table, want[i].Cookie
+				if got[i].Table == 0xff && i < len(want) {
+					got[i].Table = want[i].Table
 				}
 			}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("PACKET_INs differ (-Open vSwitch +ofswitch):\n%s", d)
 			}
 		})
+	}
+
+	// A PACKET_OUT's own dec_ttl: no entry, so cookie -1 (and table 0
+	// on Open vSwitch, 0xff on ofswitch); its output to CONTROLLER
+	// does not run.
+	po := []openflow.Action{{Type: openflow.ActionDecNWTTL}, openflow.Output(openflow.PortController, 0xffff)}
+	want := summarize(theirs.sendOut(ttlFrame(t, "ipv6", 1), po, 15, 300*time.Millisecond))
+	got := summarize(mine.sendOut(ttlFrame(t, "ipv6", 1), po, 15, 300*time.Millisecond))
+	if len(got) == 1 && got[0].Table == 0xff {
+		got[0].Table = 0
+	}
+	if d := cmp.Diff(want, got); d != "" || len(want) != 1 || want[0].Reason != openflow.PacketInInvalidTTL {
+		t.Errorf("PACKET_OUT dec_ttl at hop limit 1: PACKET_INs differ (-Open vSwitch +ofswitch):\n%s", d)
 	}
 
 	// miss_send_len 40: ofswitch cuts the frame, Open vSwitch (logged)

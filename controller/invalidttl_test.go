@@ -78,8 +78,14 @@ func startSwitch(t *testing.T) (*Agent, string) {
 // before the reply to the barrier that follows and within wait after it.
 func (c *client) sendTable(frame []byte, xid uint32, wait time.Duration) []openflow.PacketIn {
 	c.t.Helper()
+	return c.sendOut(frame, []openflow.Action{openflow.Output(openflow.PortTable, 0)}, xid, wait)
+}
+
+// sendOut is sendTable with the PACKET_OUT's actions acts.
+func (c *client) sendOut(frame []byte, acts []openflow.Action, xid uint32, wait time.Duration) []openflow.PacketIn {
+	c.t.Helper()
 	c.send(&openflow.PacketOut{Header: hdr(openflow.TypePacketOut, xid), BufferID: openflow.NoBuffer, InPort: 1,
-		Actions: []openflow.Action{openflow.Output(openflow.PortTable, 0)}, Data: frame})
+		Actions: acts, Data: frame})
 	c.send(&openflow.Empty{Header: hdr(openflow.TypeBarrierRequest, xid+1)})
 	var pins []openflow.PacketIn
 	barrier := false

@@ -200,14 +200,14 @@ func TestInvalidTTLInstructions(t *testing.T) {
 					t.Errorf("counters %+v", c)
 				}
 			}},
-		// In the action set: table 0xff and cookie 0 as for its
+		// In the action set: table 0xff and cookie -1 as for its
 		// output to CONTROLLER, the pipeline's metadata, the sets
 		// applied before it (set_field after dec_ttl in §5.10's order
 		// does not run).
 		{name: "action-set", tables: 2,
 			flows: "table=0,cookie=0x11,ip,actions=write_actions(dec_ttl,set_field:" + src.String() + "->eth_src,output:2),write_metadata:0x5,goto_table:1\n" +
 				"table=1,ip,actions=set_field:11->ip_dscp",
-			in: in, pins: []gotPacketIn{{Reason: PacketInInvalidTTL, Table: 0xff, Metadata: 5, MaxLen: 0xffff, Frame: func() []byte {
+			in: in, pins: []gotPacketIn{{Reason: PacketInInvalidTTL, Table: 0xff, Cookie: ^uint64(0), Metadata: 5, MaxLen: 0xffff, Frame: func() []byte {
 				ip := ipv4(layers.IPProtocolUDP)
 				ip.TTL, ip.TOS = 1, 11<<2|ip.TOS&3
 				return build(t, eth(layers.EthernetTypeIPv4), ip, udp(), payload)
@@ -243,7 +243,7 @@ func TestInvalidTTLInstructions(t *testing.T) {
 }
 
 // TestInvalidTTLPacketOut: a PACKET_OUT's dec_ttl at TTL 1 sends the
-// packet-in (table 0xff, cookie 0, as its output to CONTROLLER) and stops
+// packet-in (table 0xff, cookie -1, as its output to CONTROLLER) and stops
 // its actions.
 func TestInvalidTTLPacketOut(t *testing.T) {
 	var pins []gotPacketIn
@@ -254,7 +254,7 @@ func TestInvalidTTLPacketOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSent(t, ports, nil)
-	checkPacketIns(t, pins, []gotPacketIn{{Reason: PacketInInvalidTTL, Table: 0xff, MaxLen: 0xffff, Frame: in}})
+	checkPacketIns(t, pins, []gotPacketIn{{Reason: PacketInInvalidTTL, Table: 0xff, Cookie: ^uint64(0), MaxLen: 0xffff, Frame: in}})
 	if c := sw.Stats(); c.TTLExpired != 1 {
 		t.Errorf("ttl expired %d, want 1", c.TTLExpired)
 	}

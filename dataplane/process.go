@@ -371,6 +371,7 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 // and 0xff for the action set and PACKET_OUT) with reason PacketInAction
 // (PacketInNoMatch when r is a table-miss entry) or PacketInInvalidTTL,
 // the first maxLen bytes of it (all for rules.ControllerMaxLenNoBuffer).
+// Without an entry the cookie is -1, as OpenFlow 1.3.5 §7.4.1 asks.
 // A frame received on a port with NO_PACKET_IN is counted in PortDrops,
 // one the Controller meter drops in MeterDrops; the others in PacketIns.
 func (w *Worker) packetIn(j int, reason uint8, maxLen uint16, r *rules.Rule, t uint8) {
@@ -390,7 +391,7 @@ func (w *Worker) packetIn(j int, reason uint8, maxLen uint16, r *rules.Rule, t u
 	pin := &w.pin // a worker field: a local would escape through the callback
 	k := &w.keys[j]
 	*pin = PacketIn{Worker: w.id, InPort: fs.inPort, Reason: reason, Table: t, MaxLen: maxLen, Frame: fs.data,
-		Metadata: k[0], TunnelID: k.Get(rules.FieldTunnelID)}
+		Metadata: k[0], TunnelID: k.Get(rules.FieldTunnelID), Cookie: ^uint64(0)}
 	if r != nil {
 		pin.Cookie = r.Cookie
 		if reason == PacketInAction && r.Priority == 0 && r.Match.Mask == (rules.Key{}) {

@@ -47,8 +47,8 @@ type PacketIn struct {
 	Worker int
 	InPort uint32
 	Reason uint8
-	Table  uint8  // table of the entry whose actions sent it; 0xff for the action set
-	Cookie uint64 // cookie of that entry (0 for the action set)
+	Table  uint8  // table of the entry whose actions sent it; 0xff for the action set and PACKET_OUT
+	Cookie uint64 // cookie of that entry (0xffffffffffffffff for the action set and PACKET_OUT, §7.4.1)
 	MaxLen uint16 // OFPCML_NO_BUFFER or the number of bytes asked for (OFPCML_NO_BUFFER for PacketInInvalidTTL)
 	Frame  []byte // valid only during the callback
 	// Metadata and TunnelID are the packet's pipeline fields when it was
