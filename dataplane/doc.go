@@ -75,8 +75,9 @@
 // counted as skipped. A dec_ttl or dec_mpls_ttl that finds the TTL at 0
 // or 1 leaves it so and sends the frame, whole and as the actions before
 // left it, to the controller as a packet-in of reason OFPR_INVALID_TTL
-// ([PacketInInvalidTTL]) with the entry's table and cookie, counted as
-// Counters.TTLExpired; as in Open vSwitch, the rest of the action list
+// ([PacketInInvalidTTL]) with the entry's table and cookie (subject, as
+// every packet-in, to the port's NO_PACKET_IN and the Controller meter),
+// counted as Counters.TTLExpired; as in Open vSwitch, the rest of the action list
 // does not run (in apply-actions, none of the entry's other instructions
 // either: the frame leaves the pipeline), while an action set that
 // earlier tables wrote still does. A rewritten frame is first copied into the
