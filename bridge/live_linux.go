@@ -216,7 +216,7 @@ var (
 	descDropped   = prometheus.NewDesc("ofswitch_frames_dropped_total", "Classified frames that left the pipeline without an output (misses in secure mode included).", nil, nil)
 	descMisses    = prometheus.NewDesc("ofswitch_table_misses_total", "Lookups that found no flow entry.", nil, nil)
 	descNoPort    = prometheus.NewDesc("ofswitch_output_no_port_total", "Outputs to a port the switch does not have.", nil, nil)
-	descTTL       = prometheus.NewDesc("ofswitch_ttl_expired_total", "Frames dropped by dec_ttl at TTL 1 or 0.", nil, nil)
+	descTTL       = prometheus.NewDesc("ofswitch_ttl_expired_total", "Frames whose dec_ttl or dec_mpls_ttl found TTL 1 or 0 (sent to the controller as OFPR_INVALID_TTL).", nil, nil)
 	descRxErr     = prometheus.NewDesc("ofswitch_rx_errors_total", "Socket errors of live ports and frames too large to take.", nil, nil)
 	descPanics    = prometheus.NewDesc("ofswitch_panics_total", "Frames whose actions panicked (a bug; skipped).", nil, nil)
 	descMalformed = prometheus.NewDesc("ofswitch_malformed_frames_total", "Frames the parser skipped, by reason.", []string{"reason"}, nil)

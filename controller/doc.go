@@ -124,7 +124,9 @@
 // want it, without waiting for any controller (a controller whose backlog
 // passes Config.AsyncLimit is disconnected). PACKET_IN carries no buffer
 // id: the whole frame, or as much as the output action's max_len (for
-// reasons other than an action, the connection's miss_send_len) allows.
+// OFPR_INVALID_TTL, which no output action sends, the connection's
+// miss_send_len, OpenFlow 1.3.5 §7.3.2) allows. As in Open vSwitch, masters
+// and equals get OFPR_INVALID_TTL packet-ins only once SET_ASYNC asks.
 // PACKET_OUT is checked and translated here and executed by
 // Config.PacketOut; see packet.go for the checks and for what a switch
 // without a data plane does.

@@ -72,7 +72,15 @@
 // dec_mpls_ttl, push/pop PBB, copy_ttl_out/in and group (see "Groups"). A push or pop of an MPLS label or PBB I-TAG parses the
 // frame again, so that later actions and tables see the frame as it now
 // is; an action that does not apply to a frame leaves it alone and is
-// counted as skipped. A rewritten frame is first copied into the
+// counted as skipped. A dec_ttl or dec_mpls_ttl that finds the TTL at 0
+// or 1 leaves it so and sends the frame, whole and as the actions before
+// left it, to the controller as a packet-in of reason OFPR_INVALID_TTL
+// ([PacketInInvalidTTL]) with the entry's table and cookie (subject, as
+// every packet-in, to the port's NO_PACKET_IN and the Controller meter),
+// counted as Counters.TTLExpired; as in Open vSwitch, the rest of the action list
+// does not run (in apply-actions, none of the entry's other instructions
+// either: the frame leaves the pipeline), while an action set that
+// earlier tables wrote still does. A rewritten frame is first copied into the
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
 //

@@ -16,7 +16,7 @@ type LiveCounters struct {
 	Outputs    uint64 // frames output to a port (each copy)
 	NoPort     uint64 // outputs to a port the switch does not have
 	PacketIns  uint64 // frames sent to the controller
-	TTLExpired uint64 // dropped by dec_ttl or dec_mpls_ttl
+	TTLExpired uint64 // dec_ttl or dec_mpls_ttl at TTL ≤ 1 (sent as OFPR_INVALID_TTL)
 	RxErrors   uint64 // live socket errors and frames too large
 	Panics     uint64 // packets whose actions panicked
 	// Malformed counts the frames the parser skipped, by Reason.

@@ -17,6 +17,7 @@ type frameState struct {
 	owned   bool // data is the worker's copy
 	eth     bool // the frame starts with an Ethernet header
 	dropped bool // dec_ttl expired, a meter dropped it or an action panicked
+	expired bool // dropped by a failed TTL decrement (see ttlExpired)
 	sent    bool // output somewhere or sent to the controller
 	inPort  uint32
 	l3, l4  int // header offsets, 0 if absent
@@ -94,7 +95,7 @@ func (w *Worker) Process(v *Vector) {
 		// temporary and copied with a write barrier.
 		fs := &w.pkt[n]
 		fs.data = v.Frames[i]
-		fs.owned, fs.dropped, fs.sent = false, false, false
+		fs.owned, fs.dropped, fs.sent, fs.expired = false, false, false, false
 		fs.eth = v.Link[i] == layers.LinkTypeEthernet
 		fs.inPort = h.InPort
 		fs.l3, fs.l4, fs.vlans = int(h.L3Off), int(h.L4Off), int(h.VLANs)
@@ -224,6 +225,12 @@ func (w *Worker) instructions(j int, r *rules.Rule, t uint8) {
 		for a := range ins[i].Actions {
 			w.act(j, &ins[i].Actions[a], r, t)
 			if fs.dropped {
+				// A failed TTL decrement ends this entry's
+				// instructions only: the action set that earlier
+				// tables wrote still runs (see ttlExpired).
+				if fs.expired {
+					fs.dropped, fs.expired = false, false
+				}
 				return
 			}
 		}
@@ -292,7 +299,6 @@ func (w *Worker) finishRun(n, j int) (next int) {
 // act executes one action on parsed frame j. r and t are the entry and
 // table that asked for it (nil and 0xff for the action set).
 func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
-	fs := &w.pkt[j]
 	switch a.Kind {
 	case rules.ActionOutput:
 		w.output(j, a, r, t)
@@ -319,15 +325,13 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		case ttlDone:
 			w.stats.Rewrites++
 		case ttlExpired:
-			w.stats.TTLExpired++
-			fs.dropped = true
-			w.next[j] = 0xff
+			w.ttlExpired(j, r, t)
 		default:
 			w.stats.Skipped++
 		}
 	case rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
 		rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
-		w.tagAct(j, a)
+		w.tagAct(j, a, r, t)
 	case rules.ActionSetNwTTL:
 		if w.setTTL(j, a.TTL) {
 			w.stats.Rewrites++
@@ -357,35 +361,67 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		w.normal(j)
 	case rules.PortController:
 		fs.sent = true
-		if pi := s.index(fs.inPort); pi >= 0 && s.portCfg[pi].Load()&PortNoPacketIn != 0 {
-			w.stats.PortDrops++
-			return
-		}
-		if s.meters != nil && !w.meterPacketIn(j) {
-			return
-		}
-		w.stats.PacketIns++
-		if s.cfg.PacketIn == nil {
-			return
-		}
-		pin := &w.pin // a worker field: a local would escape through the callback
-		k := &w.keys[j]
-		*pin = PacketIn{Worker: w.id, InPort: fs.inPort, Reason: PacketInAction, Table: t, MaxLen: a.MaxLen, Frame: fs.data,
-			Metadata: k[0], TunnelID: k.Get(rules.FieldTunnelID)}
-		if r != nil {
-			pin.Cookie = r.Cookie
-			if r.Priority == 0 && r.Match.Mask == (rules.Key{}) {
-				pin.Reason = PacketInNoMatch
-			}
-		}
-		if a.MaxLen != rules.ControllerMaxLenNoBuffer && int(a.MaxLen) < len(pin.Frame) {
-			pin.Frame = pin.Frame[:a.MaxLen]
-		}
-		s.cfg.PacketIn(pin)
-		pin.Frame = nil
+		w.packetIn(j, PacketInAction, a.MaxLen, r, t)
 	default:
 		w.transmit(j, s.index(p))
 	}
+}
+
+// packetIn sends frame j to the controller for entry r of table t (nil
+// and 0xff for the action set and PACKET_OUT) with reason PacketInAction
+// (PacketInNoMatch when r is a table-miss entry) or PacketInInvalidTTL,
+// the first maxLen bytes of it (all for rules.ControllerMaxLenNoBuffer).
+// Without an entry the cookie is -1, as OpenFlow 1.3.5 §7.4.1 asks.
+// A frame received on a port with NO_PACKET_IN is counted in PortDrops,
+// one the Controller meter drops in MeterDrops; the others in PacketIns.
+func (w *Worker) packetIn(j int, reason uint8, maxLen uint16, r *rules.Rule, t uint8) {
+	fs := &w.pkt[j]
+	s := w.sw
+	if pi := s.index(fs.inPort); pi >= 0 && s.portCfg[pi].Load()&PortNoPacketIn != 0 {
+		w.stats.PortDrops++
+		return
+	}
+	if s.meters != nil && !w.meterPacketIn(j) {
+		return
+	}
+	w.stats.PacketIns++
+	if s.cfg.PacketIn == nil {
+		return
+	}
+	pin := &w.pin // a worker field: a local would escape through the callback
+	k := &w.keys[j]
+	*pin = PacketIn{Worker: w.id, InPort: fs.inPort, Reason: reason, Table: t, MaxLen: maxLen, Frame: fs.data,
+		Metadata: k[0], TunnelID: k.Get(rules.FieldTunnelID), Cookie: ^uint64(0)}
+	if r != nil {
+		pin.Cookie = r.Cookie
+		if reason == PacketInAction && r.Priority == 0 && r.Match.Mask == (rules.Key{}) {
+			pin.Reason = PacketInNoMatch
+		}
+	}
+	if maxLen != rules.ControllerMaxLenNoBuffer && int(maxLen) < len(pin.Frame) {
+		pin.Frame = pin.Frame[:maxLen]
+	}
+	s.cfg.PacketIn(pin)
+	pin.Frame = nil
+}
+
+// ttlExpired handles a dec_ttl or dec_mpls_ttl of entry r in table t (nil
+// and 0xff for the action set and PACKET_OUT) that found the TTL at 0 or
+// 1, as Open vSwitch does: the frame, as the actions before left it and
+// with its TTL unchanged, goes to the controller whole as a packet-in of
+// reason OFPR_INVALID_TTL with r's table and cookie (the controller cuts
+// it to each connection's miss_send_len, OpenFlow 1.3.5 §7.3.2, and sends
+// it only where the asynchronous configuration asks for the reason). The
+// rest of the action list does not run: for an apply-actions instruction,
+// none of r's other instructions (no write-actions, no goto-table), but
+// the action set earlier tables wrote still executes; in the action set,
+// the remaining actions; in a group bucket, that bucket's.
+func (w *Worker) ttlExpired(j int, r *rules.Rule, t uint8) {
+	w.stats.TTLExpired++
+	w.packetIn(j, PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer, r, t)
+	fs := &w.pkt[j]
+	fs.dropped, fs.expired = true, true
+	w.next[j] = 0xff
 }
 
 // transmit counts frame j out of port index pi (-1: no such port) and

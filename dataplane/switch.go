@@ -39,7 +39,7 @@ type txQueue interface {
 const (
 	PacketInNoMatch    = 0 // OFPR_NO_MATCH: output to CONTROLLER by a table-miss entry
 	PacketInAction     = 1 // OFPR_ACTION: output to CONTROLLER by any other entry
-	PacketInInvalidTTL = 2 // OFPR_INVALID_TTL
+	PacketInInvalidTTL = 2 // OFPR_INVALID_TTL: dec_ttl or dec_mpls_ttl found TTL 0 or 1
 )
 
 // PacketIn is a frame a worker sends to the controller.
@@ -47,9 +47,9 @@ type PacketIn struct {
 	Worker int
 	InPort uint32
 	Reason uint8
-	Table  uint8  // table of the entry whose actions sent it; 0xff for the action set
-	Cookie uint64 // cookie of that entry (0 for the action set)
-	MaxLen uint16 // OFPCML_NO_BUFFER or the number of bytes asked for
+	Table  uint8  // table of the entry whose actions sent it; 0xff for the action set and PACKET_OUT
+	Cookie uint64 // cookie of that entry (0xffffffffffffffff for the action set and PACKET_OUT, §7.4.1)
+	MaxLen uint16 // OFPCML_NO_BUFFER or the number of bytes asked for (OFPCML_NO_BUFFER for PacketInInvalidTTL)
 	Frame  []byte // valid only during the callback
 	// Metadata and TunnelID are the packet's pipeline fields when it was
 	// sent (OpenFlow 1.3.5 §7.4.1: context fields the frame cannot tell).
@@ -288,7 +288,7 @@ type Counters struct {
 	Outputs    uint64         // frames output to a port (FLOOD and ALL count each copy)
 	NoPort     uint64         // outputs to a port number the switch does not have
 	PacketIns  uint64         // frames sent to the controller
-	TTLExpired uint64         // dropped by dec_ttl or dec_mpls_ttl at TTL ≤ 1
+	TTLExpired uint64         // dec_ttl or dec_mpls_ttl at TTL ≤ 1: an OFPR_INVALID_TTL packet-in, the entry's actions stop
 	Rewrites   uint64         // set_field, push/pop VLAN, MPLS and PBB, TTL actions applied
 	Skipped    uint64         // actions that did not apply to the frame (e.g. pop_vlan without tag)
 	Panics     uint64         // packets whose actions panicked (a bug; skipped)

@@ -208,7 +208,7 @@ func TestActions(t *testing.T) {
 		{name: "pop_vlan", flows: "dl_vlan=7,actions=pop_vlan,output:2", in: tagged(7, 3), want: map[uint32][]byte{2: v4tcp(nil)}},
 		{name: "vlan_pcp", flows: "dl_vlan=7,actions=set_field:6->vlan_pcp,output:2", in: tagged(7, 3), want: map[uint32][]byte{2: tagged(7, 6)}},
 		{name: "ttl-expired", flows: "ip,actions=dec_ttl,output:2", in: v4tcp(func(_ *layers.Ethernet, ip *layers.IPv4, _ *layers.TCP) { ip.TTL = 1 }),
-			want: map[uint32][]byte{}, check: func(t *testing.T, c *Counters) {
+			want: map[uint32][]byte{}, pins: 1, check: func(t *testing.T, c *Counters) {
 				if c.TTLExpired != 1 {
 					t.Errorf("ttl expired %d", c.TTLExpired)
 				}
@@ -233,7 +233,11 @@ func TestActions(t *testing.T) {
 			pins := 0
 			sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: devs, PacketIn: func(pi *PacketIn) {
 				pins++
-				if pi.Reason != PacketInNoMatch || len(pi.Frame) != min(64, len(tt.in)) {
+				reason, n := uint8(PacketInNoMatch), min(64, len(tt.in))
+				if tt.name == "ttl-expired" {
+					reason, n = PacketInInvalidTTL, len(tt.in)
+				}
+				if pi.Reason != reason || len(pi.Frame) != n {
 					t.Errorf("packet-in %+v", pi)
 				}
 			}})

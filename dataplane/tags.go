@@ -49,10 +49,10 @@ func (fs *frameState) pbbOff() int {
 	return off
 }
 
-// tagAct runs one MPLS, PBB or TTL-copy action on parsed frame j and
-// counts it: a rewrite, a skip, or (dec_mpls_ttl at TTL 0 or 1) a drop,
-// as dec_ttl counts and drops.
-func (w *Worker) tagAct(j int, a *rules.Action) {
+// tagAct runs one MPLS, PBB or TTL-copy action of entry e in table t on
+// parsed frame j and counts it: a rewrite, a skip, or (dec_mpls_ttl at TTL
+// 0 or 1) an invalid-TTL packet-in and a drop, as for dec_ttl.
+func (w *Worker) tagAct(j int, a *rules.Action, e *rules.Rule, t uint8) {
 	r := ttlSkipped
 	switch a.Kind {
 	case rules.ActionPushMPLS:
@@ -76,9 +76,7 @@ func (w *Worker) tagAct(j int, a *rules.Action) {
 	case ttlDone:
 		w.stats.Rewrites++
 	case ttlExpired:
-		w.stats.TTLExpired++
-		w.pkt[j].dropped = true
-		w.next[j] = 0xff
+		w.ttlExpired(j, e, t)
 	default:
 		w.stats.Skipped++
 	}
