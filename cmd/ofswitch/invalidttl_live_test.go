@@ -98,13 +98,13 @@ wait:
 		select {
 		case p, ok := <-pins:
 			if !ok {
-				t.Fatalf("connection closed\nswitch log:\n%s", sw.log())
+				t.Fatalf("connection closed\nswitch log:\n%s", sw.Log())
 			}
 			got = p
 			break wait
 		case <-time.After(500 * time.Millisecond):
 		case <-deadline:
-			t.Fatalf("no PACKET_IN for a ping with TTL 1\nswitch log:\n%s", sw.log())
+			t.Fatalf("no PACKET_IN for a ping with TTL 1\nswitch log:\n%s", sw.Log())
 		}
 	}
 	if got.Reason != openflow.PacketInInvalidTTL || got.TableID != 0 || got.Cookie != 7 || got.BufferID != openflow.NoBuffer {
