@@ -89,6 +89,10 @@ type Config struct {
 	// controller may leave unread before it is disconnected; default
 	// 64 MiB.
 	AsyncLimit int
+	// AsyncLimitTotal bounds the asynchronous backlog of all connections
+	// together: when it is passed, the connection with the largest
+	// backlog is disconnected. Default 256 MiB.
+	AsyncLimitTotal int
 	// PacketOut, if set, executes a PACKET_OUT: actions on frame as if it
 	// had been received on inPort (openflow.PortController when the
 	// message names none). Actions come translated to rules.Action
@@ -143,6 +147,9 @@ func (c *Config) withDefaults() Config {
 	if out.AsyncLimit <= 0 {
 		out.AsyncLimit = 64 << 20
 	}
+	if out.AsyncLimitTotal <= 0 {
+		out.AsyncLimitTotal = 256 << 20
+	}
 	return out
 }
 
@@ -167,6 +174,9 @@ type Agent struct {
 	bufs sync.Pool // of *connBufs
 	// handOffs counts the bursts connections gave their appliers.
 	handOffs atomic.Uint64
+	// queued is the asynchronous backlog of all connections, in bytes
+	// (the sum of their qbytes).
+	queued atomic.Int64
 
 	// live is a snapshot of conns for the asynchronous senders
 	// (PacketIn, PortStatus), replaced whenever conns changes.
@@ -440,6 +450,7 @@ func (a *Agent) register(c *conn) {
 }
 
 func (a *Agent) forget(c *conn) {
+	c.dropQueue()
 	a.mu.Lock()
 	_, was := a.conns[c]
 	delete(a.conns, c)

@@ -66,7 +66,8 @@ type conn struct {
 	// Asynchronous messages (FLOW_REMOVED, and later PACKET_IN and
 	// PORT_STATUS) are queued for a writer goroutine, so that a controller
 	// that reads slowly delays nobody but itself; one whose backlog passes
-	// Config.AsyncLimit bytes is disconnected.
+	// Config.AsyncLimit bytes is disconnected, as is the one with the
+	// largest backlog when all of them pass Config.AsyncLimitTotal.
 	qmu    sync.Mutex // guards q, qbytes and cut
 	q      [][]byte
 	qbytes int
@@ -174,23 +175,78 @@ func (c *conn) enqueue(b []byte) bool {
 		return false // disconnected already
 	}
 	over := c.qbytes+len(b) > c.a.cfg.AsyncLimit
+	var total int64
 	if !over {
 		c.q = append(c.q, b)
 		c.qbytes += len(b)
+		total = c.a.queued.Add(int64(len(b)))
 	}
-	c.cut = over
 	c.qmu.Unlock()
 	if over {
-		c.a.cfg.Logger.Warn("controller too slow: asynchronous backlog over the limit, disconnecting",
-			"peer", c.nc.RemoteAddr().String(), "limit", c.a.cfg.AsyncLimit)
-		c.nc.Close()
+		c.disconnect("controller too slow: asynchronous backlog over the limit, disconnecting", "limit", c.a.cfg.AsyncLimit)
 		return false
+	}
+	if total > int64(c.a.cfg.AsyncLimitTotal) {
+		c.a.shed()
 	}
 	select {
 	case c.kick <- struct{}{}:
 	default: // the writer is already awake
 	}
 	return true
+}
+
+// dropQueue forgets c's asynchronous backlog and refuses any more, and
+// reports whether it was the one to do so.
+func (c *conn) dropQueue() bool {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if c.cut {
+		return false
+	}
+	c.cut = true
+	c.a.queued.Add(-int64(c.qbytes))
+	clear(c.q)
+	c.q, c.qbytes = nil, 0
+	return true
+}
+
+// disconnect drops c's backlog and closes it, logging msg with the peer
+// and args, unless it was dropped already.
+func (c *conn) disconnect(msg string, args ...any) {
+	if !c.dropQueue() {
+		return
+	}
+	c.a.cfg.Logger.Warn(msg, append([]any{"peer", c.nc.RemoteAddr().String()}, args...)...)
+	c.nc.Close()
+}
+
+// backlog returns c's asynchronous backlog in bytes.
+func (c *conn) backlog() int {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	return c.qbytes
+}
+
+// shed disconnects the connection with the largest asynchronous backlog,
+// once the backlog of all of them passes Config.AsyncLimitTotal: the
+// slowest controller goes, not the one that happened to be queued last.
+func (a *Agent) shed() {
+	cs := a.live.Load()
+	if cs == nil {
+		return
+	}
+	var worst *conn
+	most := 0
+	for _, c := range *cs {
+		if n := c.backlog(); n > most {
+			worst, most = c, n
+		}
+	}
+	if worst != nil && a.queued.Load() > int64(a.cfg.AsyncLimitTotal) {
+		worst.disconnect("controller too slow: asynchronous backlog of all controllers over the limit, disconnecting the largest",
+			"backlog", most, "limit", a.cfg.AsyncLimitTotal)
+	}
 }
 
 // asyncWriter writes queued asynchronous messages until serve returns.
@@ -213,7 +269,10 @@ func (c *conn) asyncWriter() {
 			}
 			c.wmu.Unlock()
 			c.qmu.Lock()
-			c.qbytes -= len(b)
+			if !c.cut { // dropQueue counted it out already
+				c.qbytes -= len(b)
+				c.a.queued.Add(-int64(len(b)))
+			}
 			c.qmu.Unlock()
 			batch[i] = nil
 			if err != nil {

@@ -122,7 +122,10 @@
 // port changes to Agent.PortStatus; both encode the message once per wire
 // form and queue it on every connection whose role and SET_ASYNC masks
 // want it, without waiting for any controller (a controller whose backlog
-// passes Config.AsyncLimit is disconnected). PACKET_IN carries no buffer
+// passes Config.AsyncLimit is disconnected, and when the backlog of all
+// of them passes Config.AsyncLimitTotal, the one with the largest; a
+// controller that takes nothing of a write for Config.WriteTimeout is
+// disconnected too). PACKET_IN carries no buffer
 // id: the whole frame, or as much as the output action's max_len (for
 // OFPR_INVALID_TTL, which no output action sends, the connection's
 // miss_send_len, OpenFlow 1.3.5 §7.3.2) allows. As in Open vSwitch, masters
