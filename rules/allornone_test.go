@@ -1,0 +1,156 @@
+package rules_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
+)
+
+func flowMods(t *testing.T, text string) []rules.Update {
+	t.Helper()
+	ups, _, err := ofctl.ParseFlowMods("t", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ups
+}
+
+// dump returns every rule of p as ovs-ofctl prints it, sorted, with the
+// packet counts lookups gave it.
+func dump(p *rules.Pipeline) []string {
+	var out []string
+	for tb := range p.NumTables() {
+		for _, r := range p.Rules(uint8(tb)) {
+			out = append(out, ofctl.FormatRule(r, time.Time{}))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestApplyAllToUndoes checks that a burst whose last update fails leaves
+// the tables as they were: adds, modifies (of existing and fresh rules)
+// and deletes are taken back, counters and timeouts kept, no records
+// returned, and lookups at the new version see the old rules.
+func TestApplyAllToUndoes(t *testing.T) {
+	for _, recycle := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "recycle"}[recycle], func(t *testing.T) {
+			testApplyAllToUndoes(t, recycle)
+		})
+	}
+}
+
+func testApplyAllToUndoes(t *testing.T, recycle bool) {
+	p, err := rules.New(&rules.Config{Tables: 2, Recycle: recycle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := flowMods(t, `
+add priority=10,in_port=1,actions=output:2
+add priority=10,in_port=2,hard_timeout=60,send_flow_rem,actions=output:1
+add priority=10,in_port=3,actions=output:1
+`)
+	if res := p.ApplyBurst(base, true); countErr(res.Errs) != 0 {
+		t.Fatal(res.Errs)
+	}
+	var k rules.Key
+	k.Set(rules.FieldInPort, 2)
+	r := p.Table(0).Lookup(&k)
+	r.Hit(100) // one packet of 100 bytes
+	before := dump(p)
+	bundle := flowMods(t, `
+add priority=20,in_port=4,actions=output:1
+modify in_port=1,actions=output:3
+add priority=30,in_port=5,actions=output:1
+delete in_port=5
+delete in_port=2
+add priority=10,in_port=3,actions=output:4
+add table=1,priority=1,actions=goto_table:1
+`)
+	var res rules.BurstResult
+	hooked := false
+	v := p.Version()
+	at := p.ApplyAllTo(&res, bundle, nil, func() { hooked = true })
+	if at != len(bundle)-1 || hooked {
+		t.Fatalf("failed at %d (hook %v), want %d without the hook", at, hooked, len(bundle)-1)
+	}
+	var re *rules.Error
+	if !errors.As(res.Errs[at], &re) || re.Code != rules.BadInstBadTableID {
+		t.Fatalf("error %v, want OFPBIC_BAD_TABLE_ID", res.Errs[at])
+	}
+	if n := countErr(res.Errs); n != 1 || len(res.Removed) != 0 {
+		t.Fatalf("%d errors, %d records; want 1 and none", n, len(res.Removed))
+	}
+	if p.Version() == v {
+		t.Fatal("a failed burst published nothing: the copies must become visible")
+	}
+	if got := dump(p); !slices.Equal(got, before) {
+		t.Fatalf("after a failed burst:\n%q\nwant\n%q", got, before)
+	}
+	if r := p.Table(0).Lookup(&k); r == nil || r.Packets() != 1 || r.HardTimeout != 60 {
+		t.Fatalf("in_port=2 after the undo: %+v", r)
+	}
+	// The same burst without its bad update takes effect whole, the
+	// hook running before publication.
+	res = rules.BurstResult{}
+	at = p.ApplyAllTo(&res, bundle[:len(bundle)-1], nil, func() {
+		hooked = true
+		if p.Table(0).Lookup(&k) == nil {
+			t.Error("the hook ran after publication")
+		}
+	})
+	if at != -1 || !hooked || countErr(res.Errs) != 0 {
+		t.Fatalf("failed at %d, hook %v, errors %v", at, hooked, res.Errs)
+	}
+	if len(res.Removed) != 1 || p.Table(0).Lookup(&k) != nil {
+		t.Fatalf("records %d, want 1 (in_port=2 deleted)", len(res.Removed))
+	}
+	want := []string{
+		" priority=10,in_port=1 actions=output:3",
+		" priority=10,in_port=3 actions=output:4",
+		" priority=20,in_port=4 actions=output:1",
+	}
+	for i, l := range dump(p) {
+		if i >= len(want) || !contains(l, want[i]) {
+			t.Fatalf("after the burst: %q, want %q", dump(p), want)
+		}
+	}
+}
+
+func countErr(errs []error) int {
+	n := 0
+	for _, e := range errs {
+		if e != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestDeleteByMeter checks the Meter selector of a DELETE.
+func TestDeleteByMeter(t *testing.T) {
+	p, err := rules.New(&rules.Config{Tables: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetMeterCheck(func(uint32) bool { return true })
+	ups := flowMods(t, `
+add priority=1,in_port=1,actions=meter:1,output:2
+add priority=1,in_port=2,actions=meter:2,output:2
+add priority=1,in_port=3,actions=output:2
+`)
+	ups = append(ups, rules.Update{Command: rules.CmdDelete, Table: rules.TableAll, Meter: 1})
+	if res := p.ApplyBurst(ups, true); countErr(res.Errs) != 0 {
+		t.Fatal(res.Errs)
+	}
+	if got := dump(p); len(got) != 2 || contains(got[0], "meter:1") || contains(got[1], "meter:1") {
+		t.Fatalf("after deleting meter 1's flows: %q", got)
+	}
+}
