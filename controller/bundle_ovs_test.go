@@ -1,0 +1,137 @@
+package controller
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// dumpLines returns the lines of an ovs-ofctl dump without its first (the
+// reply's header, with its xid) and without counters, sorted: Open vSwitch
+// prints groups in hash order.
+func dumpLines(out string) []string {
+	var lines []string
+	for i, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); i > 0 && l != "" {
+			lines = append(lines, regexp.MustCompile(` duration=[0-9.]+s,`).ReplaceAllString(l, ""))
+		}
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+var ofctlErrorName = regexp.MustCompile(`Error (OF[A-Z_]+)`)
+
+// TestOvsOfctlBundleGroups drives ofswitch and Open vSwitch with the same
+// "ovs-ofctl bundle" files of group and flow lines and "ovs-ofctl --bundle
+// add-groups", over OpenFlow 1.4 and 1.3 (ONF bundles): the groups and
+// flows a good bundle leaves are the same on both, and a bundle whose later
+// message fails is answered with the same errors (the message's, then
+// OFPBFC_MSG_FAILED) and leaves both unchanged.
+func TestOvsOfctlBundleGroups(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// both runs ovs-ofctl on each switch and returns what it printed and
+	// whether it failed.
+	both := func(args ...string) (o, theirs string, oErr, theirErr bool) {
+		t.Helper()
+		a, rest := []string{"-O", args[0]}, args[1:]
+		for strings.HasPrefix(rest[0], "--") {
+			a, rest = append(a, rest[0]), rest[1:]
+		}
+		at := len(a) + 1
+		a = append(append(a, rest[0], ours), rest[1:]...)
+		ob, err1 := exec.Command(ofctl, a...).CombinedOutput()
+		a[at] = ovs.Target()
+		tb, err2 := ovs.Exec("ovs-ofctl", a...).CombinedOutput()
+		return string(ob), string(tb), err1 != nil, err2 != nil
+	}
+	same := func(step string) {
+		t.Helper()
+		for _, cmd := range []string{"dump-groups", "dump-flows"} {
+			o, theirs, e1, e2 := both("OpenFlow13", cmd)
+			if e1 || e2 {
+				t.Fatalf("%s: %s: ofswitch %s, Open vSwitch %s", step, cmd, o, theirs)
+			}
+			if got, want := dumpLines(o), dumpLines(theirs); !slices.Equal(got, want) {
+				t.Fatalf("after %s, %s:\nofswitch\n%s\nOpen vSwitch\n%s", step, cmd, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		}
+	}
+	good := file("good.bundle", `group add group_id=1,type=all,bucket=output:1
+group add group_id=2,type=indirect,bucket=actions=group:1
+flow add table=0,priority=10,in_port=2,actions=group:2
+flow add table=0,priority=11,in_port=3,actions=group:1
+`)
+	for _, v := range []string{"OpenFlow14", "OpenFlow13"} {
+		o, theirs, e1, e2 := both(v, "bundle", good)
+		if e1 || e2 {
+			t.Fatalf("%s bundle: ofswitch %s, Open vSwitch %s", v, o, theirs)
+		}
+		same(v + " bundle")
+		if o, _, e1, _ := both("OpenFlow13", "dump-flows"); e1 || len(dumpLines(o)) != 2 {
+			t.Fatalf("%s: flows after the bundle:\n%s", v, o)
+		}
+		// Deleting the groups in a bundle removes their flows.
+		both(v, "bundle", file("del.bundle", "group delete group_id=2\ngroup delete group_id=1\n"))
+		same(v + " bundle of deletes")
+	}
+	both("OpenFlow14", "bundle", good)
+	for _, tc := range []struct{ name, text string }{
+		{"flow naming a group the bundle deleted", "flow add priority=20,in_port=5,actions=drop\ngroup add group_id=5,type=all,bucket=output:1\ngroup delete group_id=5\nflow add priority=21,in_port=4,actions=group:5\n"},
+		{"duplicate group add", "group add group_id=8,type=all,bucket=output:1\ngroup add group_id=8,type=all,bucket=output:2\n"},
+		{"add of an existing group", "flow delete in_port=2\ngroup add group_id=1,type=all,bucket=output:2\n"},
+	} {
+		for _, v := range []string{"OpenFlow14", "OpenFlow13"} {
+			o, theirs, e1, e2 := both(v, "bundle", file("bad.bundle", tc.text))
+			if !e1 || !e2 {
+				t.Fatalf("%s, %s: taken: ofswitch %s, Open vSwitch %s", tc.name, v, o, theirs)
+			}
+			got, want := ofctlErrorName.FindAllStringSubmatch(o, -1), ofctlErrorName.FindAllStringSubmatch(theirs, -1)
+			if len(got) != 2 || len(want) != 2 || got[0][1] != want[0][1] || got[1][1] != "OFPBFC_MSG_FAILED" || want[1][1] != "OFPBFC_MSG_FAILED" {
+				t.Fatalf("%s, %s: ofswitch answered\n%s\nOpen vSwitch\n%s", tc.name, v, o, theirs)
+			}
+			// ovs-ofctl prints the same, but for the target.
+			if strings.ReplaceAll(o, ours, "SWITCH") != strings.ReplaceAll(theirs, ovs.Target(), "SWITCH") {
+				t.Errorf("%s, %s: ofswitch answered\n%s\nOpen vSwitch\n%s", tc.name, v, o, theirs)
+			}
+			same(tc.name + " " + v)
+		}
+	}
+	// A group loop: Open vSwitch 3.1 takes it (its groups then forward to
+	// each other); ofswitch refuses it with OFPGMFC_LOOP, as OpenFlow
+	// 1.3.5 §6.7 asks, and the bundle changes nothing.
+	loop := file("loop.bundle", "group add group_id=6,type=all,bucket=output:1\ngroup add group_id=7,type=all,bucket=group:6\ngroup modify group_id=6,type=all,bucket=group:7\n")
+	if out, err := exec.Command(ofctl, "-O", "OpenFlow14", "bundle", ours, loop).CombinedOutput(); err == nil || !strings.Contains(string(out), "OFPGMFC_LOOP") || !strings.Contains(string(out), "OFPBFC_MSG_FAILED") {
+		t.Fatalf("group loop: %v\n%s", err, out)
+	}
+	same("the refused loop on ofswitch")
+
+	// --bundle add-groups: a chain of groups, then one that exists.
+	groupsFile := file("g.groups", "group_id=30,type=all,bucket=output:1\ngroup_id=31,type=all,bucket=group:30\n")
+	for _, v := range []string{"OpenFlow14", "OpenFlow13"} {
+		both("OpenFlow13", "del-groups")
+		o, theirs, e1, e2 := both(v, "--bundle", "add-groups", groupsFile)
+		if e1 || e2 {
+			t.Fatalf("%s --bundle add-groups: ofswitch %s, Open vSwitch %s", v, o, theirs)
+		}
+		same(v + " --bundle add-groups")
+		o, theirs, e1, e2 = both(v, "--bundle", "add-groups", file("g2.groups", "group_id=32,type=all,bucket=output:2\ngroup_id=30,type=all,bucket=output:2\n"))
+		got, want := ofctlErrorName.FindAllStringSubmatch(o, -1), ofctlErrorName.FindAllStringSubmatch(theirs, -1)
+		if !e1 || !e2 || len(got) != 2 || len(want) != 2 || got[0][1] != "OFPGMFC_GROUP_EXISTS" || want[0][1] != got[0][1] {
+			t.Fatalf("%s --bundle add-groups of an existing group: ofswitch\n%s\nOpen vSwitch\n%s", v, o, theirs)
+		}
+		same(v + " a refused --bundle add-groups")
+	}
+}
