@@ -92,6 +92,9 @@ flow add table=0,priority=11,in_port=3,actions=group:1
 		{"flow naming a group the bundle deleted", "flow add priority=20,in_port=5,actions=drop\ngroup add group_id=5,type=all,bucket=output:1\ngroup delete group_id=5\nflow add priority=21,in_port=4,actions=group:5\n"},
 		{"duplicate group add", "group add group_id=8,type=all,bucket=output:1\ngroup add group_id=8,type=all,bucket=output:2\n"},
 		{"add of an existing group", "flow delete in_port=2\ngroup add group_id=1,type=all,bucket=output:2\n"},
+		// Flows only, refused by the flow table's state at commit: the
+		// flows before it are taken back too.
+		{"overlapping flow", "flow delete in_port=3\nflow add priority=5,ip,actions=drop\nflow add priority=5,check_overlap,tcp,actions=drop\n"},
 	} {
 		for _, v := range []string{"OpenFlow14", "OpenFlow13"} {
 			o, theirs, e1, e2 := both(v, "bundle", file("bad.bundle", tc.text))

@@ -152,6 +152,9 @@ func (o *Owner) ApplyBundle(res *rules.BurstResult, ups []rules.Update, mods []B
 			o.groups.Publish(union)
 		}
 		ms.publish(false)
+		if o.beforePublish != nil {
+			o.beforePublish()
+		}
 	})
 	if at >= 0 {
 		e := &BundleError{Flow: origin[at], Mod: -1, Err: res.Errs[at]}

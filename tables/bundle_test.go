@@ -251,3 +251,49 @@ func TestBundleReadersConsistent(t *testing.T) {
 		t.Fatalf("%d lookups met a flow whose group was not there", n)
 	}
 }
+
+// TestBundlePublishOrder checks, at the moment just before a bundle's
+// flows are published and after, that every flow lookups can see names a
+// group and a meter that are there: the groups and meters a bundle adds
+// are published before its flows, and those it deletes after the flows
+// that use them are gone.
+func TestBundlePublishOrder(t *testing.T) {
+	o, p := bundleOwner(t)
+	check := func(when string) {
+		t.Helper()
+		gs, mt := o.Groups().Load(), o.Meters()
+		for tb := range p.NumTables() {
+			for _, r := range p.Rules(uint8(tb)) {
+				for _, in := range r.Instructions {
+					if in.Kind == rules.InstMeter && mt.Lookup(in.Meter) == nil {
+						t.Errorf("%s: a flow names meter %d, which is not there", when, in.Meter)
+					}
+					for _, a := range in.Actions {
+						if a.Kind == rules.ActionGroup && gs.Get(a.Group) == nil {
+							t.Errorf("%s: a flow names group %d, which is not there", when, a.Group)
+						}
+					}
+				}
+			}
+		}
+	}
+	o.beforePublish = func() { check("before publication") }
+	var res rules.BurstResult
+	for i := range 6 {
+		id := uint32(i + 1)
+		f := groupFlow(1, id, false)
+		f.Instructions = append([]rules.Instruction{{Kind: rules.InstMeter, Meter: id}}, f.Instructions...)
+		mods := []BundleMod{{Group: groupAdd(id)}, {Meter: meterAdd(id)}}
+		if i > 0 {
+			mods = append(mods, BundleMod{At: 1, Group: &groups.Mod{Command: groups.Delete, ID: id - 1}},
+				BundleMod{At: 1, Meter: &meters.Mod{Command: meters.Delete, Config: meters.Config{ID: id - 1}}})
+		}
+		if err := o.ApplyBundle(&res, []rules.Update{f}, mods, time.Now(), 0); err != nil {
+			t.Fatal(err)
+		}
+		check("after the bundle")
+		if fl, gs, ms := state(o); len(fl) != 1 || len(gs) != 1 || len(ms) != 1 {
+			t.Fatalf("bundle %d: flows %v groups %v meters %v, want one of each", i, fl, gs, ms)
+		}
+	}
+}

@@ -69,6 +69,10 @@ type Owner struct {
 	badIdx     []int          // Apply's updates that do
 	lastPub    time.Time
 	lastPubLks uint64
+
+	// beforePublish, a test hook, runs in ApplyBundle just before the
+	// burst is published, after the groups and meters it needs.
+	beforePublish func()
 }
 
 // New returns the owner of p's tables; cfg may be nil for defaults. Nothing
