@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -152,5 +153,80 @@ add priority=1,in_port=3,actions=output:2
 	}
 	if got := dump(p); len(got) != 2 || contains(got[0], "meter:1") || contains(got[1], "meter:1") {
 		t.Fatalf("after deleting meter 1's flows: %q", got)
+	}
+}
+
+// TestApplyAllToRandom checks ApplyAllTo against ApplyBurstTo on random
+// bursts over a small key space (so that adds replace, modifies and
+// deletes select several rules, and rules come and go in one burst): a
+// burst that succeeds leaves the same tables as ApplyBurstTo's, and the
+// same burst with a failing update appended leaves the tables as they
+// were, lookups included.
+func TestApplyAllToRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	update := func() rules.Update {
+		var u rules.Update
+		u.Command = []rules.Command{rules.CmdAdd, rules.CmdAdd, rules.CmdModify, rules.CmdModifyStrict, rules.CmdDelete, rules.CmdDeleteStrict}[rng.IntN(6)]
+		if rng.IntN(3) > 0 {
+			u.Match.SetExact(rules.FieldInPort, uint64(rng.IntN(4)+1))
+		}
+		if rng.IntN(2) == 0 {
+			u.Match.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+		}
+		u.Priority = uint16(rng.IntN(3))
+		u.HardTimeout = uint16(rng.IntN(2) * 100)
+		u.OutPort, u.OutGroup = rules.PortAny, rules.GroupAny
+		if u.Command == rules.CmdDelete || u.Command == rules.CmdDeleteStrict {
+			u.Table = uint8(rng.IntN(2))
+		} else {
+			u.Instructions = []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: uint32(rng.IntN(5) + 1)}}}}
+		}
+		return u
+	}
+	bad := rules.Update{Command: rules.CmdAdd, Table: 0, Instructions: []rules.Instruction{{Kind: rules.InstGotoTable, Table: 0}}}
+	for _, recycle := range []bool{false, true} {
+		a, _ := rules.New(&rules.Config{Tables: 2, Recycle: recycle})
+		b, _ := rules.New(&rules.Config{Tables: 2, Recycle: recycle})
+		var ra, rb rules.BurstResult
+		for round := range 300 {
+			ups := make([]rules.Update, rng.IntN(12)+1)
+			for i := range ups {
+				ups[i] = update()
+			}
+			before := dump(a)
+			var keys []rules.Key
+			var hits []*rules.Rule
+			for port := range 5 {
+				var k rules.Key
+				k.Set(rules.FieldInPort, uint64(port))
+				k.Set(rules.FieldEthType, rules.EthTypeIPv4)
+				keys = append(keys, k)
+				hits = append(hits, a.Table(0).Lookup(&k))
+			}
+			if at := a.ApplyAllTo(&ra, append(slices.Clone(ups), bad), nil, nil); at != len(ups) {
+				t.Fatalf("round %d: failed at %d, want %d", round, at, len(ups))
+			}
+			if got := dump(a); !slices.Equal(got, before) {
+				t.Fatalf("round %d (recycle %v): a failed burst changed the tables:\n%q\nwant\n%q", round, recycle, got, before)
+			}
+			for i := range keys {
+				r := a.Table(0).Lookup(&keys[i])
+				if (r == nil) != (hits[i] == nil) || r != nil && (r.Priority != hits[i].Priority || r.Match != hits[i].Match) {
+					t.Fatalf("round %d: lookup %d after the undo: %v, want %v", round, i, r, hits[i])
+				}
+			}
+			if at := a.ApplyAllTo(&ra, ups, nil, nil); at >= 0 {
+				t.Fatalf("round %d: failed at %d: %v", round, at, ra.Errs[at])
+			}
+			b.ApplyBurstTo(&rb, ups, true, nil)
+			if got, want := dump(a), dump(b); !slices.Equal(got, want) {
+				t.Fatalf("round %d: ApplyAllTo left\n%q\nApplyBurstTo\n%q", round, got, want)
+			}
+			if len(ra.Removed) != len(rb.Removed) {
+				t.Fatalf("round %d: %d records, ApplyBurstTo %d", round, len(ra.Removed), len(rb.Removed))
+			}
+			a.Expire()
+			b.Expire()
+		}
 	}
 }
