@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/openflow"
 )
 
 // dumpLines returns the lines of an ovs-ofctl dump without its first (the
@@ -136,5 +142,56 @@ flow add table=0,priority=11,in_port=3,actions=group:1
 			t.Fatalf("%s --bundle add-groups of an existing group: ofswitch\n%s\nOpen vSwitch\n%s", v, o, theirs)
 		}
 		same(v + " a refused --bundle add-groups")
+	}
+}
+
+// TestOvsBundleMeterMod: a METER_MOD in a bundle (OpenFlow 1.3's ONF
+// form), sent to Open vSwitch and to ofswitch as the same bytes: Open
+// vSwitch 3.1 refuses it with OFPBFC_MSG_UNSUP (ONF experimenter error
+// 2310); ofswitch takes it, and the COMMIT adds the meter.
+func TestOvsBundleMeterMod(t *testing.T) {
+	ovs := ovstest.Start(t)
+	a, addr := startAgent(t, &Config{Tables: 2})
+	mm := openflow.MeterMod{Header: openflow.Header{Version: openflow.Version13, XID: 7}, Command: openflow.MeterAdd,
+		Flags: 2 /* OFPMF_PKTPS */, MeterID: 3, Bands: []openflow.MeterBand{{Type: openflow.MeterBandDrop, Rate: 10}}}
+	inner, err := mm.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := openflow.BundleAddMessage{Header: openflow.Header{Version: openflow.Version13, Type: openflow.TypeExperimenter, XID: 7},
+		BundleID: 9, Flags: openflow.BundleAtomic, Message: inner}
+	commit := openflow.BundleControl{Header: openflow.Header{Version: openflow.Version13, Type: openflow.TypeExperimenter, XID: 8},
+		BundleID: 9, Type: openflow.BundleCommitRequest, Flags: openflow.BundleAtomic}
+	var msgs []byte
+	for _, m := range []openflow.Message{&add, &commit} {
+		if msgs, err = m.AppendBinary(msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send := func(c net.Conn, r *openflow.Reader) []byte {
+		t.Helper()
+		if _, err := c.Write(msgs); err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		msg, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msg
+	}
+	theirs, theirR := dialOF13(t, func() (net.Conn, error) { return ovs.Dial(fmt.Sprintf("127.0.0.1:%d", ovstest.Port)) })
+	var em openflow.ErrorMsg
+	if err := em.UnmarshalBinary(send(theirs, theirR)); err != nil || em.XID != 7 || em.Type != openflow.ErrTypeExperimenter ||
+		em.Code != onfBundleErrorsBase+bundleMsgUnsup {
+		t.Fatalf("Open vSwitch answered %+v, %v; want OFPBFC_MSG_UNSUP for xid 7", em, err)
+	}
+	ours, ourR := dialOF13(t, func() (net.Conn, error) { return net.Dial("tcp", addr) })
+	var rep openflow.BundleControl
+	if err := rep.UnmarshalBinary(send(ours, ourR)); err != nil || rep.XID != 8 || rep.Type != openflow.BundleCommitReply {
+		t.Fatalf("ofswitch answered %+v, %v; want the COMMIT reply", rep, err)
+	}
+	if a.FlowTables().Meters().Lookup(3) == nil {
+		t.Fatal("the bundle's meter is not there")
 	}
 }
