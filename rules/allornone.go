@@ -10,7 +10,10 @@ import "errors"
 // res.Removed is empty). Otherwise it calls before, if not nil, just
 // before the burst is published, and returns -1: before lets the caller
 // publish what the new rules rely on (the groups and meters they name)
-// after every check passed and before a lookup can meet them.
+// after every check passed and before a lookup can meet them. If before
+// returns an error, the burst is undone all the same and ApplyAllTo
+// returns len(ups): so a caller that found a message after ups to be bad
+// learns whether an update of ups fails first.
 //
 // The burst costs what ApplyBurstTo's atomic burst costs: the check for a
 // failure is one pass over res.Errs after the last update, and the undo
@@ -23,9 +26,9 @@ import "errors"
 // could not grow (every update then carries the error) and, in the undo
 // itself, a copy whose insertion finds no room (joined to the failed
 // update's error).
-func (p *Pipeline) ApplyAllTo(res *BurstResult, ups []Update, costs []UpdateCost, before func()) (failed int) {
+func (p *Pipeline) ApplyAllTo(res *BurstResult, ups []Update, costs []UpdateCost, before func() error) (failed int) {
 	if before == nil {
-		before = func() {}
+		before = func() error { return nil }
 	}
 	p.allOrNone = before
 	p.failedAt = -1
@@ -45,15 +48,17 @@ func (p *Pipeline) allOrNoneEnd(res *BurstResult) {
 		}
 	}
 	if p.failedAt < 0 {
-		p.allOrNone()
-		return
+		if p.allOrNone() == nil {
+			return
+		}
+		p.failedAt = len(res.Errs)
 	}
 	// Later updates ran after the failure; their errors are not the
 	// bundle's.
-	clear(res.Errs[p.failedAt+1:])
+	clear(res.Errs[min(p.failedAt+1, len(res.Errs)):])
 	clear(res.Removed)
 	res.Removed = res.Removed[:0]
-	if err := p.undo(p.ndead); err != nil {
+	if err := p.undo(p.ndead); err != nil && p.failedAt < len(res.Errs) {
 		res.Errs[p.failedAt] = errors.Join(res.Errs[p.failedAt], err)
 	}
 }

@@ -76,7 +76,7 @@ add table=1,priority=1,actions=goto_table:1
 	var res rules.BurstResult
 	hooked := false
 	v := p.Version()
-	at := p.ApplyAllTo(&res, bundle, nil, func() { hooked = true })
+	at := p.ApplyAllTo(&res, bundle, nil, func() error { hooked = true; return nil })
 	if at != len(bundle)-1 || hooked {
 		t.Fatalf("failed at %d (hook %v), want %d without the hook", at, hooked, len(bundle)-1)
 	}
@@ -99,11 +99,19 @@ add table=1,priority=1,actions=goto_table:1
 	// The same burst without its bad update takes effect whole, the
 	// hook running before publication.
 	res = rules.BurstResult{}
-	at = p.ApplyAllTo(&res, bundle[:len(bundle)-1], nil, func() {
+	// A hook that fails undoes a burst whose updates all passed.
+	if at := p.ApplyAllTo(&res, bundle[:len(bundle)-1], nil, func() error { return errors.New("later message") }); at != len(bundle)-1 {
+		t.Fatalf("failing hook: ApplyAllTo returned %d, want %d", at, len(bundle)-1)
+	}
+	if got := dump(p); !slices.Equal(got, before) {
+		t.Fatalf("after a failing hook:\n%q\nwant\n%q", got, before)
+	}
+	at = p.ApplyAllTo(&res, bundle[:len(bundle)-1], nil, func() error {
 		hooked = true
 		if p.Table(0).Lookup(&k) == nil {
 			t.Error("the hook ran after publication")
 		}
+		return nil
 	})
 	if at != -1 || !hooked || countErr(res.Errs) != 0 {
 		t.Fatalf("failed at %d, hook %v, errors %v", at, hooked, res.Errs)

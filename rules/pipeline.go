@@ -108,7 +108,7 @@ type Pipeline struct {
 	meterOK func(id uint32) bool // SetMeterCheck
 	// allOrNone is set while ApplyAllTo runs: its hook, called before
 	// a burst that succeeded whole is published.
-	allOrNone func()
+	allOrNone func() error
 	failedAt  int // ApplyAllTo: the first update that failed, or -1
 	ndead     int // ApplyAllTo: len(dead) when the burst began
 	masks     maskCache

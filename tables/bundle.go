@@ -72,20 +72,27 @@ func (o *Owner) ApplyBundle(res *rules.BurstResult, ups []rules.Update, mods []B
 	t0 := time.Now()
 	if len(mods) == 0 {
 		gs := o.groups.Load()
+		var later *BundleError // the first flow that names a missing group
+		run := ups
 		for i := range ups {
 			if u := &ups[i]; u.Command <= rules.CmdModifyStrict && !groupsExist(u.Instructions, gs) {
-				return &BundleError{Flow: i, Mod: -1, Err: groups.ErrBadOutGroup}
+				later, run = &BundleError{Flow: i, Mod: -1, Err: groups.ErrBadOutGroup}, ups[:i]
+				break
 			}
 		}
-		costs := o.costsFor(len(ups))
-		if at := o.pipe.ApplyAllTo(res, ups, costs, nil); at >= 0 {
+		costs := o.costsFor(len(run))
+		at := o.pipe.ApplyAllTo(res, run, costs, later.hook())
+		o.record(res, len(run), costs, t0, start, startLks)
+		switch {
+		case at < 0:
+			return nil
+		case at < len(run):
 			return &BundleError{Flow: at, Mod: -1, Err: res.Errs[at]}
 		}
-		o.record(res, len(ups), costs, t0, start, startLks)
-		return nil
+		return later
 	}
 
-	// Stage every message in order.
+	// Stage every message in order, up to the first that fails there.
 	gs := o.groups.Load()
 	g := gs
 	ms := meterStage{t: o.meters}
@@ -95,50 +102,7 @@ func (o *Owner) ApplyBundle(res *rules.BurstResult, ups []rules.Update, mods []B
 	burst := make([]rules.Update, 0, len(ups)+len(mods))
 	origin := make([]int, 0, len(ups)+len(mods)) // flow index, or -1-mod index
 	var delGroups []uint32
-	k := 0
-	for i := 0; i <= len(ups); i++ {
-		for ; k < len(mods) && mods[k].At <= i; k++ {
-			var del []uint32
-			var err error
-			m := &mods[k]
-			switch {
-			case m.Group != nil:
-				g, del, err = o.groups.Next(g, m.Group)
-				for _, id := range del {
-					burst = append(burst, rules.Update{Command: rules.CmdDelete, Table: rules.TableAll,
-						OutPort: rules.PortAny, OutGroup: id})
-					origin = append(origin, -1-k)
-				}
-				delGroups = append(delGroups, del...)
-			case m.Meter != nil:
-				del, err = ms.apply(m.Meter)
-				for _, id := range del {
-					burst = append(burst, rules.Update{Command: rules.CmdDelete, Table: rules.TableAll,
-						OutPort: rules.PortAny, OutGroup: rules.GroupAny, Meter: id})
-					origin = append(origin, -1-k)
-				}
-			}
-			if err != nil {
-				return &BundleError{Flow: -1, Mod: k, Err: err}
-			}
-		}
-		if i == len(ups) {
-			break
-		}
-		u := &ups[i]
-		if u.Command <= rules.CmdModifyStrict {
-			if !groupsExist(u.Instructions, g) {
-				return &BundleError{Flow: i, Mod: -1, Err: groups.ErrBadOutGroup}
-			}
-			if len(u.Instructions) > 0 && u.Instructions[0].Kind == rules.InstMeter && !ms.exists(u.Instructions[0].Meter) {
-				return &BundleError{Flow: i, Mod: -1, Err: &rules.Error{Type: rules.ErrTypeMeterModFailed,
-					Code: rules.MeterModInvalidMeter, Field: "meter",
-					Why: fmt.Sprintf("meter %d does not exist", u.Instructions[0].Meter)}}
-			}
-		}
-		burst = append(burst, *u)
-		origin = append(origin, i)
-	}
+	later := o.stage(ups, mods, &g, &ms, &burst, &origin, &delGroups)
 
 	// Every meter instruction was checked against the stage, at its
 	// place; the pipeline's own check would see the meter table as it is.
@@ -146,7 +110,13 @@ func (o *Owner) ApplyBundle(res *rules.BurstResult, ups []rules.Update, mods []B
 	defer o.pipe.SetMeterCheck(o.meterCheck())
 	union := g
 	costs := o.costsFor(len(burst))
-	at := o.pipe.ApplyAllTo(res, burst, costs, func() {
+	// With a message that failed in the stage, the messages before it
+	// still run (and are taken back), so that the first message to fail
+	// is the one answered, as when they are applied one by one.
+	at := o.pipe.ApplyAllTo(res, burst, costs, func() error {
+		if later != nil {
+			return later
+		}
 		if g != gs {
 			union = g.Union(gs)
 			o.groups.Publish(union)
@@ -155,8 +125,15 @@ func (o *Owner) ApplyBundle(res *rules.BurstResult, ups []rules.Update, mods []B
 		if o.beforePublish != nil {
 			o.beforePublish()
 		}
+		return nil
 	})
 	if at >= 0 {
+		// Recorded as a burst that failed: the rules it inserted and
+		// took back leave the index in the idle work after it.
+		o.record(res, len(burst), costs, t0, start, startLks)
+		if at == len(burst) {
+			return later
+		}
 		e := &BundleError{Flow: origin[at], Mod: -1, Err: res.Errs[at]}
 		if e.Flow < 0 {
 			e.Flow, e.Mod = -1, -1-origin[at]
@@ -176,6 +153,72 @@ func (o *Owner) ApplyBundle(res *rules.BurstResult, ups []rules.Update, mods []B
 		}
 	}
 	o.record(res, len(burst), costs, t0, start, startLks)
+	return nil
+}
+
+// hook is the ApplyAllTo hook that fails the burst with e, or nil (no
+// hook) for a nil e.
+func (e *BundleError) hook() func() error {
+	if e == nil {
+		return nil
+	}
+	return func() error { return e }
+}
+
+// stage checks the messages of a bundle in order against the staged group
+// table *g and meter table ms, and appends to *burst the flow updates,
+// with the DELETEs of the flows of each group or meter deleted at its
+// place (origin says which message each comes from: a flow's index, or
+// -1 minus a mod's), up to the first message that fails, whose error it
+// returns.
+func (o *Owner) stage(ups []rules.Update, mods []BundleMod, g **groups.Snapshot, ms *meterStage,
+	burst *[]rules.Update, origin *[]int, delGroups *[]uint32) *BundleError {
+	k := 0
+	for i := 0; i <= len(ups); i++ {
+		for ; k < len(mods) && mods[k].At <= i; k++ {
+			var del []uint32
+			var err error
+			m := &mods[k]
+			switch {
+			case m.Group != nil:
+				var ng *groups.Snapshot
+				ng, del, err = o.groups.Next(*g, m.Group)
+				*g = ng
+				for _, id := range del {
+					*burst = append(*burst, rules.Update{Command: rules.CmdDelete, Table: rules.TableAll,
+						OutPort: rules.PortAny, OutGroup: id})
+					*origin = append(*origin, -1-k)
+				}
+				*delGroups = append(*delGroups, del...)
+			case m.Meter != nil:
+				del, err = ms.apply(m.Meter)
+				for _, id := range del {
+					*burst = append(*burst, rules.Update{Command: rules.CmdDelete, Table: rules.TableAll,
+						OutPort: rules.PortAny, OutGroup: rules.GroupAny, Meter: id})
+					*origin = append(*origin, -1-k)
+				}
+			}
+			if err != nil {
+				return &BundleError{Flow: -1, Mod: k, Err: err}
+			}
+		}
+		if i == len(ups) {
+			return nil
+		}
+		u := &ups[i]
+		if u.Command <= rules.CmdModifyStrict {
+			if !groupsExist(u.Instructions, *g) {
+				return &BundleError{Flow: i, Mod: -1, Err: groups.ErrBadOutGroup}
+			}
+			if len(u.Instructions) > 0 && u.Instructions[0].Kind == rules.InstMeter && !ms.exists(u.Instructions[0].Meter) {
+				return &BundleError{Flow: i, Mod: -1, Err: &rules.Error{Type: rules.ErrTypeMeterModFailed,
+					Code: rules.MeterModInvalidMeter, Field: "meter",
+					Why: fmt.Sprintf("meter %d does not exist", u.Instructions[0].Meter)}}
+			}
+		}
+		*burst = append(*burst, *u)
+		*origin = append(*origin, i)
+	}
 	return nil
 }
 
