@@ -46,7 +46,7 @@ func (e *BundleError) Unwrap() error { return e.Err }
 // are as there.
 //
 // A bundle of flow updates only is one rules.Pipeline.ApplyAllTo burst,
-// after the check that the groups its flows name exist (Apply's). With
+// with the check that the groups its flows name exist (Apply's). With
 // group or meter mods, every message is first checked in order against
 // staged tables (groups.Table.Next; a meter stage over the meter table):
 // a flow may name a group or meter an earlier mod adds, and a group or
@@ -55,7 +55,9 @@ func (e *BundleError) Unwrap() error { return e.Err }
 // that is not there:
 //
 //  1. the flow burst is applied (ApplyAllTo); a failure undoes it, and
-//     nothing else was published;
+//     nothing else was published (with a message the stage refused, the
+//     burst of the messages before it runs and is undone, so that the
+//     first message to fail, in order, is answered);
 //  2. just before the burst is published, the groups the bundle adds or
 //     modifies (with those it deletes still present: groups.Snapshot.Union)
 //     and the meters it adds or modifies;

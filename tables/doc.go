@@ -55,7 +55,9 @@
 // flow may use a group or meter an earlier message adds, and a group or
 // meter delete becomes, at its place, a DELETE of the flows that use it.
 // The flow updates then run as one rules.Pipeline.ApplyAllTo burst, which
-// a failing update undoes before anything is published. Publication keeps
+// a failing update undoes before anything is published; when the stage
+// refused a message, the ones before it run and are undone all the same,
+// so that the first message to fail, in order, is the one answered. Publication keeps
 // readers consistent: the groups and meters the bundle adds or modifies
 // (with the deleted groups kept) just before the burst, the burst, then
 // the deletes. A bundle of flow updates only is one ApplyAllTo burst after
