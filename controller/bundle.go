@@ -129,7 +129,7 @@ func (c *conn) onBundleControl(msg []byte) error {
 		if e := c.a.tables.ApplyBundle(res, b.ups, b.mods, b.start, b.startLks); e != nil {
 			// As Open vSwitch: the message's own error, then the
 			// commit's.
-			msg := b.modMsgOf(e)
+			msg := b.msgOf(e)
 			if err := c.sendError(msg, ofrules.WireError(e.Err)); err != nil {
 				return out(err)
 			}
@@ -232,9 +232,9 @@ func (c *conn) addBundleMod(b *bundle, inner []byte) error {
 	return nil
 }
 
-// modMsgOf returns the message of b that e names: a GROUP_MOD's or
+// msgOf returns the message of b that e names: a GROUP_MOD's or
 // METER_MOD's whole, a FLOW_MOD's header.
-func (b *bundle) modMsgOf(e *tables.BundleError) []byte {
+func (b *bundle) msgOf(e *tables.BundleError) []byte {
 	if e.Flow >= 0 {
 		return b.hdrs[e.Flow*openflow.HeaderLen : (e.Flow+1)*openflow.HeaderLen]
 	}
