@@ -12,7 +12,8 @@ import (
 
 // BundleMod is a group mod or a meter mod of a bundle (exactly one of
 // Group and Meter is set), placed before the bundle's flow update At (At
-// equal to the number of flow updates: after the last).
+// equal to the number of flow updates: after the last). A bundle's mods
+// come in their order, so with At never decreasing.
 type BundleMod struct {
 	At    int
 	Group *groups.Mod
