@@ -4,16 +4,28 @@ import (
 	"encoding/binary"
 	"time"
 
+	"github.com/ofswitch/ofswitch/groups"
+	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/tables"
 )
 
 // Bundles (OpenFlow 1.4.1 §7.3.9), in both forms ovs-ofctl --bundle sends:
 // OFPT_BUNDLE_CONTROL and OFPT_BUNDLE_ADD_MESSAGE on OpenFlow 1.4, and the
 // ONF EXT-230 experimenter messages on OpenFlow 1.3. A bundle collects
-// FLOW_MODs, each checked when it is added; COMMIT applies them as one burst
-// that becomes visible to lookups at once.
+// FLOW_MODs, GROUP_MODs and METER_MODs, each decoded and translated when
+// it is added (a failure is answered then, with the message's xid, and
+// fails the bundle); any other message is OFPBFC_MSG_UNSUP. COMMIT applies
+// them in order, whole or not at all (tables.Owner.ApplyBundle): a flow
+// may use a group or meter an earlier message adds. A message that fails
+// at COMMIT (a group that exists, a group loop, a flow naming a group the
+// bundle deleted, ...) is answered with its own error and xid, then the
+// COMMIT with OFPBFC_MSG_FAILED, and nothing changed: what Open vSwitch
+// 3.1 answers, checked by running it. Open vSwitch refuses METER_MODs in
+// bundles (OFPBFC_MSG_UNSUP); ofswitch takes them, so that a meter and
+// the flows that use it go in together.
 
 // Bundle failure codes (OpenFlow 1.4.1 §7.4.4, enum ofp_bundle_failed_code).
 const (
@@ -41,12 +53,17 @@ func (c *conn) bundleErr(code uint16) error {
 }
 
 type bundle struct {
-	flags    uint16
-	closed   bool
-	failed   bool // a message was refused when added: the commit fails whole
-	ups      []rules.Update
-	start    time.Time // opened
-	startLks uint64    // the data plane's lookup count then
+	flags  uint16
+	closed bool
+	failed bool // a message was refused when added: the commit fails whole
+	ups    []rules.Update
+	// hdrs holds each FLOW_MOD's ofp_header (8 bytes per update), for
+	// the error of one that fails at commit.
+	hdrs     []byte
+	mods     []tables.BundleMod // the GROUP_MODs and METER_MODs, in place
+	modMsgs  [][]byte           // mods[i]'s message, for its error
+	start    time.Time          // opened
+	startLks uint64             // the data plane's lookup count then
 }
 
 // onExperimenterBundle handles the ONF bundle experimenter messages and
@@ -109,14 +126,16 @@ func (c *conn) onBundleControl(msg []byte) error {
 			return c.bundleErr(bundleMsgFailed)
 		}
 		res := &c.res
-		failed := c.a.tables.Apply(res, b.ups, true, b.start, b.startLks)
-		c.a.flowsRemoved(res.Removed)
-		if failed > 0 {
-			// Checked as they were added, updates fail here only on
-			// the table's state (an overlap, a full table); the others
-			// stay applied.
+		if e := c.a.tables.ApplyBundle(res, b.ups, b.mods, b.start, b.startLks); e != nil {
+			// As Open vSwitch: the message's own error, then the
+			// commit's.
+			msg := b.msgOf(e)
+			if err := c.sendError(msg, ofrules.WireError(e.Err)); err != nil {
+				return out(err)
+			}
 			return c.bundleErr(bundleMsgFailed)
 		}
+		c.a.flowsRemoved(res.Removed)
 		replyType = openflow.BundleCommitReply
 	case openflow.BundleDiscardRequest:
 		if b == nil {
@@ -137,7 +156,12 @@ func (c *conn) onBundleAdd(msg []byte) error {
 		return err
 	}
 	inner := m.Message
-	if len(inner) < openflow.HeaderLen || openflow.Type(inner[1]) != openflow.TypeFlowMod {
+	if len(inner) < openflow.HeaderLen {
+		return c.bundleErr(bundleMsgUnsup)
+	}
+	switch openflow.Type(inner[1]) {
+	case openflow.TypeFlowMod, openflow.TypeGroupMod, openflow.TypeMeterMod:
+	default:
 		return c.bundleErr(bundleMsgUnsup)
 	}
 	if xidOf(inner) != m.XID {
@@ -157,6 +181,11 @@ func (c *conn) onBundleAdd(msg []byte) error {
 	if b.closed {
 		return c.bundleErr(bundleClosed)
 	}
+	if openflow.Type(inner[1]) != openflow.TypeFlowMod {
+		err := c.addBundleMod(b, inner)
+		b.failed = b.failed || err != nil
+		return err
+	}
 	if err := c.fm.UnmarshalBinary(inner); err != nil {
 		b.failed = true
 		return err
@@ -167,5 +196,47 @@ func (c *conn) onBundleAdd(msg []byte) error {
 		return err
 	}
 	b.ups = append(b.ups, u)
+	b.hdrs = append(b.hdrs, inner[:openflow.HeaderLen]...)
 	return nil
+}
+
+// addBundleMod decodes and translates a GROUP_MOD or METER_MOD added to
+// b, and places it after b's FLOW_MODs so far. A METER_MOD's bands are
+// checked here too (meters.Table.Check: they depend on no meter).
+func (c *conn) addBundleMod(b *bundle, inner []byte) error {
+	bm := tables.BundleMod{At: len(b.ups)}
+	if openflow.Type(inner[1]) == openflow.TypeGroupMod {
+		var gm openflow.GroupMod
+		if err := gm.UnmarshalBinary(inner); err != nil {
+			return err
+		}
+		bm.Group = new(groups.Mod)
+		if err := ofrules.GroupMod(bm.Group, &gm); err != nil {
+			return err
+		}
+	} else {
+		var mm openflow.MeterMod
+		if err := mm.UnmarshalBinary(inner); err != nil {
+			return err
+		}
+		mod := ofrules.MeterMod(&mm)
+		if mt := c.a.tables.Meters(); mt != nil && mod.Command != meters.Delete {
+			if err := mt.Check(&mod.Config); err != nil {
+				return ofrules.WireError(err)
+			}
+		}
+		bm.Meter = &mod
+	}
+	b.mods = append(b.mods, bm)
+	b.modMsgs = append(b.modMsgs, append([]byte(nil), inner...))
+	return nil
+}
+
+// msgOf returns the message of b that e names: a GROUP_MOD's or
+// METER_MOD's whole, a FLOW_MOD's header.
+func (b *bundle) msgOf(e *tables.BundleError) []byte {
+	if e.Flow >= 0 {
+		return b.hdrs[e.Flow*openflow.HeaderLen : (e.Flow+1)*openflow.HeaderLen]
+	}
+	return b.modMsgs[e.Mod]
 }

@@ -59,6 +59,22 @@
 // ofrules; the client that pushes flows to a switch is controller/push,
 // which this package does not import.
 //
+// # Bundles
+//
+// Bundles (OpenFlow 1.4.1 §7.3.9) come as OFPT_BUNDLE_CONTROL and
+// OFPT_BUNDLE_ADD_MESSAGE on OpenFlow 1.4 and as the ONF EXT-230
+// experimenter messages on 1.3, as ovs-ofctl --bundle sends them. A bundle
+// carries FLOW_MODs, GROUP_MODs and METER_MODs (others are
+// OFPBFC_MSG_UNSUP), each decoded and translated when added, a refusal
+// answered then with its xid. COMMIT applies them in order, whole or not
+// at all (tables.Owner.ApplyBundle): a flow may use a group or meter an
+// earlier message of the bundle adds, and a group or meter delete removes
+// the flows that use it (their FLOW_REMOVED go out). A message that fails
+// at COMMIT is answered with its own error and xid, then the COMMIT with
+// OFPBFC_MSG_FAILED, as Open vSwitch 3.1 does; nothing changed. Open
+// vSwitch refuses METER_MODs in bundles; ofswitch takes them, so that a
+// meter and the flows that use it go in together.
+//
 // # Tables
 //
 // OFPT_TABLE_MOD is taken for a table the switch has, or OFPTT_ALL, when it
@@ -83,8 +99,8 @@
 // that use it, whose FLOW_REMOVED go out with reason OFPRR_GROUP_DELETE. A
 // FLOW_MOD or PACKET_OUT naming a group the table lacks is refused with
 // OFPBAC_BAD_OUT_GROUP. OFPMP_GROUP_DESC, OFPMP_GROUP (ref_count counted by
-// a walk of the flow tables) and OFPMP_GROUP_FEATURES describe the table;
-// bundles still take FLOW_MODs only.
+// a walk of the flow tables) and OFPMP_GROUP_FEATURES describe the table.
+// Bundles carry GROUP_MODs too (see Bundles).
 //
 // # Meters
 //

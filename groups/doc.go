@@ -45,4 +45,12 @@
 // Counters are atomic adds on the group's own counters, so a worker bumps
 // them without a shared lock; a MODIFY starts the group's counters afresh
 // and keeps its duration, as Open vSwitch 3.1 does.
+//
+// # Staging
+//
+// Table.Next applies a mod to a snapshot without publishing it, so that a
+// writer applying a bundle (tables.Owner) checks its mods in turn against
+// the table they build, and publishes the result (Table.Publish) only if
+// every one passes. Snapshot.Union keeps, for readers, the groups a
+// bundle deletes until the flows that name them are gone.
 package groups

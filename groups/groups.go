@@ -1,6 +1,7 @@
 package groups
 
 import (
+	"maps"
 	"math/bits"
 	"slices"
 	"sync"
@@ -353,11 +354,27 @@ func (t *Table) Apply(m *Mod) (deleted []uint32, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.snap.Load()
+	ns, deleted, err := t.Next(s, m)
+	if err != nil {
+		return nil, err
+	}
+	if ns != s {
+		t.snap.Store(ns)
+	}
+	return deleted, nil
+}
+
+// Next returns the table that applying m to s gives, without publishing
+// it, with the ids of the groups a DELETE removes (increasing), or the
+// error to answer m with (s is then what it was). s is never changed: a
+// caller may apply several mods in turn to what Next returns, check them
+// all, and publish the last (Publish) or none. m's buckets are kept.
+func (t *Table) Next(s *Snapshot, m *Mod) (ns *Snapshot, deleted []uint32, err error) {
 	switch m.Command {
 	case Add, Modify:
 		g, err := check(s, m)
 		if err != nil {
-			return nil, err
+			return s, nil, err
 		}
 		g.created = t.now()
 		if old := s.byID[g.ID]; old != nil {
@@ -365,10 +382,9 @@ func (t *Table) Apply(m *Mod) (deleted []uint32, err error) {
 		}
 		ns := s.with(g)
 		if err := ns.checkChains(g.ID); err != nil {
-			return nil, err
+			return s, nil, err
 		}
-		t.snap.Store(ns)
-		return nil, nil
+		return ns, nil, nil
 	case Delete:
 		var del []uint32
 		switch {
@@ -377,22 +393,58 @@ func (t *Table) Apply(m *Mod) (deleted []uint32, err error) {
 		case s.byID[m.ID] != nil:
 			del = []uint32{m.ID}
 		default:
-			return nil, nil // nothing to delete (Open vSwitch does the same)
+			return s, nil, nil // nothing to delete (Open vSwitch does the same)
 		}
 		if m.ID != All {
 			for _, id := range s.ids {
 				if id != m.ID && slices.Contains(s.byID[id].refs, m.ID) {
-					return nil, Errf(CodeChainedGroup, "another group forwards to or watches it")
+					return s, nil, Errf(CodeChainedGroup, "another group forwards to or watches it")
 				}
 			}
 		}
 		if len(del) == 0 {
-			return nil, nil
+			return s, nil, nil
 		}
-		t.snap.Store(s.without(del))
-		return slices.Clone(del), nil
+		return s.without(del), slices.Clone(del), nil
 	}
-	return nil, Errf(CodeBadCommand, "unknown command")
+	return s, nil, Errf(CodeBadCommand, "unknown command")
+}
+
+// Publish makes s, which Next made from the table as it is now (Load),
+// the table readers load. Its caller is the table's one writer: no Apply
+// may run between the Load and the Publish.
+func (t *Table) Publish(s *Snapshot) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.snap.Store(s)
+}
+
+// Union returns s with the groups of old whose ids s lacks, for readers
+// while flows that name either table's groups are in place: every id of
+// either resolves, to s's group where both have it. It is no table to
+// apply mods to (no chain is checked), and is s itself when s has every
+// id of old.
+func (s *Snapshot) Union(old *Snapshot) *Snapshot {
+	var extra []uint32
+	for _, id := range old.ids {
+		if s.byID[id] == nil {
+			extra = append(extra, id)
+		}
+	}
+	if len(extra) == 0 {
+		return s
+	}
+	ns := &Snapshot{byID: make(map[uint32]*Group, len(s.byID)+len(extra)), types: s.types}
+	for id, g := range s.byID {
+		ns.byID[id] = g
+	}
+	for _, id := range extra {
+		g := old.byID[id]
+		ns.byID[id] = g
+		ns.types[g.Type]++
+	}
+	ns.ids = slices.Sorted(maps.Keys(ns.byID))
+	return ns
 }
 
 // check validates an ADD or MODIFY against s and returns the new group.

@@ -81,6 +81,9 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 		}
 	}
 	p.pre = [2]prepared{} // the caller may reuse ups: no stale pointer
+	if p.allOrNone != nil {
+		p.allOrNoneEnd(res)
+	}
 	if atomic {
 		p.publish()
 	}
@@ -284,7 +287,8 @@ func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 		n := 0
 		ordered = false
 		for _, r := range out {
-			if (u.OutPort == 0 || r.OutputsTo(u.OutPort)) && (u.OutGroup == 0 || r.UsesGroup(u.OutGroup)) {
+			if (u.OutPort == 0 || r.OutputsTo(u.OutPort)) && (u.OutGroup == 0 || r.UsesGroup(u.OutGroup)) &&
+				(u.Meter == 0 || r.UsesMeter(u.Meter)) {
 				out[n] = r
 				n++
 				ordered = ordered || r.Flags&FlagSendFlowRem != 0

@@ -98,7 +98,10 @@
 // ApplyBurst for a burst now and then), expires timeouts on its clock
 // (Expire), rebalances its filters when idle (Rebalance), makes memory
 // for later adds ahead of need (Prefault) and walks a packet through
-// goto_table and write_metadata (Walk).
+// goto_table and write_metadata (Walk). ApplyAllTo applies a burst whole
+// or not at all, for OpenFlow bundles: an update that fails has the burst
+// undone before it is published (the rules it inserted removed, those it
+// removed put back as copies that keep their counters).
 //
 // A meter instruction comes first in an entry's list, where the data
 // plane runs it, and names a meter the switch has: the pipeline asks the

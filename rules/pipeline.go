@@ -106,7 +106,12 @@ type Pipeline struct {
 	stamped int                  // dead[:stamped] have their publication time
 	sel     []*Rule              // selected's buffer
 	meterOK func(id uint32) bool // SetMeterCheck
-	masks   maskCache
+	// allOrNone is set while ApplyAllTo runs: its hook, called before
+	// a burst that succeeded whole is published.
+	allOrNone func() error
+	failedAt  int // ApplyAllTo: the first update that failed, or -1
+	ndead     int // ApplyAllTo: len(dead) when the burst began
+	masks     maskCache
 	// ruleSlab holds the rules (with their counters) that add makes.
 	ruleSlab slab[ruleWithStats]
 	// prefaultLow is set when a slab has used half of its spare chunks

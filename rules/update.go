@@ -51,6 +51,7 @@ type Update struct {
 	Importance   uint16 // ADD: the rule's Importance (OpenFlow 1.4); MODIFY keeps the rule's
 	OutPort      uint32 // DELETE: only rules that output to it; 0 or PortAny means no filter
 	OutGroup     uint32 // DELETE: only rules that use it; 0 or GroupAny means no filter
+	Meter        uint32 // DELETE: only rules whose meter instruction names it; 0 means no filter
 	Instructions []Instruction
 	ID           int // copied into Rule.ID by ADD
 }

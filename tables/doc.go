@@ -46,9 +46,26 @@
 // so that flow_count is exact whatever added or removed them (bursts,
 // expiry, meter deletes) and the packet path keeps no count of its own.
 //
+// # Bundles
+//
+// Owner.ApplyBundle applies an OpenFlow bundle's flow updates, group mods
+// and meter mods in order, whole or not at all. Every message is first
+// checked, in order, against staged copies of the group table
+// (groups.Table.Next) and the meter table (a stage over it), so that a
+// flow may use a group or meter an earlier message adds, and a group or
+// meter delete becomes, at its place, a DELETE of the flows that use it.
+// The flow updates then run as one rules.Pipeline.ApplyAllTo burst, which
+// a failing update undoes before anything is published; when the stage
+// refused a message, the ones before it run and are undone all the same,
+// so that the first message to fail, in order, is the one answered. Publication keeps
+// readers consistent: the groups and meters the bundle adds or modifies
+// (with the deleted groups kept) just before the burst, the burst, then
+// the deletes. A bundle of flow updates only is one ApplyAllTo burst after
+// Apply's group check, as cheap as Apply's atomic burst.
+//
 // # Concurrency
 //
-// One lock makes bursts, meter mods, expiry, idle maintenance and the
+// One lock makes bursts, bundles, meter mods, expiry, idle maintenance and the
 // walks of Owner.Read one at a time; the data plane's lookups (and its
 // meters) never take it. Prefault runs without it.
 package tables

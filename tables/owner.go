@@ -69,6 +69,10 @@ type Owner struct {
 	badIdx     []int          // Apply's updates that do
 	lastPub    time.Time
 	lastPubLks uint64
+
+	// beforePublish, a test hook, runs in ApplyBundle just before the
+	// burst is published, after the groups and meters it needs.
+	beforePublish func()
 }
 
 // New returns the owner of p's tables; cfg may be nil for defaults. Nothing
@@ -126,11 +130,19 @@ func (o *Owner) Apply(res *rules.BurstResult, ups []rules.Update, atomic bool, s
 	costs := o.costs[:len(ups)]
 	t0 := time.Now()
 	o.applyChecked(res, ups, atomic, costs)
+	return o.record(res, len(ups), costs, t0, start, startLks)
+}
+
+// record records a burst of n updates that began at t0 (in the tables)
+// and start (its first update read, the lookup count then startLks) and
+// is published now, with res its result and costs what each update cost,
+// and returns how many updates failed. The caller holds mu.
+func (o *Owner) record(res *rules.BurstResult, n int, costs []rules.UpdateCost, t0, start time.Time, startLks uint64) int {
 	done := time.Now()
 	lks := o.Lookups()
 	fs := o.pipe.Filters()
 	b := Burst{
-		Start: start, Updates: len(ups), Apply: done.Sub(t0), Latency: done.Sub(start),
+		Start: start, Updates: n, Apply: done.Sub(t0), Latency: done.Sub(start),
 		Errors: countErrs(res.Errs), Version: res.Version,
 		FilterLen: fs.Len, BloomLen: fs.BloomLen, Occupancy: fs.Occupancy,
 		LookupsDuring: rate(lks-startLks, done.Sub(start)), Costs: costs,
