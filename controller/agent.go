@@ -76,6 +76,15 @@ type Config struct {
 	// authentication). It must be set to use them; the minimum version is
 	// raised to TLS 1.3 whatever it says.
 	TLS *tls.Config
+	// BundleIdleTimeout discards a bundle that has seen no message for
+	// this long, answering OFPBFC_TIMEOUT, as Open vSwitch does; default
+	// 10 s, Open vSwitch's.
+	BundleIdleTimeout time.Duration
+	// BundleMaxMsgs bounds the messages of a connection's open bundles
+	// together: one more is refused with OFPBFC_MSG_TOO_MANY and fails
+	// its bundle. Default 262144 (a bundle of 100K flows fits; about
+	// 120 MB of translated flows at the most).
+	BundleMaxMsgs int
 	// WriteTimeout is how long a write may wait for the peer to take any
 	// of it: a controller that stops reading is disconnected after it,
 	// with a log line. Default 10 s (twice the default EchoInterval).
@@ -137,6 +146,12 @@ func (c *Config) withDefaults() Config {
 	}
 	if out.BatchWait <= 0 {
 		out.BatchWait = time.Millisecond
+	}
+	if out.BundleIdleTimeout <= 0 {
+		out.BundleIdleTimeout = 10 * time.Second
+	}
+	if out.BundleMaxMsgs <= 0 {
+		out.BundleMaxMsgs = 1 << 18
 	}
 	if out.WriteTimeout <= 0 {
 		out.WriteTimeout = 10 * time.Second

@@ -23,7 +23,11 @@ import (
 // at COMMIT (a group that exists, a group loop, a flow naming a group the
 // bundle deleted, ...) is answered with its own error and xid, then the
 // COMMIT with OFPBFC_MSG_FAILED, and nothing changed: what Open vSwitch
-// 3.1 answers, checked by running it. Open vSwitch refuses METER_MODs in
+// 3.1 answers, checked by running it. A bundle that sees no message for
+// Config.BundleIdleTimeout (10 s, Open vSwitch's) is discarded with
+// OFPBFC_TIMEOUT, and the open bundles of a connection hold at most
+// Config.BundleMaxMsgs messages (OFPBFC_MSG_TOO_MANY, which fails the
+// bundle), so that a client cannot grow the switch without bound. Open vSwitch refuses METER_MODs in
 // bundles (OFPBFC_MSG_UNSUP); ofswitch takes them, so that a meter and
 // the flows that use it go in together.
 
@@ -38,6 +42,8 @@ const (
 	bundleMsgUnsup      = uint16(openflow.BundleFailedMsgUnsup)
 	bundleMsgFailed     = uint16(openflow.BundleFailedMsgFailed)
 	bundleOutOfBundles  = uint16(openflow.BundleFailedOutOfBundles)
+	bundleMsgTooMany    = uint16(openflow.BundleFailedMsgTooMany)
+	bundleTimeout       = uint16(openflow.BundleFailedTimeout)
 	maxBundles          = 16
 	onfBundleErrorsBase = 2300
 )
@@ -64,6 +70,47 @@ type bundle struct {
 	modMsgs  [][]byte           // mods[i]'s message, for its error
 	start    time.Time          // opened
 	startLks uint64             // the data plane's lookup count then
+	used     time.Time          // its last message, for BundleIdleTimeout
+	// opener is the start of the message that opened it (at most 64
+	// bytes, as an error carries), for the error that expires it.
+	opener []byte
+}
+
+// newBundle opens a bundle with msg, the request that opens it.
+func (c *conn) newBundle(flags uint16, msg []byte) *bundle {
+	now := c.readAt
+	if now.IsZero() {
+		now = time.Now()
+	}
+	return &bundle{flags: flags, start: time.Now(), startLks: c.a.tables.Lookups(), used: now,
+		opener: append([]byte(nil), msg[:min(len(msg), 64)]...)}
+}
+
+// size is how many messages b holds.
+func (b *bundle) size() int { return len(b.ups) + len(b.mods) }
+
+// drop forgets bundle id of c.
+func (c *conn) drop(id uint32, b *bundle) {
+	delete(c.bundles, id)
+	c.bundleMsgs -= b.size()
+}
+
+// expireBundles discards the bundles that have seen no message for
+// Config.BundleIdleTimeout, answering each with OFPBFC_TIMEOUT (and the
+// start of the message that opened it), as Open vSwitch does.
+func (c *conn) expireBundles(now time.Time) error {
+	for id, b := range c.bundles {
+		if now.Sub(b.used) < c.a.cfg.BundleIdleTimeout {
+			continue
+		}
+		c.drop(id, b)
+		c.a.cfg.Logger.Info("bundle discarded: idle", "peer", c.nc.RemoteAddr().String(), "bundle", id,
+			"messages", b.size(), "idle", now.Sub(b.used).Round(time.Millisecond))
+		if err := c.sendError(b.opener, c.bundleErr(bundleTimeout)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // onExperimenterBundle handles the ONF bundle experimenter messages and
@@ -106,7 +153,7 @@ func (c *conn) onBundleControl(msg []byte) error {
 		if len(c.bundles) >= maxBundles {
 			return c.bundleErr(bundleOutOfBundles)
 		}
-		c.bundles[m.BundleID] = &bundle{flags: m.Flags, start: time.Now(), startLks: c.a.tables.Lookups()}
+		c.bundles[m.BundleID] = c.newBundle(m.Flags, msg)
 		replyType = openflow.BundleOpenReply
 	case openflow.BundleCloseRequest:
 		if b == nil {
@@ -116,12 +163,13 @@ func (c *conn) onBundleControl(msg []byte) error {
 			return c.bundleErr(bundleClosed)
 		}
 		b.closed = true
+		b.used = c.readAt
 		replyType = openflow.BundleCloseReply
 	case openflow.BundleCommitRequest:
 		if b == nil {
 			return c.bundleErr(bundleBadID)
 		}
-		delete(c.bundles, m.BundleID)
+		c.drop(m.BundleID, b)
 		if b.failed {
 			return c.bundleErr(bundleMsgFailed)
 		}
@@ -141,7 +189,7 @@ func (c *conn) onBundleControl(msg []byte) error {
 		if b == nil {
 			return c.bundleErr(bundleBadID)
 		}
-		delete(c.bundles, m.BundleID)
+		c.drop(m.BundleID, b)
 		replyType = openflow.BundleDiscardReply
 	default:
 		return c.bundleErr(bundleBadType)
@@ -175,11 +223,16 @@ func (c *conn) onBundleAdd(msg []byte) error {
 		if len(c.bundles) >= maxBundles {
 			return c.bundleErr(bundleOutOfBundles)
 		}
-		b = &bundle{flags: m.Flags, start: time.Now(), startLks: c.a.tables.Lookups()}
+		b = c.newBundle(m.Flags, msg)
 		c.bundles[m.BundleID] = b
 	}
 	if b.closed {
 		return c.bundleErr(bundleClosed)
+	}
+	b.used = c.readAt
+	if c.bundleMsgs >= c.a.cfg.BundleMaxMsgs {
+		b.failed = true
+		return c.bundleErr(bundleMsgTooMany)
 	}
 	if openflow.Type(inner[1]) != openflow.TypeFlowMod {
 		err := c.addBundleMod(b, inner)
@@ -196,6 +249,7 @@ func (c *conn) onBundleAdd(msg []byte) error {
 		return err
 	}
 	b.ups = append(b.ups, u)
+	c.bundleMsgs++
 	b.hdrs = append(b.hdrs, inner[:openflow.HeaderLen]...)
 	return nil
 }
@@ -229,6 +283,7 @@ func (c *conn) addBundleMod(b *bundle, inner []byte) error {
 	}
 	b.mods = append(b.mods, bm)
 	b.modMsgs = append(b.modMsgs, append([]byte(nil), inner...))
+	c.bundleMsgs++
 	return nil
 }
 

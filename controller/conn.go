@@ -39,7 +39,12 @@ type conn struct {
 	// next (by the connection or its applier, never both at once).
 	res     rules.BurstResult
 	bundles map[uint32]*bundle // open bundles by id; see bundle.go
-	mp      []mpPartial        // multipart requests in several parts; see multipart.go
+	// bundleMsgs counts the messages of the open bundles (at most
+	// Config.BundleMaxMsgs); readAt is when the serve loop last read from
+	// the socket, a bundle's clock.
+	bundleMsgs int
+	readAt     time.Time
+	mp         []mpPartial // multipart requests in several parts; see multipart.go
 
 	// The applier and the burst it has; see flows.go. job is the spare
 	// applyJob, holding the queue of the applier's last burst.
@@ -378,6 +383,9 @@ func (c *conn) serve() error {
 					}
 					continue
 				}
+				if err := c.expireBundles(now); err != nil {
+					return err
+				}
 				if now.Sub(lastRead) < c.a.cfg.EchoInterval {
 					continue // armed for something no longer due
 				}
@@ -412,6 +420,12 @@ func (c *conn) serve() error {
 		if n := c.r.Reads(); n != reads {
 			reads, lastRead = n, time.Now()
 			probeAt = lastRead.Add(c.a.cfg.EchoInterval)
+			c.readAt = lastRead
+			if len(c.bundles) > 0 {
+				if err := c.expireBundles(lastRead); err != nil {
+					return err
+				}
+			}
 		}
 		if err := c.handle(msg); err != nil {
 			return err
