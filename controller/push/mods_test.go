@@ -1,0 +1,185 @@
+package push
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/controller"
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
+)
+
+// groupsFile has groups (chained, each type), meters and flows that use
+// them, with a modify and a delete of each kind, and two lines that a
+// switch refuses: a flow to a group that does not exist (line 12) and a
+// modify of a meter that does not exist (line 13). (Open vSwitch's
+// userspace datapath has no dscp_remark bands.)
+const groupsFile = `group_id=1,type=all,bucket=output:1,bucket=output:2
+group_id=2,type=indirect,bucket=actions=group:1
+group add group_id=3,type=select,bucket=weight:3,actions=output:1,bucket=weight:1,actions=output:2
+group_id=4,type=ff,bucket=watch_port:1,actions=output:1,bucket=watch_port:2,actions=output:2
+meter=1,kbps,bands=type=drop,rate=1000
+meter add meter=2,pktps,burst,stats,bands=type=drop,rate=100,burst_size=10
+priority=10,ip,actions=meter:1,group:2
+flow priority=11,udp,actions=group:3
+priority=12,tcp,actions=meter:2,group:4
+modify group_id=3,type=select,bucket=weight:5,actions=output:2
+meter modify meter=1,kbps,bands=type=drop,rate=2000
+priority=13,arp,actions=group:9
+meter modify meter=7,kbps,bands=type=drop,rate=5
+group delete group_id=4
+delete meter=2
+`
+
+// parseMods parses a mods file and returns its flows and the push.Mods of
+// its groups and meters, as ofswitch push makes them.
+func parseMods(t *testing.T, name, text string) (*ofctl.Mods, []Mod) {
+	t.Helper()
+	m, errs := ofctl.ParseMods(name, []byte(text), nil)
+	if len(errs) > 0 {
+		t.Fatalf("parse: %v", errs)
+	}
+	var mods []Mod
+	flows := 0
+	for _, op := range m.Ops() {
+		where := name + ":" + strconv.Itoa(op.Line)
+		switch op.Kind {
+		case ofctl.OpFlow:
+			flows++
+		case ofctl.OpGroup:
+			mods = append(mods, Mod{Before: flows, Group: &m.Groups[op.Index].Mod, Where: where})
+		case ofctl.OpMeter:
+			mods = append(mods, Mod{Before: flows, Meter: &m.Meters[op.Index].Mod, Where: where})
+		}
+	}
+	return m, mods
+}
+
+// TestPushMods: groups and meters go out in file order among the flows,
+// counted in the batches; each refusal names its line and message.
+func TestPushMods(t *testing.T) {
+	for _, batch := range []int{1, 4, 100} {
+		t.Run("batch="+strconv.Itoa(batch), func(t *testing.T) {
+			a, addr := startAgent(t, &controller.Config{Tables: 2})
+			m, mods := parseMods(t, "g.txt", groupsFile)
+			res, err := Flows(context.Background(), "tcp:"+addr, m.Flows, &Config{Batch: batch, Lines: m.Where, Mods: mods})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Flows != 4 || res.Groups != 6 || res.Meters != 5 || res.Batches != (15+batch-1)/batch || res.NotApplied != 2 {
+				t.Errorf("result %+v", res)
+			}
+			var got []string
+			for _, e := range res.Errors {
+				got = append(got, e.Error())
+			}
+			want := []string{
+				"g.txt:12: switch refused FLOW_MOD xid=",
+				"g.txt:13: switch refused METER_MOD xid=",
+			}
+			if len(got) != len(want) || !strings.HasPrefix(got[0], want[0]) || !strings.HasPrefix(got[1], want[1]) ||
+				!strings.Contains(got[0], "OFPBAC_BAD_OUT_GROUP") || !strings.Contains(got[1], "OFPMMFC_UNKNOWN_METER") {
+				t.Fatalf("errors:\n%s\nwant %q", strings.Join(got, "\n"), want)
+			}
+			if e := res.Errors[1]; e.Type != openflow.TypeMeterMod || e.Index != 8 {
+				t.Errorf("meter error: type %v, index %d; want METER_MOD, mod 9", e.Type, e.Index)
+			}
+			gs := a.FlowTables().Groups().Load()
+			if gs.Len() != 3 || gs.Get(4) != nil || len(gs.Get(3).Buckets) != 1 || gs.Get(3).Buckets[0].Weight != 5 {
+				t.Errorf("groups: %d, group 3 %+v", gs.Len(), gs.Get(3))
+			}
+			mt := a.FlowTables().Meters()
+			if mt.Len() != 1 || mt.Lookup(1) == nil || mt.Lookup(1).Config().Bands[0].Rate != 2000 {
+				t.Errorf("meters: %d, meter 1 %+v", mt.Len(), mt.Lookup(1))
+			}
+			// Deleting group 4 and meter 2 removed the flow of line 9.
+			if n := len(a.FlowTables().Pipeline().Rules(0)); n != 2 {
+				t.Errorf("table 0 holds %d flows, want 2 (lines 7 and 8)", n)
+			}
+		})
+	}
+}
+
+// TestPushModsChecks: mods out of order, out of range or neither group
+// nor meter fail the push before it connects.
+func TestPushModsChecks(t *testing.T) {
+	m, mods := parseMods(t, "g.txt", groupsFile)
+	for _, bad := range [][]Mod{
+		{{Before: 1, Group: mods[0].Group}, {Before: 0, Group: mods[1].Group}},
+		{{Before: 0, Group: mods[0].Group, Meter: mods[4].Meter}},
+		{{Before: 0}},
+		{{Before: len(m.Flows) + 1, Group: mods[0].Group}},
+		{{Before: -1, Group: mods[0].Group}},
+	} {
+		if err := checkMods(bad, len(m.Flows)); err == nil {
+			t.Errorf("checkMods accepted %+v", bad)
+		}
+	}
+	if err := checkMods(mods, len(m.Flows)); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestPushModsIntoOpenVSwitch pushes the same file of groups, meters and
+// flows into ofswitch and into Open vSwitch, then compares their
+// dump-groups, dump-meters and dump-flows, and the errors each answered.
+func TestPushModsIntoOpenVSwitch(t *testing.T) {
+	ofctlTool := ovstest.Tool(t, "ovs-ofctl")
+	ovs := ovstest.Start(t)
+	_, addr := startAgent(t, &controller.Config{Tables: 2})
+	m, mods := parseMods(t, "g.txt", groupsFile)
+	ours, err := Flows(context.Background(), "tcp:"+addr, m.Flows, &Config{Batch: 5, Lines: m.Where, Mods: mods})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := ovs.Dial("127.0.0.1:16653")
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := Flows(context.Background(), "", m.Flows, &Config{Batch: 5, Lines: m.Where, Mods: mods, Conn: nc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errText := func(r *Result) string {
+		var s []string
+		for _, e := range r.Errors {
+			s = append(s, e.Where+" "+e.Err.Error())
+		}
+		return strings.Join(s, "\n")
+	}
+	if a, b := errText(ours), errText(theirs); a != b {
+		t.Errorf("errors differ:\nofswitch:\n%s\nOpen vSwitch:\n%s", a, b)
+	}
+	for _, dump := range []string{"dump-groups", "dump-meters", "dump-flows"} {
+		out, err := exec.Command(ofctlTool, "-O", "OpenFlow13", dump, "tcp:"+addr).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", dump, err, out)
+		}
+		want, err := ovs.Ofctl("", dump)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, exp := dumpLines(string(out)), dumpLines(want)
+		if got != exp || got == "" {
+			t.Errorf("%s after push:\nofswitch:\n%s\nOpen vSwitch:\n%s", dump, got, exp)
+		}
+	}
+}
+
+// dumpLines returns the entries of an ovs-ofctl dump without its header
+// line and counters, sorted.
+func dumpLines(out string) string {
+	var lines []string
+	for _, l := range strings.Split(ovstest.StripCounters(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "OFPST_") {
+			lines = append(lines, l)
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
