@@ -113,10 +113,10 @@ type lineForm struct {
 var (
 	flowCmds  = []string{"add", "modify", "modify_strict", "delete", "delete_strict"}
 	groupCmds = []string{"add", "modify", "add_or_mod", "delete", "insert_bucket", "remove_bucket"}
-	meterCmds = []string{"add", "modify", "delete"}
 )
 
-// isCmd reports whether w is a command word of any kind.
+// isCmd reports whether w is a command word of any kind (meters take
+// add, modify and delete).
 func isCmd(w string) bool {
 	return slices.Contains(flowCmds, w) || slices.Contains(groupCmds, w)
 }
