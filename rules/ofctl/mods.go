@@ -242,6 +242,10 @@ func ParseMods(name string, data []byte, opt *ParseOptions) (*Mods, []error) {
 				perr(f.cmdAt, "%s is no flow command: expected add, modify, modify_strict, delete or delete_strict", f.cmd)
 				continue
 			}
+			if f.bundle && strings.TrimSpace(l[f.body:]) == "" && f.cmd != "delete" && f.cmd != "delete_strict" {
+				perr(len(strings.TrimRight(l, " \t\r")), "expected a flow after %q", strings.TrimSpace(l))
+				continue
+			}
 			// The bundle keyword is blanked out, so that columns hold;
 			// ParseFlowMods reads the command word.
 			if f.bundle {
