@@ -2,14 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/openflow"
 )
 
 // runStderr runs the command as run does and returns its standard error
@@ -112,5 +118,116 @@ func TestPushGroupsMetersBundle(t *testing.T) {
 	if got, err := exec.Command(ofctl, "-O", "OpenFlow13", "dump-flows", "tcp:"+sw.addr).CombinedOutput(); err != nil ||
 		!strings.Contains(string(got), "priority=12,tcp actions=meter:3,group:3") {
 		t.Errorf("the bundle's flow is not in the table: %v\n%s", err, got)
+	}
+}
+
+// recordMods serves a proxy to the switch at target that records every
+// GROUP_MOD and METER_MOD a client sends through it, xid zeroed; got
+// returns them so far.
+func recordMods(t *testing.T, target string) (addr string, got func() [][]byte) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var (
+		mu   sync.Mutex
+		msgs [][]byte
+	)
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			sw, err := net.Dial("tcp", target)
+			if err != nil {
+				nc.Close()
+				return
+			}
+			go func() {
+				defer sw.Close()
+				io.Copy(nc, sw)
+			}()
+			go func() {
+				defer nc.Close()
+				defer sw.Close()
+				r := openflow.NewReader(nc, 0)
+				for {
+					msg, err := r.Next()
+					if err != nil {
+						return
+					}
+					if typ := openflow.Type(msg[1]); typ == openflow.TypeGroupMod || typ == openflow.TypeMeterMod {
+						m := bytes.Clone(msg)
+						binary.BigEndian.PutUint32(m[4:], 0)
+						mu.Lock()
+						msgs = append(msgs, m)
+						mu.Unlock()
+					}
+					if _, err := sw.Write(msg); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String(), func() [][]byte {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(msgs)
+	}
+}
+
+// TestPushModsWire: the GROUP_MODs and METER_MODs push sends are byte for
+// byte those ovs-ofctl -O OpenFlow13 add-group, mod-group, del-groups,
+// add-meter, mod-meter and del-meters send for the same lines, each
+// recorded on its way to an ofswitch run.
+func TestPushModsWire(t *testing.T) {
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
+	dir := t.TempDir()
+	type line struct{ cmd, text string }
+	lines := []line{
+		{"add-group", "group_id=1,type=all,bucket=output:1,bucket=output:2"},
+		{"add-group", "group_id=2,type=select,bucket=weight:3,actions=output:1,bucket=weight:1,actions=mod_vlan_vid:7,output:2"},
+		{"add-group", "group_id=3,type=indirect,bucket=actions=group:1"},
+		{"add-group", "group_id=4,type=ff,bucket=watch_port:1,actions=output:1,bucket=watch_group:3,actions=group:3"},
+		{"mod-group", "group_id=1,type=all,bucket=set_field:00:00:00:00:00:01->eth_dst,output:2"},
+		{"del-groups", "group_id=4"},
+		{"add-meter", "meter=1,kbps,burst,stats,bands=type=drop,rate=1000,burst_size=100"},
+		{"add-meter", "meter=2,pktps,bands=type=dscp_remark,rate=10,prec_level=1,type=drop,rate=20"},
+		{"mod-meter", "meter=1,kbps,bands=type=drop,rate=5"},
+		{"del-meters", "meter=2"},
+	}
+	word := map[string]string{"add-group": "add", "mod-group": "modify", "del-groups": "delete",
+		"add-meter": "add", "mod-meter": "modify", "del-meters": "delete"}
+	var log testutil.LockedBuffer
+	swTheirs := startRun(t, &log, "--tables", "2", "--log-level", "warn")
+	defer swTheirs.stop(t)
+	swOurs := startRun(t, &log, "--tables", "2", "--log-level", "warn")
+	defer swOurs.stop(t)
+	theirsAddr, theirs := recordMods(t, swTheirs.addr)
+	var file strings.Builder
+	for _, l := range lines {
+		if out, err := exec.Command(ofctl, "-t", "10", "-O", "OpenFlow13", l.cmd, "tcp:"+theirsAddr, l.text).CombinedOutput(); err != nil {
+			t.Fatalf("ovs-ofctl %s %s: %v\n%s", l.cmd, l.text, err, out)
+		}
+		file.WriteString(word[l.cmd] + " " + l.text + "\n")
+	}
+	path := filepath.Join(dir, "mods.txt")
+	os.WriteFile(path, []byte(file.String()), 0o644)
+	oursAddr, ours := recordMods(t, swOurs.addr)
+	if out, errOut, err := runStderr(t, "push", "--switch", "tcp:"+oursAddr, path); err != nil {
+		t.Fatalf("push: %v\n%s%s", err, out, errOut)
+	}
+	got, want := ours(), theirs()
+	if len(got) != len(lines) || len(want) != len(lines) {
+		t.Fatalf("push sent %d mods, ovs-ofctl %d; want %d", len(got), len(want), len(lines))
+	}
+	for i := range lines {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("%s %s:\npush     %x\novs-ofctl %x", lines[i].cmd, lines[i].text, got[i], want[i])
+		}
 	}
 }
