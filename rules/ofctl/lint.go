@@ -16,7 +16,8 @@ import (
 // LintReport is what Lint and LintFiles found.
 type LintReport struct {
 	// Flows counts the flows read: those that parsed (a line that
-	// FixPrereqs splits counts twice) and the flow lines that did not.
+	// FixPrereqs splits counts twice) and the other lines that did not
+	// parse (packet-out lines among them).
 	Flows int
 	// OK counts the flows that parsed and that the pipeline took.
 	OK int
