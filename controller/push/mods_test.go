@@ -2,8 +2,11 @@ package push
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +15,7 @@ import (
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -282,5 +286,53 @@ func TestPushModsBundle(t *testing.T) {
 	}
 	if n := len(a.FlowTables().Pipeline().Rules(0)); n != 4 {
 		t.Errorf("table 0 holds %d flows after the bundles, want 4", n)
+	}
+}
+
+// errCode is the OpenFlow error code an error names (OFPGMFC_LOOP, ...).
+var errCode = regexp.MustCompile(`OFP(BAC|GMFC|MMFC|BIC|BMC|FMFC|BRC)_[A-Z_]+`)
+
+// TestLintAgreesWithSwitch: for files of groups, meters and flows, each
+// with lines a switch refuses, rules lint (ofctl.LintFiles) names the same
+// lines with the same codes as ofswitch answers when the file is pushed.
+func TestLintAgreesWithSwitch(t *testing.T) {
+	for _, text := range []string{
+		groupsFile,
+		"group_id=1,type=all,bucket=output:2\ngroup_id=1,type=all,bucket=output:2\nmodify group_id=7,type=all,bucket=output:2\n" +
+			"group_id=0xffffff01,type=all,bucket=output:2\ngroup_id=2,type=all,bucket=watch_port:1,output:1\n" +
+			"group_id=3,type=ff,bucket=watch_group:9,output:1\ngroup_id=4,type=indirect,bucket=actions=group:1\n" +
+			"modify group_id=1,type=all,bucket=group:4\ngroup_id=5,type=all,bucket=group:5\ndelete group_id=1\n" +
+			"group_id=6,type=all,bucket=group:8\ngroup_id=7,type=all,bucket=output:0\npriority=5,ip,actions=group:8\n" +
+			"group delete group_id=4\npriority=6,ip,actions=group:4\n",
+		"meter=1,kbps,bands=type=drop,rate=10\nmeter=1,kbps,bands=type=drop,rate=20\nmeter modify meter=3,kbps,bands=type=drop,rate=10\n" +
+			"meter=2,kbps,pktps,bands=type=drop,rate=10\nmeter=4,kbps,bands=type=dscp_remark,rate=10,prec_level=0\n" +
+			"priority=5,ip,actions=meter:2,output:1\nmeter delete meter=1\npriority=6,ip,actions=meter:1,output:1\n" +
+			"meter=controller,pktps,bands=type=dscp_remark,rate=10,prec_level=1\n",
+	} {
+		rep, err := ofctl.LintFiles([]ofctl.LintFile{{Name: "f.txt", Data: []byte(text)}}, nil, &rules.Config{Tables: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lint []string
+		for _, e := range rep.Errors {
+			var pe *ofctl.ParseError
+			errors.As(e, &pe)
+			lint = append(lint, fmt.Sprintf("f.txt:%d %s", pe.Line, errCode.FindString(e.Error())))
+		}
+		_, addr := startAgent(t, &controller.Config{Tables: 2})
+		m, mods := parseMods(t, "f.txt", text)
+		res, err := Flows(context.Background(), "tcp:"+addr, m.Flows, &Config{Batch: 3, Lines: m.Where, Mods: mods})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sw []string
+		for _, e := range res.Errors {
+			sw = append(sw, e.Where+" "+errCode.FindString(e.Err.Error()))
+		}
+		slices.Sort(sw) // the switch answers in its own order within a batch
+		slices.Sort(lint)
+		if strings.Join(lint, "\n") != strings.Join(sw, "\n") || len(sw) == 0 {
+			t.Errorf("lint and ofswitch disagree on\n%s\nlint:\n%s\nofswitch:\n%s", text, strings.Join(lint, "\n"), strings.Join(sw, "\n"))
+		}
 	}
 }
