@@ -40,6 +40,25 @@ func GroupMod(m *groups.Mod, gm *openflow.GroupMod) error {
 	return nil
 }
 
+// WireGroupMod is GroupMod backwards, for a client that sends groups: the
+// GROUP_MOD of m, each bucket's actions translated as a flow's are for an
+// entry that matches everything (a set_field of a field that protocols
+// share, such as a transport port, goes out under its TCP name). A
+// DELETE carries no buckets.
+func WireGroupMod(m *groups.Mod) openflow.GroupMod {
+	gm := openflow.GroupMod{Command: uint16(m.Command), Type: uint8(m.Type), GroupID: m.ID}
+	if m.Command == groups.Delete {
+		return gm
+	}
+	gm.Buckets = make([]openflow.Bucket, len(m.Buckets))
+	for i := range m.Buckets {
+		b := &m.Buckets[i]
+		gm.Buckets[i] = openflow.Bucket{Weight: b.Weight, WatchPort: b.WatchPort, WatchGroup: b.WatchGroup,
+			Actions: actionsToWire(b.Actions, &rules.Match{})}
+	}
+	return gm
+}
+
 // GroupDesc describes g for an OFPMP_GROUP_DESC reply: its buckets as
 // they came (GroupMod's Desc), or translated back from rules actions for
 // a group that was added otherwise.

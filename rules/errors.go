@@ -110,11 +110,19 @@ var (
 	ErrBadOutPort   = &Error{Type: ErrTypeBadAction, Code: BadActionBadOutPort}
 )
 
+// The group mod failures and OFPBAC_BAD_OUT_GROUP (OpenFlow 1.3.5
+// §7.4.4), which package groups answers with, named here for Error.
+const (
+	errTypeGroupModFailed = 6 // OFPET_GROUP_MOD_FAILED
+	badActionBadOutGroup  = 9 // OFPBAC_BAD_OUT_GROUP
+)
+
 func errName(typ, code int) string {
 	names := map[int]string{
 		ErrTypeBadRequest: "OFPET_BAD_REQUEST", ErrTypeBadAction: "OFPET_BAD_ACTION",
 		ErrTypeBadInstruction: "OFPET_BAD_INSTRUCTION", ErrTypeBadMatch: "OFPET_BAD_MATCH",
 		ErrTypeFlowModFailed: "OFPET_FLOW_MOD_FAILED", ErrTypeMeterModFailed: "OFPET_METER_MOD_FAILED",
+		errTypeGroupModFailed: "OFPET_GROUP_MOD_FAILED",
 	}
 	codes := map[[2]int]string{
 		{ErrTypeBadMatch, BadMatchBadWildcards}:        "OFPBMC_BAD_WILDCARDS",
@@ -135,6 +143,13 @@ func errName(typ, code int) string {
 		{ErrTypeBadAction, BadActionMatchInconsistent}: "OFPBAC_MATCH_INCONSISTENT",
 		{ErrTypeBadAction, BadActionBadSetType}:        "OFPBAC_BAD_SET_TYPE",
 		{ErrTypeBadAction, BadActionBadSetArg}:         "OFPBAC_BAD_SET_ARGUMENT",
+		{ErrTypeBadAction, badActionBadOutGroup}:       "OFPBAC_BAD_OUT_GROUP",
+	}
+	// The group table's refusals (package groups) travel as Errors too.
+	for c, n := range []string{"GROUP_EXISTS", "INVALID_GROUP", "WEIGHT_UNSUPPORTED", "OUT_OF_GROUPS",
+		"OUT_OF_BUCKETS", "CHAINING_UNSUPPORTED", "WATCH_UNSUPPORTED", "LOOP", "UNKNOWN_GROUP",
+		"CHAINED_GROUP", "BAD_TYPE", "BAD_COMMAND", "BAD_BUCKET", "BAD_WATCH", "EPERM"} {
+		codes[[2]int{errTypeGroupModFailed, c}] = "OFPGMFC_" + n
 	}
 	t, ok := names[typ]
 	if !ok {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -22,18 +24,39 @@ func newPushCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "push [flags] FILE|-",
-		Short: "Push a flow file to a switch in barrier-delimited batches",
-		Long: `Reads flows in ovs-ofctl add-flows syntax (a line may start with "add",
-"modify" or "delete", as ovs-ofctl --bundle accepts; --strict makes modify and
-delete strict; a delete without table= deletes from every table, and "delete"
-alone deletes every flow) and sends them as FLOW_MODs, a BARRIER_REQUEST after every
---batch flows, with up to --window batches in flight (the next batch goes out
-while the switch applies the one before). With --bundle each batch is one
-bundle, committed atomically: applied whole or not at all; --batch 0 makes
-the whole file one batch, as ovs-ofctl --bundle sends it. Prints flows/s and the barrier
+		Short: "Push a file of flows, groups and meters to a switch in barrier-delimited batches",
+		Long: `Reads a file of flows, groups and meters and sends them in file order as
+FLOW_MODs, GROUP_MODs and METER_MODs, a BARRIER_REQUEST after every --batch of
+them, with up to --window batches in flight (the next batch goes out while the
+switch applies the one before). A line is one of:
+
+  a flow in ovs-ofctl add-flows syntax, which may start with add, modify,
+    modify_strict, delete or delete_strict (--strict makes modify and delete
+    strict; a delete without table= deletes from every table, and "delete"
+    alone deletes every flow);
+  a group as ovs-ofctl add-groups reads it, first field group_id=
+    ("group_id=1,type=all,bucket=output:1"), which may start with add,
+    modify or delete;
+  a meter as ovs-ofctl add-meter takes it, first field meter=
+    ("meter=1,kbps,bands=type=drop,rate=1000"), which may start with add,
+    modify or delete;
+  a line of an ovs-ofctl bundle file: "flow" or "group", optionally followed
+    by a command word, then the flow or group ("group add group_id=1,...",
+    "flow delete_strict priority=5,ip"); ofswitch adds "meter add|modify|delete
+    meter=...", which ovs-ofctl's bundle files lack.
+
+OpenFlow 1.3 has no add_or_mod, insert_bucket or remove_bucket group commands,
+and push sends no packet-outs: such lines are errors, as is any line that does
+not parse, and nothing is sent.
+
+With --bundle each batch is one bundle, committed atomically: applied whole or
+not at all; --batch 0 makes the whole file one batch, as ovs-ofctl --bundle
+sends it. Prints the flows, groups and meters pushed, mods/s (flows/s for a
+file of flows alone) and the barrier
 latency of the batches, each from its write to its barrier reply (a batch is
-encoded before, while the switch applies the one ahead of it); every error the switch sends is printed with the line
-of the file that caused it, and the exit status is non-zero.
+encoded before, while the switch applies the one ahead of it); every error the
+switch sends is printed with the line of the file that caused it, and the exit
+status is non-zero.
 
 An add line may set importance=N, OpenFlow 1.4's eviction precedence: push
 then offers OpenFlow 1.4 as well as 1.3, and says so when the switch speaks
@@ -47,16 +70,18 @@ Works against ofswitch and Open vSwitch alike.`,
 			if err != nil {
 				return err
 			}
-			ups, lines, err := ofctl.ParseFlowMods(name, data, &ofctl.ParseOptions{Strict: strict, FixPrereqs: fix})
-			if err != nil {
-				return err
+			mods, errs := ofctl.ParseMods(name, data, &ofctl.ParseOptions{Strict: strict, FixPrereqs: fix})
+			if len(errs) > 0 {
+				return errors.Join(errs...)
 			}
-			cfg.Lines = lines
+			ups := mods.Flows
+			cfg.Lines = mods.Where
+			cfg.Mods = pushMods(name, mods)
 			if cfg.Batch < 0 {
 				return fmt.Errorf("--batch %d: want 0 (one batch) or more", cfg.Batch)
 			}
 			if cfg.Batch == 0 {
-				cfg.Batch = max(len(ups), 1)
+				cfg.Batch = max(len(ups)+len(cfg.Mods), 1)
 			}
 			res, err := push.Flows(cmd.Context(), target, ups, &cfg)
 			if err != nil {
@@ -76,25 +101,51 @@ Works against ofswitch and Open vSwitch alike.`,
 					return err
 				}
 			} else {
-				fmt.Fprintf(w, "pushed %d flows in %d batches in %v: %.0f flows/s\n", res.Flows, res.Batches, res.Elapsed.Round(1e5), res.PerSec)
+				if res.Groups+res.Meters == 0 {
+					fmt.Fprintf(w, "pushed %d flows in %d batches in %v: %.0f flows/s\n", res.Flows, res.Batches, res.Elapsed.Round(1e5), res.PerSec)
+				} else {
+					fmt.Fprintf(w, "pushed %d flows, %d groups and %d meters in %d batches in %v: %.0f mods/s\n",
+						res.Flows, res.Groups, res.Meters, res.Batches, res.Elapsed.Round(1e5), res.PerSec)
+				}
 				fmt.Fprintf(w, "barrier latency per batch: p50 %v, p99 %v, max %v\n", res.LatencyP50, res.LatencyP99, res.LatencyMax)
 				fmt.Fprintf(w, "errors: %d\n", len(res.Errors))
 			}
 			if len(res.Errors) > 0 {
-				return fmt.Errorf("the switch refused %d of %d flows", res.NotApplied, res.Flows)
+				return fmt.Errorf("the switch refused %d of %d mods", res.NotApplied, res.Flows+res.Groups+res.Meters)
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&target, "switch", "tcp:127.0.0.1:6653", "the switch's OpenFlow target, tcp:IP[:PORT]")
-	f.IntVar(&cfg.Batch, "batch", 1024, "FLOW_MODs between barriers (0: the whole file in one batch)")
+	f.IntVar(&cfg.Batch, "batch", 1024, "flow, group and meter mods between barriers (0: the whole file in one batch)")
 	f.BoolVar(&cfg.Bundle, "bundle", false, "send each batch as one atomic, ordered bundle (OpenFlow 1.4, or the ONF extension over 1.3), as ovs-ofctl --bundle does")
 	f.IntVar(&cfg.Window, "window", 4, "batches in flight before waiting for a barrier reply (1: stop and wait)")
 	f.BoolVar(&strict, "strict", false, "modify and delete lines are strict (MODIFY_STRICT, DELETE_STRICT)")
 	f.BoolVar(&fix, "fix-prereqs", false, "add missing match prerequisites instead of refusing the flow")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+// pushMods returns the group and meter mods of a file as push sends them
+// among its flows, each before the first flow of a later line.
+func pushMods(name string, m *ofctl.Mods) []push.Mod {
+	if len(m.Groups)+len(m.Meters) == 0 {
+		return nil
+	}
+	var out []push.Mod
+	flows := 0
+	for _, op := range m.Ops() {
+		switch op.Kind {
+		case ofctl.OpFlow:
+			flows++
+		case ofctl.OpGroup:
+			out = append(out, push.Mod{Before: flows, Group: &m.Groups[op.Index].Mod, Where: name + ":" + strconv.Itoa(op.Line)})
+		case ofctl.OpMeter:
+			out = append(out, push.Mod{Before: flows, Meter: &m.Meters[op.Index].Mod, Where: name + ":" + strconv.Itoa(op.Line)})
+		}
+	}
+	return out
 }
 
 // readInput reads a file, or standard input for "-".

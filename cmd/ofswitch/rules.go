@@ -28,19 +28,38 @@ func newRulesLintCmd() *cobra.Command {
 		tables                      int
 	)
 	cmd := &cobra.Command{
-		Use:   "lint FILE",
-		Short: "Check a flow file in ovs-ofctl add-flows syntax",
-		Long: `Parses FILE as ovs-ofctl add-flows lines, checks every match against the
-OpenFlow 1.3 prerequisites and every flow against FLOW_MOD rules (table ids,
-goto_table, output ports) by loading it into an empty switch, and prints each
-error as file:line:column: message. Exits non-zero if any line fails.`,
-		Args: cobra.ExactArgs(1),
+		Use:   "lint FILE...",
+		Short: "Check files of flows, groups and meters as ofswitch push reads them",
+		Long: `Reads each FILE as ofswitch push does (flows in ovs-ofctl add-flows syntax,
+groups in add-groups syntax, meters in add-meter syntax, ovs-ofctl bundle
+lines; see ofswitch push --help) and checks them in order, the files one after
+the other, as one switch would take them: every line must parse, every match
+meet the OpenFlow 1.3 prerequisites, every flow load into the tables (table
+ids, goto_table, output ports, actions the match cannot promise), every group
+into the group table (buckets per type, weights, watch ports and groups,
+chaining to groups defined before, loops: OFPGMFC_LOOP; bucket actions checked
+as a flow's), every meter into the meter table.
+
+A flow that sends to a group no line before it defines is an error
+(OFPBAC_BAD_OUT_GROUP), as is one that names a meter no line before it
+defines (OFPMMFC_INVALID_METER), but only when the files define at least one
+group (for groups) or one meter (for meters): a file of flows alone may name
+the groups and meters pushed to the switch apart, so lint groups.txt
+meters.txt flows.txt checks the names and lint flows.txt does not.
+
+Prints each error as file:line:column: message and a summary of the flows,
+groups and meters; exits non-zero if any line fails.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
-			if err != nil {
-				return err
+			files := make([]ofctl.LintFile, len(args))
+			for i, name := range args {
+				data, err := os.ReadFile(name)
+				if err != nil {
+					return err
+				}
+				files[i] = ofctl.LintFile{Name: name, Data: data}
 			}
-			return lint(cmd.OutOrStdout(), args[0], data, &ofctl.ParseOptions{FixPrereqs: fix, NoActions: noActions},
+			return lint(cmd.OutOrStdout(), files, &ofctl.ParseOptions{FixPrereqs: fix, NoActions: noActions},
 				&rules.Config{Tables: tables, StrictPorts: strictPorts, Filter: rules.FilterNone})
 		},
 	}
@@ -52,18 +71,33 @@ error as file:line:column: message. Exits non-zero if any line fails.`,
 	return cmd
 }
 
-func lint(w io.Writer, name string, data []byte, opt *ofctl.ParseOptions, cfg *rules.Config) error {
-	rep, err := ofctl.Lint(name, data, opt, cfg)
+func lint(w io.Writer, files []ofctl.LintFile, opt *ofctl.ParseOptions, cfg *rules.Config) error {
+	rep, err := ofctl.LintFiles(files, opt, cfg)
 	if err != nil {
 		return err
 	}
 	for _, err := range rep.Errors {
 		fmt.Fprintln(w, err)
 	}
-	if len(rep.Errors) > 0 {
-		return fmt.Errorf("%s: %d of %d flows fail", name, len(rep.Errors), rep.Flows)
+	name := files[0].Name
+	if len(files) > 1 {
+		name = fmt.Sprintf("%s and %d more", name, len(files)-1)
 	}
-	fmt.Fprintf(w, "%s: %d flows ok\n", name, rep.OK)
+	// A file of flows alone gets the summary it always had.
+	summary := func(n, ok int, what string) string {
+		if len(rep.Errors) > 0 {
+			return fmt.Sprintf("%d of %d %s fail", n-ok, n, what)
+		}
+		return fmt.Sprintf("%d %s ok", ok, what)
+	}
+	s := summary(rep.Flows, rep.OK, "flows")
+	if rep.Groups+rep.Meters > 0 {
+		s += ", " + summary(rep.Groups, rep.GroupsOK, "groups") + ", " + summary(rep.Meters, rep.MetersOK, "meters")
+	}
+	if len(rep.Errors) > 0 {
+		return fmt.Errorf("%s: %s", name, s)
+	}
+	fmt.Fprintf(w, "%s: %s\n", name, s)
 	return nil
 }
 

@@ -82,3 +82,41 @@ func TestRulesConvert(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesLintGroupsMeters: rules lint takes several files as one
+// pipeline, checks their groups and meters, and counts them.
+func TestRulesLintGroupsMeters(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	groups := write("groups.txt", "group_id=1,type=all,bucket=output:1,bucket=output:2\ngroup add group_id=2,type=indirect,bucket=actions=group:1\n")
+	meters := write("meters.txt", "meter=1,kbps,bands=type=drop,rate=1000\n")
+	flows := write("flows.txt", "priority=5,ip,actions=meter:1,group:2\nflow priority=6,udp,actions=group:1\n")
+	out, err := run(t, "rules", "lint", groups, meters, flows)
+	if err != nil || !strings.Contains(out, groups+" and 2 more: 2 flows ok, 2 groups ok, 1 meters ok") {
+		t.Fatalf("lint groups meters flows: %v\n%s", err, out)
+	}
+	// The flows alone: their groups and meters are pushed apart.
+	if out, err := run(t, "rules", "lint", flows); err != nil || !strings.Contains(out, "2 flows ok") {
+		t.Errorf("lint flows alone: %v\n%s", err, out)
+	}
+	// Flows before the groups they use; a loop; a missing meter.
+	bad := write("bad.txt", "modify group_id=1,type=all,bucket=group:2\npriority=7,tcp,actions=meter:5,output:1\n")
+	out, err = run(t, "rules", "lint", flows, groups, meters, bad)
+	for _, want := range []string{
+		flows + ":1:1: rules: OFPET_BAD_ACTION/OFPBAC_BAD_OUT_GROUP",
+		flows + ":2:1: rules: OFPET_BAD_ACTION/OFPBAC_BAD_OUT_GROUP",
+		bad + ":1:1: rules: OFPET_GROUP_MOD_FAILED/OFPGMFC_LOOP",
+		bad + ":2:1: rules: OFPET_METER_MOD_FAILED/OFPMMFC_INVALID_METER",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lint output lacks %q:\n%s", want, out)
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "3 of 3 flows fail, 1 of 3 groups fail, 0 of 1 meters fail") {
+		t.Errorf("lint of bad files: %v", err)
+	}
+}

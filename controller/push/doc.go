@@ -1,11 +1,15 @@
-// Package push is the client that pushes flows to a switch in
-// barrier-delimited batches: ofswitch push, and the benchmarks and tests
-// that fill a switch, ofswitch or Open vSwitch alike.
+// Package push is the client that pushes flows, groups and meters to a
+// switch in barrier-delimited batches: ofswitch push, and the benchmarks
+// and tests that fill a switch, ofswitch or Open vSwitch alike.
 //
 // Flows sends a list of rules.Updates as FLOW_MODs over OpenFlow 1.3 (1.4
 // when a flow has an importance, or for bundles), Config.Batch at a time,
-// each batch followed by a BARRIER_REQUEST, and measures the push: flows
-// per second and the barrier latency of each batch. A switch that speaks
+// each batch followed by a BARRIER_REQUEST, and measures the push: mods
+// per second and the barrier latency of each batch. Config.Mods places
+// GROUP_MODs and METER_MODs (groups.Mod and meters.Mod, put on the wire
+// by ofrules.WireGroupMod and WireMeterMod) among the FLOW_MODs: each
+// goes before the update its Mod.Before names, and counts in its batch
+// as a FLOW_MOD does. A push without them runs the loop of flows alone. A switch that speaks
 // only OpenFlow 1.3 gets flows with an importance without it, and
 // Result.ImportanceDropped says so.
 //
@@ -23,7 +27,9 @@
 // With Config.Bundle each batch is one bundle, atomic and ordered, as
 // ovs-ofctl --bundle sends it: OpenFlow 1.4's bundle messages, or the ONF
 // extension (EXT-230) where the switch speaks only OpenFlow 1.3. The
-// commit reply takes the place of the barrier reply.
+// commit reply takes the place of the barrier reply. Group and meter mods
+// go inside the bundle with the flows (Open vSwitch refuses meter mods
+// there, OFPBFC_MSG_UNSUP).
 //
 // # Encoding
 //
@@ -37,7 +43,8 @@
 // # Errors
 //
 // An OFPT_ERROR the switch sends is not fatal: it becomes an *Error in the
-// Result, naming the flow (by Config.Lines, if given) whose FLOW_MOD the
-// switch refused, or the first flow of a bundle whose commit it refused.
+// Result, naming the flow (by Config.Lines, if given) or the group or
+// meter mod (by Mod.Where) that the switch refused, or the first message
+// of a bundle whose commit it refused.
 // Flows fails only if the connection does, or its context is done.
 package push

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"sort"
 	"time"
 
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/internal/oftarget"
 	"github.com/ofswitch/ofswitch/internal/quietconn"
+	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -38,48 +41,85 @@ type Config struct {
 	// batch is applied whole or not at all; the commit reply takes the
 	// place of the barrier reply.
 	Bundle bool
+	// Mods are GROUP_MODs and METER_MODs to send among the FLOW_MODs, in
+	// increasing order of Mod.Before. Each counts in its batch as a
+	// FLOW_MOD does, and goes inside the bundle with Bundle.
+	Mods []Mod
 	// Conn, if set, is the connection to push over, made by the caller
 	// (one from inside a network namespace, say); Flows closes it, and
 	// does not use its target.
 	Conn net.Conn
 }
 
-// Error is an OFPT_ERROR the switch sent for one FLOW_MOD, or for the
-// commit of a bundle (Config.Bundle).
+// Mod is a GROUP_MOD or a METER_MOD that a push sends among its
+// FLOW_MODs.
+type Mod struct {
+	// Before is the index of the update the mod goes before:
+	// len(updates) sends it after them all.
+	Before int
+	Group  *groups.Mod // a GROUP_MOD (ofrules.WireGroupMod), or
+	Meter  *meters.Mod // a METER_MOD (ofrules.WireMeterMod)
+	Where  string      // names the mod in errors, e.g. "acl.txt:3"
+}
+
+// Error is an OFPT_ERROR the switch sent for one FLOW_MOD, GROUP_MOD or
+// METER_MOD, or for the commit of a bundle (Config.Bundle).
 type Error struct {
-	Index int    // into the updates pushed: the FLOW_MOD's, or the bundle's first
-	Where string // Config.Lines[Index], if given
+	// Index is the FLOW_MOD's index into the updates pushed, or the
+	// GROUP_MOD's or METER_MOD's into Config.Mods, as Type says. The error
+	// of a commit names the bundle's first message so.
+	Index int
+	Type  openflow.Type // TypeFlowMod, TypeGroupMod or TypeMeterMod
+	Where string        // Config.Lines[Index] or Config.Mods[Index].Where, if given
 	XID   uint32
 	Err   openflow.ErrorMsg
 	// Commit is set for the error of a bundle's commit: none of the
 	// bundle's flows was applied.
 	Commit bool
-	// Flows is the number of flows of the bundle (Commit only).
+	// Flows is the number of messages of the bundle (Commit only):
+	// flow, group and meter mods.
 	Flows int
 }
 
 func (e *Error) Error() string {
 	where := e.Where
 	if where == "" {
-		where = fmt.Sprintf("flow %d", e.Index+1)
+		switch e.Type {
+		case openflow.TypeGroupMod, openflow.TypeMeterMod:
+			where = fmt.Sprintf("mod %d", e.Index+1)
+		default:
+			where = fmt.Sprintf("flow %d", e.Index+1)
+		}
 	}
 	if e.Commit {
-		return fmt.Sprintf("%s: switch refused to commit the bundle of %d flows from here, xid=%d: %s", where, e.Flows, e.XID, e.Err.Error())
+		return fmt.Sprintf("%s: switch refused to commit the bundle of %d mods from here, xid=%d: %s", where, e.Flows, e.XID, e.Err.Error())
 	}
-	return fmt.Sprintf("%s: switch refused FLOW_MOD xid=%d: %s", where, e.XID, e.Err.Error())
+	name := "FLOW_MOD"
+	switch e.Type {
+	case openflow.TypeGroupMod:
+		name = "GROUP_MOD"
+	case openflow.TypeMeterMod:
+		name = "METER_MOD"
+	}
+	return fmt.Sprintf("%s: switch refused %s xid=%d: %s", where, name, e.XID, e.Err.Error())
 }
 
 // Result is what Flows measured.
 type Result struct {
-	Flows    int           `json:"flows"`
-	Batches  int           `json:"batches"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
-	PerSec   float64       `json:"flows_per_sec"`
-	Version  uint8         `json:"version"`
-	Errors   []*Error      `json:"-"`
-	ErrCount int           `json:"errors"`
-	// NotApplied counts the flows the switch refused: one per FLOW_MOD
-	// error, and every flow of a bundle whose commit failed.
+	Flows  int `json:"flows"`
+	Groups int `json:"groups"` // GROUP_MODs sent (Config.Mods)
+	Meters int `json:"meters"` // METER_MODs sent (Config.Mods)
+	// Batches counts the barriers (or bundles) that ended a batch.
+	Batches int           `json:"batches"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// PerSec is the mods sent per second: flows, and groups and meters.
+	PerSec   float64  `json:"flows_per_sec"`
+	Version  uint8    `json:"version"`
+	Errors   []*Error `json:"-"`
+	ErrCount int      `json:"errors"`
+	// NotApplied counts the mods the switch refused: one per FLOW_MOD,
+	// GROUP_MOD or METER_MOD error, and every mod of a bundle whose
+	// commit failed.
 	NotApplied int `json:"not_applied"`
 	// Barrier latency of each batch: from its first FLOW_MOD written to
 	// its BARRIER_REPLY read (with a Window over 1, a batch may wait for
@@ -148,12 +188,15 @@ func newPusher(nc net.Conn, cfg *Config) *pusher {
 		c.Window = 4
 	}
 	return &pusher{nc: nc, r: openflow.NewReader(nc, 0), w: openflow.NewWriter(nc), ctl: openflow.NewWriter(nc),
-		cfg: &c, bundle: c.Bundle}
+		cfg: &c, bundle: c.Bundle, mods: c.Mods}
 }
 
 // push runs the handshake and pushes updates.
 func (p *pusher) push(ctx context.Context, updates []rules.Update) (*Result, error) {
 	c := p.cfg
+	if err := checkMods(c.Mods, len(updates)); err != nil {
+		return nil, err
+	}
 	importance := anyImportance(updates)
 	if err := p.handshake(c.Bundle || importance); err != nil {
 		return nil, err
@@ -163,12 +206,13 @@ func (p *pusher) push(ctx context.Context, updates []rules.Update) (*Result, err
 	// Each batch is encoded before the barrier replies it waits for, the
 	// first before the loop: with Window 1 the client encodes the next
 	// batch while the switch applies this one.
-	if len(updates) > 0 {
-		if err := p.prepare(updates, 0, min(c.Batch, len(updates))); err != nil {
+	n := len(updates) + len(c.Mods) // messages, in the order they go out
+	if n > 0 {
+		if err := p.prepare(updates, 0, min(c.Batch, n)); err != nil {
 			return res, p.fail(ctx, err, 0)
 		}
 	}
-	for lo := 0; lo < len(updates); lo += c.Batch {
+	for lo := 0; lo < n; lo += c.Batch {
 		if len(p.inflight) == c.Window {
 			if err := p.await(res); err != nil {
 				return res, p.fail(ctx, err, p.inflight[0].lo)
@@ -177,8 +221,8 @@ func (p *pusher) push(ctx context.Context, updates []rules.Update) (*Result, err
 		if err := p.send(); err != nil {
 			return res, p.fail(ctx, err, lo)
 		}
-		if next := lo + c.Batch; next < len(updates) {
-			if err := p.prepare(updates, next, min(next+c.Batch, len(updates))); err != nil {
+		if next := lo + c.Batch; next < n {
+			if err := p.prepare(updates, next, min(next+c.Batch, n)); err != nil {
 				return res, p.fail(ctx, err, next)
 			}
 		}
@@ -190,8 +234,15 @@ func (p *pusher) push(ctx context.Context, updates []rules.Update) (*Result, err
 	}
 	res.Elapsed = time.Since(start)
 	res.Flows = len(updates)
+	for i := range c.Mods {
+		if c.Mods[i].Group != nil {
+			res.Groups++
+		} else {
+			res.Meters++
+		}
+	}
 	if res.Elapsed > 0 {
-		res.PerSec = float64(res.Flows) / res.Elapsed.Seconds()
+		res.PerSec = float64(n) / res.Elapsed.Seconds()
 	}
 	res.ErrCount = len(res.Errors)
 	latencyFigures(res, p.lat)
@@ -239,26 +290,55 @@ type pusher struct {
 	lat      []int64     // barrier latency of each batch, µs
 	enc      ofrules.Encoder
 	msg      []byte // a bundled FLOW_MOD, encoded before its bundle add message
+	mods     []Mod  // Config.Mods
 }
 
-// sentBatch is a batch whose barrier reply has not arrived yet.
+// sentBatch is a batch whose barrier reply has not arrived yet. Its
+// messages are numbered as they go out: updates and Config.Mods
+// interleaved (see item).
 type sentBatch struct {
-	lo      int       // index of its first update
-	first   uint32    // xid of its first FLOW_MOD
+	lo      int       // number of its first message
+	first   uint32    // xid of its first FLOW_MOD (or group or meter mod)
 	barrier uint32    // xid of its BARRIER_REQUEST, or of its bundle's commit
 	open    uint32    // xid of its bundle's open request (Bundle)
-	n       int       // its flows
+	n       int       // its messages
 	refused int       // of which the switch refused so far
 	t0      time.Time // when send began writing it
 }
 
-// fail names the batch (by its first update, lo) a failure happened in,
+// fail names the batch (by its first message, lo) a failure happened in,
 // with the context's error if the caller cancelled.
 func (p *pusher) fail(ctx context.Context, err error, lo int) error {
 	if ctx.Err() != nil {
 		err = ctx.Err()
 	}
-	return fmt.Errorf("batch at flow %d: %w", lo+1, err)
+	return fmt.Errorf("batch at message %d: %w", lo+1, err)
+}
+
+// item says what message number g of the push is: update i, or
+// Config.Mods[i] if mod. Mod j goes out as message Before+j.
+func (p *pusher) item(g int) (i int, mod bool) {
+	mods := p.mods
+	j := sort.Search(len(mods), func(j int) bool { return mods[j].Before+j >= g })
+	if j < len(mods) && mods[j].Before+j == g {
+		return j, true
+	}
+	return g - j, false
+}
+
+// checkMods checks that mods go with n updates: each a group or a meter
+// mod, in order, before an update or after the last.
+func checkMods(mods []Mod, n int) error {
+	for i := range mods {
+		m := &mods[i]
+		switch {
+		case (m.Group == nil) == (m.Meter == nil):
+			return fmt.Errorf("push: mod %d is not one group or one meter mod", i+1)
+		case m.Before < 0 || m.Before > n || i > 0 && m.Before < mods[i-1].Before:
+			return fmt.Errorf("push: mod %d goes before update %d: out of order or range", i+1, m.Before)
+		}
+	}
+	return nil
 }
 
 func (p *pusher) handshake(want14 bool) error {
@@ -319,10 +399,26 @@ func (p *pusher) prepare(updates []rules.Update, lo, hi int) error {
 		}
 	}
 	b.first = p.xid + 1
-	for i := lo; i < hi; i++ {
-		p.xid++
-		if err := p.encodeFlow(&updates[i]); err != nil {
-			return fmt.Errorf("encode flow %d: %w", i+1, err)
+	if len(p.mods) == 0 {
+		for i := lo; i < hi; i++ {
+			p.xid++
+			if err := p.encodeFlow(&updates[i]); err != nil {
+				return fmt.Errorf("encode flow %d: %w", i+1, err)
+			}
+		}
+	} else {
+		for g := lo; g < hi; g++ {
+			p.xid++
+			i, mod := p.item(g)
+			if !mod {
+				if err := p.encodeFlow(&updates[i]); err != nil {
+					return fmt.Errorf("encode flow %d: %w", i+1, err)
+				}
+				continue
+			}
+			if err := p.encodeMod(&p.mods[i]); err != nil {
+				return fmt.Errorf("encode mod %d: %w", i+1, err)
+			}
 		}
 	}
 	p.xid++
@@ -379,6 +475,48 @@ func (p *pusher) encodeFlow(u *rules.Update) error {
 	return p.w.Append(&add)
 }
 
+// encodeMod writes the GROUP_MOD or METER_MOD of m, with xid p.xid, into
+// w: straight, or with Bundle inside a bundle add message.
+func (p *pusher) encodeMod(m *Mod) error {
+	var msg openflow.Message
+	h := openflow.Header{Version: p.version, XID: p.xid}
+	if m.Group != nil {
+		gm := ofrules.WireGroupMod(m.Group)
+		gm.Header = h
+		msg = &gm
+	} else {
+		mm := ofrules.WireMeterMod(m.Meter)
+		mm.Header = h
+		msg = &mm
+	}
+	if !p.bundle {
+		return p.w.Append(msg)
+	}
+	var err error
+	if p.msg, err = msg.AppendBinary(p.msg[:0]); err != nil {
+		return err
+	}
+	add := openflow.BundleAddMessage{Header: h, BundleID: p.bundleID, Flags: bundleFlags, Message: p.msg}
+	return p.w.Append(&add)
+}
+
+// errorAt returns the *Error of message number g of the push.
+func (p *pusher) errorAt(g int, xid uint32, em openflow.ErrorMsg) *Error {
+	i, mod := p.item(g)
+	pe := &Error{Index: i, Type: openflow.TypeFlowMod, XID: xid, Err: em}
+	switch {
+	case mod:
+		m := &p.mods[i]
+		pe.Where, pe.Type = m.Where, openflow.TypeMeterMod
+		if m.Group != nil {
+			pe.Type = openflow.TypeGroupMod
+		}
+	case i < len(p.cfg.Lines):
+		pe.Where = p.cfg.Lines[i]
+	}
+	return pe
+}
+
 // done records the end of the oldest batch in flight.
 func (p *pusher) done(res *Result) {
 	p.lat = append(p.lat, max(time.Since(p.inflight[0].t0).Microseconds(), 1))
@@ -422,25 +560,19 @@ func (p *pusher) await(res *Result) error {
 					}
 				}
 				if b := &p.inflight[0]; xid == b.barrier {
-					pe := &Error{Index: b.lo, XID: xid, Err: em, Commit: true, Flows: b.n}
-					if b.lo < len(p.cfg.Lines) {
-						pe.Where = p.cfg.Lines[b.lo]
-					}
+					pe := p.errorAt(b.lo, xid, em)
+					pe.Commit, pe.Flows = true, b.n
 					res.Errors = append(res.Errors, pe)
 					res.NotApplied += b.n - b.refused
 					p.done(res)
 					return nil
 				}
 			}
-			i, ok := p.flowOf(xid)
+			g, ok := p.flowOf(xid)
 			if !ok {
 				return fmt.Errorf("switch error for xid %d outside the batches in flight: %s", xid, em.Error())
 			}
-			pe := &Error{Index: i, XID: xid, Err: em}
-			if i < len(p.cfg.Lines) {
-				pe.Where = p.cfg.Lines[i]
-			}
-			res.Errors = append(res.Errors, pe)
+			res.Errors = append(res.Errors, p.errorAt(g, xid, em))
 			res.NotApplied++
 			for j := range p.inflight {
 				if b := &p.inflight[j]; xid >= b.first && xid < b.barrier {
@@ -461,7 +593,7 @@ func (p *pusher) await(res *Result) error {
 	}
 }
 
-// flowOf returns the index of the update that FLOW_MOD xid carried.
+// flowOf returns the number of the message (see item) of xid.
 func (p *pusher) flowOf(xid uint32) (int, bool) {
 	for _, b := range p.inflight {
 		if xid >= b.first && xid < b.barrier {

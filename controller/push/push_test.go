@@ -215,7 +215,7 @@ func TestPushBundle(t *testing.T) {
 		if flow.Commit || flow.Where != "b.flows:151" || flow.Err.Type != openflow.ErrTypeBadMatch {
 			t.Errorf("first error %v (%+v), want OFPET_BAD_MATCH at b.flows:151", flow, flow.Err)
 		}
-		if !commit.Commit || commit.Where != "b.flows:101" || commit.Flows != batch || !strings.Contains(commit.Error(), "commit the bundle of 100 flows") {
+		if !commit.Commit || commit.Where != "b.flows:101" || commit.Flows != batch || !strings.Contains(commit.Error(), "commit the bundle of 100 mods") {
 			t.Errorf("second error %v, want the commit of the bundle from b.flows:101", commit)
 		}
 	}

@@ -60,7 +60,7 @@ var allowed = map[string][]string{
 	"dataplane":        {"rules", "groups", "meters", "capture"},
 
 	"controller":      {"openflow", "rules", "groups", "meters", "ofrules", "tables", "internal/oftarget", "internal/quietconn"},
-	"controller/push": {"openflow", "rules", "ofrules", "internal/oftarget", "internal/quietconn"},
+	"controller/push": {"openflow", "rules", "groups", "meters", "ofrules", "internal/oftarget", "internal/quietconn"},
 	"replay":          {"dataplane", "rules", "rules/ofctl", "rules/classbench"},
 
 	"bridge": {"controller", "dataplane", "openflow", "rules", "groups", "meters", "tables"},

@@ -1,7 +1,7 @@
-// Package ofctl reads and prints flows and groups in the text syntax of
-// Open vSwitch's ovs-ofctl: the add-flows and add-group lines it reads and
-// the dump-flows and dump-groups lines it prints, as rules.Update and
-// groups.Mod values.
+// Package ofctl reads and prints flows, groups and meters in the text
+// syntax of Open vSwitch's ovs-ofctl: the add-flows, add-group and
+// add-meter lines it reads and the dump-flows, dump-groups and dump-meters
+// lines it prints, as rules.Update, groups.Mod and meters.Config values.
 //
 // # Parsing
 //
@@ -26,10 +26,23 @@
 // optional mask (its OFPIEH_* flags).
 //
 // ParseFlowMods reads the files ovs-ofctl --bundle add-flows reads, whose
-// lines may start with add, modify or delete (strict with
-// ParseOptions.Strict): deletes need no actions, a delete without table=
-// deletes from every table, "delete" alone deletes every flow, and only
-// adds may carry importance=.
+// lines may start with add, modify, modify_strict, delete or
+// delete_strict (modify and delete strict with ParseOptions.Strict):
+// deletes need no actions, a delete without table= deletes from every
+// table, "delete" alone deletes every flow, and only adds may carry
+// importance=.
+//
+// ParseMods reads the files ofswitch push and rules lint take: flows as
+// ParseFlowMods reads them, groups as ovs-ofctl add-groups reads them (a
+// line whose first field is group_id=, after an optional add, modify or
+// delete), meters as add-meter takes them (first field meter=), and the
+// lines of an ovs-ofctl bundle file ("flow [COMMAND] ...", "group
+// [COMMAND] ..."), with "meter add|modify|delete ..." as this package's
+// own addition. Group commands OpenFlow 1.3 lacks (add_or_mod,
+// insert_bucket, remove_bucket) and packet-out lines are refused, each
+// with its error. Its Mods hold the flows, groups and meters apart, each
+// in line order, and Mods.Ops gives them in file order; a file of flows
+// alone is read by ParseFlowMods' code. FuzzParseMods fuzzes it.
 //
 // MPLS fields and actions take ovs-ofctl's spelling (mpls_label=,
 // mpls_tc=, mpls_bos=, the mpls and mplsm shorthands, push_mpls:,
@@ -74,10 +87,19 @@
 //
 // # Checking
 //
-// Lint checks a flow file as ovs-ofctl add-flows would send it: every
-// line must parse, and every flow must load into an empty pipeline of a
-// rules.Config (table ids, goto_table, output ports, actions that the
-// match cannot promise as rules.CheckActions says, ...). Its LintReport
-// holds one *ParseError per flow that fails, file:line:column, whether the
-// parser or the pipeline refused it (ofswitch rules lint).
+// LintFiles checks files in ParseMods' syntax, in order, as ofswitch push
+// would send them to one empty switch (ofswitch rules lint): every line
+// must parse; every flow must load into a pipeline of a rules.Config
+// (table ids, goto_table, output ports, actions that the match cannot
+// promise as rules.CheckActions says, ...); every group into a
+// groups.Table (bucket rules per type, watches, chaining, loops), its
+// buckets' output ports and set_field fields checked as a flow's; every
+// meter into a meters.Table. A flow naming a group or meter that no line
+// before it defines is refused with the switch's code
+// (OFPBAC_BAD_OUT_GROUP, OFPMMFC_INVALID_METER), but only when the files
+// define at least one group (meter): a file of flows alone may use groups
+// and meters given apart. Its LintReport counts flows, groups and meters
+// and holds one *ParseError per line that fails, file:line:column, in
+// file and line order, whether the parser or a table refused it. Lint is
+// LintFiles of one file.
 package ofctl

@@ -24,7 +24,12 @@ var meterIDs = map[string]uint32{"all": meters.All, "controller": meters.Control
 // (meters.Table.Check). With bands false it reads what del-meters,
 // dump-meters and meter-stats take: "meter=ID" or nothing (every meter).
 func ParseMeter(s string, bands bool) (meters.Config, error) {
-	p := &flowParser{file: "meter", line: 1}
+	return parseMeterLine("meter", 1, s, bands)
+}
+
+// parseMeterLine is ParseMeter for line line of file name.
+func parseMeterLine(name string, line int, s string, bands bool) (meters.Config, error) {
+	p := &flowParser{file: name, line: line}
 	c := meters.Config{ID: meters.All}
 	s = strings.TrimSpace(s)
 	head, bandStr, hasBands := strings.Cut(s, "bands=")
