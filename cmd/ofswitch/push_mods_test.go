@@ -98,9 +98,7 @@ flow modify priority=10,ip,actions=group:1
 }
 
 // TestPushGroupsMetersBundle: with --bundle the groups and meters go
-// inside the bundle, with the flows that use them. ofswitch refuses them
-// there with OFPBFC_MSG_UNSUP until its bundles take group and meter mods
-// (controller/bundle.go): the test skips on that answer.
+// inside the bundle, with the flows that use them, committed at once.
 func TestPushGroupsMetersBundle(t *testing.T) {
 	ofctl := ovstest.Tool(t, "ovs-ofctl")
 	var log testutil.LockedBuffer
@@ -109,9 +107,6 @@ func TestPushGroupsMetersBundle(t *testing.T) {
 	bundled := filepath.Join(t.TempDir(), "bundled.txt")
 	os.WriteFile(bundled, []byte("group_id=3,type=all,bucket=output:2\nmeter=3,kbps,bands=type=drop,rate=10\npriority=12,tcp,actions=meter:3,group:3\n"), 0o644)
 	out, errOut, err := runStderr(t, "push", "--switch", "tcp:"+sw.addr, "--bundle", "--batch", "0", bundled)
-	if strings.Contains(errOut, "OFPBFC_MSG_UNSUP") {
-		t.Skipf("ofswitch takes no GROUP_MOD or METER_MOD in a bundle yet: needs group and meter mods in bundles (controller/bundle.go)\n%s", errOut)
-	}
 	if err != nil || !strings.Contains(out, "pushed 1 flows, 1 groups and 1 meters in 1 batches") {
 		t.Fatalf("push --bundle: %v\n%s%s", err, out, errOut)
 	}

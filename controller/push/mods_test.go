@@ -252,12 +252,6 @@ func TestPushModsBundle(t *testing.T) {
 	}
 
 	ours := push("tcp:"+addr, nil, g, gMods)
-	for _, e := range ours.Errors {
-		if e.Err.Type == openflow.ErrTypeBundleFailed && e.Err.Code == uint16(openflow.BundleFailedMsgUnsup) {
-			t.Skip("ofswitch takes no GROUP_MOD or METER_MOD in a bundle yet (OFPBFC_MSG_UNSUP): " +
-				"this test needs group and meter mods in bundles (controller/bundle.go)")
-		}
-	}
 	if len(ours.Errors) != 0 {
 		t.Fatalf("bundle into ofswitch: %v", ours.Errors)
 	}
