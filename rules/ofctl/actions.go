@@ -135,6 +135,12 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 		case !hasArg && tagActionNames[lname] != 0:
 			apply = append(apply, rules.Action{Kind: tagActionNames[lname]})
 		case lname == "dec_ttl":
+			if hasArg {
+				// dec_ttl(id,...) names the controllers of its packet-in,
+				// an Open vSwitch extension (NXAST_DEC_TTL_CNT_IDS): taking
+				// it as plain dec_ttl would drop the ids unsaid.
+				return nil, p.errAt(acol+len(name), "dec_ttl takes no controller ids: dec_ttl(id,...) is an Open vSwitch extension ofswitch does not support")
+			}
 			apply = append(apply, rules.Action{Kind: rules.ActionDecNwTTL})
 		case lname == "mod_nw_ttl":
 			v, err := p.num(arg, acol+len(name)+1, 8, "TTL")

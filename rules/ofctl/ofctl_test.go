@@ -380,6 +380,7 @@ func TestParseFlowErrors(t *testing.T) {
 		{"ip,nw_src=10.0.0.0/40,actions=drop", 20, "prefix length", ofctl.ErrSyntax},
 		{"frobnicate=1,actions=drop", 1, "unknown field", ofctl.ErrSyntax},
 		{"ip,actions=output:1,bogus", 21, "unknown action", ofctl.ErrSyntax},
+		{"ip,actions=dec_ttl(1,2),output:1", 19, "dec_ttl takes no controller ids", ofctl.ErrSyntax},
 		{"tp_dst=80,actions=drop", 1, "OFPBMC_BAD_PREREQ", rules.ErrBadPrereq},
 		{"ip,nw_proto=6,tp_dst=80,actions=drop", 0, "", nil},
 		{"dl_src=02:00:00:00:00,actions=drop", 8, "expected an Ethernet address", ofctl.ErrSyntax},
