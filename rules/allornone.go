@@ -83,21 +83,22 @@ func (p *Pipeline) undo(ndead int) error {
 		p.remove(r, RemovedDelete, now, nil)
 	}
 	// The rules the burst removed that were there before it, in the order
-	// they went (a rule the burst inserted and removed stays gone).
+	// they went (a rule the burst inserted and removed stays gone). The
+	// rules the burst inserted give up the counters they took over from
+	// their predecessors (see successor): the copies of those take them
+	// back.
 	gone := p.dead[ndead:]
 	back := make([]*Rule, 0, len(gone))
 	for _, d := range gone {
 		if d.r.added != p.next {
 			back = append(back, d.r)
+		} else {
+			d.r.shared = false
 		}
 	}
 	var errs []error
 	for _, old := range back {
-		r := &Rule{Match: old.Match, Priority: old.Priority, Cookie: old.Cookie, IdleTimeout: old.IdleTimeout,
-			HardTimeout: old.HardTimeout, Flags: old.Flags, Instructions: old.Instructions, ID: old.ID, seq: old.seq,
-			Importance: old.Importance}
-		r.stats = old.stats
-		old.recycle = false // r counts on its counters
+		r := p.successor(old, old.Instructions, false)
 		if err := p.insert(p.tables[old.table], r, nil); err != nil {
 			errs = append(errs, err)
 		}

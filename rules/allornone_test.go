@@ -228,7 +228,18 @@ func TestApplyAllToRandom(t *testing.T) {
 			}
 			b.ApplyBurstTo(&rb, ups, true, nil)
 			if got, want := dump(a), dump(b); !slices.Equal(got, want) {
-				t.Fatalf("round %d: ApplyAllTo left\n%q\nApplyBurstTo\n%q", round, got, want)
+				var extra, missing []string
+				for _, g := range got {
+					if !slices.Contains(want, g) {
+						extra = append(extra, g)
+					}
+				}
+				for _, w := range want {
+					if !slices.Contains(got, w) {
+						missing = append(missing, w)
+					}
+				}
+				t.Fatalf("round %d (recycle %v): ApplyAllTo left %d flows, ApplyBurstTo %d; extra %q missing %q; ups %v", round, recycle, len(got), len(want), extra, missing, ups)
 			}
 			if len(ra.Removed) != len(rb.Removed) {
 				t.Fatalf("round %d: %d records, ApplyBurstTo %d", round, len(ra.Removed), len(rb.Removed))

@@ -309,21 +309,43 @@ func (p *Pipeline) modify(u *Update, now time.Time) error {
 		return err
 	}
 	for _, old := range p.selected(t, u, u.Command == CmdModifyStrict) {
-		r := &Rule{Match: old.Match, Priority: old.Priority, Cookie: old.Cookie, IdleTimeout: old.IdleTimeout,
-			HardTimeout: old.HardTimeout, Flags: old.Flags, Instructions: u.Instructions, ID: old.ID, seq: old.seq,
-			Importance: old.Importance}
-		r.stats = old.stats
-		if u.Flags&FlagResetCounts != 0 {
-			r.stats = &ruleStats{created: old.stats.created, lastActive: old.stats.lastActive}
-		} else {
-			old.recycle = false // r counts on its counters
-		}
+		r := p.successor(old, u.Instructions, u.Flags&FlagResetCounts != 0)
 		p.remove(old, RemovedDelete, now, nil)
 		if err := p.insert(t, r, nil); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// successor returns the version of old that replaces it with ins: the
+// same flow (match, priority, cookie, timeouts, flags, order), in a rule
+// of the slab as add's are. Unless reset, it goes on with old's counters,
+// which live in the slab slot of the flow's first version: that slot goes
+// back to the slab once both that version and the last version using its
+// counters have (Rule.refs, Rule.shared). So a flow modified over and over
+// holds two slots, not one per version.
+func (p *Pipeline) successor(old *Rule, ins []Instruction, reset bool) *Rule {
+	x := p.ruleSlab.next()
+	r := &x.r
+	r.Match = old.Match
+	r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout = old.Priority, old.Cookie, old.IdleTimeout, old.HardTimeout
+	r.Flags, r.Instructions, r.ID, r.seq, r.Importance = old.Flags, ins, old.ID, old.seq, old.Importance
+	r.recycle = p.cfg.Recycle
+	if reset {
+		x.s.created, x.s.lastActive = old.stats.created, old.stats.lastActive
+		r.stats = &x.s
+		return r
+	}
+	r.stats, r.shared = old.stats, true
+	if old.shared {
+		old.shared = false // r takes over old's hold on the counters' slot
+	} else if old.stats == &(*ruleWithStats)(unsafe.Pointer(old)).s && old.refs == 0 {
+		old.refs = 2 // old's own turn to go, and its last successor's
+	}
+	// Otherwise old's counters were shared and the version holding them
+	// gave its hold up (undo): r takes it.
+	return r
 }
 
 func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) error {

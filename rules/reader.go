@@ -120,13 +120,32 @@ func (p *Pipeline) recycle() {
 
 // retireRule hands r, which no index node reaches any more, to recycling
 // if it came from the rule slab and nothing else keeps it (see
-// Rule.recycle). Writer only.
+// Rule.recycle); if r held the counters of an earlier version (Rule.shared),
+// it lets that version's slot go too. A slot whose counters later versions
+// use goes back only when the last of its two holders lets it go
+// (Rule.refs). Writer only.
 func (p *Pipeline) retireRule(r *Rule) {
-	if r.recycle {
-		r.recycle = false
-		// r is the first field of the ruleWithStats add took from the slab.
-		p.ruleSlab.retire((*ruleWithStats)(unsafe.Pointer(r)), p.epoch.Load())
+	if !r.recycle {
+		return
 	}
+	r.recycle = false
+	if r.shared {
+		r.shared = false
+		p.releaseSlot((*ruleWithStats)(unsafe.Add(unsafe.Pointer(r.stats), -int(unsafe.Offsetof(ruleWithStats{}.s)))))
+	}
+	// r is the first field of the ruleWithStats add took from the slab.
+	p.releaseSlot((*ruleWithStats)(unsafe.Pointer(r)))
+}
+
+// releaseSlot lets one holder of x go, and retires x once none is left.
+func (p *Pipeline) releaseSlot(x *ruleWithStats) {
+	if x.r.refs > 0 {
+		x.r.refs--
+		if x.r.refs > 0 {
+			return
+		}
+	}
+	p.ruleSlab.retire(x, p.epoch.Load())
 }
 
 // retireNode hands n, which no slot reaches any more, to recycling, with

@@ -130,6 +130,14 @@ type Rule struct {
 	// from the slab, cleared when a FlowRemoved record or a modified rule
 	// (its counters) keeps it.
 	recycle bool
+	// shared says that r's counters live in the slab slot of an earlier
+	// version of its flow (a MODIFY keeps them; see successor), and that
+	// r holds that slot: r is the last version that uses them.
+	shared bool
+	// refs, when not 0, is how many holders r's slot has left: r itself
+	// and the last version using its counters (see successor); the slot
+	// goes back to the slab when both let it go.
+	refs uint8
 	// early says that a copy of r's node left r out before cleanup's
 	// turn to unlink it (see Table.prunable): r has left the index, and
 	// its memory waits for that turn.
@@ -139,7 +147,7 @@ type Rule struct {
 	// importance): set by the ADD that made the rule, kept by MODIFY,
 	// reported in OpenFlow 1.4 flow statistics. Nothing evicts rules, so
 	// it changes no lookup. (Last, in the padding after table and exact,
-	// so that a Rule stays 312 bytes.)
+	// so that a Rule stays 392 bytes.)
 	Importance uint16
 }
 
