@@ -1,6 +1,7 @@
 package ofctl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -61,6 +62,11 @@ func parseFlowMods(name string, data []byte, opt *ParseOptions) ([]rules.Update,
 	var o ParseOptions
 	if opt != nil {
 		o = *opt
+	}
+	if !hasVerb(data) {
+		// Adds alone: the lines as ParseFlows reads them, without the
+		// copies and the sort the verbs need.
+		return ParseFlows(name, data, &o)
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	cmds := make([]rules.Command, len(lines)+1) // by 1-based line number
@@ -136,6 +142,31 @@ func parseFlowMods(name string, data []byte, opt *ParseOptions) ([]rules.Update,
 		}
 	}
 	return ups, errs
+}
+
+// hasVerb reports whether a line of data starts with a word verb matches
+// (add, modify, delete, and their _strict forms), without allocating.
+func hasVerb(data []byte) bool {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimLeft(line, " \t\r\f") // \s of package regexp
+		end := 0
+		for end < len(line) && (line[end] >= 'a' && line[end] <= 'z' || line[end] == '_') {
+			end++
+		}
+		switch string(line[:end]) {
+		case "add", "modify", "modify_strict", "delete", "delete_strict":
+			if end == len(line) || strings.IndexByte(" \t\r\f", line[end]) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // blankLine returns l as spaces, its line end kept.

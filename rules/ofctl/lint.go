@@ -69,7 +69,15 @@ func Lint(name string, data []byte, opt *ParseOptions, cfg *rules.Config) (*Lint
 // LintFiles fails only if cfg makes no pipeline; a bad line is an error
 // of the report.
 func LintFiles(files []LintFile, opt *ParseOptions, cfg *rules.Config) (*LintReport, error) {
-	p, err := rules.New(cfg)
+	// Nothing looks up while the linter applies: removed rules may leave
+	// the index at once and their memory be reused (a file that
+	// replaces its flows over and over stays the size of its flows).
+	var pc rules.Config
+	if cfg != nil {
+		pc = *cfg
+	}
+	pc.Recycle, pc.UnlinkAfter = true, -1
+	p, err := rules.New(&pc)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +89,10 @@ func LintFiles(files []LintFile, opt *ParseOptions, cfg *rules.Config) (*LintRep
 		l.rep.Flows += len(m.Flows)
 		l.rep.Groups += len(m.Groups)
 		l.rep.Meters += len(m.Meters)
-		lines := strings.Split(string(f.Data), "\n")
+		var lines []string
+		if len(errs) > 0 {
+			lines = strings.Split(string(f.Data), "\n")
+		}
 		for _, err := range errs {
 			kind := formFlow
 			if n := errLine(err); n >= 1 && n <= len(lines) {
@@ -197,13 +208,24 @@ func (l *linter) flows(fi int, name string, ups []rules.Update) {
 			kept = append(kept, ups[i])
 		}
 	}
-	for i, err := range l.p.ApplyBurst(kept, true).Errs {
-		if err != nil {
-			l.refuse(fi, name, kept[i].ID, err)
-			l.badFlows++
+	// In bursts of lintBurst: the memory of the rules a burst removes is
+	// reused by the next.
+	var res rules.BurstResult
+	for len(kept) > 0 {
+		n := min(len(kept), lintBurst)
+		l.p.ApplyBurstTo(&res, kept[:n], true, nil)
+		for i, err := range res.Errs {
+			if err != nil {
+				l.refuse(fi, name, kept[i].ID, err)
+				l.badFlows++
+			}
 		}
+		kept = kept[n:]
 	}
 }
+
+// lintBurst is the most flows the linter applies as one burst.
+const lintBurst = 1 << 16
 
 // groupsExist reports whether every group action of ins names a group of
 // gs.
