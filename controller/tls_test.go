@@ -162,7 +162,7 @@ func TestTLSMutualAuth(t *testing.T) {
 func TestTLSHandshakeTimeout(t *testing.T) {
 	dir := t.TempDir()
 	pki(t, dir)
-	addr := startTLSAgent(t, dir, func(c *Config) { c.HandshakeTimeout = 200 * time.Millisecond })
+	addr := startTLSAgent(t, dir, func(c *Config) { c.HandshakeTimeout = 2 * time.Second })
 	var silent []net.Conn
 	for range 4 {
 		nc, err := net.Dial("tcp", addr)
