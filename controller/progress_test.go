@@ -2,6 +2,7 @@ package controller
 
 import (
 	"log/slog"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,18 @@ func TestWriteTimeoutDropsNonReader(t *testing.T) {
 	}
 
 	mute := dial(t, addr)
+	// A small receive buffer: the reply must not fit in the sockets.
+	if err := mute.nc.(*net.TCPConn).SetReadBuffer(16 << 10); err != nil {
+		t.Fatal(err)
+	}
 	mute.handshake(openflow.Version13)
+	// An echo first: once it is answered, the switch counts the
+	// connection (the HELLOs alone may cross before it does).
+	mute.send(&openflow.EchoRequest{Header: hdr(openflow.TypeEchoRequest, 1)})
+	mute.recv(openflow.TypeEchoReply)
+	if n := a.Conns(); n != 1 {
+		t.Fatalf("%d connections, want 1", n)
+	}
 	mute.send(&openflow.MultipartRequest{Header: hdr(openflow.TypeMultipartRequest, 2), Part: openflow.MultipartFlow,
 		Flow: openflow.FlowStatsRequest{TableID: openflow.TableAll, OutPort: openflow.PortAny, OutGroup: openflow.GroupAny}})
 	// Dropped after 300 ms without progress; the bound only keeps a
