@@ -352,18 +352,16 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 	for i := range keys {
 		keys[i] = randKey(rng)
 	}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	var checked, retries atomic.Int64
-	errc := make(chan error, 2)
+	ck := newCheckers(2)
+	var retries atomic.Int64
 	for g := range 2 {
-		wg.Add(1)
+		ck.wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer ck.wg.Done()
 			var c rules.Counters
 			defer func() { retries.Add(int64(c.Retries)) }()
 			out := make([]*rules.Rule, 8)
-			for i := 0; !stop.Load(); i++ {
+			for i := 0; !ck.stop.Load(); i++ {
 				var got []*rules.Rule
 				var v uint64
 				ks := keys[(i*8+g)%56:][:8]
@@ -381,10 +379,10 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 						break // published before it was recorded
 					}
 					if !sameAnswer(got[j], want) {
-						errc <- fmt.Errorf("version %d key %v: got %+v, oracle %+v", v, ks[j], got[j], want)
+						ck.errc <- fmt.Errorf("version %d key %v: got %+v, oracle %+v", v, ks[j], got[j], want)
 						return
 					}
-					checked.Add(1)
+					ck.checked.Add(1)
 				}
 			}
 		}()
@@ -416,23 +414,14 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 		}
 		record(p.Version())
 	}
-	awaitCheck(&checked)
-	stop.Store(true)
-	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Fatal(err)
-	}
-	if checked.Load() == 0 {
-		t.Fatal("no lookup was checked")
-	}
+	ck.done(t)
 	// The filter started with 4 buckets: it must have been rebuilt larger
 	// while the lookups ran, without a wrong answer.
 	if st := p.Table(0).Stats(); st.Rebuilds == 0 {
 		t.Errorf("filter never rebuilt (%+v)", st)
 	}
 	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup; %d removed rules not yet unlinked",
-		checked.Load(), snaps.len(), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)))
+		ck.checked.Load(), snaps.len(), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)))
 }
 
 // snapshots holds the oracle's rules of table 0 at each version the writer
@@ -479,6 +468,35 @@ func sameAnswer(got *rules.Rule, want *oracle.Entry) bool {
 		return got == nil && want == nil
 	}
 	return got.Seq() == want.Seq && got.Match == want.Match && got.Priority == want.Priority
+}
+
+// checkers are the goroutines of a test that check lookups against an
+// oracle while its writer applies bursts: each counts what it checked in
+// checked, runs until stop, and sends its first wrong answer to errc.
+type checkers struct {
+	stop    atomic.Bool
+	wg      sync.WaitGroup
+	checked atomic.Int64
+	errc    chan error
+}
+
+func newCheckers(n int) *checkers { return &checkers{errc: make(chan error, n)} }
+
+// done stops the checkers once one lookup at least was checked (or 5 s
+// passed) and fails t with the first error one sent, or if none checked
+// anything.
+func (c *checkers) done(t *testing.T) {
+	t.Helper()
+	awaitCheck(&c.checked)
+	c.stop.Store(true)
+	c.wg.Wait()
+	close(c.errc)
+	for err := range c.errc {
+		t.Fatal(err)
+	}
+	if c.checked.Load() == 0 {
+		t.Fatal("no lookup was checked")
+	}
 }
 
 // awaitCheck gives concurrent readers a bounded time to check a lookup: on

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,18 +53,15 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 		seq uint64
 	}
 	changed := func(h held) bool { return h.r.Match != h.m || h.r.Priority != h.pri || h.r.Seq() != h.seq }
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	var checked atomic.Int64
-	errc := make(chan error, 3)
+	ck := newCheckers(3)
 	for g := range 3 {
 		rd := p.NewReader()
-		wg.Go(func() {
+		ck.wg.Go(func() {
 			defer rd.Close()
 			var c rules.Counters
 			out := make([]*rules.Rule, 8)
 			var hold []held
-			for i := 0; !stop.Load(); i++ {
+			for i := 0; !ck.stop.Load(); i++ {
 				// Reader 0 enters once in 16 rounds and holds
 				// what it finds in between.
 				if g != 0 || i%16 == 0 {
@@ -81,10 +76,10 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 					}
 					got := out[j]
 					if !sameAnswer(got, want) {
-						errc <- fmt.Errorf("reader %d: version %d key %v: got %+v, oracle %+v", g, v, ks[j], got, want)
+						ck.errc <- fmt.Errorf("reader %d: version %d key %v: got %+v, oracle %+v", g, v, ks[j], got, want)
 						return
 					}
-					checked.Add(1)
+					ck.checked.Add(1)
 					if got != nil && g == 0 {
 						hold = append(hold, held{got, got.Match, got.Priority, got.Seq()})
 					}
@@ -95,7 +90,7 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 					time.Sleep(time.Duration(i%3) * 500 * time.Microsecond)
 					for _, h := range hold {
 						if changed(h) {
-							errc <- fmt.Errorf("reader 0: a rule it holds changed: now %v pri %d seq %d, was %v pri %d seq %d",
+							ck.errc <- fmt.Errorf("reader 0: a rule it holds changed: now %v pri %d seq %d, was %v pri %d seq %d",
 								h.r.Match, h.r.Priority, h.r.Seq(), h.m, h.pri, h.seq)
 							return
 						}
@@ -125,20 +120,11 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 			p.Rebalance(64) // unlinks and recycles, as the idle maintenance does
 		}
 	}
-	awaitCheck(&checked)
-	stop.Store(true)
-	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Fatal(err)
-	}
-	if checked.Load() == 0 {
-		t.Fatal("no lookup was checked")
-	}
+	ck.done(t)
 	if p.Recycled() == 0 {
 		t.Fatal("nothing was recycled")
 	}
-	t.Logf("%d lookups checked against %d versions; %d rules and nodes recycled", checked.Load(), snaps.len(), p.Recycled())
+	t.Logf("%d lookups checked against %d versions; %d rules and nodes recycled", ck.checked.Load(), snaps.len(), p.Recycled())
 }
 
 // TestReaderHoldsBack: a rule a reader found is not reused while the
@@ -303,17 +289,14 @@ func TestReplacementsConcurrent(t *testing.T) {
 		}
 		return r[0].Actions[0].Port
 	}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	var checked atomic.Int64
-	errc := make(chan error, 3)
+	ck := newCheckers(3)
 	for g := range 3 {
 		rd := p.NewReader()
-		wg.Go(func() {
+		ck.wg.Go(func() {
 			defer rd.Close()
 			var c rules.Counters
 			out := make([]*rules.Rule, len(keys))
-			for !stop.Load() {
+			for !ck.stop.Load() {
 				rd.Enter()
 				v := p.Table(0).LookupBatch(keys, out, &c)
 				for j := range keys {
@@ -323,11 +306,11 @@ func TestReplacementsConcurrent(t *testing.T) {
 					}
 					got := out[j]
 					if !sameAnswer(got, want) || got != nil && port(got.Instructions) != port(want.Instructions) {
-						errc <- fmt.Errorf("reader %d: version %d key %v: got %+v, oracle %+v", g, v, keys[j], got, want)
+						ck.errc <- fmt.Errorf("reader %d: version %d key %v: got %+v, oracle %+v", g, v, keys[j], got, want)
 						rd.Leave()
 						return
 					}
-					checked.Add(1)
+					ck.checked.Add(1)
 				}
 				rd.Leave()
 			}
@@ -365,21 +348,12 @@ func TestReplacementsConcurrent(t *testing.T) {
 			p.Rebalance(64)
 		}
 	}
-	awaitCheck(&checked)
-	stop.Store(true)
-	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Fatal(err)
-	}
-	if checked.Load() == 0 {
-		t.Fatal("no lookup was checked")
-	}
+	ck.done(t)
 	unseen, seen := rules.LeftOut(p)
 	if unseen == 0 || seen == 0 {
 		t.Errorf("node copies left out %d removed rules no lookup could see and %d whose removal was published: the test misses a path", unseen, seen)
 	}
-	t.Logf("%d lookups checked against %d versions; %d and %d removed rules left out of node copies", checked.Load(), snaps.len(), unseen, seen)
+	t.Logf("%d lookups checked against %d versions; %d and %d removed rules left out of node copies", ck.checked.Load(), snaps.len(), unseen, seen)
 }
 
 // TestRecycleModifyChurn: with Recycle, a table of a constant number of
