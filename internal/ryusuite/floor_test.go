@@ -10,6 +10,6 @@ package ryusuite
 var floor = map[string]int{
 	"match":  708,
 	"action": 207,
-	"group":  13,
+	"group":  11,
 	"meter":  18,
 }
