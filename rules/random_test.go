@@ -339,15 +339,8 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 	if raceEnabled {
 		rounds = 80
 	}
-	p, err := rules.New(&rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, o, snaps, record := newOracled(t, &rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter})
 	rng := rand.New(rand.NewPCG(5, 6))
-	o := oracle.NewFlows(1)
-	snaps := newSnapshots()
-	record := func(v uint64) { snaps.record(v, o) }
-	record(p.Version())
 	keys := make([]rules.Key, 64)
 	for i := range keys {
 		keys[i] = randKey(rng)
@@ -404,7 +397,7 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 			for i := range ups {
 				p.ApplyBurst(ups[i:i+1], true)
 				o.Apply(&ups[i], time.Time{})
-				record(p.Version())
+				record()
 			}
 			continue
 		}
@@ -412,7 +405,7 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 		for i := range ups {
 			o.Apply(&ups[i], time.Time{})
 		}
-		record(p.Version())
+		record()
 	}
 	ck.done(t)
 	// The filter started with 4 buckets: it must have been rebuilt larger
@@ -432,6 +425,23 @@ type snapshots struct {
 }
 
 func newSnapshots() *snapshots { return &snapshots{m: map[uint64][]*oracle.Entry{}} }
+
+// newOracled returns a pipeline of cfg under test, an oracle of its one
+// table, the oracle's answers at the versions recorded, and record, which
+// records them at the pipeline's version now; the first version is
+// recorded.
+func newOracled(t *testing.T, cfg *rules.Config) (*rules.Pipeline, *oracle.Flows, *snapshots, func()) {
+	t.Helper()
+	p, err := rules.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := oracle.NewFlows(1)
+	snaps := newSnapshots()
+	record := func() { snaps.record(p.Version(), o) }
+	record()
+	return p, o, snaps, record
+}
 
 // record takes o's rules as those of version v.
 func (s *snapshots) record(v uint64, o *oracle.Flows) {

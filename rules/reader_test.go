@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ofswitch/ofswitch/internal/oracle"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -31,16 +30,9 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 	if raceEnabled {
 		rounds = 100
 	}
-	p, err := rules.New(&rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter, Recycle: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, o, snaps, record := newOracled(t, &rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter, Recycle: true})
 	rules.Poison(p)
 	rng := rand.New(rand.NewPCG(7, 8))
-	o := oracle.NewFlows(1)
-	snaps := newSnapshots()
-	record := func(v uint64) { snaps.record(v, o) }
-	record(p.Version())
 	keys := make([]rules.Key, 64)
 	for i := range keys {
 		keys[i] = randKey(rng)
@@ -114,7 +106,7 @@ func testRecycleConcurrent(t *testing.T, unlinkAfter time.Duration) {
 		for i := range ups {
 			o.Apply(&ups[i], time.Time{})
 		}
-		record(p.Version())
+		record()
 		if rng.IntN(4) == 0 {
 			time.Sleep(100 * time.Microsecond)
 			p.Rebalance(64) // unlinks and recycles, as the idle maintenance does
@@ -257,16 +249,9 @@ func TestReplacementsConcurrent(t *testing.T) {
 	if raceEnabled {
 		rounds = 400
 	}
-	p, err := rules.New(&rules.Config{FilterBuckets: 4, Seed: 5, Recycle: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, o, snaps, record := newOracled(t, &rules.Config{FilterBuckets: 4, Seed: 5, Recycle: true})
 	rules.Poison(p)
 	rng := rand.New(rand.NewPCG(9, 10))
-	o := oracle.NewFlows(1)
-	snaps := newSnapshots()
-	record := func(v uint64) { snaps.record(v, o) }
-	record(p.Version())
 	// Four flows: two matches at two priorities, so that their versions
 	// share nodes with each other's.
 	var pool []rules.Update
@@ -334,14 +319,14 @@ func TestReplacementsConcurrent(t *testing.T) {
 			for i := range ups {
 				o.Apply(&ups[i], time.Time{})
 			}
-			record(p.Version())
+			record()
 			continue
 		}
 		for range 1 + rng.IntN(16) {
 			u := update()
 			p.ApplyBurst([]rules.Update{u}, false)
 			o.Apply(&u, time.Time{})
-			record(p.Version())
+			record()
 		}
 		if rng.IntN(8) == 0 {
 			time.Sleep(100 * time.Microsecond)
