@@ -2,6 +2,7 @@ package controller
 
 import (
 	"encoding/binary"
+	"slices"
 	"time"
 
 	"github.com/ofswitch/ofswitch/groups"
@@ -247,6 +248,12 @@ func (c *conn) onBundleAdd(msg []byte) error {
 	if err := ofrules.FlowMod(&u, &c.fm, &c.a.ofopt); err != nil {
 		b.failed = true
 		return err
+	}
+	if len(b.ups) == cap(b.ups) {
+		// Double, as append does only for small slices: an Update is
+		// about 400 bytes, and append's growth by a quarter would
+		// allocate five times a large bundle's final size on the way.
+		b.ups = slices.Grow(b.ups, max(len(b.ups), 16))
 	}
 	b.ups = append(b.ups, u)
 	c.bundleMsgs++
