@@ -264,7 +264,9 @@ func (a *Agent) Overlapped() uint64 { return a.handOffs.Load() }
 // Run serves every target until ctx is done: it listens on the passive ones
 // and keeps a connection to each active one, reconnecting with backoff. It
 // returns the first listen error, or nil after ctx is done and every
-// connection has closed.
+// connection has closed. The socket file of a punix: target is made
+// owner-only (0600) before anyone can connect, replaces a dead process's
+// socket but no other file, and is removed before Run returns.
 func (a *Agent) Run(ctx context.Context, targets []Target) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -289,7 +291,7 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 			return fmt.Errorf("%v: TLS target without a certificate, key and CA", t)
 		}
 		if t.Passive {
-			l, err := net.Listen("tcp", t.Addr())
+			l, err := listen(t)
 			if err != nil {
 				cancel()
 				wg.Wait()
@@ -302,6 +304,7 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer l.Close() // Serve leaves it open when it fails
 				if err := a.Serve(ctx, l); err != nil {
 					errc <- err
 				}
@@ -404,7 +407,7 @@ func (a *Agent) dialLoop(ctx context.Context, t Target) {
 			td := tls.Dialer{NetDialer: &d, Config: a.tlsConfig()}
 			nc, err = td.DialContext(ctx, "tcp", t.Addr())
 		} else {
-			nc, err = d.DialContext(ctx, "tcp", t.Addr())
+			nc, err = d.DialContext(ctx, t.Network(), t.Addr())
 		}
 		if err == nil {
 			start := time.Now()
