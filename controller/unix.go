@@ -41,9 +41,10 @@ func listen(t Target) (net.Listener, error) {
 // directory can swap a file in between, as they could remove the
 // socket.
 //
-// The socket directory is path's own, so the temporary name is about 20
-// bytes longer than path: a path close to the 107-byte limit of a socket
-// address can fail to bind.
+// The temporary directory is in path's directory (a rename cannot cross
+// file systems), and the name first bound is that directory plus about 20
+// bytes: a directory whose name is within that of the 107-byte limit of
+// a socket address is refused, saying so.
 func listenUnix(path string) (net.Listener, error) {
 	if err := checkStaleSocket(path); err != nil {
 		return nil, err
@@ -54,6 +55,9 @@ func listenUnix(path string) (net.Listener, error) {
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, "s")
+	if len(tmp) > maxSocketPath {
+		return nil, fmt.Errorf("%s: directory too long: the socket is bound first as %s, over the %d bytes a socket address holds", path, tmp, maxSocketPath)
+	}
 	ul, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
 	if err != nil {
 		return nil, err
@@ -75,10 +79,14 @@ func listenUnix(path string) (net.Listener, error) {
 	return &unixListener{UnixListener: ul, addr: &net.UnixAddr{Name: path, Net: "unix"}, fi: fi}, nil
 }
 
+// maxSocketPath is the longest path a Unix domain socket address holds
+// on Linux (sun_path is 108 bytes, with its terminating NUL).
+const maxSocketPath = 107
+
 // checkStaleSocket returns nil if path does not exist or is a socket
 // that nothing accepts on (a dead process's), and an error if it is
-// something else, or a socket that a process accepts on or that this one
-// may not connect to.
+// something else, or a socket that something accepts on or that this
+// process may not connect to.
 func checkStaleSocket(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -93,7 +101,7 @@ func checkStaleSocket(path string) error {
 	c, err := net.DialTimeout("unix", path, time.Second)
 	if err == nil {
 		c.Close()
-		return fmt.Errorf("%s: another process listens on it", path)
+		return fmt.Errorf("%s: in use: something listens on it", path)
 	}
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		return fmt.Errorf("%s: not replacing it: %w", path, err)

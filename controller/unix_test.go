@@ -166,7 +166,7 @@ func TestPunixRefuses(t *testing.T) {
 	for _, tt := range []struct{ path, want string }{
 		{file, "not a socket"},
 		{sub, "not a socket"},
-		{live, "another process listens"},
+		{live, "in use: something listens on it"},
 	} {
 		a, err := New(&Config{Logger: quiet})
 		if err != nil {
@@ -189,6 +189,24 @@ func TestPunixRefuses(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
 		t.Errorf("%s holds %v, want file, dir and live only", dir, ents)
+	}
+}
+
+// TestPunixTooLong checks that a directory too long for the temporary
+// name the socket is bound under first is refused with a clear error,
+// and that nothing is left behind.
+func TestPunixTooLong(t *testing.T) {
+	dir := t.TempDir()
+	dir = filepath.Join(dir, strings.Repeat("d", maxSocketPath-8-len(dir)))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "m") // 107 - 6 bytes: fits a socket address
+	if _, err := listenUnix(path); err == nil || !strings.Contains(err.Error(), "directory too long") {
+		t.Errorf("listenUnix(%q): %v, want directory too long", path, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%s holds %v, want nothing", dir, ents)
 	}
 }
 
