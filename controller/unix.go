@@ -111,8 +111,9 @@ func checkStaleSocket(path string) error {
 
 // unixListener is a punix: target's listener: Addr is the target's path,
 // Close removes the socket file (if it is still the one the listener
-// made), and the connections it accepts are named "PATH#N" in log lines,
-// N counting them, since a Unix domain socket's peer has no address.
+// made), and the connections it accepts are named "PATH#N pid=P uid=U"
+// in log lines, N counting them, since a Unix domain socket's peer has no
+// address: the process that connected and its user (on Linux).
 type unixListener struct {
 	*net.UnixListener
 	addr   *net.UnixAddr
@@ -128,7 +129,7 @@ func (l *unixListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	peer := &net.UnixAddr{Name: l.addr.Name + "#" + strconv.FormatUint(l.n.Add(1), 10), Net: "unix"}
+	peer := &net.UnixAddr{Name: l.addr.Name + "#" + strconv.FormatUint(l.n.Add(1), 10) + peerCred(c), Net: "unix"}
 	return &unixConn{UnixConn: c, local: l.addr, peer: peer}, nil
 }
 

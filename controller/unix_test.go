@@ -6,6 +6,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -207,6 +209,37 @@ func TestPunixTooLong(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("%s holds %v, want nothing", dir, ents)
+	}
+}
+
+// TestPunixPeerName checks that a connection accepted on a punix: target
+// is named by the path, a count and (on Linux) the peer's pid and uid.
+func TestPunixPeerName(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "br0.mgmt")
+	l, err := listenUnix(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	nc, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ac, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ac.Close()
+	want := path + "#1"
+	if runtime.GOOS == "linux" {
+		want += " pid=" + strconv.Itoa(os.Getpid()) + " uid=" + strconv.Itoa(os.Getuid())
+	}
+	if got := ac.RemoteAddr().String(); got != want {
+		t.Errorf("RemoteAddr = %q, want %q", got, want)
+	}
+	if got := ac.LocalAddr().String(); got != path {
+		t.Errorf("LocalAddr = %q, want %q", got, path)
 	}
 }
 
