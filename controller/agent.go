@@ -99,7 +99,11 @@ type Config struct {
 	// one more is accepted and closed at once, so that a flood of
 	// connections cannot fill the listen backlog and keep a legitimate
 	// client out for longer than the flood's own connections last; the
-	// refusals are logged at most once a second, with their count.
+	// refusals are logged at most once a second, each line counting those
+	// since the last. The limit protects the process, not other clients'
+	// access: peers that keep their connections alive (answering the
+	// echo requests) keep their slots, and a punix: socket shares the
+	// count with the TCP targets.
 	// Connections to active targets (tcp:, ssl:, unix:) are not counted:
 	// there is one per target, as many as the configuration gives, and
 	// ServeConn's are the caller's. Default 1024: far more than the
