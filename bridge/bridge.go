@@ -30,8 +30,9 @@ type Config struct {
 	// TableCounters), whatever those fields hold. A zero DatapathID is
 	// derived from the ports (see DatapathID).
 	Channel controller.Config
-	// Targets are where the channel listens (ptcp:, pssl:) and which
-	// controllers it keeps a connection to (tcp:, ssl:); at least one.
+	// Targets are where the channel listens (ptcp:, pssl:, punix:) and
+	// which controllers it keeps a connection to (tcp:, ssl:, unix:); at
+	// least one.
 	Targets []controller.Target
 
 	// Tables is the number of flow tables; default 8.

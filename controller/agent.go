@@ -94,6 +94,25 @@ type Config struct {
 	// closed, so that connections that never speak cannot hold the
 	// switch's descriptors. Default 10 s.
 	HandshakeTimeout time.Duration
+	// MaxConns bounds the connections accepted on the passive targets
+	// (ptcp:, pssl:, punix:, and any listener given to Serve) together:
+	// one more is accepted and closed at once, so that a flood of
+	// connections cannot fill the listen backlog and keep a legitimate
+	// client out for longer than the flood's own connections last; the
+	// refusals are logged at most once a second, each line counting those
+	// since the last. The limit protects the process, not other clients'
+	// access: peers that keep their connections alive (answering the
+	// echo requests) keep their slots, and a punix: socket shares the
+	// count with the TCP targets.
+	// Connections to active targets (tcp:, ssl:, unix:) are not counted:
+	// there is one per target, as many as the configuration gives, and
+	// ServeConn's are the caller's. Default 1024: far more than the
+	// controllers and ovs-ofctl sessions a switch serves at once, and few
+	// enough that idle connections hold about 50 MB at the most (48 KB
+	// each, heap and stack: TestMaxConnsMemory) and leave the process
+	// descriptors to spare (Go raises the soft limit to the hard one,
+	// usually 524288 or more).
+	MaxConns int
 	// AsyncLimit is the backlog of asynchronous messages (bytes) a
 	// controller may leave unread before it is disconnected; default
 	// 64 MiB.
@@ -159,6 +178,9 @@ func (c *Config) withDefaults() Config {
 	if out.HandshakeTimeout <= 0 {
 		out.HandshakeTimeout = 10 * time.Second
 	}
+	if out.MaxConns <= 0 {
+		out.MaxConns = 1024
+	}
 	if out.AsyncLimit <= 0 {
 		out.AsyncLimit = 64 << 20
 	}
@@ -192,6 +214,13 @@ type Agent struct {
 	// queued is the asynchronous backlog of all connections, in bytes
 	// (the sum of their qbytes).
 	queued atomic.Int64
+
+	// accepted counts the connections Serve serves, for MaxConns;
+	// refused those it closed at once since the last log line, and
+	// refusedLog is when that was (UnixNano).
+	accepted   atomic.Int64
+	refused    atomic.Uint64
+	refusedLog atomic.Int64
 
 	// live is a snapshot of conns for the asynchronous senders
 	// (PacketIn, PortStatus), replaced whenever conns changes.
@@ -264,7 +293,9 @@ func (a *Agent) Overlapped() uint64 { return a.handOffs.Load() }
 // Run serves every target until ctx is done: it listens on the passive ones
 // and keeps a connection to each active one, reconnecting with backoff. It
 // returns the first listen error, or nil after ctx is done and every
-// connection has closed.
+// connection has closed. The socket file of a punix: target is made
+// owner-only (0600) before anyone can connect, replaces a dead process's
+// socket but no other file, and is removed before Run returns.
 func (a *Agent) Run(ctx context.Context, targets []Target) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -289,7 +320,7 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 			return fmt.Errorf("%v: TLS target without a certificate, key and CA", t)
 		}
 		if t.Passive {
-			l, err := net.Listen("tcp", t.Addr())
+			l, err := listen(t)
 			if err != nil {
 				cancel()
 				wg.Wait()
@@ -302,6 +333,7 @@ func (a *Agent) Run(ctx context.Context, targets []Target) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer l.Close() // Serve leaves it open when it fails
 				if err := a.Serve(ctx, l); err != nil {
 					errc <- err
 				}
@@ -335,7 +367,9 @@ const (
 // Transient accept errors (out of descriptors, memory or buffers, a
 // connection aborted before it was accepted, a timeout) are logged and
 // retried after a backoff, so that a flood of connections cannot leave
-// the switch without a listener; any other error ends Serve.
+// the switch without a listener; any other error ends Serve. A connection
+// over Config.MaxConns (counted over every Serve of the Agent) is closed
+// as soon as it is accepted.
 func (a *Agent) Serve(ctx context.Context, l net.Listener) error {
 	var wg sync.WaitGroup
 	stop := context.AfterFunc(ctx, func() { l.Close() })
@@ -361,12 +395,33 @@ func (a *Agent) Serve(ctx context.Context, l net.Listener) error {
 			continue
 		}
 		backoff = 0
+		if a.accepted.Add(1) > int64(a.cfg.MaxConns) {
+			a.accepted.Add(-1)
+			nc.Close()
+			a.logRefused(l)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer a.accepted.Add(-1)
 			a.serveLogged(ctx, nc, false)
 		}()
 	}
+}
+
+// logRefused counts a connection closed for MaxConns and logs the ones
+// not yet logged, at most once a second (a flood must not become one log
+// line per connection).
+func (a *Agent) logRefused(l net.Listener) {
+	a.refused.Add(1)
+	now := time.Now().UnixNano()
+	last := a.refusedLog.Load()
+	if now-last < int64(time.Second) || !a.refusedLog.CompareAndSwap(last, now) {
+		return
+	}
+	a.cfg.Logger.Warn("connection refused: too many connections", "addr", l.Addr().String(),
+		"max_conns", a.cfg.MaxConns, "refused", a.refused.Swap(0))
 }
 
 // transientAccept reports whether an Accept error may pass: a timeout, or
@@ -404,7 +459,7 @@ func (a *Agent) dialLoop(ctx context.Context, t Target) {
 			td := tls.Dialer{NetDialer: &d, Config: a.tlsConfig()}
 			nc, err = td.DialContext(ctx, "tcp", t.Addr())
 		} else {
-			nc, err = d.DialContext(ctx, "tcp", t.Addr())
+			nc, err = d.DialContext(ctx, t.Network(), t.Addr())
 		}
 		if err == nil {
 			start := time.Now()

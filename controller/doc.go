@@ -14,11 +14,22 @@
 // offer; a peer with no common version gets OFPET_HELLO_FAILED and is
 // closed. "pssl:" and "ssl:" are the same over TLS 1.3 with mutual
 // authentication; a peer accepted on pssl: that has not completed its
-// handshake within Config.HandshakeTimeout (10 s) is closed. The accept
-// loop outlives transient errors (out of descriptors, memory or buffers):
-// it logs each and retries after a backoff that doubles from 5 ms to 1 s,
-// as net/http's Server does, so a flood of connections never leaves the
-// switch without its listener.
+// handshake within Config.HandshakeTimeout (10 s) is closed.
+// "punix:PATH" listens on a Unix domain socket that only the switch's user
+// may connect to (mode 0600, like Open vSwitch's management socket
+// br0.mgmt: a local-only channel for ovs-ofctl), and "unix:PATH" connects
+// to one. The socket is bound in a private directory and renamed onto PATH
+// with its final mode, so no moment exists when others may connect; a
+// socket file that nothing accepts on (a dead switch's) is replaced, any
+// other file refused, and the file is removed when the listener closes
+// (see unix.go).
+//
+// The accept loop outlives transient errors (out of descriptors, memory or
+// buffers): it logs each and retries after a backoff that doubles from 5 ms
+// to 1 s, as net/http's Server does, so a flood of connections never
+// leaves the switch without its listener. The passive targets together
+// serve at most Config.MaxConns connections (1024): one more is accepted
+// and closed at once, with a log line a second at the most.
 //
 // # Errors
 //

@@ -117,7 +117,7 @@ Works against ofswitch and Open vSwitch alike.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&target, "switch", "tcp:127.0.0.1:6653", "the switch's OpenFlow target, tcp:IP[:PORT]")
+	f.StringVar(&target, "switch", "tcp:127.0.0.1:6653", "the switch's OpenFlow target, tcp:IP[:PORT] or unix:PATH")
 	f.IntVar(&cfg.Batch, "batch", 1024, "flow, group and meter mods between barriers (0: the whole file in one batch)")
 	f.BoolVar(&cfg.Bundle, "bundle", false, "send each batch as one atomic, ordered bundle (OpenFlow 1.4, or the ONF extension over 1.3), as ovs-ofctl --bundle does")
 	f.IntVar(&cfg.Window, "window", 4, "batches in flight before waiting for a barrier reply (1: stop and wait)")

@@ -136,9 +136,10 @@ type Result struct {
 	ImportanceDropped bool `json:"-"`
 }
 
-// Flows sends updates to the switch at target ("tcp:IP[:PORT]"), or over
-// cfg.Conn, as FLOW_MODs, Batch at a time followed by a BARRIER_REQUEST
-// (or each batch as one bundle), with up to Window batches in flight.
+// Flows sends updates to the switch at target ("tcp:IP[:PORT]" or
+// "unix:PATH"), or over cfg.Conn, as FLOW_MODs, Batch at a time followed
+// by a BARRIER_REQUEST (or each batch as one bundle), with up to Window
+// batches in flight.
 // Errors the switch answers are collected in the Result, not fatal; Flows
 // fails only if the connection does, or ctx is done.
 func Flows(ctx context.Context, target string, updates []rules.Update, cfg *Config) (*Result, error) {
@@ -150,10 +151,10 @@ func Flows(ctx context.Context, target string, updates []rules.Update, cfg *Conf
 		return nil, err
 	}
 	if t.Passive {
-		return nil, fmt.Errorf("push to %s: want an active target (tcp:IP[:PORT])", target)
+		return nil, fmt.Errorf("push to %s: want an active target (tcp:IP[:PORT] or unix:PATH)", target)
 	}
 	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", t.Addr())
+	nc, err := d.DialContext(ctx, t.Network(), t.Addr())
 	if err != nil {
 		return nil, fmt.Errorf("push: %w", err)
 	}
