@@ -94,16 +94,18 @@ type Config struct {
 	// closed, so that connections that never speak cannot hold the
 	// switch's descriptors. Default 10 s.
 	HandshakeTimeout time.Duration
-	// MaxConns bounds the connections accepted on the passive targets
-	// (ptcp:, pssl:, punix:, and any listener given to Serve) together:
-	// one more is accepted and closed at once, so that a flood of
-	// connections cannot fill the listen backlog and keep a legitimate
+	// MaxConns bounds the connections accepted on the network passive
+	// targets (ptcp:, pssl:, and any TCP listener given to Serve)
+	// together: one more is accepted and closed at once, so that a flood
+	// of connections cannot fill the listen backlog and keep a legitimate
 	// client out for longer than the flood's own connections last; the
 	// refusals are logged at most once a second, each line counting those
-	// since the last. The limit protects the process, not other clients'
-	// access: peers that keep their connections alive (answering the
-	// echo requests) keep their slots, and a punix: socket shares the
-	// count with the TCP targets.
+	// since the last. The limit protects the process, not other network
+	// clients' access: peers that keep their connections alive (answering
+	// the echo requests) keep their slots. A punix: socket is not counted:
+	// only the switch's own user can connect to it, and it stays the way
+	// in (ovs-ofctl unix:PATH) while a flood holds the network slots, as
+	// Open vSwitch's management socket is.
 	// Connections to active targets (tcp:, ssl:, unix:) are not counted:
 	// there is one per target, as many as the configuration gives, and
 	// ServeConn's are the caller's. Default 1024: far more than the
@@ -215,7 +217,8 @@ type Agent struct {
 	// (the sum of their qbytes).
 	queued atomic.Int64
 
-	// accepted counts the connections Serve serves, for MaxConns;
+	// accepted counts the connections Serve serves on network
+	// listeners, for MaxConns;
 	// refused those it closed at once since the last log line, and
 	// refusedLog is when that was (UnixNano).
 	accepted   atomic.Int64
@@ -368,14 +371,16 @@ const (
 // connection aborted before it was accepted, a timeout) are logged and
 // retried after a backoff, so that a flood of connections cannot leave
 // the switch without a listener; any other error ends Serve. A connection
-// over Config.MaxConns (counted over every Serve of the Agent) is closed
-// as soon as it is accepted.
+// over Config.MaxConns (counted over every Serve of the Agent on a
+// network listener; a Unix socket's are not counted) is closed as soon as
+// it is accepted.
 func (a *Agent) Serve(ctx context.Context, l net.Listener) error {
 	var wg sync.WaitGroup
 	stop := context.AfterFunc(ctx, func() { l.Close() })
 	defer stop()
 	defer wg.Wait()
 	var backoff time.Duration
+	counted := l.Addr().Network() != "unix"
 	for {
 		nc, err := l.Accept()
 		if err != nil {
@@ -395,7 +400,7 @@ func (a *Agent) Serve(ctx context.Context, l net.Listener) error {
 			continue
 		}
 		backoff = 0
-		if a.accepted.Add(1) > int64(a.cfg.MaxConns) {
+		if counted && a.accepted.Add(1) > int64(a.cfg.MaxConns) {
 			a.accepted.Add(-1)
 			nc.Close()
 			a.logRefused(l)
@@ -404,7 +409,9 @@ func (a *Agent) Serve(ctx context.Context, l net.Listener) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer a.accepted.Add(-1)
+			if counted {
+				defer a.accepted.Add(-1)
+			}
 			a.serveLogged(ctx, nc, false)
 		}()
 	}

@@ -27,9 +27,11 @@
 // The accept loop outlives transient errors (out of descriptors, memory or
 // buffers): it logs each and retries after a backoff that doubles from 5 ms
 // to 1 s, as net/http's Server does, so a flood of connections never
-// leaves the switch without its listener. The passive targets together
-// serve at most Config.MaxConns connections (1024): one more is accepted
-// and closed at once, with a log line a second at the most.
+// leaves the switch without its listener. The network passive targets
+// together serve at most Config.MaxConns connections (1024): one more is
+// accepted and closed at once, with a log line a second at the most. The
+// punix: management socket is not counted, so that its owner can always
+// get in.
 //
 // # Errors
 //

@@ -68,11 +68,12 @@ func TestRunPunix(t *testing.T) {
 		t.Errorf("dump-flows %s:\n%s\nwant:\n%s", target, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	// --max-conns 3: three connections held open leave no room for
-	// ovs-ofctl, whose connection is closed at once; one fewer makes room.
+	// --max-conns 3: three TCP connections held open leave no room for
+	// ovs-ofctl over TCP, whose connection is closed at once, but the
+	// management socket is not counted: ovs-ofctl gets in through it.
 	var held []net.Conn
 	for deadline := time.Now().Add(10 * time.Second); len(held) < 3; {
-		nc, err := net.Dial("unix", path)
+		nc, err := net.Dial("tcp", sw.addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,18 +83,21 @@ func TestRunPunix(t *testing.T) {
 			held = append(held, nc) // the switch's HELLO: served
 			continue
 		}
-		nc.Close() // a slot not yet freed by ovs-ofctl's last connection
+		nc.Close() // a slot not yet freed by startRun's probe
 		if time.Now().After(deadline) {
 			t.Fatalf("%d connections served, want 3", len(held))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if out, err := ofctlRun("dump-flows", target); err == nil {
-		t.Errorf("dump-flows with --max-conns 3 connections held succeeded:\n%s", out)
+	if out, err := ofctlRun("dump-flows", "tcp:"+sw.addr); err == nil {
+		t.Errorf("dump-flows over TCP with --max-conns 3 connections held succeeded:\n%s", out)
+	}
+	if out, err := ofctlRun("dump-flows", target); err != nil || len(ovstest.FlowLines(out)) != 3 {
+		t.Errorf("dump-flows %s with the TCP slots held: %v, want 3 flows:\n%s", target, err, out)
 	}
 	held[0].Close()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		out, err := ofctlRun("dump-flows", target)
+		out, err := ofctlRun("dump-flows", "tcp:"+sw.addr)
 		if err == nil {
 			if n := len(ovstest.FlowLines(out)); n != 3 {
 				t.Errorf("dump-flows after a connection closed: %d flows, want 3:\n%s", n, out)

@@ -49,8 +49,9 @@ br0.mgmt (ovs-ofctl dump-flows unix:PATH): mode 0600, so only the switch's
 user (and root) may connect; a socket left by a dead switch is replaced,
 any other file refused, and the socket is removed at exit. run listens on
 no management socket unless asked, since it has no run directory of its
-own. --max-conns bounds the connections of all --listen targets together:
-one more is closed as soon as it is accepted, with a log line.
+own. --max-conns bounds the connections of the ptcp: and pssl: targets
+together: one more is closed as soon as it is accepted, with a log line;
+the management socket is not counted, so its owner always gets in.
 FLOW_MODs are applied in bursts; --metrics serves Prometheus metrics on
 /metrics, and --stats logs what the bursts cost every interval and at exit:
 their latency, each update's time and filter iterations (percentiles), the
@@ -158,7 +159,7 @@ are emptied and refilled.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&listen, "listen", []string{"ptcp:6653"}, "passive OpenFlow target ptcp:[PORT][:IP], pssl:[PORT][:IP] or punix:PATH (repeatable)")
 	f.StringArrayVar(&controllers, "controller", nil, "controller to connect to, tcp:IP[:PORT], ssl:IP[:PORT] or unix:PATH (repeatable)")
-	f.IntVar(&cfg.Channel.MaxConns, "max-conns", 1024, "most connections served on the --listen targets together; more are closed at once")
+	f.IntVar(&cfg.Channel.MaxConns, "max-conns", 1024, "most connections served on the ptcp: and pssl: targets together; more are closed at once (punix: is not counted)")
 	f.StringVar(&tlsKey, "private-key", "", "PEM private key of the switch, for ssl: and pssl:")
 	f.StringVar(&tlsCert, "certificate", "", "PEM certificate of the switch, for ssl: and pssl:")
 	f.StringVar(&tlsCA, "ca-cert", "", "PEM CA certificate that controllers' certificates must chain to")
