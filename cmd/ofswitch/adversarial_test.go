@@ -674,6 +674,8 @@ func (s *advSwitch) attackTLSSilent(t *testing.T) {
 	for _, nc := range conns {
 		waitClosed(t, nc, 15*time.Second)
 	}
+	// Closed by the handshake deadline, each with its log line.
+	s.waitLog(t, "TLS handshake: context deadline exceeded", silent, 10*time.Second)
 }
 
 // attackAsyncBacklog: controllers that never read, and an attacker that
