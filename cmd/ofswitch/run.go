@@ -182,6 +182,7 @@ are emptied and refilled.`,
 	f.DurationVar(&cfg.Channel.BatchWait, "batch-wait", time.Millisecond, "longest a FLOW_MOD waits for others before its burst is applied")
 	f.BoolVar(&cfg.Channel.OverlapBursts, "overlap-bursts", false, "apply the burst of a controller that pipelines its batches on a goroutine of its own while the next batch is read (pays with processors to spare)")
 	f.DurationVar(&cfg.Channel.EchoInterval, "inactivity-probe", 5*time.Second, "idle time before an echo request; as long again without answer closes the connection")
+	limitFlags(cmd, &cfg.Channel)
 	return cmd
 }
 
