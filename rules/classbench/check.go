@@ -14,6 +14,7 @@ type CheckReport struct {
 	Checked    int            // headers classified
 	Mismatches []Mismatch     // the headers that failed, in trace order
 	Counters   rules.Counters // the classifier's work over every lookup
+	Notes      []Note         // what the rules' OpenFlow flows (Updates) cannot express
 }
 
 // PerLookup returns the subtables visited, the hash-table probes and the
@@ -33,8 +34,9 @@ type Mismatch struct {
 	Why   string // what failed, e.g. "answer 3, linear scan 2"
 }
 
-// Check loads rs into table 0 of an empty pipeline of cfg (Updates, no
-// instructions) and classifies every header of trace. Each answer must
+// Check loads rs over ClassBench's five independent fields (TupleUpdates,
+// no instructions) into table 0 of an empty pipeline of cfg with
+// NoPrereqs set, and classifies every header of trace. Each answer must
 // equal the linear scan's over the rules as written (First), and the
 // header's label must be a rule that matches it (MatchesHeader) and must
 // not come before the answer, since the rule that generated a header
@@ -42,11 +44,16 @@ type Mismatch struct {
 // of the report, not an error; Check fails only if the pipeline cannot be
 // made or refuses a rule ("rule N: ...").
 func Check(rs []Rule, trace []Header, cfg *rules.Config) (*CheckReport, error) {
-	p, err := rules.New(cfg)
+	var c rules.Config
+	if cfg != nil {
+		c = *cfg
+	}
+	c.NoPrereqs = true
+	p, err := rules.New(&c)
 	if err != nil {
 		return nil, err
 	}
-	ups, ex := Updates(rs, 0, nil)
+	ups, ex := TupleUpdates(rs, 0, nil)
 	for i, err := range p.ApplyBurst(ups, true).Errs {
 		if err != nil {
 			return nil, fmt.Errorf("rule %d: %w", ups[i].ID, err)
@@ -54,7 +61,7 @@ func Check(rs []Rule, trace []Header, cfg *rules.Config) (*CheckReport, error) {
 	}
 	tbl := p.Table(0)
 	st := tbl.Stats()
-	rep := &CheckReport{Expansion: ex, Subtables: st.Subtables, Filter: st.Filter, Checked: len(trace)}
+	rep := &CheckReport{Expansion: ex, Subtables: st.Subtables, Filter: st.Filter, Checked: len(trace), Notes: Notes(rs)}
 	for i := range trace {
 		h := &trace[i]
 		k := h.Key()
