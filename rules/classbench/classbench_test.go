@@ -52,6 +52,7 @@ func TestParseErrors(t *testing.T) {
 		{"@1.2.3.4/32\t5.6.7.8/32\t0 : 65535\t80 : 80\t0x06/0xFF\t0x0000\n", 1, 58},
 		{"@1.2.3.4/32\t5.6.7.8/32\t0 : 65535\t80 : 80\t0x06/0xFF\t0x100000000/0x0\n", 1, 52},
 		{"nw_dst=4.207.115.52/32, tp_src=67, tp_dst=8\n", 1, 1},
+		{"@1.2.3.4/32 5.6.7.8/32 0:65535 80:80 6/255 0/0\n", 0, 0}, // spaces, decimal protocol and flags
 	} {
 		_, err := classbench.Parse("f", []byte(tt.in))
 		if tt.line == 0 {
