@@ -182,12 +182,16 @@ func check(w io.Writer, rulesName string, rd []byte, traceName string, td []byte
 	fmt.Fprintf(w, "checked %d, failed %d; per lookup: %.2f subtables visited, %.2f probes, %.3f filter false positives\n",
 		rep.Checked, len(rep.Mismatches), visited, probes, fps)
 	if len(rep.Notes) > 0 {
-		fmt.Fprintf(w, "%d rules OpenFlow cannot express as written, classified here over the five fields; their flows (rules convert):\n", len(rep.Notes))
+		fmt.Fprintf(w, "%d rules OpenFlow cannot express as written, classified here over the five fields; their flows (rules convert), which answer %d of %d headers otherwise:\n",
+			len(rep.Notes), rep.FlowsDiffer, rep.Checked)
 		for i, n := range rep.Notes {
 			if i >= show {
 				break
 			}
 			fmt.Fprintf(w, "%s:%d: %s\n", rulesName, n.Line, n.Text)
+		}
+		if len(rep.Notes) > show {
+			fmt.Fprintf(w, "and %d more (rules convert writes them all)\n", len(rep.Notes)-show)
 		}
 	}
 	if len(rep.Mismatches) > 0 {
