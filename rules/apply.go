@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"time"
 	"unsafe"
@@ -161,7 +162,9 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 	if t == nil {
 		return nil, &Error{Type: ErrTypeFlowModFailed, Code: FlowModBadTableID, Why: fmt.Sprintf("table %d of %d", u.Table, len(p.tables))}
 	}
-	if err := u.Match.validateCached(p.cfg.StrictPorts, &p.masks); err != nil {
+	// Prerequisites are validation's last check: a BAD_PREREQ error means
+	// the match passed every other.
+	if err := u.Match.validateCached(p.cfg.StrictPorts, &p.masks); err != nil && !(p.cfg.NoPrereqs && errors.Is(err, ErrBadPrereq)) {
 		return nil, err
 	}
 	for i := range u.Instructions {

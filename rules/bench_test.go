@@ -76,7 +76,7 @@ func BenchmarkClassBench(b *testing.B) {
 		}
 		keys := benchKeys(b, rs, set.trace)
 		b.Run(set.name+"/linear", func(b *testing.B) {
-			ups, _ := classbench.Updates(rs, 0, nil)
+			ups, _ := classbench.TupleUpdates(rs, 0, nil)
 			l := &linear{}
 			for _, u := range ups {
 				l.ms = append(l.ms, u.Match)
@@ -294,7 +294,7 @@ func BenchmarkBurst1024(b *testing.B) {
 // once, so the benchmark numbers compare like with like.
 func TestLinearBaselineAgrees(t *testing.T) {
 	rs, p, _ := loadCB(t, "lyxocs-ruleSet/fw1_1k", nil)
-	ups, _ := classbench.Updates(rs, 0, nil)
+	ups, _ := classbench.TupleUpdates(rs, 0, nil)
 	l := &linear{}
 	for _, u := range ups {
 		l.ms = append(l.ms, u.Match)

@@ -37,17 +37,25 @@ func readCB(t testing.TB, rel string) []byte {
 	return b
 }
 
+// loadCB loads a ClassBench set over its five independent fields
+// (TupleUpdates, Config.NoPrereqs), so that its lookups of Header.Key
+// answer as classbench.First.
 func loadCB(t testing.TB, rel string, cfg *rules.Config) ([]classbench.Rule, *rules.Pipeline, classbench.Expansion) {
 	t.Helper()
 	rs, err := classbench.Parse(rel, readCB(t, rel))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := rules.New(cfg)
+	var c rules.Config
+	if cfg != nil {
+		c = *cfg
+	}
+	c.NoPrereqs = true
+	p, err := rules.New(&c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ups, ex := classbench.Updates(rs, 0, nil)
+	ups, ex := classbench.TupleUpdates(rs, 0, nil)
 	res := p.ApplyBurst(ups, true)
 	for i, err := range res.Errs {
 		if err != nil {

@@ -7,7 +7,9 @@
 // extracts; a Match is a value and a mask over a Key. Match.Validate applies
 // OpenFlow 1.3.5's prerequisites and mask rules and returns errors that carry
 // the OpenFlow (type, code) pair (OFPBMC_BAD_PREREQ and friends) as plain
-// numbers, so this package imports nothing from the wire codec.
+// numbers, so this package imports nothing from the wire codec. A pipeline
+// with Config.NoPrereqs skips the prerequisites, for classifiers of abstract
+// headers whose fields are independent (ClassBench's five fields).
 // CheckActions, which a Pipeline runs on every add and modify, refuses the
 // actions a flow's match cannot promise (set_field without its field's
 // prerequisites, set_nw_ttl without IP: OFPBAC_MATCH_INCONSISTENT) and the

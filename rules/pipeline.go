@@ -45,6 +45,15 @@ type Config struct {
 	// as a strict OpenFlow 1.3 switch must. By default they are accepted,
 	// as Open vSwitch accepts them.
 	StrictPorts bool
+	// NoPrereqs accepts matches that lack OpenFlow 1.3's prerequisites
+	// (OFPBMC_BAD_PREREQ is not checked; masks and wildcards still are):
+	// the fields of a key are then independent, as in ClassBench's five
+	// fields, where a header carries ports whatever its protocol. It is for
+	// classifying such abstract headers (package classbench), not for a
+	// switch: its data plane's keys carry ports only for TCP, UDP and SCTP,
+	// so a rule testing ports under another protocol would match the zeros
+	// there.
+	NoPrereqs bool
 	// UnlinkAfter is how long a removed rule stays physically in the index
 	// after the version that removes it is published, so that lookups
 	// running then (which may still see it) finish without a retry. Zero

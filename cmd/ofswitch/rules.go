@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -115,7 +117,12 @@ classifies every header of its trace. Each answer must equal the first match
 of a linear scan over the original ranges, and the trace's label (the rule
 that generated the header) must match the header and must not come before
 the answer. Prints the number checked, the number that fail and the first
-failures; exits non-zero on any failure.`,
+failures; exits non-zero on any failure.
+
+The five fields are independent, as in ClassBench: a header carries ports
+whatever its protocol, and a rule may constrain the ports of ICMP or of any
+protocol. Such rules are classified as ClassBench defines them; what their
+OpenFlow flows (rules convert) do instead is printed as notes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			kind, err := rules.ParseFilterKind(filterName)
@@ -174,6 +181,19 @@ func check(w io.Writer, rulesName string, rd []byte, traceName string, td []byte
 	visited, probes, fps := rep.PerLookup()
 	fmt.Fprintf(w, "checked %d, failed %d; per lookup: %.2f subtables visited, %.2f probes, %.3f filter false positives\n",
 		rep.Checked, len(rep.Mismatches), visited, probes, fps)
+	if len(rep.Notes) > 0 {
+		fmt.Fprintf(w, "%d rules OpenFlow cannot express as written, classified here over the five fields; their flows (rules convert), which answer %d of %d headers otherwise:\n",
+			len(rep.Notes), rep.FlowsDiffer, rep.Checked)
+		for i, n := range rep.Notes {
+			if i >= show {
+				break
+			}
+			fmt.Fprintf(w, "%s:%d: %s\n", rulesName, n.Line, n.Text)
+		}
+		if len(rep.Notes) > show {
+			fmt.Fprintf(w, "and %d more (rules convert writes them all)\n", len(rep.Notes)-show)
+		}
+	}
 	if len(rep.Mismatches) > 0 {
 		return fmt.Errorf("%w: %d of %d headers", errCheckFailed, len(rep.Mismatches), rep.Checked)
 	}
@@ -191,7 +211,15 @@ func newRulesConvertCmd() *cobra.Command {
 		Long: `Prints every entry of a ClassBench filter file's prefix expansion as an
 ovs-ofctl add-flows line (priority 65535 - rule index; port ranges as masked
 tp_src/tp_dst), so the set can be loaded into Open vSwitch or pushed to
-ofswitch. The expansion factor goes to stderr.`,
+ofswitch. The expansion factor goes to stderr.
+
+In OpenFlow only TCP, UDP and SCTP packets have ports. A rule that constrains
+ports under any protocol becomes tcp, udp and sctp copies; one that
+constrains ports of another protocol (ICMP with source port 21) has no flow
+for it; a partial protocol mask becomes one copy per protocol. Each such
+rule gets a comment line ("# rule N (line L): ...") before its flows saying
+what they do; the flows then match a packet exactly when the rule does with
+a packet without ports meeting only the full ranges 0 : 65535.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rd, err := os.ReadFile(rulesPath)
@@ -219,9 +247,39 @@ func convert(w, ew io.Writer, name string, rd []byte, table uint8, actions strin
 		return fmt.Errorf("--actions: %w", err)
 	}
 	ups, ex := classbench.Updates(rs, table, inst)
-	if err := ofctl.WriteFlows(w, ups); err != nil {
+	if err := writeNotedFlows(w, ups, classbench.Notes(rs)); err != nil {
 		return err
 	}
-	fmt.Fprintf(ew, "%s: %d rules -> %d flows (expansion x%.2f, max %d per rule)\n", name, ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer)
+	fmt.Fprintf(ew, "%s: %d rules -> %d flows (expansion x%.2f, max %d per rule)", name, ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer)
+	if ex.Noted > 0 {
+		fmt.Fprintf(ew, ", %d rules noted (# lines)", ex.Noted)
+	}
+	fmt.Fprintln(ew)
 	return nil
+}
+
+// writeNotedFlows writes ups (in rule order, ID the rule index) with each
+// note as a comment line before its rule's flows, or where they would be
+// when it has none.
+func writeNotedFlows(w io.Writer, ups []rules.Update, notes []classbench.Note) error {
+	bw := bufio.NewWriter(w)
+	j := 0
+	notesUpTo := func(rule int) {
+		for ; j < len(notes) && notes[j].Rule <= rule; j++ {
+			fmt.Fprintf(bw, "# %s\n", notes[j])
+		}
+	}
+	for i := 0; i < len(ups); {
+		k := i + 1
+		for k < len(ups) && ups[k].ID == ups[i].ID {
+			k++
+		}
+		notesUpTo(ups[i].ID)
+		if err := ofctl.WriteFlows(bw, ups[i:k]); err != nil {
+			return err
+		}
+		i = k
+	}
+	notesUpTo(math.MaxInt)
+	return bw.Flush()
 }

@@ -43,3 +43,25 @@ func ExampleCheck() {
 	// 2 rules -> 7 entries; checked 2, failed 1
 	// acl_trace:2: label 0 does not match the header
 }
+
+// ClassBench's fields are independent; OpenFlow's ports need TCP, UDP or
+// SCTP. The five-field entries keep the rule as written (for a pipeline
+// with NoPrereqs); the OpenFlow flows say what they do instead.
+func ExampleRule_Flows() {
+	rs, err := classbench.Parse("acl", []byte("@10.0.0.0/8\t0.0.0.0/0\t21 : 21\t0 : 65535\t0x01/0xFF\t0x0000/0x0000\n"+
+		"@0.0.0.0/0\t0.0.0.0/0\t0 : 65535\t80 : 80\t0x00/0x00\t0x0000/0x0000\n"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range rs {
+		flows, note := r.Flows()
+		fmt.Printf("rule %d: %d five-field entries, %d flows\n", r.Index, len(r.TupleMatches()), len(flows))
+		fmt.Println(" ", note)
+	}
+	// Output:
+	// rule 0: 1 five-field entries, 0 flows
+	//   protocol 1 (icmp): no ports in OpenFlow, so none of its packets meets source port 21 : 21: no flow for it; the rule matches no packet
+	// rule 1: 1 five-field entries, 3 flows
+	//   any protocol with destination port 80 : 80: one copy per tcp, udp and sctp; packets of other protocols have no ports in OpenFlow and match none
+}

@@ -29,3 +29,22 @@ func First(rs []Rule, h *Header) int {
 	}
 	return -1
 }
+
+// MatchesPacket reports whether r matches h as OpenFlow sees the packet:
+// as MatchesHeader, but only TCP, UDP and SCTP packets have ports, and a
+// packet without ports satisfies only the full ranges 0 : 65535. It is
+// what r's OpenFlow flows (Flows) match.
+func (r *Rule) MatchesPacket(h *Header) bool {
+	return r.MatchesHeader(h) && (portProto(h.Proto) || r.AnyPort())
+}
+
+// FirstPacket is First by MatchesPacket: the rule a packet with h's
+// fields meets first in OpenFlow terms, the reference for Updates.
+func FirstPacket(rs []Rule, h *Header) int {
+	for i := range rs {
+		if rs[i].MatchesPacket(h) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,7 +1,9 @@
 package classbench
 
-// Rule is one line of a ClassBench filter file. The flags column
-// is parsed for syntax and dropped.
+import "strings"
+
+// Rule is one line of a ClassBench filter file. The flags column, which
+// may be absent, is parsed for syntax and dropped.
 type Rule struct {
 	Index            int // 0-based line index: lower wins
 	Line             int // 1-based line number
@@ -33,6 +35,9 @@ func Parse(name string, data []byte) ([]Rule, error) {
 			continue
 		}
 		r := Rule{Index: len(out), Line: i + 1}
+		if c.s[c.pos] != '@' && strings.Contains(c.s, "=") {
+			return nil, c.errf("expected '@' opening a rule (flows in ovs-ofctl syntax, as in ClassBench-ng's OpenFlow sets, are read by ofswitch rules lint --no-actions)")
+		}
 		if err := c.expect('@', "'@' opening a rule"); err != nil {
 			return nil, err
 		}
@@ -62,19 +67,23 @@ func Parse(name string, data []byte) ([]Rule, error) {
 			return nil, err
 		}
 		r.Proto, r.ProtoMask = uint8(v&m), uint8(m)
-		// Flags column: parsed, then ignored.
-		if _, err := c.number("flags value", 0xffff); err != nil {
-			return nil, err
-		}
-		if err := c.expect('/', "'/' between flags value and mask"); err != nil {
-			return nil, err
-		}
-		if _, err := c.number("flags mask", 0xffff); err != nil {
-			return nil, err
-		}
+		// Flags column: generators write it 16 bits wide (0x0000/0x0200),
+		// 8 or 32 bits wide, or not at all; parsed, then ignored.
 		c.skipSpace()
-		if c.pos != len(c.s) {
-			return nil, c.errf("expected end of line after the flags column")
+		if c.pos < len(c.s) {
+			if _, err := c.number("flags value", 1<<32-1); err != nil {
+				return nil, err
+			}
+			if err := c.expect('/', "'/' between flags value and mask"); err != nil {
+				return nil, err
+			}
+			if _, err := c.number("flags mask", 1<<32-1); err != nil {
+				return nil, err
+			}
+			c.skipSpace()
+			if c.pos != len(c.s) {
+				return nil, c.errf("expected end of line after the flags column")
+			}
 		}
 		out = append(out, r)
 	}

@@ -4,19 +4,20 @@ import (
 	"github.com/ofswitch/ofswitch/rules"
 )
 
-// Key returns the flow key of an IPv4 packet with h's header fields. Ports
-// are set only for TCP, UDP and SCTP, as the data plane extracts them.
+// Key returns the flow key of h: an IPv4 packet with h's addresses and
+// protocol, and h's ports in the L4 fields whatever the protocol, since
+// ClassBench's five fields are independent. TupleUpdates' entries classify
+// such keys as First does. The flows of Updates test ports only under
+// TCP, UDP and SCTP, so there the ports of other protocols play no part, as
+// in a packet that has none, and they classify as FirstPacket does.
 func (h *Header) Key() rules.Key {
 	var k rules.Key
 	k.Set(rules.FieldEthType, rules.EthTypeIPv4)
 	k.Set(rules.FieldIPProto, uint64(h.Proto))
 	k.Set(rules.FieldIPv4Src, uint64(h.Src))
 	k.Set(rules.FieldIPv4Dst, uint64(h.Dst))
-	switch h.Proto {
-	case rules.IPProtoTCP, rules.IPProtoUDP, rules.IPProtoSCTP:
-		k.Set(rules.FieldL4Src, uint64(h.Sport))
-		k.Set(rules.FieldL4Dst, uint64(h.Dport))
-	}
+	k.Set(rules.FieldL4Src, uint64(h.Sport))
+	k.Set(rules.FieldL4Dst, uint64(h.Dport))
 	return k
 }
 
@@ -41,41 +42,17 @@ func ExpandPortRange(lo, hi uint16) []PortPrefix {
 	return out
 }
 
-// Matches returns r's prefix expansion: one Match per (source port prefix,
-// destination port prefix) pair, with eth_type=0x0800 and only the fields r
-// constrains.
-func (r *Rule) Matches() []rules.Match {
-	var base rules.Match
-	base.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
-	base.SetPrefix(rules.FieldIPv4Src, uint64(r.Src), r.SrcLen)
-	base.SetPrefix(rules.FieldIPv4Dst, uint64(r.Dst), r.DstLen)
-	if r.ProtoMask != 0 {
-		base.Set(rules.FieldIPProto, uint64(r.Proto), uint64(r.ProtoMask))
-	}
-	sp := ExpandPortRange(r.SportLo, r.SportHi)
-	dp := ExpandPortRange(r.DportLo, r.DportHi)
-	out := make([]rules.Match, 0, len(sp)*len(dp))
-	for _, s := range sp {
-		for _, d := range dp {
-			m := base
-			m.Set(rules.FieldL4Src, uint64(s.Value), uint64(s.Mask))
-			m.Set(rules.FieldL4Dst, uint64(d.Value), uint64(d.Mask))
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // Priority is the priority base: rule i gets priority
 // Priority - i, floored at 1; the insertion order (line order)
 // breaks ties once priorities run out.
 const Priority = 65535
 
-// Expansion reports what Updates produced.
+// Expansion reports what Updates or TupleUpdates produced.
 type Expansion struct {
 	Rules   int // ClassBench rules in
 	Entries int // flow entries out
 	MaxPer  int // most entries from one rule
+	Noted   int // rules whose flows differ from them (Notes); Updates only
 }
 
 // Factor returns Entries / Rules.
@@ -86,15 +63,36 @@ func (e Expansion) Factor() float64 {
 	return float64(e.Entries) / float64(e.Rules)
 }
 
-// Updates turns ClassBench rules into ADD updates for table
-// (in file order, so that insertion order breaks priority ties as the file
-// does) with the given instructions; each entry's ID is its rule's index.
+// Updates turns ClassBench rules into ADD updates of OpenFlow flows
+// (Rule.Flows) for table, with the given instructions: they load into any
+// pipeline, and classify a packet (or a Header's Key) as FirstPacket does.
+// The updates come in file order, so that insertion order breaks priority
+// ties as the file does; each entry's ID is its rule's index.
 func Updates(rs []Rule, table uint8, inst []rules.Instruction) ([]rules.Update, Expansion) {
+	return updates(rs, table, inst, func(r *Rule) ([]rules.Match, bool) {
+		ms, note := r.Flows()
+		return ms, note != ""
+	})
+}
+
+// TupleUpdates is Updates over ClassBench's five independent fields
+// (Rule.TupleMatches): the entries classify a Header's Key exactly as
+// First does, but load only into a pipeline with Config.NoPrereqs when a
+// rule constrains ports of a protocol other than TCP, UDP and SCTP, or of
+// any protocol. Check classifies with them.
+func TupleUpdates(rs []Rule, table uint8, inst []rules.Instruction) ([]rules.Update, Expansion) {
+	return updates(rs, table, inst, func(r *Rule) ([]rules.Match, bool) { return r.TupleMatches(), false })
+}
+
+func updates(rs []Rule, table uint8, inst []rules.Instruction, matches func(*Rule) ([]rules.Match, bool)) ([]rules.Update, Expansion) {
 	var ups []rules.Update
 	ex := Expansion{Rules: len(rs)}
 	for i := range rs {
 		r := &rs[i]
-		ms := r.Matches()
+		ms, noted := matches(r)
+		if noted {
+			ex.Noted++
+		}
 		ex.MaxPer = max(ex.MaxPer, len(ms))
 		pri := max(Priority-r.Index, 1)
 		for _, m := range ms {

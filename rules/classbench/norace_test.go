@@ -1,0 +1,5 @@
+//go:build !race
+
+package classbench_test
+
+const raceEnabled = false
