@@ -82,9 +82,17 @@ type Config struct {
 	BundleIdleTimeout time.Duration
 	// BundleMaxMsgs bounds the messages of a connection's open bundles
 	// together: one more is refused with OFPBFC_MSG_TOO_MANY and fails
-	// its bundle. Default 262144 (a bundle of 100K flows fits; about
-	// 120 MB of translated flows at the most).
+	// its bundle. Default 262144 (a bundle of 100K flows fits).
 	BundleMaxMsgs int
+	// BundleMaxBytes bounds the messages of the open bundles of all
+	// connections together, in bytes as they came: one more is refused
+	// with OFPBFC_MSG_TOO_MANY and fails its bundle. A bundle holds its
+	// messages about as large as they came (a FLOW_MOD may be 64 KB, so
+	// BundleMaxMsgs alone does not bound memory). Default 32 MiB: a
+	// bundle of 262,144 5-tuple flows is about 29 MB. Connections share
+	// it: one may keep others' bundles out until its own are committed,
+	// discarded or idle for BundleIdleTimeout.
+	BundleMaxBytes int
 	// WriteTimeout is how long a write may wait for the peer to take any
 	// of it: a controller that stops reading is disconnected after it,
 	// with a log line. Default 10 s (twice the default EchoInterval).
@@ -171,6 +179,9 @@ func (c *Config) withDefaults() Config {
 	if out.BundleIdleTimeout <= 0 {
 		out.BundleIdleTimeout = 10 * time.Second
 	}
+	if out.BundleMaxBytes <= 0 {
+		out.BundleMaxBytes = 32 << 20
+	}
 	if out.BundleMaxMsgs <= 0 {
 		out.BundleMaxMsgs = 1 << 18
 	}
@@ -216,6 +227,9 @@ type Agent struct {
 	// queued is the asynchronous backlog of all connections, in bytes
 	// (the sum of their qbytes).
 	queued atomic.Int64
+	// bundleBytes is the size of the open bundles' messages, all
+	// connections together (Config.BundleMaxBytes).
+	bundleBytes atomic.Int64
 
 	// accepted counts the connections Serve serves on network
 	// listeners, for MaxConns;
@@ -509,6 +523,7 @@ func (a *Agent) serveConn(ctx context.Context, nc net.Conn, active bool) error {
 	defer stop()
 	defer nc.Close()
 	defer a.forget(c)
+	defer c.dropBundles()
 	err := c.serve()
 	if ctx.Err() != nil {
 		return ctx.Err()

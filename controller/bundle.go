@@ -2,7 +2,6 @@ package controller
 
 import (
 	"encoding/binary"
-	"slices"
 	"time"
 
 	"github.com/ofswitch/ofswitch/groups"
@@ -63,10 +62,12 @@ type bundle struct {
 	flags  uint16
 	closed bool
 	failed bool // a message was refused when added: the commit fails whole
-	ups    []rules.Update
-	// hdrs holds each FLOW_MOD's ofp_header (8 bytes per update), for
-	// the error of one that fails at commit.
-	hdrs     []byte
+	// flows holds the FLOW_MODs, checked and translated when added but
+	// kept as they came, back to back: a bundle holds its messages' wire
+	// size (about 110 bytes for a 5-tuple flow), not their translation
+	// (about 600), and the commit translates them again.
+	flows    []byte
+	nflows   int
 	mods     []tables.BundleMod // the GROUP_MODs and METER_MODs, in place
 	modMsgs  [][]byte           // mods[i]'s message, for its error
 	start    time.Time          // opened
@@ -88,12 +89,56 @@ func (c *conn) newBundle(flags uint16, msg []byte) *bundle {
 }
 
 // size is how many messages b holds.
-func (b *bundle) size() int { return len(b.ups) + len(b.mods) }
+func (b *bundle) size() int { return b.nflows + len(b.mods) }
+
+// bytes is the size of b's messages, as counted against
+// Config.BundleMaxBytes.
+func (b *bundle) bytes() int {
+	n := len(b.flows)
+	for _, m := range b.modMsgs {
+		n += len(m)
+	}
+	return n
+}
 
 // drop forgets bundle id of c.
 func (c *conn) drop(id uint32, b *bundle) {
 	delete(c.bundles, id)
 	c.bundleMsgs -= b.size()
+	c.a.bundleBytes.Add(-int64(b.bytes()))
+}
+
+// dropBundles forgets every open bundle of c, whose connection ends.
+func (c *conn) dropBundles() {
+	for id, b := range c.bundles {
+		c.drop(id, b)
+	}
+}
+
+// reserve counts n more bytes of bundled messages against
+// Config.BundleMaxBytes, and reports whether they fit.
+func (c *conn) reserve(n int) bool {
+	if c.a.bundleBytes.Add(int64(n)) > int64(c.a.cfg.BundleMaxBytes) {
+		c.a.bundleBytes.Add(-int64(n))
+		return false
+	}
+	return true
+}
+
+// translate returns the updates of b's FLOW_MODs, in order.
+func (c *conn) translate(b *bundle) ([]rules.Update, error) {
+	ups := make([]rules.Update, b.nflows)
+	for i, rest := 0, b.flows; i < len(ups); i++ {
+		n := int(binary.BigEndian.Uint16(rest[2:]))
+		if err := c.fm.UnmarshalBinary(rest[:n]); err != nil {
+			return nil, err
+		}
+		if err := ofrules.FlowMod(&ups[i], &c.fm, &c.a.ofopt); err != nil {
+			return nil, err
+		}
+		rest = rest[n:]
+	}
+	return ups, nil
 }
 
 // expireBundles discards the bundles that have seen no message for
@@ -174,8 +219,13 @@ func (c *conn) onBundleControl(msg []byte) error {
 		if b.failed {
 			return c.bundleErr(bundleMsgFailed)
 		}
+		ups, err := c.translate(b)
+		if err != nil { // cannot be: each was translated when added
+			c.a.cfg.Logger.Error("bundle commit: a message no longer translates", "bundle", m.BundleID, "err", err)
+			return c.bundleErr(bundleMsgFailed)
+		}
 		res := &c.res
-		if e := c.a.tables.ApplyBundle(res, b.ups, b.mods, b.start, b.startLks); e != nil {
+		if e := c.a.tables.ApplyBundle(res, ups, b.mods, b.start, b.startLks); e != nil {
 			// As Open vSwitch: the message's own error, then the
 			// commit's.
 			msg := b.msgOf(e)
@@ -231,33 +281,31 @@ func (c *conn) onBundleAdd(msg []byte) error {
 		return c.bundleErr(bundleClosed)
 	}
 	b.used = c.readAt
-	if c.bundleMsgs >= c.a.cfg.BundleMaxMsgs {
+	if c.bundleMsgs >= c.a.cfg.BundleMaxMsgs || !c.reserve(len(inner)) {
 		b.failed = true
 		return c.bundleErr(bundleMsgTooMany)
 	}
 	if openflow.Type(inner[1]) != openflow.TypeFlowMod {
 		err := c.addBundleMod(b, inner)
-		b.failed = b.failed || err != nil
+		if err != nil {
+			b.failed = true
+			c.a.bundleBytes.Add(-int64(len(inner)))
+		}
 		return err
 	}
-	if err := c.fm.UnmarshalBinary(inner); err != nil {
+	err := c.fm.UnmarshalBinary(inner)
+	if err == nil {
+		c.bundleUp = rules.Update{}
+		err = ofrules.FlowMod(&c.bundleUp, &c.fm, &c.a.ofopt)
+	}
+	if err != nil {
 		b.failed = true
+		c.a.bundleBytes.Add(-int64(len(inner)))
 		return err
 	}
-	var u rules.Update
-	if err := ofrules.FlowMod(&u, &c.fm, &c.a.ofopt); err != nil {
-		b.failed = true
-		return err
-	}
-	if len(b.ups) == cap(b.ups) {
-		// Double, as append does only for small slices: an Update is
-		// about 400 bytes, and append's growth by a quarter would
-		// allocate five times a large bundle's final size on the way.
-		b.ups = slices.Grow(b.ups, max(len(b.ups), 16))
-	}
-	b.ups = append(b.ups, u)
+	b.flows = append(b.flows, inner...)
+	b.nflows++
 	c.bundleMsgs++
-	b.hdrs = append(b.hdrs, inner[:openflow.HeaderLen]...)
 	return nil
 }
 
@@ -265,7 +313,7 @@ func (c *conn) onBundleAdd(msg []byte) error {
 // b, and places it after b's FLOW_MODs so far. A METER_MOD's bands are
 // checked here too (meters.Table.Check: they depend on no meter).
 func (c *conn) addBundleMod(b *bundle, inner []byte) error {
-	bm := tables.BundleMod{At: len(b.ups)}
+	bm := tables.BundleMod{At: b.nflows}
 	if openflow.Type(inner[1]) == openflow.TypeGroupMod {
 		var gm openflow.GroupMod
 		if err := gm.UnmarshalBinary(inner); err != nil {
@@ -298,7 +346,11 @@ func (c *conn) addBundleMod(b *bundle, inner []byte) error {
 // METER_MOD's whole, a FLOW_MOD's header.
 func (b *bundle) msgOf(e *tables.BundleError) []byte {
 	if e.Flow >= 0 {
-		return b.hdrs[e.Flow*openflow.HeaderLen : (e.Flow+1)*openflow.HeaderLen]
+		rest := b.flows
+		for range e.Flow {
+			rest = rest[binary.BigEndian.Uint16(rest[2:]):]
+		}
+		return rest[:openflow.HeaderLen]
 	}
 	return b.modMsgs[e.Mod]
 }

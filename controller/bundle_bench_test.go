@@ -150,6 +150,7 @@ func benchBundleDuplicates(b *testing.B, cmd rules.Command) {
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		held = max(held, float64(ms.HeapAlloc)-heap0)
+		runtime.KeepAlive(adds) // counted in heap0 too
 		a1 := allocated()
 		b.StartTimer()
 

@@ -118,3 +118,52 @@ func TestBundleMaxMsgs(t *testing.T) {
 		t.Errorf("%d flows, want the 2 of bundle 3 and the 5 of bundle 4", n)
 	}
 }
+
+// TestBundleMaxBytes: the open bundles of all connections together hold
+// at most BundleMaxBytes of messages; the message that would pass it is
+// refused with OFPBFC_MSG_TOO_MANY and fails its bundle, and the room of
+// a bundle comes back when it is committed or its connection ends.
+func TestBundleMaxBytes(t *testing.T) {
+	fm := &openflow.FlowMod{Header: openflow.Header{Version: openflow.Version14}, BufferID: openflow.NoBuffer,
+		OutPort: openflow.PortAny, OutGroup: openflow.GroupAny, Instructions: []openflow.Instruction{openflow.ApplyActions(openflow.Output(1, 0))}}
+	one, err := fm.AppendBinary(nil) // what bundleConn.add bundles
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, addr := startAgent(t, &Config{BundleMaxBytes: 5 * len(one)})
+	x := bundleConn{dial(t, addr)}
+	x.handshake(openflow.Version14)
+	y := bundleConn{dial(t, addr)}
+	y.handshake(openflow.Version14)
+	for i := range 3 {
+		x.add(1, uint32(10+i), uint16(10+i))
+	}
+	// x's barrier answered: its three are in before y's.
+	x.send(&openflow.Empty{Header: openflow.Header{Version: openflow.Version14, Type: openflow.TypeBarrierRequest, XID: 13}})
+	x.recv(openflow.TypeBarrierReply)
+	y.add(1, 20, 20)
+	y.add(1, 21, 21)
+	y.add(1, 22, 22) // the sixth of both
+	y.expectError(22, openflow.ErrTypeBundleFailed, bundleMsgTooMany)
+	y.ctl(openflow.BundleCommitRequest, 1, 23)
+	y.expectError(23, openflow.ErrTypeBundleFailed, bundleMsgFailed)
+	// y's failed bundle is gone, and x's connection ends: all the room
+	// is back.
+	x.nc.Close()
+	for deadline := time.Now().Add(5 * time.Second); a.Conns() > 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the closed connection is still served")
+		}
+	}
+	for i := range 5 {
+		y.add(2, uint32(30+i), uint16(30+i))
+	}
+	y.ctl(openflow.BundleCommitRequest, 2, 35)
+	y.reply(openflow.BundleCommitReply, 35)
+	if n := a.FlowTables().Stats()[0].Flows; n != 5 {
+		t.Errorf("%d flows, want the 5 of y's second bundle", n)
+	}
+	if n := a.bundleBytes.Load(); n != 0 {
+		t.Errorf("%d bytes counted after every bundle ended, want 0", n)
+	}
+}

@@ -43,8 +43,11 @@ type conn struct {
 	// Config.BundleMaxMsgs); readAt is when the serve loop last read from
 	// the socket, a bundle's clock.
 	bundleMsgs int
-	readAt     time.Time
-	mp         []mpPartial // multipart requests in several parts; see multipart.go
+	// bundleUp is where a bundled FLOW_MOD is translated, to check it
+	// (the bundle keeps the message).
+	bundleUp rules.Update
+	readAt   time.Time
+	mp       []mpPartial // multipart requests in several parts; see multipart.go
 
 	// The applier and the burst it has; see flows.go. job is the spare
 	// applyJob, holding the queue of the applier's last burst.

@@ -142,11 +142,16 @@ func TestAdversarial(t *testing.T) {
 	// headroom (GOGC=200: the heap may reach three times what is live).
 	attack("duplicates", 96, nil, (*advSwitch).attackDuplicates)
 	attack("fd-exhaustion", 64, nil, (*advSwitch).attackConnFlood)
-	// 262,144 translated FLOW_MODs, the most a connection may hold (about
-	// 130 MB), three times over for the collector's headroom. The bundles
+	// 262,144 FLOW_MODs as they came, the most a connection may hold
+	// (about 28 MB), three times over for the collector's headroom. The bundles
 	// are fed round robin, but a stall of the sender as long as the idle
 	// timeout would expire them all before the last message.
-	attack("uncommitted-bundles", 448, []string{"--bundle-idle-timeout", "3s"}, (*advSwitch).attackBundles)
+	attack("uncommitted-bundles", 128, []string{"--bundle-idle-timeout", "3s"}, (*advSwitch).attackBundles)
+	// 32 MiB of bundled FLOW_MODs as they came (--bundle-max-bytes's
+	// default) and the spare room of their buffers, three times over for
+	// the collector's headroom, and the translations of the messages
+	// refused past it.
+	attack("bundle-bytes", 192, nil, (*advSwitch).attackBundleBytes)
 	// A dump in flight costs its flows' stats and its encoding (about
 	// 25 MB for 50,000 flows) until the write timeout drops its reader.
 	attack("slow-readers", 384, nil, (*advSwitch).attackSlowReaders)
@@ -616,6 +621,66 @@ func (s *advSwitch) attackBundles(t *testing.T) {
 		timedOut[em.XID] = true
 	}
 	c.echo(openflow.Version14, 7)
+}
+
+// attackBundleBytes fills bundles over several connections with FLOW_MODs
+// as large as a bundle can carry (3,000 actions, about 48 KB) until
+// BundleMaxBytes (32 MiB over all connections) refuses them: every
+// message past it is answered with OFPBFC_MSG_TOO_MANY, whichever
+// connection sent it. The bundles go with their connections.
+func (s *advSwitch) attackBundleBytes(t *testing.T) {
+	const conns, budget = 4, 32 << 20
+	acts := make([]openflow.Action, 3000)
+	for i := range acts {
+		acts[i] = openflow.Output(uint32(1+i%4), 0)
+	}
+	var cs []*ofConn
+	for range conns {
+		c := dialOF(t, s.addr, 0)
+		c.handshake(openflow.Version14)
+		cs = append(cs, c)
+	}
+	var inner []byte
+	fits := 0
+	n := 0
+	for ; n < 2*budget/(48<<10); n++ {
+		c := cs[n%conns]
+		fm := openflow.FlowMod{Header: openflow.Header{Version: openflow.Version14, XID: uint32(n + 1)}, TableID: 3, Priority: uint16(n), BufferID: openflow.NoBuffer,
+			OutPort: openflow.PortAny, OutGroup: openflow.GroupAny,
+			Match:        openflow.Match{Fields: []openflow.OXM{openflow.EthType(0x0800), openflow.IPv4Dst(netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 9, byte(n >> 8), byte(n)}), 32))}},
+			Instructions: []openflow.Instruction{openflow.ApplyActions(acts...)}}
+		var err error
+		if inner, err = fm.AppendBinary(inner[:0]); err != nil {
+			t.Fatal(err)
+		}
+		fits = budget / len(inner)
+		c.send(&openflow.BundleAddMessage{Header: openflow.Header{Version: openflow.Version14, Type: openflow.TypeBundleAddMessage, XID: uint32(n + 1)},
+			BundleID: 1, Flags: openflow.BundleAtomic, Message: inner})
+		if n%64 == 0 {
+			c.flush()
+		}
+	}
+	refused := 0
+	for i, c := range cs {
+		c.send(&openflow.EchoRequest{Header: openflow.Header{Version: openflow.Version14, XID: 1 << 30}})
+		c.flush()
+		for {
+			msg := c.recv(30 * time.Second)
+			if openflow.Type(msg[1]) == openflow.TypeEchoReply {
+				break
+			}
+			if em := c.errorOf(msg); em.Type != openflow.ErrTypeBundleFailed || em.Code != uint16(openflow.BundleFailedMsgTooMany) {
+				t.Fatalf("connection %d: %v xid %d, want OFPBFC_MSG_TOO_MANY", i, em.Error(), em.XID)
+			}
+			refused++
+		}
+	}
+	if refused != n-fits {
+		t.Errorf("%d of %d messages of %d bytes refused, want all past the %d that fit in %d bytes", refused, n, len(inner), fits, budget)
+	}
+	for _, c := range cs {
+		c.nc.Close()
+	}
 }
 
 // attackSlowReaders opens connections that each request the flow stats

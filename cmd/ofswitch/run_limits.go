@@ -15,6 +15,7 @@ import (
 func limitFlags(cmd *cobra.Command, ch *controller.Config) {
 	f := cmd.Flags()
 	f.DurationVar(&ch.BundleIdleTimeout, "bundle-idle-timeout", 10*time.Second, "a bundle without a message for this long is discarded (OFPBFC_TIMEOUT)")
+	f.IntVar(&ch.BundleMaxBytes, "bundle-max-bytes", 32<<20, "bytes of messages the open bundles of all connections may hold together; one more is refused (OFPBFC_MSG_TOO_MANY)")
 	f.DurationVar(&ch.WriteTimeout, "write-timeout", 10*time.Second, "a controller that takes nothing of a write for this long is disconnected")
 	f.DurationVar(&ch.HandshakeTimeout, "handshake-timeout", 10*time.Second, "a pssl: connection without a complete TLS handshake after this long is closed")
 	f.IntVar(&ch.AsyncLimit, "async-limit", 64<<20, "bytes of asynchronous messages a controller may leave unread before it is disconnected")
