@@ -47,7 +47,8 @@ switch applies the one before). A line is one of:
 
 OpenFlow 1.3 has no add_or_mod, insert_bucket or remove_bucket group commands,
 and push sends no packet-outs: such lines are errors, as is any line that does
-not parse, and nothing is sent.
+not parse, or whose FLOW_MOD, GROUP_MOD or METER_MOD would not fit in one
+OpenFlow message (65535 bytes, 24 fewer inside a bundle), and nothing is sent.
 
 With --bundle each batch is one bundle, committed atomically: applied whole or
 not at all; --batch 0 makes the whole file one batch, as ovs-ofctl --bundle
@@ -70,7 +71,7 @@ Works against ofswitch and Open vSwitch alike.`,
 			if err != nil {
 				return err
 			}
-			mods, errs := ofctl.ParseMods(name, data, &ofctl.ParseOptions{Strict: strict, FixPrereqs: fix})
+			mods, errs := ofctl.ParseMods(name, data, &ofctl.ParseOptions{Strict: strict, FixPrereqs: fix, Check: fitsOneMessage(cfg.Bundle)})
 			if len(errs) > 0 {
 				return errors.Join(errs...)
 			}
