@@ -47,6 +47,9 @@
 // each as its line's error: ofswitch push and rules lint refuse so the
 // mods whose OpenFlow message would not fit in one (ofrules.CheckFlowMod
 // and co), which this package, knowing no wire format, cannot tell.
+// ModsReader reads the same files from an io.Reader a chunk of lines at a
+// time, each chunk by ParseMods' code with the file's line numbers, so
+// that a file of any size costs the memory of a chunk (ofswitch push).
 //
 // MPLS fields and actions take ovs-ofctl's spelling (mpls_label=,
 // mpls_tc=, mpls_bos=, the mpls and mplsm shorthands, push_mpls:,

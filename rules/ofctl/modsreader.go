@@ -38,6 +38,9 @@ func NewModsReader(name string, r io.Reader, lines int, opt *ParseOptions) *Mods
 	return &ModsReader{name: name, r: bufio.NewReaderSize(r, 64<<10), opt: opt, lines: lines}
 }
 
+// Name returns the name of the file, as errors and Mods.Where give it.
+func (mr *ModsReader) Name() string { return mr.name }
+
 // Next parses the next chunk of lines and returns its mods and the errors
 // of its bad lines, as ParseMods would: Update.ID, GroupMod.Line,
 // MeterMod.Line, Mods.Where and the errors' lines count from the file's
