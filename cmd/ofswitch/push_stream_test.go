@@ -131,3 +131,34 @@ func TestPushAllOrNothing(t *testing.T) {
 		t.Fatalf("the switch received %d FLOW_MODs of a file with a bad last line, want none", n)
 	}
 }
+
+// TestPushStdin: push reads standard input ("-") once, into memory, and
+// checks and sends it as it does a file: every flow of a file of three
+// chunks arrives, and a bad line stops it before it sends anything.
+func TestPushStdin(t *testing.T) {
+	var text strings.Builder
+	if err := ofctl.WriteFlows(&text, flowgen.Exact(3000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tail string
+		want int
+		err  string
+	}{{"", 3000, ""}, {"tp_dst=80,actions=drop\n", 0, "<stdin>:3001:1: rules: OFPET_BAD_MATCH/OFPBMC_BAD_PREREQ"}} {
+		addr, got := recordFlowMods(t)
+		cmd := newRootCmd()
+		var out strings.Builder
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetIn(strings.NewReader(text.String() + c.tail))
+		cmd.SetArgs([]string{"push", "--switch", "tcp:" + addr, "-"})
+		err := cmd.Execute()
+		if c.err == "" && (err != nil || !strings.Contains(out.String(), "pushed 3000 flows in 3 batches")) ||
+			c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Fatalf("push with %q after: %v\n%s", c.tail, err, out.String())
+		}
+		if n := len(got()); n != c.want {
+			t.Fatalf("push with %q after: the switch received %d FLOW_MODs, want %d", c.tail, n, c.want)
+		}
+	}
+}
