@@ -33,7 +33,8 @@ type Config struct {
 	// Timeout bounds the wait for each barrier reply; default 10 s.
 	Timeout time.Duration
 	// Lines, if set, names the file a flow came from: Lines[i] describes
-	// updates[i] in errors (e.g. "acl.flows:12").
+	// updates[i] in errors (e.g. "acl.flows:12"). Flows only: Stream's
+	// Msgs carry their own.
 	Lines []string
 	// Bundle sends each batch as one bundle, atomic and ordered, as
 	// ovs-ofctl --bundle does: OpenFlow 1.4 bundle messages, or the ONF
@@ -43,7 +44,8 @@ type Config struct {
 	Bundle bool
 	// Mods are GROUP_MODs and METER_MODs to send among the FLOW_MODs, in
 	// increasing order of Mod.Before. Each counts in its batch as a
-	// FLOW_MOD does, and goes inside the bundle with Bundle.
+	// FLOW_MOD does, and goes inside the bundle with Bundle. Flows only:
+	// a Source gives its own among its flows.
 	Mods []Mod
 	// Conn, if set, is the connection to push over, made by the caller
 	// (one from inside a network namespace, say); Flows closes it, and
@@ -88,8 +90,10 @@ type Mod struct {
 // METER_MOD, or for the commit of a bundle (Config.Bundle).
 type Error struct {
 	// Index is the FLOW_MOD's index into the updates pushed, or the
-	// GROUP_MOD's or METER_MOD's into Config.Mods, as Type says. The error
-	// of a commit names the bundle's first message so.
+	// GROUP_MOD's or METER_MOD's into Config.Mods, as Type says (for
+	// Stream: the flows, or the group and meter mods, the source gave
+	// before it). The error of a commit names the bundle's first message
+	// so.
 	Index int
 	Type  openflow.Type // TypeFlowMod, TypeGroupMod or TypeMeterMod
 	Where string        // Config.Lines[Index] or Config.Mods[Index].Where, if given
