@@ -186,12 +186,12 @@ func Flows(ctx context.Context, target string, updates []rules.Update, cfg *Conf
 }
 
 // Stream is Flows of the mods src gives: flows, groups and meters, batch
-// by batch as they come (Config.Lines, Mods and Importance say nothing
-// here but Importance: each Msg says where it came from). A push of a
-// file of any size holds the batch it encodes and the batches in flight,
-// not the file. An error of src ends the push where it came, with the
-// batches before it sent: a source that must be all or nothing checks
-// its input first.
+// by batch as they come. It ignores Config.Lines and Config.Mods (each
+// Msg names itself) and offers OpenFlow 1.4 if Config.Importance says
+// so. A push of a file of any size holds the chunk it encodes and the
+// batches in flight, not the file. An error of src ends the push after
+// the switch has answered the batches before it: a source that must be
+// all or nothing checks its input first.
 func Stream(ctx context.Context, target string, src Source, cfg *Config) (*Result, error) {
 	if cfg != nil && cfg.Conn != nil {
 		return flowsOver(ctx, cfg.Conn, src, cfg)
