@@ -27,6 +27,10 @@
 // switch has answered the batches before it, which the Result counts (a
 // batch in pieces gets no barrier, its bundle no commit); a source that
 // must be all or nothing checks its input first, as ofswitch push does.
+// FitsOneMessage gives the checks that refuse a mod whose message would
+// not fit in one (65535 bytes, less a bundle add message's header with
+// Config.Bundle): ofswitch push and rules lint refuse such a line before
+// anything is sent, as the encoder could not write it.
 //
 // # Batches in flight
 //
