@@ -119,6 +119,17 @@
 // openflow.Instruction built at all. TestEncoderTemplate checks it against
 // the full encoding, byte for byte.
 //
+// An ofp_header's length is 16 bits: no message exceeds 65535 bytes
+// (openflow.MaxMessageLen), and a flow of thousands of actions, a group
+// of many buckets or a meter of many bands may not fit. FlowModLen,
+// GroupModLen and MeterModLen give a mod's length without encoding it;
+// CheckFlowMod, CheckGroupMod and CheckMeterMod refuse one that does not
+// fit (openflow.ErrTooLong), in a message alone or inside a bundle add
+// message (BundleAddLen less), so that a client can refuse it before it
+// sends anything: ofswitch push and rules lint do, each line of a file
+// by file:line. CheckFlowMod bounds a flow's length by counting its
+// actions and computes it only when the bound is over.
+//
 // # Concurrency
 //
 // The functions are safe to call from any number of goroutines. A Decoder

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/controller/push"
+	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -47,14 +49,21 @@ switch applies the one before). A line is one of:
 
 OpenFlow 1.3 has no add_or_mod, insert_bucket or remove_bucket group commands,
 and push sends no packet-outs: such lines are errors, as is any line that does
-not parse, and nothing is sent.
+not parse, or whose FLOW_MOD, GROUP_MOD or METER_MOD would not fit in one
+OpenFlow message (65535 bytes, 24 fewer inside a bundle), and nothing is sent:
+push reads the file twice, first to check every line (keeping nothing of it),
+then to parse and send it batch by batch, so that its memory is that of a few
+batches whatever the file's size (standard input is read into memory first).
+A batch of more than 4 MiB (--batch 0 of a large file) goes out in pieces as
+it is encoded, still one batch, or one bundle. Should the file change between
+the two reads, push stops at the first bad line, after the batches before it.
 
 With --bundle each batch is one bundle, committed atomically: applied whole or
 not at all; --batch 0 makes the whole file one batch, as ovs-ofctl --bundle
 sends it. Prints the flows, groups and meters pushed, mods/s (flows/s for a
 file of flows alone) and the barrier
 latency of the batches, each from its write to its barrier reply (a batch is
-encoded before, while the switch applies the one ahead of it); every error the
+parsed and encoded before, while the switch applies the one ahead of it); every error the
 switch sends is printed with the line of the file that caused it, and the exit
 status is non-zero.
 
@@ -66,24 +75,28 @@ silently).
 Works against ofswitch and Open vSwitch alike.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, data, err := readInput(cmd.InOrStdin(), args[0])
-			if err != nil {
-				return err
-			}
-			mods, errs := ofctl.ParseMods(name, data, &ofctl.ParseOptions{Strict: strict, FixPrereqs: fix})
-			if len(errs) > 0 {
-				return errors.Join(errs...)
-			}
-			ups := mods.Flows
-			cfg.Lines = mods.Where
-			cfg.Mods = pushMods(name, mods)
 			if cfg.Batch < 0 {
 				return fmt.Errorf("--batch %d: want 0 (one batch) or more", cfg.Batch)
 			}
-			if cfg.Batch == 0 {
-				cfg.Batch = max(len(ups)+len(cfg.Mods), 1)
+			name, open, err := openInput(cmd.InOrStdin(), args[0])
+			if err != nil {
+				return err
 			}
-			res, err := push.Flows(cmd.Context(), target, ups, &cfg)
+			opt := &ofctl.ParseOptions{Strict: strict, FixPrereqs: fix, Check: fitsOneMessage(cfg.Bundle)}
+			sum, err := checkInput(name, open, opt)
+			if err != nil {
+				return err
+			}
+			if cfg.Batch == 0 {
+				cfg.Batch = max(sum.mods, 1)
+			}
+			cfg.Importance = sum.importance
+			r, err := open()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			res, err := push.Stream(cmd.Context(), target, &modsSource{mr: ofctl.NewModsReader(name, r, chunkLines, opt)}, &cfg)
 			if err != nil {
 				return err
 			}
@@ -127,33 +140,90 @@ Works against ofswitch and Open vSwitch alike.`,
 	return cmd
 }
 
-// pushMods returns the group and meter mods of a file as push sends them
-// among its flows, each before the first flow of a later line.
-func pushMods(name string, m *ofctl.Mods) []push.Mod {
-	if len(m.Groups)+len(m.Meters) == 0 {
-		return nil
+// chunkLines is the lines push parses at a time: its memory is that of
+// a chunk's mods and of the batches in flight, whatever the file's size.
+const chunkLines = 1024
+
+// inputSummary is what the check of a file found: its mods (flows,
+// groups and meters) and whether an add has an importance.
+type inputSummary struct {
+	mods       int
+	importance bool
+}
+
+// checkInput parses the whole input, keeping nothing but counts, and
+// returns every bad line's error joined: push sends nothing of a file
+// with a bad line, as ovs-ofctl add-flows does, in the memory of a chunk.
+func checkInput(name string, open func() (io.ReadCloser, error), opt *ofctl.ParseOptions) (inputSummary, error) {
+	var sum inputSummary
+	r, err := open()
+	if err != nil {
+		return sum, err
 	}
-	var out []push.Mod
-	flows := 0
+	defer r.Close()
+	mr := ofctl.NewModsReader(name, r, chunkLines, opt)
+	var errs []error
+	for {
+		m, bad, err := mr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum, err
+		}
+		errs = append(errs, bad...)
+		sum.mods += len(m.Flows) + len(m.Groups) + len(m.Meters)
+		for i := range m.Flows {
+			if u := &m.Flows[i]; u.Importance != 0 && u.Command == rules.CmdAdd {
+				sum.importance = true
+			}
+		}
+	}
+	return sum, errors.Join(errs...)
+}
+
+// modsSource is the push.Source of a file read a chunk at a time, each
+// chunk's flows, groups and meters in file order.
+type modsSource struct {
+	mr   *ofctl.ModsReader
+	msgs []push.Msg
+}
+
+func (s *modsSource) Next() ([]push.Msg, error) {
+	m, errs, err := s.mr.Next()
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		// checkInput found none: the file changed under the push.
+		return nil, fmt.Errorf("the input changed while it was pushed: %w", errors.Join(errs...))
+	}
+	s.msgs = s.msgs[:0]
 	for _, op := range m.Ops() {
 		switch op.Kind {
 		case ofctl.OpFlow:
-			flows++
+			s.msgs = append(s.msgs, push.Msg{Flow: &m.Flows[op.Index], Where: m.Where[op.Index]})
 		case ofctl.OpGroup:
-			out = append(out, push.Mod{Before: flows, Group: &m.Groups[op.Index].Mod, Where: name + ":" + strconv.Itoa(op.Line)})
+			g := &m.Groups[op.Index]
+			s.msgs = append(s.msgs, push.Msg{Group: &g.Mod, Where: s.mr.Name() + ":" + strconv.Itoa(g.Line)})
 		case ofctl.OpMeter:
-			out = append(out, push.Mod{Before: flows, Meter: &m.Meters[op.Index].Mod, Where: name + ":" + strconv.Itoa(op.Line)})
+			e := &m.Meters[op.Index]
+			s.msgs = append(s.msgs, push.Msg{Meter: &e.Mod, Where: s.mr.Name() + ":" + strconv.Itoa(e.Line)})
 		}
 	}
-	return out
+	return s.msgs, nil
 }
 
-// readInput reads a file, or standard input for "-".
-func readInput(stdin io.Reader, path string) (string, []byte, error) {
+// openInput returns the name of the input and a function that opens it
+// from its start: a file, read once to check it and once to push it, or
+// standard input for "-", which is read into memory first.
+func openInput(stdin io.Reader, path string) (string, func() (io.ReadCloser, error), error) {
 	if path == "-" {
 		b, err := io.ReadAll(stdin)
-		return "<stdin>", b, err
+		return "<stdin>", func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }, err
 	}
-	b, err := os.ReadFile(path)
-	return path, b, err
+	if _, err := os.Stat(path); err != nil {
+		return "", nil, err
+	}
+	return path, func() (io.ReadCloser, error) { return os.Open(path) }, nil
 }

@@ -40,7 +40,8 @@ meet the OpenFlow 1.3 prerequisites, every flow load into the tables (table
 ids, goto_table, output ports, actions the match cannot promise), every group
 into the group table (buckets per type, weights, watch ports and groups,
 chaining to groups defined before, loops: OFPGMFC_LOOP; bucket actions checked
-as a flow's), every meter into the meter table.
+as a flow's), every meter into the meter table, and each fit in one OpenFlow
+message (65535 bytes: a flow of thousands of actions does not).
 
 A flow that sends to a group no line before it defines is an error
 (OFPBAC_BAD_OUT_GROUP), as is one that names a meter no line before it
@@ -61,7 +62,7 @@ groups and meters; exits non-zero if any line fails.`,
 				}
 				files[i] = ofctl.LintFile{Name: name, Data: data}
 			}
-			return lint(cmd.OutOrStdout(), files, &ofctl.ParseOptions{FixPrereqs: fix, NoActions: noActions},
+			return lint(cmd.OutOrStdout(), files, &ofctl.ParseOptions{FixPrereqs: fix, NoActions: noActions, Check: fitsOneMessage(false)},
 				&rules.Config{Tables: tables, StrictPorts: strictPorts, Filter: rules.FilterNone})
 		},
 	}

@@ -13,14 +13,33 @@
 // only OpenFlow 1.3 gets flows with an importance without it, and
 // Result.ImportanceDropped says so.
 //
+// # Streaming
+//
+// Stream pushes what a Source gives, chunk by chunk: Msgs, each a flow, a
+// group or a meter mod and where it came from. ofswitch push streams a
+// file so (rules/ofctl.ModsReader), and Flows is Stream over its slices.
+// The pusher holds the chunk it encodes, the batch in its writer and, for
+// the batches in flight, only their messages' names for the errors: a
+// push's memory does not grow with its length. A batch over 4 MiB
+// (flushLen: --batch 0 of a large file) goes out in pieces as it is
+// encoded, once fewer than Window batches are in flight; it stays one
+// batch (one bundle). An error of the Source ends the push after the
+// switch has answered the batches before it, which the Result counts (a
+// batch in pieces gets no barrier, its bundle no commit); a source that
+// must be all or nothing checks its input first, as ofswitch push does.
+// FitsOneMessage gives the checks that refuse a mod whose message would
+// not fit in one (65535 bytes, less a bundle add message's header with
+// Config.Bundle): ofswitch push and rules lint refuse such a line before
+// anything is sent, as the encoder could not write it.
+//
 // # Batches in flight
 //
 // Up to Config.Window batches are in flight: the next batch is written
 // before the barrier replies of those before it have arrived, so that the
 // switch applies one while the client encodes the next, and each batch is
 // encoded before the barrier reply it waits for (with Window 1, while the
-// switch applies the batch before). A batch goes out in one write,
-// whatever its size: each write over loopback runs the receiving side's
+// switch applies the batch before). A batch goes out in one write, up to
+// 4 MiB: each write over loopback runs the receiving side's
 // network stack and wakes the switch, which gains nothing from decoding a
 // batch's first FLOW_MODs early.
 //

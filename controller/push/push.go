@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/ofswitch/ofswitch/groups"
@@ -33,7 +33,8 @@ type Config struct {
 	// Timeout bounds the wait for each barrier reply; default 10 s.
 	Timeout time.Duration
 	// Lines, if set, names the file a flow came from: Lines[i] describes
-	// updates[i] in errors (e.g. "acl.flows:12").
+	// updates[i] in errors (e.g. "acl.flows:12"). Flows only: Stream's
+	// Msgs carry their own.
 	Lines []string
 	// Bundle sends each batch as one bundle, atomic and ordered, as
 	// ovs-ofctl --bundle does: OpenFlow 1.4 bundle messages, or the ONF
@@ -43,12 +44,35 @@ type Config struct {
 	Bundle bool
 	// Mods are GROUP_MODs and METER_MODs to send among the FLOW_MODs, in
 	// increasing order of Mod.Before. Each counts in its batch as a
-	// FLOW_MOD does, and goes inside the bundle with Bundle.
+	// FLOW_MOD does, and goes inside the bundle with Bundle. Flows only:
+	// a Source gives its own among its flows.
 	Mods []Mod
 	// Conn, if set, is the connection to push over, made by the caller
 	// (one from inside a network namespace, say); Flows closes it, and
 	// does not use its target.
 	Conn net.Conn
+	// Importance tells Stream that an add of its source has an
+	// importance, which only OpenFlow 1.4 carries: it then offers 1.4 as
+	// well as 1.3 (Flows finds out from its updates).
+	Importance bool
+}
+
+// Msg is one mod of a streamed push (Stream): a flow update, a group mod
+// or a meter mod, exactly one of the three set, and where it came from,
+// for errors (e.g. "acl.txt:12").
+type Msg struct {
+	Flow  *rules.Update
+	Group *groups.Mod // a GROUP_MOD (ofrules.WireGroupMod)
+	Meter *meters.Mod // a METER_MOD (ofrules.WireMeterMod)
+	Where string
+}
+
+// Source gives Stream its mods, in the order they go out.
+type Source interface {
+	// Next returns the next mods, or io.EOF after the last; any other
+	// error ends the push. The slice, and what its Msgs point to, may be
+	// reused once Next is called again: Stream has encoded them by then.
+	Next() ([]Msg, error)
 }
 
 // Mod is a GROUP_MOD or a METER_MOD that a push sends among its
@@ -66,8 +90,10 @@ type Mod struct {
 // METER_MOD, or for the commit of a bundle (Config.Bundle).
 type Error struct {
 	// Index is the FLOW_MOD's index into the updates pushed, or the
-	// GROUP_MOD's or METER_MOD's into Config.Mods, as Type says. The error
-	// of a commit names the bundle's first message so.
+	// GROUP_MOD's or METER_MOD's into Config.Mods, as Type says (for
+	// Stream: the flows, or the group and meter mods, the source gave
+	// before it). The error of a commit names the bundle's first message
+	// so.
 	Index int
 	Type  openflow.Type // TypeFlowMod, TypeGroupMod or TypeMeterMod
 	Where string        // Config.Lines[Index] or Config.Mods[Index].Where, if given
@@ -143,8 +169,33 @@ type Result struct {
 // Errors the switch answers are collected in the Result, not fatal; Flows
 // fails only if the connection does, or ctx is done.
 func Flows(ctx context.Context, target string, updates []rules.Update, cfg *Config) (*Result, error) {
+	var mods []Mod
+	if cfg != nil {
+		mods = cfg.Mods
+	}
+	if err := checkMods(mods, len(updates)); err != nil {
+		return nil, err
+	}
+	src := &sliceSource{ups: updates, mods: mods}
+	c := Config{}
+	if cfg != nil {
+		c = *cfg
+		src.lines = cfg.Lines
+	}
+	c.Importance = anyImportance(updates)
+	return Stream(ctx, target, src, &c)
+}
+
+// Stream is Flows of the mods src gives: flows, groups and meters, batch
+// by batch as they come. It ignores Config.Lines and Config.Mods (each
+// Msg names itself) and offers OpenFlow 1.4 if Config.Importance says
+// so. A push of a file of any size holds the chunk it encodes and the
+// batches in flight, not the file. An error of src ends the push after
+// the switch has answered the batches before it: a source that must be
+// all or nothing checks its input first.
+func Stream(ctx context.Context, target string, src Source, cfg *Config) (*Result, error) {
 	if cfg != nil && cfg.Conn != nil {
-		return flowsOver(ctx, cfg.Conn, updates, cfg)
+		return flowsOver(ctx, cfg.Conn, src, cfg)
 	}
 	t, err := oftarget.Parse(target)
 	if err != nil {
@@ -158,19 +209,56 @@ func Flows(ctx context.Context, target string, updates []rules.Update, cfg *Conf
 	if err != nil {
 		return nil, fmt.Errorf("push: %w", err)
 	}
-	res, err := flowsOver(ctx, nc, updates, cfg)
+	res, err := flowsOver(ctx, nc, src, cfg)
 	if err != nil {
 		return res, fmt.Errorf("push to %s: %w", target, err)
 	}
 	return res, nil
 }
 
-// flowsOver is Flows over nc, which it closes.
-func flowsOver(ctx context.Context, nc net.Conn, updates []rules.Update, cfg *Config) (*Result, error) {
+// flowsOver is Stream over nc, which it closes.
+func flowsOver(ctx context.Context, nc net.Conn, src Source, cfg *Config) (*Result, error) {
 	defer nc.Close()
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	defer stop()
-	return newPusher(quietconn.Wrap(nc), cfg).push(ctx, updates)
+	p := newPusher(quietconn.Wrap(nc), cfg)
+	p.src = src
+	return p.run(ctx)
+}
+
+// sliceSource is the Source of Flows: updates, with Config.Mods among
+// them (mod j before update mods[j].Before), a chunk at a time.
+type sliceSource struct {
+	ups   []rules.Update
+	lines []string
+	mods  []Mod
+	i, j  int // the next update, the next mod
+	buf   []Msg
+}
+
+func (s *sliceSource) Next() ([]Msg, error) {
+	s.buf = s.buf[:0]
+	for len(s.buf) < 1024 {
+		switch {
+		case s.j < len(s.mods) && s.mods[s.j].Before <= s.i:
+			m := &s.mods[s.j]
+			s.buf = append(s.buf, Msg{Group: m.Group, Meter: m.Meter, Where: m.Where})
+			s.j++
+		case s.i < len(s.ups):
+			msg := Msg{Flow: &s.ups[s.i]}
+			if s.i < len(s.lines) {
+				msg.Where = s.lines[s.i]
+			}
+			s.buf = append(s.buf, msg)
+			s.i++
+		default:
+			if len(s.buf) == 0 {
+				return nil, io.EOF
+			}
+			return s.buf, nil
+		}
+	}
+	return s.buf, nil
 }
 
 // newPusher returns a pusher over nc with cfg's defaults filled in.
@@ -189,43 +277,53 @@ func newPusher(nc net.Conn, cfg *Config) *pusher {
 		c.Window = 4
 	}
 	return &pusher{nc: nc, r: openflow.NewReader(nc, 0), w: openflow.NewWriter(nc), ctl: openflow.NewWriter(nc),
-		cfg: &c, bundle: c.Bundle, mods: c.Mods}
+		cfg: &c, bundle: c.Bundle}
 }
 
-// push runs the handshake and pushes updates.
+// push runs the handshake and pushes updates with Config.Mods among
+// them, as Flows does.
 func (p *pusher) push(ctx context.Context, updates []rules.Update) (*Result, error) {
+	if err := checkMods(p.cfg.Mods, len(updates)); err != nil {
+		return nil, err
+	}
+	p.src = &sliceSource{ups: updates, lines: p.cfg.Lines, mods: p.cfg.Mods}
+	p.cfg.Importance = anyImportance(updates)
+	return p.run(ctx)
+}
+
+// run runs the handshake and pushes the mods of p.src.
+func (p *pusher) run(ctx context.Context) (*Result, error) {
 	c := p.cfg
-	if err := checkMods(c.Mods, len(updates)); err != nil {
+	if err := p.handshake(c.Bundle || c.Importance); err != nil {
 		return nil, err
 	}
-	importance := anyImportance(updates)
-	if err := p.handshake(c.Bundle || importance); err != nil {
-		return nil, err
-	}
-	res := &Result{Version: p.version, ImportanceDropped: importance && p.version < openflow.Version14}
+	res := &Result{Version: p.version, ImportanceDropped: c.Importance && p.version < openflow.Version14}
 	start := time.Now()
-	// Each batch is encoded before the barrier replies it waits for, the
-	// first before the loop: with Window 1 the client encodes the next
-	// batch while the switch applies this one.
-	n := len(updates) + len(c.Mods) // messages, in the order they go out
-	if n > 0 {
-		if err := p.prepare(updates, 0, min(c.Batch, n)); err != nil {
-			return res, p.fail(ctx, err, 0)
+	// Each batch is encoded before the barrier replies it waits for: with
+	// Window 1 the client encodes the next batch while the switch applies
+	// this one.
+	for {
+		ok, err := p.prepare(res)
+		if err != nil {
+			if _, ok := err.(sourceError); ok {
+				if derr := p.drain(res); derr != nil {
+					err = derr
+				}
+			}
+			return res, p.fail(ctx, err, p.sent)
 		}
-	}
-	for lo := 0; lo < n; lo += c.Batch {
-		if len(p.inflight) == c.Window {
-			if err := p.await(res); err != nil {
-				return res, p.fail(ctx, err, p.inflight[0].lo)
+		if !ok {
+			break
+		}
+		if !p.next.started {
+			for len(p.inflight) >= c.Window {
+				if err := p.await(res); err != nil {
+					return res, p.fail(ctx, err, p.inflight[0].lo)
+				}
 			}
 		}
 		if err := p.send(); err != nil {
-			return res, p.fail(ctx, err, lo)
-		}
-		if next := lo + c.Batch; next < n {
-			if err := p.prepare(updates, next, min(next+c.Batch, n)); err != nil {
-				return res, p.fail(ctx, err, next)
-			}
+			return res, p.fail(ctx, err, p.next.lo)
 		}
 	}
 	for len(p.inflight) > 0 {
@@ -234,16 +332,8 @@ func (p *pusher) push(ctx context.Context, updates []rules.Update) (*Result, err
 		}
 	}
 	res.Elapsed = time.Since(start)
-	res.Flows = len(updates)
-	for i := range c.Mods {
-		if c.Mods[i].Group != nil {
-			res.Groups++
-		} else {
-			res.Meters++
-		}
-	}
 	if res.Elapsed > 0 {
-		res.PerSec = float64(n) / res.Elapsed.Seconds()
+		res.PerSec = float64(p.sent) / res.Elapsed.Seconds()
 	}
 	res.ErrCount = len(res.Errors)
 	latencyFigures(res, p.lat)
@@ -284,19 +374,26 @@ type pusher struct {
 	cfg      *Config
 	version  uint8
 	xid      uint32
-	next     sentBatch   // the batch in w
-	inflight []sentBatch // oldest first
-	bundle   bool        // Config.Bundle
-	bundleID uint32      // of the last bundle opened
-	lat      []int64     // barrier latency of each batch, µs
+	next     *sentBatch   // the batch in w
+	inflight []*sentBatch // oldest first
+	free     []*sentBatch // batches done, for the next ones
+	bundle   bool         // Config.Bundle
+	bundleID uint32       // of the last bundle opened
+	lat      []int64      // barrier latency of each batch, µs
 	enc      ofrules.Encoder
 	msg      []byte // a bundled FLOW_MOD, encoded before its bundle add message
-	mods     []Mod  // Config.Mods
+
+	src     Source
+	chunk   []Msg // the source's, from pos on not encoded yet
+	pos     int
+	srcDone bool // the source said io.EOF
+	sent    int  // messages encoded: the number of the next
+	flows   int  // of which flows: the Error.Index of the next
+	mods    int  // and group and meter mods
 }
 
 // sentBatch is a batch whose barrier reply has not arrived yet. Its
-// messages are numbered as they go out: updates and Config.Mods
-// interleaved (see item).
+// messages are numbered as they go out, flows, groups and meters alike.
 type sentBatch struct {
 	lo      int       // number of its first message
 	first   uint32    // xid of its first FLOW_MOD (or group or meter mod)
@@ -305,7 +402,25 @@ type sentBatch struct {
 	n       int       // its messages
 	refused int       // of which the switch refused so far
 	t0      time.Time // when send began writing it
+	refs    []msgRef  // its messages, for their errors
+	// started is set when a part of the batch went out before it was
+	// all encoded (see flushLen); it is then in flight already.
+	started bool
 }
+
+// msgRef names a message of a batch in its errors.
+type msgRef struct {
+	where string
+	index int // Error.Index
+	typ   openflow.Type
+}
+
+// flushLen is the most bytes of a batch that wait for the rest of it in
+// the writer: a batch of more (--batch 0 of a large file) goes out in
+// pieces of flushLen as it is encoded, so that its memory is bounded.
+// Batches of a few thousand flows go out in one write. A variable for
+// the tests.
+var flushLen = 4 << 20
 
 // fail names the batch (by its first message, lo) a failure happened in,
 // with the context's error if the caller cancelled.
@@ -314,17 +429,6 @@ func (p *pusher) fail(ctx context.Context, err error, lo int) error {
 		err = ctx.Err()
 	}
 	return fmt.Errorf("batch at message %d: %w", lo+1, err)
-}
-
-// item says what message number g of the push is: update i, or
-// Config.Mods[i] if mod. Mod j goes out as message Before+j.
-func (p *pusher) item(g int) (i int, mod bool) {
-	mods := p.mods
-	j := sort.Search(len(mods), func(j int) bool { return mods[j].Before+j >= g })
-	if j < len(mods) && mods[j].Before+j == g {
-		return j, true
-	}
-	return g - j, false
 }
 
 // checkMods checks that mods go with n updates: each a group or a meter
@@ -383,12 +487,72 @@ func anyImportance(updates []rules.Update) bool {
 // bundleFlags are the flags of push's bundles.
 const bundleFlags = openflow.BundleAtomic | openflow.BundleOrdered
 
-// prepare encodes updates[lo:hi] and a barrier into w as the next batch;
-// with Bundle, the bundle of them, atomic and ordered: its open request,
-// each FLOW_MOD in a bundle add message of the same xid (as OpenFlow 1.4.1
-// §7.3.9.6 requires), and its commit request.
-func (p *pusher) prepare(updates []rules.Update, lo, hi int) error {
-	b := sentBatch{lo: lo, n: hi - lo}
+// more reports whether the source has a message left, asking it for more
+// when the chunk in hand is done.
+func (p *pusher) more() (bool, error) {
+	for p.pos >= len(p.chunk) {
+		if p.srcDone {
+			return false, nil
+		}
+		c, err := p.src.Next()
+		if err == io.EOF {
+			p.srcDone, p.chunk = true, nil
+			return false, nil
+		}
+		if err != nil {
+			return false, sourceError{err}
+		}
+		p.chunk, p.pos = c, 0
+	}
+	return true, nil
+}
+
+// sourceError is an error of the Source.
+type sourceError struct{ err error }
+
+func (e sourceError) Error() string { return e.err.Error() }
+func (e sourceError) Unwrap() error { return e.err }
+
+// drain waits for the replies of the batches in flight, after the source
+// failed: the Result then counts what the switch applied. A batch whose
+// first part went out and whose rest cannot come is left without its
+// barrier (its bundle uncommitted, discarded when the connection closes).
+func (p *pusher) drain(res *Result) error {
+	if n := len(p.inflight); n > 0 && p.inflight[n-1].barrier == ^uint32(0) {
+		p.inflight = p.inflight[:n-1]
+	}
+	for len(p.inflight) > 0 {
+		if err := p.await(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newBatch returns a batch, one done before if there is one.
+func (p *pusher) newBatch() *sentBatch {
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		*b = sentBatch{refs: b.refs[:0]}
+		return b
+	}
+	return &sentBatch{}
+}
+
+// prepare encodes the next batch, up to Batch messages of the source, and
+// a barrier into w; with Bundle, the bundle of them, atomic and ordered:
+// its open request, each message in a bundle add message of the same xid
+// (as OpenFlow 1.4.1 §7.3.9.6 requires), and its commit request. It
+// reports false when the source has nothing left. A batch longer than
+// flushLen starts going out as it is encoded, once fewer than Window
+// batches are in flight (awaiting their replies into res).
+func (p *pusher) prepare(res *Result) (bool, error) {
+	if ok, err := p.more(); !ok || err != nil {
+		return false, err
+	}
+	b := p.newBatch()
+	b.lo = p.sent
 	if p.bundle {
 		p.bundleID++
 		p.xid++
@@ -396,29 +560,29 @@ func (p *pusher) prepare(updates []rules.Update, lo, hi int) error {
 		open := openflow.BundleControl{Header: openflow.Header{Version: p.version, XID: p.xid},
 			BundleID: p.bundleID, Type: openflow.BundleOpenRequest, Flags: bundleFlags}
 		if err := p.w.Append(&open); err != nil {
-			return err
+			return false, err
 		}
 	}
 	b.first = p.xid + 1
-	if len(p.mods) == 0 {
-		for i := lo; i < hi; i++ {
-			p.xid++
-			if err := p.encodeFlow(&updates[i]); err != nil {
-				return fmt.Errorf("encode flow %d: %w", i+1, err)
-			}
+	for b.n < p.cfg.Batch {
+		if ok, err := p.more(); err != nil {
+			return false, err
+		} else if !ok {
+			break
 		}
-	} else {
-		for g := lo; g < hi; g++ {
-			p.xid++
-			i, mod := p.item(g)
-			if !mod {
-				if err := p.encodeFlow(&updates[i]); err != nil {
-					return fmt.Errorf("encode flow %d: %w", i+1, err)
-				}
-				continue
-			}
-			if err := p.encodeMod(&p.mods[i]); err != nil {
-				return fmt.Errorf("encode mod %d: %w", i+1, err)
+		m := &p.chunk[p.pos]
+		p.pos++
+		p.xid++
+		ref, err := p.encode(m)
+		if err != nil {
+			return false, err
+		}
+		b.refs = append(b.refs, ref)
+		b.n++
+		p.sent++
+		if p.w.Buffered() >= flushLen {
+			if err := p.flushPart(b, res); err != nil {
+				return false, err
 			}
 		}
 	}
@@ -428,17 +592,63 @@ func (p *pusher) prepare(updates []rules.Update, lo, hi int) error {
 		commit := openflow.BundleControl{Header: openflow.Header{Version: p.version, XID: p.xid},
 			BundleID: p.bundleID, Type: openflow.BundleCommitRequest, Flags: bundleFlags}
 		if err := p.w.Append(&commit); err != nil {
-			return err
+			return false, err
 		}
 	} else {
 		br := openflow.NewBarrierRequest(p.xid)
 		br.Version = p.version
 		if err := p.w.Append(&br); err != nil {
-			return err
+			return false, err
 		}
 	}
 	p.next = b
-	return nil
+	return true, nil
+}
+
+// encode writes message m, with xid p.xid, into w and counts it.
+func (p *pusher) encode(m *Msg) (msgRef, error) {
+	ref := msgRef{where: m.Where}
+	var err error
+	switch {
+	case m.Flow != nil && m.Group == nil && m.Meter == nil:
+		ref.index, ref.typ = p.flows, openflow.TypeFlowMod
+		err = p.encodeFlow(m.Flow)
+		p.flows++
+	case m.Group != nil && m.Meter == nil && m.Flow == nil:
+		ref.index, ref.typ = p.mods, openflow.TypeGroupMod
+		err = p.encodeMod(m.Group, nil)
+		p.mods++
+	case m.Meter != nil && m.Group == nil && m.Flow == nil:
+		ref.index, ref.typ = p.mods, openflow.TypeMeterMod
+		err = p.encodeMod(nil, m.Meter)
+		p.mods++
+	default:
+		return ref, fmt.Errorf("message %d is not one flow, group or meter mod", p.sent+1)
+	}
+	if err != nil {
+		what := ref.where
+		if what == "" {
+			what = fmt.Sprintf("message %d", p.sent+1)
+		}
+		return ref, fmt.Errorf("encode %s: %w", what, err)
+	}
+	return ref, nil
+}
+
+// flushPart writes what w holds of batch b, the first time once fewer
+// than Window batches are in flight; b is then in flight, its barrier
+// xid unknown until prepare ends it.
+func (p *pusher) flushPart(b *sentBatch, res *Result) error {
+	if !b.started {
+		for len(p.inflight) >= p.cfg.Window {
+			if err := p.await(res); err != nil {
+				return err
+			}
+		}
+		b.started, b.t0, b.barrier = true, time.Now(), ^uint32(0)
+		p.inflight = append(p.inflight, b)
+	}
+	return p.w.Flush()
 }
 
 // send writes the batch prepare encoded, in one write whatever its size:
@@ -449,6 +659,9 @@ func (p *pusher) prepare(updates []rules.Update, lo, hi int) error {
 // one write; commit b702ebd has the comparison.)
 func (p *pusher) send() error {
 	b := p.next
+	if b.started {
+		return p.w.Flush()
+	}
 	b.t0 = time.Now()
 	if err := p.w.Flush(); err != nil {
 		return err
@@ -476,17 +689,17 @@ func (p *pusher) encodeFlow(u *rules.Update) error {
 	return p.w.Append(&add)
 }
 
-// encodeMod writes the GROUP_MOD or METER_MOD of m, with xid p.xid, into
-// w: straight, or with Bundle inside a bundle add message.
-func (p *pusher) encodeMod(m *Mod) error {
+// encodeMod writes the GROUP_MOD of g or the METER_MOD of m, with xid
+// p.xid, into w: straight, or with Bundle inside a bundle add message.
+func (p *pusher) encodeMod(g *groups.Mod, m *meters.Mod) error {
 	var msg openflow.Message
 	h := openflow.Header{Version: p.version, XID: p.xid}
-	if m.Group != nil {
-		gm := ofrules.WireGroupMod(m.Group)
+	if g != nil {
+		gm := ofrules.WireGroupMod(g)
 		gm.Header = h
 		msg = &gm
 	} else {
-		mm := ofrules.WireMeterMod(m.Meter)
+		mm := ofrules.WireMeterMod(m)
 		mm.Header = h
 		msg = &mm
 	}
@@ -501,28 +714,31 @@ func (p *pusher) encodeMod(m *Mod) error {
 	return p.w.Append(&add)
 }
 
-// errorAt returns the *Error of message number g of the push.
-func (p *pusher) errorAt(g int, xid uint32, em openflow.ErrorMsg) *Error {
-	i, mod := p.item(g)
-	pe := &Error{Index: i, Type: openflow.TypeFlowMod, XID: xid, Err: em}
-	switch {
-	case mod:
-		m := &p.mods[i]
-		pe.Where, pe.Type = m.Where, openflow.TypeMeterMod
-		if m.Group != nil {
-			pe.Type = openflow.TypeGroupMod
-		}
-	case i < len(p.cfg.Lines):
-		pe.Where = p.cfg.Lines[i]
-	}
-	return pe
+// errorAt returns the *Error of message k of batch b.
+func errorAt(b *sentBatch, k int, xid uint32, em openflow.ErrorMsg) *Error {
+	ref := &b.refs[k]
+	return &Error{Index: ref.index, Type: ref.typ, Where: ref.where, XID: xid, Err: em}
 }
 
-// done records the end of the oldest batch in flight.
+// done records the end of the oldest batch in flight, and counts its
+// messages in res.
 func (p *pusher) done(res *Result) {
-	p.lat = append(p.lat, max(time.Since(p.inflight[0].t0).Microseconds(), 1))
+	b := p.inflight[0]
+	p.lat = append(p.lat, max(time.Since(b.t0).Microseconds(), 1))
+	p.inflight[0] = nil
 	p.inflight = p.inflight[1:]
 	res.Batches++
+	for i := range b.refs {
+		switch b.refs[i].typ {
+		case openflow.TypeFlowMod:
+			res.Flows++
+		case openflow.TypeGroupMod:
+			res.Groups++
+		default:
+			res.Meters++
+		}
+	}
+	p.free = append(p.free, b)
 }
 
 // await reads until the barrier (or commit) reply of the oldest batch in
@@ -560,8 +776,8 @@ func (p *pusher) await(res *Result) error {
 						return fmt.Errorf("switch refused to open a bundle (xid %d): %s", xid, em.Error())
 					}
 				}
-				if b := &p.inflight[0]; xid == b.barrier {
-					pe := p.errorAt(b.lo, xid, em)
+				if b := p.inflight[0]; xid == b.barrier {
+					pe := errorAt(b, 0, xid, em)
 					pe.Commit, pe.Flows = true, b.n
 					res.Errors = append(res.Errors, pe)
 					res.NotApplied += b.n - b.refused
@@ -569,17 +785,13 @@ func (p *pusher) await(res *Result) error {
 					return nil
 				}
 			}
-			g, ok := p.flowOf(xid)
+			b, k, ok := p.flowOf(xid)
 			if !ok {
 				return fmt.Errorf("switch error for xid %d outside the batches in flight: %s", xid, em.Error())
 			}
-			res.Errors = append(res.Errors, p.errorAt(g, xid, em))
+			res.Errors = append(res.Errors, errorAt(b, k, xid, em))
 			res.NotApplied++
-			for j := range p.inflight {
-				if b := &p.inflight[j]; xid >= b.first && xid < b.barrier {
-					b.refused++
-				}
-			}
+			b.refused++
 		case openflow.TypeEchoRequest:
 			var req openflow.EchoRequest
 			if err := req.UnmarshalBinary(msg); err != nil {
@@ -594,14 +806,15 @@ func (p *pusher) await(res *Result) error {
 	}
 }
 
-// flowOf returns the number of the message (see item) of xid.
-func (p *pusher) flowOf(xid uint32) (int, bool) {
+// flowOf returns the batch in flight of the message of xid, and its
+// place in the batch.
+func (p *pusher) flowOf(xid uint32) (*sentBatch, int, bool) {
 	for _, b := range p.inflight {
-		if xid >= b.first && xid < b.barrier {
-			return b.lo + int(xid-b.first), true
+		if xid >= b.first && xid < b.barrier && int(xid-b.first) < len(b.refs) {
+			return b, int(xid - b.first), true
 		}
 	}
-	return 0, false
+	return nil, 0, false
 }
 
 func xidOf(msg []byte) uint32 { return binary.BigEndian.Uint32(msg[4:]) }

@@ -94,7 +94,9 @@ func TestPushTemplate(t *testing.T) {
 
 // sendBatch encodes updates[lo:hi] as a batch and writes it.
 func (p *pusher) sendBatch(updates []rules.Update, lo, hi int) error {
-	if err := p.prepare(updates, lo, hi); err != nil {
+	p.cfg = &Config{Batch: hi - lo, Window: 1}
+	p.src, p.chunk, p.pos, p.srcDone = &sliceSource{ups: updates[lo:hi]}, nil, 0, false
+	if ok, err := p.prepare(nil); err != nil || !ok {
 		return err
 	}
 	return p.send()

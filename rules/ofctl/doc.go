@@ -43,6 +43,13 @@
 // with its error. Its Mods hold the flows, groups and meters apart, each
 // in line order, and Mods.Ops gives them in file order; a file of flows
 // alone is read by ParseFlowMods' code. FuzzParseMods fuzzes it.
+// ParseOptions.Check refuses the mods that a check of the caller's fails,
+// each as its line's error: ofswitch push and rules lint refuse so the
+// mods whose OpenFlow message would not fit in one (ofrules.CheckFlowMod
+// and co), which this package, knowing no wire format, cannot tell.
+// ModsReader reads the same files from an io.Reader a chunk of lines at a
+// time, each chunk by ParseMods' code with the file's line numbers, so
+// that a file of any size costs the memory of a chunk (ofswitch push).
 //
 // MPLS fields and actions take ovs-ofctl's spelling (mpls_label=,
 // mpls_tc=, mpls_bos=, the mpls and mplsm shorthands, push_mpls:,

@@ -212,11 +212,75 @@ func plainFlow(l string) bool {
 // ParseMods returns the mods of the good lines and one *ParseError per bad
 // line, in line order, saying file:line:column (the column counts in the
 // line as written). A file of flows alone, the usual case, is read by
-// ParseFlowMods' own code, whatever its size.
+// ParseFlowMods' own code, whatever its size. ParseOptions.Check, if set,
+// refuses the mods it fails, each as its line's error at column 1.
 func ParseMods(name string, data []byte, opt *ParseOptions) (*Mods, []error) {
+	m, errs := parseMods(name, data, opt)
+	m.Where = whereOf(name, m.Flows)
+	return m, errs
+}
+
+// parseMods is ParseMods without Mods.Where.
+func parseMods(name string, data []byte, opt *ParseOptions) (*Mods, []error) {
+	m, errs := parseModsUnchecked(name, data, opt)
+	if opt != nil && opt.Check != nil {
+		errs = checkMods(name, m, errs, opt.Check)
+	}
+	return m, errs
+}
+
+// checkMods refuses the mods of m that chk fails: they leave m and their
+// errors join errs, in line order.
+func checkMods(name string, m *Mods, errs []error, chk *ModCheck) []error {
+	n := len(errs)
+	refuse := func(line int, err error) {
+		errs = append(errs, &ParseError{File: name, Line: line, Col: 1, Msg: err.Error(), Err: err})
+	}
+	if chk.Flow != nil {
+		kept := m.Flows[:0]
+		for i := range m.Flows {
+			if err := chk.Flow(&m.Flows[i]); err != nil {
+				refuse(m.Flows[i].ID, err)
+				continue
+			}
+			if len(kept) < i {
+				kept = append(kept, m.Flows[i])
+			} else {
+				kept = kept[:i+1]
+			}
+		}
+		clear(m.Flows[len(kept):])
+		m.Flows = kept
+	}
+	if chk.Group != nil {
+		m.Groups = slices.DeleteFunc(m.Groups, func(g GroupMod) bool {
+			if err := chk.Group(&g.Mod); err != nil {
+				refuse(g.Line, err)
+				return true
+			}
+			return false
+		})
+	}
+	if chk.Meter != nil {
+		m.Meters = slices.DeleteFunc(m.Meters, func(e MeterMod) bool {
+			if err := chk.Meter(&e.Mod); err != nil {
+				refuse(e.Line, err)
+				return true
+			}
+			return false
+		})
+	}
+	if len(errs) > n {
+		slices.SortStableFunc(errs, func(a, b error) int { return errLine(a) - errLine(b) })
+	}
+	return errs
+}
+
+// parseModsUnchecked is parseMods without ParseOptions.Check.
+func parseModsUnchecked(name string, data []byte, opt *ParseOptions) (*Mods, []error) {
 	if flowsOnly(data) {
 		ups, errs := parseFlowMods(name, data, opt)
-		return &Mods{Flows: ups, Where: whereOf(name, ups)}, errs
+		return &Mods{Flows: ups}, errs
 	}
 	m := &Mods{}
 	var errs []error
@@ -302,7 +366,7 @@ func ParseMods(name string, data []byte, opt *ParseOptions) (*Mods, []error) {
 		}
 	}
 	ups, ferrs := parseFlowMods(name, []byte(strings.Join(flows, "")), opt)
-	m.Flows, m.Where = ups, whereOf(name, ups)
+	m.Flows = ups
 	errs = append(errs, ferrs...)
 	slices.SortStableFunc(errs, func(a, b error) int { return errLine(a) - errLine(b) })
 	return m, errs

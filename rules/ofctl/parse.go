@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ofswitch/ofswitch/groups"
+	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -25,6 +27,20 @@ type ParseOptions struct {
 	// (MODIFY_STRICT, DELETE_STRICT), as ovs-ofctl --strict does.
 	// ParseFlows, whose lines all add, ignores it.
 	Strict bool
+	// Check, if set, is asked by ParseMods about each flow, group and
+	// meter that parsed; an error refuses its line as a parse error does
+	// (file:line:1). ofswitch push and rules lint check so that each
+	// mod's OpenFlow message fits in one (ofrules.CheckFlowMod and co),
+	// which this package, knowing no wire format, cannot compute.
+	Check *ModCheck
+}
+
+// ModCheck is a check of ParseOptions.Check: a function per kind of mod,
+// each optional.
+type ModCheck struct {
+	Flow  func(*rules.Update) error
+	Group func(*groups.Mod) error
+	Meter func(*meters.Mod) error
 }
 
 // ParseFlows parses a flow file in ovs-ofctl add-flows syntax (fields are

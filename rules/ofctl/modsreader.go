@@ -1,0 +1,103 @@
+package ofctl
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// ModsReader reads a file of flow, group and meter mods (ParseMods'
+// syntax) a chunk of lines at a time, so that a file of any size costs
+// the memory of a chunk and its mods: ofswitch push parses and sends a
+// file batch by batch, and checks it first without keeping its mods.
+//
+// Each chunk is parsed by ParseMods' code, which reads every line on its
+// own: the chunks' mods and errors, in order, are those ParseMods returns
+// for the whole file, with the same line numbers.
+type ModsReader struct {
+	name  string
+	r     *bufio.Reader
+	opt   *ParseOptions
+	lines int    // most lines of a chunk
+	line  int    // lines read before the next chunk
+	buf   []byte // the chunk, reused
+	done  bool
+}
+
+// chunkBytes bounds a chunk of a ModsReader: it ends at the first line end
+// beyond, so that lines of 1 MB cost a few of them, not a chunk's count.
+const chunkBytes = 1 << 20
+
+// NewModsReader returns a ModsReader of the file name (for errors and
+// Mods.Where) that r reads, lines at a time (at most; 1024 if lines <= 0),
+// each chunk parsed with opt.
+func NewModsReader(name string, r io.Reader, lines int, opt *ParseOptions) *ModsReader {
+	if lines <= 0 {
+		lines = 1024
+	}
+	return &ModsReader{name: name, r: bufio.NewReaderSize(r, 64<<10), opt: opt, lines: lines}
+}
+
+// Name returns the name of the file, as errors and Mods.Where give it.
+func (mr *ModsReader) Name() string { return mr.name }
+
+// Next parses the next chunk of lines and returns its mods and the errors
+// of its bad lines, as ParseMods would: Update.ID, GroupMod.Line,
+// MeterMod.Line, Mods.Where and the errors' lines count from the file's
+// first line. After the last chunk it returns io.EOF; a read error ends
+// the file too. The Mods are the caller's; the reader keeps no reference
+// to them.
+func (mr *ModsReader) Next() (*Mods, []error, error) {
+	if mr.done {
+		return nil, nil, io.EOF
+	}
+	buf, n := mr.buf[:0], 0
+	for n < mr.lines && len(buf) < chunkBytes {
+		start := len(buf)
+		var err error
+		for {
+			var b []byte
+			b, err = mr.r.ReadSlice('\n')
+			buf = append(buf, b...)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		if len(buf) > start {
+			n++
+		}
+		if err != nil {
+			mr.done = true
+			if err != io.EOF {
+				return nil, nil, err
+			}
+			break
+		}
+	}
+	mr.buf = buf
+	if n == 0 {
+		return nil, nil, io.EOF
+	}
+	m, errs := parseMods(mr.name, buf, mr.opt)
+	base := mr.line
+	mr.line += n
+	if base > 0 {
+		for i := range m.Flows {
+			m.Flows[i].ID += base
+		}
+		for i := range m.Groups {
+			m.Groups[i].Line += base
+		}
+		for i := range m.Meters {
+			m.Meters[i].Line += base
+		}
+		for _, err := range errs {
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				pe.Line += base
+			}
+		}
+	}
+	m.Where = whereOf(mr.name, m.Flows)
+	return m, errs, nil
+}
