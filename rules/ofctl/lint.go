@@ -1,6 +1,7 @@
 package ofctl
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -66,6 +67,10 @@ func Lint(name string, data []byte, opt *ParseOptions, cfg *rules.Config) (*Lint
 // and meters were given apart, so then any group id up to OFPG_MAX and
 // any meter id (1 to OFPM_MAX, and the virtual meters) passes.
 //
+// Each file is parsed and applied a chunk of lines at a time
+// (ModsReader), so that its size costs the memory of the flows it leaves
+// in the pipeline, not of its lines.
+//
 // LintFiles fails only if cfg makes no pipeline; a bad line is an error
 // of the report.
 func LintFiles(files []LintFile, opt *ParseOptions, cfg *rules.Config) (*LintReport, error) {
@@ -82,41 +87,9 @@ func LintFiles(files []LintFile, opt *ParseOptions, cfg *rules.Config) (*LintRep
 		return nil, err
 	}
 	l := &linter{p: p, gt: groups.New(time.Now), mt: meters.NewTable(nil), rep: &LintReport{}}
-	parsed := make([]*Mods, len(files))
-	for i, f := range files {
-		m, errs := ParseMods(f.Name, f.Data, opt)
-		parsed[i] = m
-		l.rep.Flows += len(m.Flows)
-		l.rep.Groups += len(m.Groups)
-		l.rep.Meters += len(m.Meters)
-		var lines []string
-		if len(errs) > 0 {
-			lines = strings.Split(string(f.Data), "\n")
-		}
-		for _, err := range errs {
-			kind := formFlow
-			if n := errLine(err); n >= 1 && n <= len(lines) {
-				kind = classify(lines[n-1]).kind
-			}
-			switch kind {
-			case formGroup:
-				l.rep.Groups++
-				l.badGroups++
-			case formMeter:
-				l.rep.Meters++
-				l.badMeters++
-			default:
-				l.rep.Flows++
-				l.badFlows++
-			}
-			l.errs = append(l.errs, lintErr{i, errLine(err), err})
-		}
-		for _, g := range m.Groups {
-			l.anyGroups = l.anyGroups || g.Command != groups.Delete
-		}
-		for _, e := range m.Meters {
-			l.anyMeters = l.anyMeters || e.Command != meters.Delete
-		}
+	for _, f := range files {
+		g, m := addsGroupsOrMeters(f.Name, f.Data)
+		l.anyGroups, l.anyMeters = l.anyGroups || g, l.anyMeters || m
 	}
 	p.SetMeterCheck(func(id uint32) bool {
 		if l.anyMeters {
@@ -124,8 +97,46 @@ func LintFiles(files []LintFile, opt *ParseOptions, cfg *rules.Config) (*LintRep
 		}
 		return id != 0 && (id <= meters.Max || id == meters.Controller || id == meters.Slowpath)
 	})
+	// A chunk of lines at a time, applied as it is parsed: a file of any
+	// size costs the memory of a chunk's mods and of the rules it leaves.
 	for i, f := range files {
-		l.file(i, f.Name, parsed[i])
+		mr := NewModsReader(f.Name, bytes.NewReader(f.Data), lintBurst, opt)
+		mr.noWhere = true
+		var starts []int // the offsets of f's lines, once a line fails
+		for {
+			m, errs, err := mr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil { // a bytes.Reader does not fail
+				return nil, err
+			}
+			l.rep.Flows += len(m.Flows)
+			l.rep.Groups += len(m.Groups)
+			l.rep.Meters += len(m.Meters)
+			if len(errs) > 0 && starts == nil {
+				starts = lineStarts(f.Data)
+			}
+			for _, err := range errs {
+				kind := formFlow
+				if n := errLine(err); n >= 1 && n <= len(starts) {
+					kind = classify(lineAt(f.Data, starts, n)).kind
+				}
+				switch kind {
+				case formGroup:
+					l.rep.Groups++
+					l.badGroups++
+				case formMeter:
+					l.rep.Meters++
+					l.badMeters++
+				default:
+					l.rep.Flows++
+					l.badFlows++
+				}
+				l.errs = append(l.errs, lintErr{i, errLine(err), err})
+			}
+			l.file(i, f.Name, m)
+		}
 	}
 	rep := l.rep
 	rep.OK = rep.Flows - l.badFlows
@@ -141,6 +152,57 @@ func LintFiles(files []LintFile, opt *ParseOptions, cfg *rules.Config) (*LintRep
 		rep.Errors = append(rep.Errors, e.err)
 	}
 	return rep, nil
+}
+
+// addsGroupsOrMeters reports whether the file name, data, adds or
+// modifies a group, and a meter, on a line that parses: what ParseMods
+// would find, read from the few lines that are not plain flows.
+func addsGroupsOrMeters(name string, data []byte) (anyGroups, anyMeters bool) {
+	s := string(data)
+	for n := 1; len(s) > 0; n++ {
+		l := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			l, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if plainFlow(l) {
+			continue
+		}
+		switch f := classify(l); {
+		case f.kind == formGroup && !anyGroups && (f.cmd == "" || f.cmd == "add" || f.cmd == "modify"):
+			cmd := groups.Add
+			if f.cmd == "modify" {
+				cmd = groups.Modify
+			}
+			_, err := parseGroupLine(name, n, l[f.body:], cmd)
+			anyGroups = err == nil
+		case f.kind == formMeter && !anyMeters && (f.cmd == "" || f.cmd == "add" || f.cmd == "modify"):
+			_, err := parseMeterLine(name, n, l[f.body:], true)
+			anyMeters = err == nil
+		}
+	}
+	return anyGroups, anyMeters
+}
+
+// lineStarts returns the offset of each line of data.
+func lineStarts(data []byte) []int {
+	starts := []int{0}
+	for i, c := range data {
+		if c == '\n' && i+1 < len(data) {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// lineAt returns line n (1-based) of data, whose lines start at starts.
+func lineAt(data []byte, starts []int, n int) string {
+	l := data[starts[n-1]:]
+	if i := bytes.IndexByte(l, '\n'); i >= 0 {
+		l = l[:i]
+	}
+	return string(l)
 }
 
 // lintErr is an error of line line of file number file.

@@ -22,6 +22,9 @@ type ModsReader struct {
 	line  int    // lines read before the next chunk
 	buf   []byte // the chunk, reused
 	done  bool
+	// noWhere leaves Mods.Where out, for a reader that does not send
+	// (rules lint).
+	noWhere bool
 }
 
 // chunkBytes bounds a chunk of a ModsReader: it ends at the first line end
@@ -98,6 +101,8 @@ func (mr *ModsReader) Next() (*Mods, []error, error) {
 			}
 		}
 	}
-	m.Where = whereOf(mr.name, m.Flows)
+	if !mr.noWhere {
+		m.Where = whereOf(mr.name, m.Flows)
+	}
 	return m, errs, nil
 }
