@@ -123,6 +123,16 @@ type Config struct {
 	// descriptors to spare (Go raises the soft limit to the hard one,
 	// usually 524288 or more).
 	MaxConns int
+	// ReplyLimitTotal bounds the multipart replies (flow dumps and the
+	// like) being written to all connections together, in bytes. A
+	// connection writes one reply at a time, whose peer may take up to
+	// WriteTimeout to read any of it: when the replies in flight pass the
+	// limit, the connection whose peer has taken nothing of its reply for
+	// the longest time (100 ms at least: a peer that reads is not
+	// disconnected) is disconnected; never the one whose reply is
+	// starting, so a single reply of any size goes out. Default 32 MiB: a
+	// dump of about 300,000 5-tuple flows.
+	ReplyLimitTotal int
 	// AsyncLimit is the backlog of asynchronous messages (bytes) a
 	// controller may leave unread before it is disconnected; default
 	// 64 MiB.
@@ -179,6 +189,9 @@ func (c *Config) withDefaults() Config {
 	if out.BundleIdleTimeout <= 0 {
 		out.BundleIdleTimeout = 10 * time.Second
 	}
+	if out.ReplyLimitTotal <= 0 {
+		out.ReplyLimitTotal = 32 << 20
+	}
 	if out.BundleMaxBytes <= 0 {
 		out.BundleMaxBytes = 32 << 20
 	}
@@ -227,6 +240,8 @@ type Agent struct {
 	// queued is the asynchronous backlog of all connections, in bytes
 	// (the sum of their qbytes).
 	queued atomic.Int64
+	// replies are the large replies being written (ReplyLimitTotal).
+	replies replies
 	// bundleBytes is the size of the open bundles' messages, all
 	// connections together (Config.BundleMaxBytes).
 	bundleBytes atomic.Int64

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"fmt"
 	"net"
 	"time"
 
@@ -314,13 +315,21 @@ func (a *Agent) selectRules(fr *openflow.FlowStatsRequest, fn func(*rules.Rule))
 
 func (c *conn) onFlowStats(msg []byte, req *openflow.MultipartRequest) error {
 	now := time.Now().UnixNano()
-	rep := &openflow.MultipartReply{Part: openflow.MultipartFlow}
+	// Each flow is encoded as it is listed: the reply holds its wire
+	// bytes (about 100 per flow), not a FlowStats per flow as well,
+	// while it waits for a slow reader.
+	w := openflow.NewFlowReplyWriter(nil, openflow.Header{Version: c.version, XID: xidOf(msg)}, 0)
 	if err := c.a.selectRules(&req.Flow, func(r *rules.Rule) {
-		rep.Flows = append(rep.Flows, ofrules.FlowStats(r, now))
+		fs := ofrules.FlowStats(r, now)
+		w.Add(&fs)
 	}); err != nil {
 		return err
 	}
-	return c.sendParts(msg, rep)
+	b, err := w.Bytes()
+	if err != nil {
+		return fmt.Errorf("encode %v reply: %w", openflow.MultipartFlow, err)
+	}
+	return c.sendReply(b)
 }
 
 func (c *conn) onAggregateStats(msg []byte, req *openflow.MultipartRequest) error {

@@ -271,6 +271,16 @@ func (c *conn) sendParts(req []byte, r *openflow.MultipartReply) error {
 	if err != nil {
 		return fmt.Errorf("encode %v reply: %w", r.Part, err)
 	}
+	return c.sendReply(b)
+}
+
+// sendReply writes b, the messages of a multipart reply, counted against
+// Config.ReplyLimitTotal while it is written if it is large.
+func (c *conn) sendReply(b []byte) error {
+	if len(b) >= replyTrackMin {
+		c.a.replies.begin(c, len(b), c.a.cfg.ReplyLimitTotal)
+		defer c.a.replies.end(c)
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if _, err := c.out.Write(b); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +21,9 @@ type progressWriter struct {
 	nc      net.Conn
 	timeout time.Duration
 	armed   time.Time // when the deadline was last moved
+	// took is when the peer last took a chunk (UnixNano), read by other
+	// connections choosing the most stalled reply (see replies.go).
+	took atomic.Int64
 }
 
 // progressChunk is the most written under one deadline.
@@ -34,6 +38,7 @@ func (w *progressWriter) Write(b []byte) (int, error) {
 		}
 		k, err := w.nc.Write(b[n:min(len(b), n+progressChunk)])
 		n += k
+		w.took.Store(time.Now().UnixNano())
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				err = fmt.Errorf("the peer took nothing for %v: %w", w.timeout, err)

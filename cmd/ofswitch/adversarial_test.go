@@ -152,9 +152,12 @@ func TestAdversarial(t *testing.T) {
 	// the collector's headroom, and the translations of the messages
 	// refused past it.
 	attack("bundle-bytes", 192, nil, (*advSwitch).attackBundleBytes)
-	// A dump in flight costs its flows' stats and its encoding (about
-	// 25 MB for 50,000 flows) until the write timeout drops its reader.
-	attack("slow-readers", 384, nil, (*advSwitch).attackSlowReaders)
+	// A dump in flight holds its encoding (about 5 MB for 50,000 flows)
+	// until the write timeout drops its reader; all of them together at
+	// most --reply-limit-total (32 MiB) and the replies starting, three
+	// times over for the
+	// collector's headroom, and the flows listed as they are encoded.
+	attack("slow-readers", 256, nil, (*advSwitch).attackSlowReaders)
 	attack("tls-no-handshake", 32, nil, (*advSwitch).attackTLSSilent)
 	// The non-readers send nothing: the inactivity probe must not be
 	// what closes them.
@@ -685,12 +688,14 @@ func (s *advSwitch) attackBundleBytes(t *testing.T) {
 
 // attackSlowReaders opens connections that each request the flow stats
 // of table 3 (advManyFlows flows, about 5 MB a reply) twice and never
-// read. The switch must drop each after --write-timeout and serve the
-// well-behaved client meanwhile.
+// read. The switch must drop each, after --write-timeout or when the
+// replies in flight pass --reply-limit-total, and serve the well-behaved
+// client meanwhile.
 func (s *advSwitch) attackSlowReaders(t *testing.T) {
-	const readers = 8
+	const readers = 16
 	const gone = "the peer took nothing for 2s" // --write-timeout
-	before := s.logCount(gone)
+	const shed = "replies in flight over the limit"
+	before := s.logCount(gone) + s.logCount(shed)
 	var conns []*ofConn
 	for range readers {
 		c := dialOF(t, s.addr, 4096)
@@ -704,7 +709,17 @@ func (s *advSwitch) attackSlowReaders(t *testing.T) {
 	}
 	// Served while the readers hold their replies.
 	s.checkServed(t)
-	s.waitLog(t, gone, before+readers, 60*time.Second)
+	// Dropped after the write timeout, or before it when the replies in
+	// flight of all of them pass --reply-limit-total (32 MiB: about 6
+	// of these replies), the most stalled first.
+	for deadline := time.Now().Add(60 * time.Second); s.logCount(gone)+s.logCount(shed) < before+readers; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d silent readers dropped after 60 s", s.logCount(gone)+s.logCount(shed)-before, readers)
+		}
+	}
+	if s.logCount(shed) == 0 {
+		t.Errorf("no reader was dropped for the replies in flight of all of them")
+	}
 	for _, c := range conns {
 		waitClosed(t, c.nc, 30*time.Second)
 	}

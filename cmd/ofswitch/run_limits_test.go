@@ -17,17 +17,17 @@ func TestLimitFlags(t *testing.T) {
 	cmd := &cobra.Command{}
 	limitFlags(cmd, &ch)
 	want := controller.Config{BundleIdleTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second, HandshakeTimeout: 10 * time.Second,
-		AsyncLimit: 64 << 20, AsyncLimitTotal: 256 << 20, BundleMaxBytes: 32 << 20}
-	if ch.BundleIdleTimeout != want.BundleIdleTimeout || ch.BundleMaxBytes != want.BundleMaxBytes || ch.WriteTimeout != want.WriteTimeout || ch.HandshakeTimeout != want.HandshakeTimeout ||
+		AsyncLimit: 64 << 20, AsyncLimitTotal: 256 << 20, BundleMaxBytes: 32 << 20, ReplyLimitTotal: 32 << 20}
+	if ch.BundleIdleTimeout != want.BundleIdleTimeout || ch.BundleMaxBytes != want.BundleMaxBytes || ch.ReplyLimitTotal != want.ReplyLimitTotal || ch.WriteTimeout != want.WriteTimeout || ch.HandshakeTimeout != want.HandshakeTimeout ||
 		ch.AsyncLimit != want.AsyncLimit || ch.AsyncLimitTotal != want.AsyncLimitTotal {
 		t.Errorf("defaults %+v, want %+v", ch, want)
 	}
 	if err := cmd.Flags().Parse([]string{"--bundle-idle-timeout", "1s", "--write-timeout", "2s", "--handshake-timeout", "3s",
-		"--async-limit", "4096", "--async-limit-total", "8192", "--bundle-max-bytes", "16384"}); err != nil {
+		"--async-limit", "4096", "--async-limit-total", "8192", "--bundle-max-bytes", "16384", "--reply-limit-total", "32768"}); err != nil {
 		t.Fatal(err)
 	}
 	if ch.BundleIdleTimeout != time.Second || ch.WriteTimeout != 2*time.Second || ch.HandshakeTimeout != 3*time.Second ||
-		ch.AsyncLimit != 4096 || ch.AsyncLimitTotal != 8192 || ch.BundleMaxBytes != 16384 {
+		ch.AsyncLimit != 4096 || ch.AsyncLimitTotal != 8192 || ch.BundleMaxBytes != 16384 || ch.ReplyLimitTotal != 32768 {
 		t.Errorf("after the flags: %+v", ch)
 	}
 }
