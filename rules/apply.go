@@ -381,10 +381,28 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]F
 	p.dead = append(p.dead, d)
 	delete(p.timed, r)
 	if out != nil && r.Flags&FlagSendFlowRem != 0 {
-		r.recycle = false // the record's reader may read it at any time
-		*out = append(*out, FlowRemoved{Rule: r, Reason: reason, Duration: time.Duration(stamp(now) - r.stats.created),
+		rec := r
+		if r.recycle {
+			rec = recordCopy(r)
+		}
+		*out = append(*out, FlowRemoved{Rule: rec, Reason: reason, Duration: time.Duration(stamp(now) - r.stats.created),
 			Packets: r.Packets(), Bytes: r.Bytes()})
 	}
+}
+
+// recordCopy returns a copy of r, a rule of the slab that goes back to it
+// (Rule.recycle), for its FlowRemoved record, which its reader may read at
+// any time: the flow (match, priority, cookie, timeouts, flags,
+// importance, instructions, table and ID) and its versions, without
+// counters (the record has them). Kept out of recycling instead, r would
+// hold its slab slot, and its chunk, for good: under churn with timeouts,
+// each expiry would leave a slot behind.
+func recordCopy(r *Rule) *Rule {
+	c := &Rule{Match: r.Match, Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
+		Flags: r.Flags, Cookie: r.Cookie, Instructions: r.Instructions, ID: r.ID,
+		seq: r.seq, added: r.added, table: r.table, exact: r.exact, Importance: r.Importance}
+	c.removed.Store(r.removed.Load())
+	return c
 }
 
 func (p *Pipeline) live(r *Rule) bool { return r.removed.Load() == never }

@@ -76,10 +76,13 @@
 // before the oldest epoch an entered reader announced. Readers never wait
 // and never write shared memory other than their own announcement; a
 // reader that stays entered only keeps memory from being reused. A rule
-// stays out of recycling while anything else may read it: while a node
-// still lists it (a removed rule's entry stays in a node other rules use
-// until the node is next copied), when a FlowRemoved record names it, and
-// when a MODIFY's new rule shares its counters. The data plane's workers
+// stays out of recycling while a MODIFY's new rule shares its counters (a
+// flow modified since its add holds two slots: its first version's, for
+// the counters, and its current one's); a FlowRemoved record gets a copy
+// of its rule, which goes back to the slab as others do. A removed rule
+// unlinked from a node that other rules still use (a MODIFY's successor, a
+// flow added back) leaves it in a copy without it, and is retired with
+// the old node. The data plane's workers
 // announce every vector of frames they process (dataplane.Worker.Process
 // and Quiesce).
 //

@@ -466,12 +466,25 @@ func (t *Table) unlink(r *Rule) {
 		if f := t.state.Load().filter; f != nil {
 			f.Delete(h)
 		}
+	} else {
+		// Other rules still use the node (a MODIFY's successor, a rule
+		// added back): a copy without r takes its place, so that r goes
+		// back to the slab now (retireNode). Left in the node until the
+		// flow next changed, r would hold a rule and an entry pair for
+		// each flow modified once and then left alone, a table's worth
+		// of memory under churn. The copy of a node of one rule left
+		// takes no entry (inode.one); the old node is retired with r.
+		rs := t.rs[:0]
+		for j := range old.ents {
+			if x := old.ents[j].r; x.node == old {
+				rs = append(rs, x)
+			}
+		}
+		t.retireNode(old)
+		t.replaceNode(sl, old, t.newNode(old.st, &old.key, rs))
+		clear(rs)
+		t.rs = rs
 	}
-	// Otherwise r's entry stays in the node, which other rules still use:
-	// lookups skip it by its removal version, and the next copy of the
-	// node (when a rule joins it) leaves it out. Copying the node now
-	// would cost an allocation per removal, and a rule removed and added
-	// back within Config.UnlinkAfter makes such nodes all the time.
 	t.forget(r)
 }
 

@@ -69,8 +69,10 @@ const (
 
 // FlowRemoved is the record of a rule that left its table with
 // OFPFF_SEND_FLOW_REM set: what the controller gets as OFPT_FLOW_REMOVED.
-// A pipeline that recycles (Config.Recycle) never reuses the memory of a
-// rule that has a record, so the record may be read at any time.
+// The record may be read at any time: in a pipeline that recycles
+// (Config.Recycle), whose removed rules' memory goes to later adds, Rule
+// is a copy of the removed rule made for the record (its flow and table,
+// without counters: the record has them).
 type FlowRemoved struct {
 	Rule     *Rule
 	Reason   RemovedReason

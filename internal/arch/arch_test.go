@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"internal/ovstest":             {"internal/testutil"},
 	"internal/arch":                nil,
 	"internal/ryusuite":            nil, // tests only: Ryu's switch test suite against cmd/ofswitch
+	"internal/soak":                nil, // tests only: the churn soak against bridge
 
 	"capture":      nil,
 	"filter":       {"internal/prefetch"},
