@@ -19,6 +19,6 @@ func limitFlags(cmd *cobra.Command, ch *controller.Config) {
 	f.DurationVar(&ch.WriteTimeout, "write-timeout", 10*time.Second, "a controller that takes nothing of a write for this long is disconnected")
 	f.IntVar(&ch.ReplyLimitTotal, "reply-limit-total", 32<<20, "bytes of replies (flow dumps ...) being written to all controllers together; past it the one whose reader is stalled longest is disconnected")
 	f.DurationVar(&ch.HandshakeTimeout, "handshake-timeout", 10*time.Second, "a pssl: connection without a complete TLS handshake after this long is closed")
-	f.IntVar(&ch.AsyncLimit, "async-limit", 64<<20, "bytes of asynchronous messages a controller may leave unread before it is disconnected")
-	f.IntVar(&ch.AsyncLimitTotal, "async-limit-total", 256<<20, "bytes of asynchronous messages all controllers together may leave unread; past it the largest backlog is disconnected")
+	f.IntVar(&ch.AsyncLimit, "async-limit", 32<<20, "bytes of asynchronous messages a controller may leave unread before it is disconnected")
+	f.IntVar(&ch.AsyncLimitTotal, "async-limit-total", 64<<20, "bytes of asynchronous messages all controllers together may leave unread; past it the largest backlog is disconnected")
 }

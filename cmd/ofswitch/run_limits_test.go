@@ -17,7 +17,7 @@ func TestLimitFlags(t *testing.T) {
 	cmd := &cobra.Command{}
 	limitFlags(cmd, &ch)
 	want := controller.Config{BundleIdleTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second, HandshakeTimeout: 10 * time.Second,
-		AsyncLimit: 64 << 20, AsyncLimitTotal: 256 << 20, BundleMaxBytes: 32 << 20, ReplyLimitTotal: 32 << 20}
+		AsyncLimit: 32 << 20, AsyncLimitTotal: 64 << 20, BundleMaxBytes: 32 << 20, ReplyLimitTotal: 32 << 20}
 	if ch.BundleIdleTimeout != want.BundleIdleTimeout || ch.BundleMaxBytes != want.BundleMaxBytes || ch.ReplyLimitTotal != want.ReplyLimitTotal || ch.WriteTimeout != want.WriteTimeout || ch.HandshakeTimeout != want.HandshakeTimeout ||
 		ch.AsyncLimit != want.AsyncLimit || ch.AsyncLimitTotal != want.AsyncLimitTotal {
 		t.Errorf("defaults %+v, want %+v", ch, want)
