@@ -3,7 +3,9 @@ package testutil
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 )
 
 func TestRepoRootAndSharedData(t *testing.T) {
@@ -26,4 +28,22 @@ func TestInCI(t *testing.T) {
 	if InCI() {
 		t.Error("InCI() = true without CI")
 	}
+}
+
+// TestLiveHeapPeak: memory that fn holds for a while is seen, whether or
+// not fn still holds it when it returns.
+func TestLiveHeapPeak(t *testing.T) {
+	var keep [][]byte
+	base, peak := LiveHeapPeak(func() {
+		for range 64 {
+			keep = append(keep, make([]byte, 1<<20))
+		}
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+		keep = nil
+	})
+	if grew := int64(peak) - int64(base); grew < 60<<20 {
+		t.Errorf("live heap grew %d MB while 64 MB were held, want at least 60", grew>>20)
+	}
+	_ = keep
 }

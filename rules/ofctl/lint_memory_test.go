@@ -2,13 +2,10 @@ package ofctl
 
 import (
 	"bytes"
-	"runtime"
-	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 	"unsafe"
 
+	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -20,36 +17,12 @@ import (
 func TestLintStreams(t *testing.T) {
 	const n = 300_000
 	data := bytes.Repeat([]byte("priority=9,ip,nw_dst=10.10.10.10,actions=output:3\n"), n)
-	// The live heap as the last collection found it: what is held, not
-	// what the collector has yet to free.
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	liveNow := func() uint64 { metrics.Read(live); return live[0].Value.Uint64() }
-	runtime.GC()
-	base := liveNow()
-	var (
-		peak uint64
-		stop = make(chan struct{})
-		wg   sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			peak = max(peak, liveNow())
-			select {
-			case <-stop:
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
-	rep, err := Lint("dup.flows", data, nil, nil)
-	close(stop)
-	wg.Wait()
+	var rep *LintReport
+	var err error
+	base, peak := testutil.LiveHeapPeak(func() { rep, err = Lint("dup.flows", data, nil, nil) })
 	if err != nil || rep.Flows != n || rep.OK != n || len(rep.Errors) != 0 {
 		t.Fatalf("lint: %v, %+v", err, rep)
 	}
-	runtime.GC() // the collections during Lint are what found peak
 	grew := int64(peak) - int64(base)
 	bound := int64(n * unsafe.Sizeof(rules.Update{}) / 2)
 	t.Logf("live heap: %d MB before, peak %d MB linting %d duplicate lines (+%d MB; bound +%d MB)",
