@@ -5,9 +5,22 @@
 // It is the laboratory behind `ofswitch replay`. [LoadRules] and
 // [LoadCaptures] make its inputs (with no file given, the built-in demo:
 // [DemoFlows] and [DemoCapture]); [Run] measures; the [Report] prints as
-// text ([Report.WriteText]), as JSON (its struct tags) or as SVG plots
+// text ([Report.WriteText]), as JSON ([Report.WriteJSON]) or as SVG plots
 // ([Report.Plot]); [WriteOutput] records what the switch outputs in one
 // pass without bursts.
+//
+// # JSON schema
+//
+// [Report.WriteJSON] writes a [JSONReport], the one schema of
+// `ofswitch replay --json`, documented key by key in docs/replay-json.md
+// and versioned by [SchemaVersion]. It is a view of the Report made for
+// readers and scripts, separate from the Report's Go types: every key is
+// snake_case (map keys too), counters of named things (parse kinds,
+// malformed reasons) are objects keyed by name rather than arrays indexed
+// by an enum, and a number's unit is in its key (_ns, _seconds, _bytes,
+// _per_second, mpps, _ratio). A test decodes the output of a replay into
+// JSONReport with unknown keys refused, checks every key's style and that
+// the document lists it, and round-trips it.
 //
 // # Update latency during bursts
 //

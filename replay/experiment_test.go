@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -133,8 +132,8 @@ func TestReportTextAndPlots(t *testing.T) {
 			t.Errorf("%s: not an SVG (%v)", f, err)
 		}
 	}
-	js, err := json.Marshal(rep)
-	if err != nil || !strings.Contains(string(js), `"apply_ns"`) {
+	var js strings.Builder
+	if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"apply_ns"`) {
 		t.Errorf("json: %v", err)
 	}
 }

@@ -98,7 +98,9 @@ type KindReport struct {
 	UpdateNs  []float64      `json:"-"` // every update's cost, for the CDF
 }
 
-// Report is the result of Run.
+// Report is the result of Run. `ofswitch replay --json` prints it through
+// [Report.WriteJSON] as a [JSONReport], whose schema is documented; the
+// tags of Report and the types it holds are not that schema.
 type Report struct {
 	Captures []string     `json:"captures"`
 	Frames   int          `json:"frames"` // frames per replay of all captures
