@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -76,7 +75,7 @@ status is non-zero.`,
 	fl.IntVar(&f.top, "top", 10, "rules listed by hits")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic controller")
 	fl.Float64Var(&f.occupancy, "occupancy", 0.9, "filter occupancy of table 0 when the bursts start (synthetic flows fill it up)")
-	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON")
+	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON (schema: docs/replay-json.md)")
 	fl.StringVar(&f.plotDir, "plot", "", "write SVG plots into this directory")
 	fl.StringVar(&f.out, "out", "", "write what the switch outputs in one pass (first filter, no bursts) to this pcapng file")
 	cmd.MarkFlagsMutuallyExclusive("rules", "classbench")
@@ -132,9 +131,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 	}
 	out := cmd.OutOrStdout()
 	if f.asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
+		err = rep.WriteJSON(out)
 	} else {
 		err = rep.WriteText(out)
 	}

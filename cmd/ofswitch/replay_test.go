@@ -25,6 +25,22 @@ func replayCLI(t *testing.T, args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
+// decodeReplayJSON decodes the output of `replay --json` into its typed
+// schema, refusing a key the schema does not have.
+func decodeReplayJSON(t *testing.T, out string) *replay.JSONReport {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	var rep replay.JSONReport
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("--json output does not decode into replay.JSONReport: %v\n%s", err, out)
+	}
+	if rep.SchemaVersion != replay.SchemaVersion {
+		t.Errorf("schema_version %d, want %d", rep.SchemaVersion, replay.SchemaVersion)
+	}
+	return &rep
+}
+
 func TestReplayDemo(t *testing.T) {
 	out, _, err := replayCLI(t, "--workers", "2", "--bursts", "2", "--burst", "64", "--burst-every", "4ms")
 	if err != nil {
@@ -52,19 +68,16 @@ func TestReplayJSONRulesAndPlots(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rep replay.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("--json output does not parse: %v\n%s", err, out)
-	}
-	if len(rep.Kinds) != 2 || rep.Kinds[0].Filter != "bcf t=0" || rep.Kinds[1].Filter != "none" || rep.Rules != 2 || rep.Frames != 1200 {
+	rep := decodeReplayJSON(t, out)
+	if len(rep.Filters) != 2 || rep.Filters[0].Filter != "bcf t=0" || rep.Filters[1].Filter != "none" || rep.Rules != 2 || rep.FramesPerPass != 1200 {
 		t.Fatalf("report %+v", rep)
 	}
-	for _, k := range rep.Kinds {
+	for _, k := range rep.Filters {
 		if len(k.Bursts) != 2 || k.Bursts[0].Updates != 32 || k.Packets < 1200 {
 			t.Errorf("%s: %d bursts, %d packets", k.Filter, len(k.Bursts), k.Packets)
 		}
-		if len(k.Top) < 2 || k.Top[0].ID != 1 || !strings.Contains(k.Top[0].Flow, "tcp") {
-			t.Errorf("%s: top rules %+v", k.Filter, k.Top)
+		if len(k.TopRules) < 2 || k.TopRules[0].ID != 1 || !strings.Contains(k.TopRules[0].Flow, "tcp") {
+			t.Errorf("%s: top rules %+v", k.Filter, k.TopRules)
 		}
 	}
 	written, err := dataplane.LoadFile(pcapOut)
@@ -125,11 +138,8 @@ func TestReplayClassBench(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rep replay.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.Rules < 2 || len(rep.Kinds) != 1 || rep.Kinds[0].Counters.Hits == 0 || rep.Kinds[0].Filter != "bcf t=5" {
+	rep := decodeReplayJSON(t, out)
+	if rep.Rules < 2 || len(rep.Filters) != 1 || rep.Filters[0].Counters.Hits == 0 || rep.Filters[0].Filter != "bcf t=5" {
 		t.Errorf("report %+v", rep)
 	}
 	for _, bad := range [][]string{{"--filter", "bloom"}, {"--t", "x"}, {"--speed", "fast"}, {"--workers", "0"},
