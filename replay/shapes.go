@@ -1,0 +1,41 @@
+package replay
+
+import "github.com/ofswitch/ofswitch/rules"
+
+// ruleShapes returns the matches of the table-0 adds among ups: the
+// shapes (subtables) that the synthetic controller's flows take when
+// Config.BurstFromRules is set.
+func ruleShapes(ups []rules.Update) []rules.Match {
+	var out []rules.Match
+	for i := range ups {
+		if u := &ups[i]; u.Command == rules.CmdAdd && u.Table == 0 {
+			out = append(out, u.Match)
+		}
+	}
+	return out
+}
+
+// shapeTries is how many rules shaped tries before it gives up on a
+// rule set whose masks leave few values free.
+const shapeTries = 16
+
+// shaped returns a flow shaped like a random rule of the rule set: its
+// mask (so, in package rules, its subtable), eth_type and ip_proto, and
+// random values under the mask of its addresses and ports, and not a match
+// table 0 holds already, so that it is a new element of table 0's filter
+// (each distinct subtable and masked key is one). It reports false if
+// shapeTries draws found none; the caller then adds an exact 5-tuple.
+func (c *controller) shaped() (rules.Match, bool) {
+	for range shapeTries {
+		m := c.shapes[c.rng.IntN(len(c.shapes))]
+		for _, f := range []rules.Field{rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldL4Src, rules.FieldL4Dst} {
+			if _, mask := m.Get(f); mask != 0 {
+				m.Set(f, c.rng.Uint64(), mask)
+			}
+		}
+		if !c.taken[m] {
+			return m, true
+		}
+	}
+	return rules.Match{}, false
+}
