@@ -197,8 +197,9 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 			}
 		}
 	}
+	elements := filterElements(c.Rules, c.Tables)
 	for i, fs := range c.Filters {
-		kr, err := runKind(ctx, &c, fs, caps, shards, capFlows)
+		kr, err := runKind(ctx, &c, fs, caps, shards, capFlows, elements)
 		if err != nil {
 			return rep, fmt.Errorf("filter %v: %w", fs, err)
 		}
@@ -210,8 +211,8 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 	return rep, nil
 }
 
-func runKind(ctx context.Context, c *Config, fs Filter, caps []*dataplane.Capture, shards [][][]int32, capFlows []rules.Match) (*KindReport, error) {
-	buckets, prefill := sizeFilter(len(c.Rules), c.Burst, c.Occupancy)
+func runKind(ctx context.Context, c *Config, fs Filter, caps []*dataplane.Capture, shards [][][]int32, capFlows []rules.Match, elements int) (*KindReport, error) {
+	buckets, prefill := sizeFilter(elements, c.Burst, c.Occupancy)
 	// Recycling as in ofswitch run: the workers announce their lookups
 	// (Worker.Process, Quiesce), and nothing else looks rules up.
 	pipe, err := rules.New(&rules.Config{Tables: c.Tables, Filter: fs.Kind, BloomAfter: fs.T, Seed: c.Seed,

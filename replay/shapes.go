@@ -39,3 +39,19 @@ func (c *controller) shaped() (rules.Match, bool) {
 	}
 	return rules.Match{}, false
 }
+
+// filterElements returns the number of elements the rule set puts into
+// table 0's filter: one per distinct subtable and masked key, however many
+// rules share it, which only the classifier knows (a ClassBench set's
+// flows share many: fw1_1k's 2591 flows make 608), so it loads ups into a
+// pipeline without a filter and counts. Sizing the filter by the number of
+// updates would leave it far below Config.Occupancy. If the rules do not
+// load, it returns len(ups) and runKind reports the error.
+func filterElements(ups []rules.Update, tables int) int {
+	p, err := rules.New(&rules.Config{Tables: max(tables, 1), Filter: rules.FilterNone})
+	if err != nil {
+		return len(ups)
+	}
+	p.ApplyBurst(ups, true)
+	return p.Table(0).Stats().Keys
+}
