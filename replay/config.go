@@ -115,8 +115,8 @@ type Config struct {
 	// Seed seeds the synthetic controller.
 	Seed uint64
 	// Occupancy is the filter occupancy at which bursts find table 0:
-	// the filter gets the fewest buckets that hold the rules plus one
-	// burst at this occupancy, and the synthetic controller pre-installs
+	// the filter gets the fewest buckets that hold the rules' filter
+	// elements plus one burst at this occupancy, and the synthetic controller pre-installs
 	// flows up to it (the same number for every filter kind). Zero means
 	// 0.9. High occupancy makes insertions kick and, with bcf, use the
 	// Bloom part, as in the Bloom-Cuckoo paper's experiments.

@@ -23,11 +23,12 @@
 // keys) and throughput before, during and after the burst, Bloom part,
 // occupancy and measured false-positive rate.
 //
-// Table 0's filter gets the fewest buckets that hold the rule set plus one
-// burst at [Config].Occupancy, and the controller pre-installs synthetic
-// flows up to that occupancy (the same number for every filter kind), so
-// that insertions kick and, with bcf, use the Bloom part, as in the
-// Bloom-Cuckoo paper's experiments.
+// Table 0's filter gets the fewest buckets that hold the rule set's
+// elements (distinct subtable and masked key, counted by loading it once)
+// plus one burst at [Config].Occupancy, and the controller pre-installs
+// synthetic flows up to that occupancy (the same number for every filter
+// kind), so that insertions kick and, with bcf, use the Bloom part, as in
+// the Bloom-Cuckoo paper's experiments.
 //
 // # Phases
 //

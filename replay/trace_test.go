@@ -162,7 +162,11 @@ func TestReplayTraceOracle(t *testing.T) {
 
 func TestReplayTraceOracleShared(t *testing.T) {
 	dir := testutil.SharedData(t, "classbench", "lyxocs-ruleSet")
-	checkOracle(t, filepath.Join(dir, "fw1_1k"), filepath.Join(dir, "fw1_1k_trace"), true)
+	for _, set := range []string{"acl1_1k", "fw1_1k", "ipc1_1k"} {
+		t.Run(set, func(t *testing.T) {
+			checkOracle(t, filepath.Join(dir, set), filepath.Join(dir, set+"_trace"), true)
+		})
+	}
 }
 
 // TestReplayTraceBursts: bursts drawn from the rule set apply without
