@@ -39,7 +39,7 @@ type replayFlags struct {
 func newReplayCmd() *cobra.Command {
 	var f replayFlags
 	cmd := &cobra.Command{
-		Use:   "replay [PCAP...] | replay --classbench RULES --trace TRACE",
+		Use:   "replay [PCAP...]",
 		Short: "Replay captures through the classifier while rule bursts are applied",
 		Long: `Replays pcap/pcapng files from memory (or paced at their timing, --speed)
 through parse, classify and actions on --workers workers, once per filter
@@ -68,7 +68,7 @@ with its file name and byte offset; the others still replay, and the exit
 status is non-zero.`,
 		Example: `  ofswitch replay
   ofswitch replay --rules acl.flows --burst 1024 --burst-at 100000 capture.pcap
-  ofswitch replay --classbench acl1_10k --trace acl1_10k_trace --filter bcf --t 0,5,10 --workers 2 --json
+  ofswitch replay --classbench acl1_1k --trace acl1_1k_trace --filter bcf --t 0,5,10 --json
   ofswitch replay --plot plots/ --out switched.pcapng`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReplay(cmd, &f, args) },
 	}
