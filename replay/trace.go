@@ -115,12 +115,12 @@ func ipv4Checksum(hdr []byte) uint16 {
 	return ^uint16(s)
 }
 
-// ClassBenchKind says what kind of ClassBench file raw looks like, judged
+// classBenchKind says what kind of ClassBench file raw looks like, judged
 // by its first non-blank line: "trace" (seven unsigned columns, as
 // classbench.ParseTrace reads), "filter" (a rule opening with '@') or ""
 // (neither). Replay uses it to explain why a file given as a capture is
 // not one.
-func ClassBenchKind(raw []byte) string {
+func classBenchKind(raw []byte) string {
 	for len(raw) > 0 {
 		line := raw
 		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
@@ -156,7 +156,7 @@ func notCaptureError(path string) error {
 	defer f.Close()
 	head := make([]byte, 4096)
 	n, _ := f.Read(head)
-	switch ClassBenchKind(head[:n]) {
+	switch classBenchKind(head[:n]) {
 	case "trace":
 		return fmt.Errorf("%s: a ClassBench trace, not a pcap or pcapng capture: replay it with --trace %s (and its rule set with --classbench)", path, path)
 	case "filter":

@@ -253,7 +253,7 @@ func TestLoadCapturesClassBench(t *testing.T) {
 			t.Errorf("LoadCaptures(%s) = %d frames, %v; want an error naming %s", tc.file, frames, err, tc.flag)
 		}
 	}
-	if k := ClassBenchKind([]byte("\n\nnot a trace\n")); k != "" {
-		t.Errorf("ClassBenchKind(text) = %q", k)
+	if k := classBenchKind([]byte("\n\nnot a trace\n")); k != "" {
+		t.Errorf("classBenchKind(text) = %q", k)
 	}
 }
