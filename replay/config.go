@@ -115,12 +115,20 @@ type Config struct {
 	// Seed seeds the synthetic controller.
 	Seed uint64
 	// Occupancy is the filter occupancy at which bursts find table 0:
-	// the filter gets the fewest buckets that hold the rules plus one
-	// burst at this occupancy, and the synthetic controller pre-installs
+	// the filter gets the fewest buckets that hold the rules' filter
+	// elements plus one burst at this occupancy, and the synthetic controller pre-installs
 	// flows up to it (the same number for every filter kind). Zero means
 	// 0.9. High occupancy makes insertions kick and, with bcf, use the
 	// Bloom part, as in the Bloom-Cuckoo paper's experiments.
 	Occupancy float64
+	// BurstFromRules makes the synthetic controller draw its flows from
+	// the rule set instead of random TCP 5-tuples and the captures' flows:
+	// each added flow takes the mask, eth_type and ip_proto of a random
+	// table-0 rule and random values under its mask, at priority 0, so
+	// that bursts churn the subtables the rule set uses and, below every
+	// rule of a ClassBench set (whose priorities are at least 1), never
+	// change the answer for a packet that some rule matches.
+	BurstFromRules bool
 	// TopN is the number of rules listed by hits; zero means 10.
 	TopN int
 	// Progress, if set, is called with the filter configurations done.
@@ -179,17 +187,31 @@ func parseFlows(name string, data []byte) ([]rules.Update, int, error) {
 // A capture that cannot be read completely keeps the frames read before
 // the failure, and err names every such file and its byte offset
 // (dataplane.LoadFiles): with frames > 0 the captures can still be
-// replayed.
+// replayed. A file that is a ClassBench trace or filter set rather than a
+// capture gets an error naming the flag that reads it (--trace or
+// --classbench).
 func LoadCaptures(paths []string) (caps []*dataplane.Capture, frames int, err error) {
 	if len(paths) == 0 {
 		c := DemoCapture()
 		return []*dataplane.Capture{c}, c.Len(), nil
 	}
-	caps, err = dataplane.LoadFiles(paths)
-	for _, c := range caps {
+	caps = make([]*dataplane.Capture, len(paths))
+	var errs []error
+	for i, p := range paths {
+		c, err := dataplane.LoadFile(p)
+		caps[i] = c
+		if err != nil && (c == nil || c.Len() == 0) {
+			// A ClassBench file given as a capture: say which flag reads it.
+			if hint := notCaptureError(p); hint != nil {
+				err = hint
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
 		if c != nil {
 			frames += c.Len()
 		}
 	}
-	return caps, frames, err
+	return caps, frames, errors.Join(errs...)
 }

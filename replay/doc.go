@@ -3,7 +3,7 @@
 // filters, and reports what the bursts cost: text, JSON and SVG plots.
 //
 // It is the laboratory behind `ofswitch replay`. [LoadRules] and
-// [LoadCaptures] make its inputs (with no file given, the built-in demo:
+// [LoadCaptures] (or [LoadTrace], a ClassBench trace) make its inputs (with no file given, the built-in demo:
 // [DemoFlows] and [DemoCapture]); [Run] measures; the [Report] prints as
 // text ([Report.WriteText]), as JSON ([Report.WriteJSON]) or as SVG plots
 // ([Report.Plot]); [WriteOutput] records what the switch outputs in one
@@ -36,11 +36,12 @@
 // keys) and throughput before, during and after the burst, Bloom part,
 // occupancy and measured false-positive rate.
 //
-// Table 0's filter gets the fewest buckets that hold the rule set plus one
-// burst at [Config].Occupancy, and the controller pre-installs synthetic
-// flows up to that occupancy (the same number for every filter kind), so
-// that insertions kick and, with bcf, use the Bloom part, as in the
-// Bloom-Cuckoo paper's experiments.
+// Table 0's filter gets the fewest buckets that hold the rule set's
+// elements (distinct subtable and masked key, counted by loading it once)
+// plus one burst at [Config].Occupancy, and the controller pre-installs
+// synthetic flows up to that occupancy (the same number for every filter
+// kind), so that insertions kick and, with bcf, use the Bloom part, as in
+// the Bloom-Cuckoo paper's experiments.
 //
 // # Phases
 //
@@ -67,4 +68,21 @@
 // The host's steal time (/proc/stat) is read around each configuration:
 // on a shared virtual machine a stolen millisecond shows as a burst window
 // in which a worker processed nothing, and the report says so.
+//
+// # ClassBench traces
+//
+// A ClassBench trace (LoadTrace) is replayed through the packet path rather
+// than fed to the classifier as keys, so that a trace is
+// measured as a capture is (parse, key, classify, actions): TraceCapture
+// synthesizes one 54-byte Ethernet/IPv4 frame per header, its ports in a
+// TCP, UDP or SCTP header, an ICMP echo request under ICMP and plain
+// payload under other protocols, where OpenFlow sees no ports. Against the
+// rule set's flows (LoadRules, classbench.Updates) each frame takes the
+// rule classbench.FirstPacket answers for its header; the tests check it
+// per rule. With Config.BurstFromRules the synthetic controller's flows
+// are drawn from the rule set (each with a random rule's mask and random
+// values under it, at priority 0, below every ClassBench rule), so the
+// bursts churn the subtables the set uses and never take a packet that a
+// rule matches. LoadCaptures recognizes a ClassBench trace or filter set
+// given as a capture and names the flag that reads it.
 package replay

@@ -76,6 +76,9 @@ type controller struct {
 	capFlows []rules.Match
 	live     []rules.Match
 	nextID   int
+	pri      uint16               // priority of its flows
+	shapes   []rules.Match        // Config.BurstFromRules: the rule set's matches
+	taken    map[rules.Match]bool // with shapes: the matches in table 0
 }
 
 // SyntheticPriority is the priority of the rules the synthetic controller
@@ -85,13 +88,21 @@ const SyntheticPriority = 40000
 func (c *controller) add(m rules.Match) rules.Update {
 	c.nextID++
 	c.live = append(c.live, m)
-	return rules.Update{Command: rules.CmdAdd, Match: m, Priority: SyntheticPriority, Cookie: 0x5e, ID: -c.nextID,
+	if c.taken != nil {
+		c.taken[m] = true
+	}
+	return rules.Update{Command: rules.CmdAdd, Match: m, Priority: c.pri, Cookie: 0x5e, ID: -c.nextID,
 		Instructions: []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 1}}}}}
 }
 
 // synthetic returns a random IPv4 TCP 5-tuple outside the captures'
-// 10.0.0.0/8 space.
+// 10.0.0.0/8 space, or with shapes a flow shaped like the rule set's.
 func (c *controller) synthetic() rules.Match {
+	if len(c.shapes) > 0 {
+		if m, ok := c.shaped(); ok {
+			return m
+		}
+	}
 	var m rules.Match
 	m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
 	m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
@@ -111,7 +122,8 @@ func (c *controller) burst(n int) (ups []rules.Update, adds, dels int) {
 			m := c.live[i]
 			c.live[i] = c.live[len(c.live)-1]
 			c.live = c.live[:len(c.live)-1]
-			ups = append(ups, rules.Update{Command: rules.CmdDeleteStrict, Match: m, Priority: SyntheticPriority})
+			delete(c.taken, m)
+			ups = append(ups, rules.Update{Command: rules.CmdDeleteStrict, Match: m, Priority: c.pri})
 			dels++
 			continue
 		}
@@ -185,8 +197,9 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 			}
 		}
 	}
+	elements := filterElements(c.Rules, c.Tables)
 	for i, fs := range c.Filters {
-		kr, err := runKind(ctx, &c, fs, caps, shards, capFlows)
+		kr, err := runKind(ctx, &c, fs, caps, shards, capFlows, elements)
 		if err != nil {
 			return rep, fmt.Errorf("filter %v: %w", fs, err)
 		}
@@ -198,8 +211,8 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 	return rep, nil
 }
 
-func runKind(ctx context.Context, c *Config, fs Filter, caps []*dataplane.Capture, shards [][][]int32, capFlows []rules.Match) (*KindReport, error) {
-	buckets, prefill := sizeFilter(len(c.Rules), c.Burst, c.Occupancy)
+func runKind(ctx context.Context, c *Config, fs Filter, caps []*dataplane.Capture, shards [][][]int32, capFlows []rules.Match, elements int) (*KindReport, error) {
+	buckets, prefill := sizeFilter(elements, c.Burst, c.Occupancy)
 	// Recycling as in ofswitch run: the workers announce their lookups
 	// (Worker.Process, Quiesce), and nothing else looks rules up.
 	pipe, err := rules.New(&rules.Config{Tables: c.Tables, Filter: fs.Kind, BloomAfter: fs.T, Seed: c.Seed,
@@ -207,7 +220,16 @@ func runKind(ctx context.Context, c *Config, fs Filter, caps []*dataplane.Captur
 	if err != nil {
 		return nil, err
 	}
-	ctl := &controller{rng: rand.New(rand.NewPCG(c.Seed, 0x6f66)), capFlows: capFlows}
+	ctl := &controller{rng: rand.New(rand.NewPCG(c.Seed, 0x6f66)), capFlows: capFlows, pri: SyntheticPriority}
+	if c.BurstFromRules {
+		if ctl.shapes = ruleShapes(c.Rules); len(ctl.shapes) > 0 {
+			ctl.capFlows, ctl.pri = nil, 0
+			ctl.taken = make(map[rules.Match]bool, len(ctl.shapes))
+			for _, m := range ctl.shapes {
+				ctl.taken[m] = true
+			}
+		}
+	}
 	// The rule set, then synthetic flows up to the target occupancy (at
 	// least one burst of them, so that bursts delete old flows from the
 	// start).

@@ -17,6 +17,7 @@ import (
 type replayFlags struct {
 	rulesFile  string
 	classbench string
+	trace      string
 	filters    []string
 	ts         string
 	burst      int
@@ -50,19 +51,30 @@ by hits and for every burst: apply latency, per-update cost (ns, filter
 iterations), lookup throughput and latency p50/p99 before, during and after,
 Bloom part and occupancy.
 
+With --classbench RULES --trace TRACE it replays a ClassBench trace instead
+of captures: one Ethernet/IPv4 frame per header (TCP, UDP and SCTP carry the
+header's ports) through the same parse, classify and actions path, against
+the rule set's OpenFlow flows, which classify each frame as a linear scan
+of the rules in packet semantics does. With --classbench the bursts are
+drawn from the rule set: flows shaped like its rules (same fields and
+masks, random values under them) at priority 0, below every rule, so they
+churn its subtables without changing the answer for a packet that some
+rule matches.
+
 With no arguments it replays a built-in demo capture against a built-in
 two-table rule set. A capture that cannot be read completely is reported
 with its file name and byte offset; the others still replay, and the exit
 status is non-zero.`,
 		Example: `  ofswitch replay
   ofswitch replay --rules acl.flows --burst 1024 --burst-at 100000 capture.pcap
-  ofswitch replay --classbench acl1_10k --filter bcf --t 0,5,10 --workers 2 --json trace.pcap
+  ofswitch replay --classbench acl1_1k --trace acl1_1k_trace --filter bcf --t 0,5,10 --json
   ofswitch replay --plot plots/ --out switched.pcapng`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReplay(cmd, &f, args) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.rulesFile, "rules", "", "flow file in ovs-ofctl add-flows syntax (default: the built-in demo rules)")
 	fl.StringVar(&f.classbench, "classbench", "", "ClassBench filter file, loaded into table 0 with output:2")
+	fl.StringVar(&f.trace, "trace", "", "ClassBench trace replayed instead of captures (needs --classbench)")
 	fl.StringSliceVar(&f.filters, "filter", []string{"bcf", "cf", "none"}, "filter kinds to compare: bcf, cf, none (repeatable or a comma list)")
 	fl.StringVar(&f.ts, "t", "0,5,10", "Bloom-Cuckoo thresholds t, one bcf run each (comma list)")
 	fl.IntVar(&f.burst, "burst", 256, "rule updates per burst (0: no bursts)")
@@ -103,7 +115,21 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	caps, frames, loadErr := replay.LoadCaptures(args)
+	var caps []*dataplane.Capture
+	var frames int
+	var loadErr error
+	if f.trace != "" {
+		if f.classbench == "" || len(args) > 0 {
+			return errors.New("--trace replays a ClassBench trace against its rule set: give --classbench RULES and no capture")
+		}
+		c, _, err := replay.LoadTrace(f.trace)
+		if err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		caps, frames, args = []*dataplane.Capture{c}, c.Len(), []string{f.trace}
+	} else {
+		caps, frames, loadErr = replay.LoadCaptures(args)
+	}
 	if loadErr != nil {
 		fmt.Fprintln(cmd.ErrOrStderr(), "ofswitch replay:", loadErr)
 	}
@@ -116,7 +142,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 	cfg := &replay.Config{
 		Rules: ups, Tables: tables, Filters: filters, Captures: caps, Workers: f.workers, Speed: speed,
 		Burst: f.burst, Bursts: f.bursts, Every: f.every, AtPackets: f.at, Loops: f.loops, Seed: f.seed,
-		TopN: f.top, Occupancy: f.occupancy, Progress: progress(cmd.ErrOrStderr(), "filter configurations"),
+		TopN: f.top, Occupancy: f.occupancy, BurstFromRules: f.classbench != "", Progress: progress(cmd.ErrOrStderr(), "filter configurations"),
 	}
 	if f.out != "" {
 		n, err := replay.WriteOutput(cmd.Context(), f.out, cfg)
