@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ofswitch/ofswitch/replay"
 )
 
 // cbTestdata holds package classbench's small hand-written set and trace.
@@ -24,18 +21,15 @@ func TestReplayTrace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var rep replay.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
+	rep := decodeReplayJSON(t, out)
+	if rep.FramesPerPass != 12 || len(rep.Captures) != 1 || rep.Captures[0] != trace || len(rep.Filters) != 1 {
+		t.Fatalf("report: %d frames of %v, %d filters", rep.FramesPerPass, rep.Captures, len(rep.Filters))
 	}
-	if rep.Frames != 12 || len(rep.Captures) != 1 || rep.Captures[0] != trace || len(rep.Kinds) != 1 {
-		t.Fatalf("report: %d frames of %v, %d kinds", rep.Frames, rep.Captures, len(rep.Kinds))
+	f := rep.Filters[0]
+	if f.Counters.Packets < 12 || f.Counters.MissesTable0 != 0 || len(f.Bursts) != 2 || f.Bursts[0].Errors != 0 {
+		t.Errorf("%s: %d packets, %d misses, %d bursts", f.Filter, f.Counters.Packets, f.Counters.MissesTable0, len(f.Bursts))
 	}
-	kr := rep.Kinds[0]
-	if kr.Counters.Packets < 12 || kr.Counters.MissTable0 != 0 || len(kr.Bursts) != 2 || kr.Bursts[0].Errors != 0 {
-		t.Errorf("%s: %d packets, %d misses, %d bursts", kr.Filter, kr.Counters.Packets, kr.Counters.MissTable0, len(kr.Bursts))
-	}
-	for _, h := range kr.Top {
+	for _, h := range f.TopRules {
 		if h.ID < 0 {
 			t.Errorf("a flow of a burst took packets: %+v", h)
 		}
