@@ -19,17 +19,7 @@ import (
 func TestWriteTimeoutDropsNonReader(t *testing.T) {
 	var logBuf testutil.LockedBuffer
 	a, addr := startAgent(t, &Config{WriteTimeout: 300 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
-	ups := make([]rules.Update, 100_000)
-	for i := range ups {
-		ups[i].Match.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
-		ups[i].Match.SetExact(rules.FieldIPv4Dst, uint64(10<<24|i))
-		ups[i].Priority = 10
-		ups[i].Instructions = []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 1}}}}
-	}
-	var res rules.BurstResult
-	if failed := a.FlowTables().Apply(&res, ups, true, time.Now(), 0); failed != 0 {
-		t.Fatalf("%d flows failed", failed)
-	}
+	fillLarge(t, a, 100_000)
 
 	mute := dial(t, addr)
 	// A small receive buffer: the reply must not fit in the sockets.
@@ -61,4 +51,22 @@ func TestWriteTimeoutDropsNonReader(t *testing.T) {
 	c.handshake(openflow.Version13)
 	c.send(&openflow.EchoRequest{Header: hdr(openflow.TypeEchoRequest, 3)})
 	c.recv(openflow.TypeEchoReply)
+}
+
+// fillLarge installs n flows (ip, nw_dst=10.x.x.x, output:1) into a's
+// tables at once: a flow dump large enough that no socket buffer takes
+// it whole (100,000 flows are about 10 MB).
+func fillLarge(t *testing.T, a *Agent, n int) {
+	t.Helper()
+	ups := make([]rules.Update, n)
+	for i := range ups {
+		ups[i].Match.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+		ups[i].Match.SetExact(rules.FieldIPv4Dst, uint64(10<<24|i))
+		ups[i].Priority = 10
+		ups[i].Instructions = []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 1}}}}
+	}
+	var res rules.BurstResult
+	if failed := a.FlowTables().Apply(&res, ups, true, time.Now(), 0); failed != 0 {
+		t.Fatalf("%d flows failed", failed)
+	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/openflow"
-	"github.com/ofswitch/ofswitch/rules"
 )
 
 // TestReplyLimitTotal: controllers that ask for a flow dump and never read
@@ -23,17 +22,7 @@ func TestReplyLimitTotal(t *testing.T) {
 	var logBuf testutil.LockedBuffer
 	cfg := &Config{WriteTimeout: time.Minute, EchoInterval: time.Minute, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}
 	a, addr := startAgent(t, cfg)
-	ups := make([]rules.Update, flows)
-	for i := range ups {
-		ups[i].Match.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
-		ups[i].Match.SetExact(rules.FieldIPv4Dst, uint64(10<<24|i))
-		ups[i].Priority = 10
-		ups[i].Instructions = []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 1}}}}
-	}
-	var res rules.BurstResult
-	if failed := a.FlowTables().Apply(&res, ups, true, time.Now(), 0); failed != 0 {
-		t.Fatalf("%d flows failed", failed)
-	}
+	fillLarge(t, a, flows)
 	dump := func(c *client, xid uint32) {
 		c.send(&openflow.MultipartRequest{Header: hdr(openflow.TypeMultipartRequest, xid), Part: openflow.MultipartFlow,
 			Flow: openflow.FlowStatsRequest{TableID: openflow.TableAll, OutPort: openflow.PortAny, OutGroup: openflow.GroupAny}})
