@@ -135,3 +135,38 @@ func TestUpdateCosts(t *testing.T) {
 	}()
 	timed.ApplyBurstTo(&res, exactAdds(3, 1<<20), true, costs[:2])
 }
+
+// TestIndexRebuilds: TableStats counts the flow index's rebuilds, which
+// adds that outgrow it and deletes that leave tombstones both cause, and
+// nothing else does.
+func TestIndexRebuilds(t *testing.T) {
+	p, err := rules.New(&rules.Config{Filter: rules.FilterNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := func() int { return p.Table(0).Stats().IndexRebuilds }
+	p.ApplyBurst(exactAdds(16, 0), true)
+	small := idx()
+	p.ApplyBurst(exactAdds(4096, 16), true)
+	grown := idx()
+	if grown <= small {
+		t.Fatalf("4096 adds: index rebuilds %d -> %d, want more", small, grown)
+	}
+	// Lookups and a replacement of a present flow rebuild nothing.
+	p.ApplyBurst(exactAdds(1, 16), true)
+	if idx() != grown {
+		t.Fatalf("a replacement rebuilt the index (%d -> %d)", grown, idx())
+	}
+	// Churn at a steady size: deletes leave tombstones that a rebuild clears.
+	for i := range 8 {
+		dels := exactAdds(2048, 16+i*2048)
+		for j := range dels {
+			dels[j].Command = rules.CmdDeleteStrict
+		}
+		p.ApplyBurst(dels, true)
+		p.ApplyBurst(exactAdds(2048, 1<<20+i*2048), true)
+	}
+	if idx() <= grown {
+		t.Fatalf("churn of 16K flows: index rebuilds stayed %d", idx())
+	}
+}

@@ -582,5 +582,6 @@ func (t *Table) growIndex() {
 		}
 	}
 	t.used = t.nodes
+	t.indexBuilds++
 	t.state.Store(&ns)
 }

@@ -28,23 +28,27 @@ func (p *Pipeline) Filters() FilterSummary {
 
 // TableStats describes a table's shape.
 type TableStats struct {
-	Flows          int           // visible at the published version (what OpenFlow counts)
-	Rules          int           // physically present (visible or removed and awaiting unlink)
-	Subtables      int           // distinct masks
-	Keys           int           // distinct (subtable, masked key) pairs: elements of the filter
-	Filter         string        // bcf, cf or none
-	FilterBuckets  int           // 0 without filter
-	FilterLen      int           // elements in the filter
-	FilterBloomLen int           // elements in its Bloom part
-	Occupancy      float64       // filter occupancy
-	Rebuilds       int           // times the filter was rebuilt larger
-	FilterStats    *filter.Stats // the filter's own counters; nil without filter
+	Flows          int     // visible at the published version (what OpenFlow counts)
+	Rules          int     // physically present (visible or removed and awaiting unlink)
+	Subtables      int     // distinct masks
+	Keys           int     // distinct (subtable, masked key) pairs: elements of the filter
+	Filter         string  // bcf, cf or none
+	FilterBuckets  int     // 0 without filter
+	FilterLen      int     // elements in the filter
+	FilterBloomLen int     // elements in its Bloom part
+	Occupancy      float64 // filter occupancy
+	Rebuilds       int     // times the filter was rebuilt larger
+	// IndexRebuilds counts the times the flow index was rebuilt, to grow
+	// or to clear the tombstones deletes leave: the writer rehashes every
+	// node then, the slowest step an update can take in a large table.
+	IndexRebuilds int
+	FilterStats   *filter.Stats // the filter's own counters; nil without filter
 }
 
 // Stats returns the table's shape. Call it from the writer goroutine.
 func (t *Table) Stats() TableStats {
 	s := t.state.Load()
-	ts := TableStats{Flows: t.flows, Rules: t.rules, Subtables: len(t.subs), Keys: t.nodes, Filter: t.kind.String(), Rebuilds: t.rebuilds}
+	ts := TableStats{Flows: t.flows, Rules: t.rules, Subtables: len(t.subs), Keys: t.nodes, Filter: t.kind.String(), Rebuilds: t.rebuilds, IndexRebuilds: t.indexBuilds}
 	if s.filter != nil {
 		fs := s.filter.Stats()
 		ts.FilterBuckets = s.filter.Buckets()

@@ -22,21 +22,22 @@ type Table struct {
 	_     [64]byte // keep the writer's fields off the readers' cache line
 
 	// writer only
-	subs       map[Key]*subtable
-	lastSub    *subtable   // the subtable subtableFor returned last
-	probed     []*subtable // subtables created during one link
-	staleSubs  []*subtable // subtables whose maxRank may be too high
-	nextSubID  uint64
-	dropped    uint64 // subtables deleted from subs so far
-	nodes      int    // live index nodes
-	used       int    // index slots holding a node or a tombstone
-	rules      int    // physically present
-	flows      int    // not removed: visible once the writer publishes
-	orderDirty bool
-	fcfg       filter.Config
-	kind       FilterKind
-	rebuilds   int
-	nodeSlab   slab[inode] // the index nodes link makes
+	subs        map[Key]*subtable
+	lastSub     *subtable   // the subtable subtableFor returned last
+	probed      []*subtable // subtables created during one link
+	staleSubs   []*subtable // subtables whose maxRank may be too high
+	nextSubID   uint64
+	dropped     uint64 // subtables deleted from subs so far
+	nodes       int    // live index nodes
+	used        int    // index slots holding a node or a tombstone
+	rules       int    // physically present
+	flows       int    // not removed: visible once the writer publishes
+	orderDirty  bool
+	fcfg        filter.Config
+	kind        FilterKind
+	rebuilds    int
+	indexBuilds int         // times growIndex rebuilt the flow index
+	nodeSlab    slab[inode] // the index nodes link makes
 	// entSlab holds the entries of nodes of several rules (a rule added
 	// back while its removed predecessor awaits unlink makes one).
 	entSlab slab[entry]
