@@ -129,9 +129,28 @@ type Config struct {
 	// rule of a ClassBench set (whose priorities are at least 1), never
 	// change the answer for a packet that some rule matches.
 	BurstFromRules bool
+	// TableFlows is the least number of elements table 0's filter is
+	// sized for: with more than the rule set has, the synthetic
+	// controller pre-installs exact 5-tuple flows up to Occupancy of a
+	// filter that holds TableFlows, so that the bursts meet a table and a
+	// filter of a realistic size (the built-in demo: 100,000). Zero sizes
+	// the filter by the rule set alone.
+	TableFlows int
+	// TableTraffic is the number of frames synthesized from the
+	// pre-installed flows (each a random one of them) and replayed after
+	// the captures, so that lookups hit the large table too. Zero adds none.
+	TableTraffic int
+	// Repeats is the number of times each filter configuration is run;
+	// the runs interleave (every configuration once, then again), so slow
+	// drift of a shared machine spreads over all of them, and the summary
+	// reports medians and spreads over the repeats. Repeat r seeds the
+	// filter and the bursts with Seed+r; the table and the traffic are the
+	// same in all. Zero means 1.
+	Repeats int
 	// TopN is the number of rules listed by hits; zero means 10.
 	TopN int
-	// Progress, if set, is called with the filter configurations done.
+	// Progress, if set, is called with the runs done (configurations
+	// times repeats) and their total.
 	Progress func(done, total int)
 }
 

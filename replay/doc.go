@@ -1,13 +1,53 @@
 // Package replay replays captures through the data path while a synthetic
 // controller bursts rule updates into the tables, side by side for several
-// filters, and reports what the bursts cost: text, JSON and SVG plots.
+// filters, and reports what the bursts cost: a summary with findings, the
+// detail, JSON and plots.
 //
 // It is the laboratory behind `ofswitch replay`. [LoadRules] and
 // [LoadCaptures] (or [LoadTrace], a ClassBench trace) make its inputs (with no file given, the built-in demo:
 // [DemoFlows] and [DemoCapture]); [Run] measures; the [Report] prints as
-// text ([Report.WriteText]), as JSON ([Report.WriteJSON]) or as SVG plots
+// a summary ([Report.WriteSummary]), the summary and the detail
+// ([Report.WriteText]), JSON ([Report.WriteJSON]) or plots
 // ([Report.Plot]); [WriteOutput] records what the switch outputs in one
 // pass without bursts.
+//
+// # An experiment with a conclusion
+//
+// The Bloom-Cuckoo filter's point shows only where a plain cuckoo filter
+// struggles: a large table whose filter is nearly full, updated in
+// bursts. Config.TableFlows sizes table 0's filter for a realistic table
+// (the demo: 100,000 flows; at Config.Occupancy 0.95 that is 32,768
+// buckets holding 124,502 exact flows beside the rule set) and
+// Config.TableTraffic replays frames of those flows after the captures, so
+// that lookups go through the large table too. Every configuration runs
+// Config.Repeats times, interleaved (each configuration once, then again),
+// with the same table and traffic; repeat r seeds the filter and the
+// bursts with Seed+r. The table's flows are made once and shared by the
+// runs; only the pipeline is built anew.
+//
+// [Report.Summary] holds each configuration's figures ([RunFigures],
+// reduced to medians and ranges in a [KindSummary]) and [Findings] turns
+// them into sentences: the longest filter walks, the ranking of burst
+// times, the update tail, lookups with and without a filter, false
+// positives and what made the slowest updates slow. A difference the
+// runs' ranges do not separate is reported as a tie ("="), never as a
+// win, so that the ranking a replay prints is the one its repeats
+// support.
+//
+// # Noise
+//
+// A shared two-CPU machine makes a millisecond of noise out of anything,
+// so the replay measures it rather than guessing: for each burst the time
+// the controller's thread waited for a CPU (Linux schedstat; the
+// controller keeps its thread, runtime.LockOSThread) and ran on one
+// (CLOCK_THREAD_CPUTIME_ID), host steal (/proc/stat), garbage collections
+// completed (runtime/metrics) and rebuilds of table 0's flow index
+// (rules.TableStats.IndexRebuilds). Bursts are ranked by the controller's
+// CPU time, which leaves out its waits. The controller waits between
+// bursts by spinning, not sleeping: a thread woken from a sleep may wait a
+// scheduler tick for its CPU, which would be charged to the first update.
+// A burst window in which no worker made a lookup (the workers had no
+// CPU) is counted and named with the load average.
 //
 // # JSON schema
 //
@@ -37,8 +77,9 @@
 // occupancy and measured false-positive rate.
 //
 // Table 0's filter gets the fewest buckets that hold the rule set's
-// elements (distinct subtable and masked key, counted by loading it once)
-// plus one burst at [Config].Occupancy, and the controller pre-installs
+// elements (distinct subtable and masked key, counted by loading it once),
+// or Config.TableFlows if that is more, plus one burst at
+// [Config].Occupancy, and the controller pre-installs
 // synthetic flows up to that occupancy (the same number for every filter
 // kind), so that insertions kick and, with bcf, use the Bloom part, as in
 // the Bloom-Cuckoo paper's experiments.
@@ -48,11 +89,13 @@
 // Each burst has three windows. "Before" is half of Config.Every (or
 // AtPackets/2 frames); "during" runs from the first update applied to the
 // last one visible, each update applied and published on its own as a
-// FLOW_MOD stream without a bundle is; "after" is the other half. The
-// controller announces the window (burst and phase) in one atomic word
-// that each probe reads once per lookup. Between bursts, outside every window,
-// it collects garbage and lets the Bloom part drain back into cuckoo slots
-// (rules.Pipeline.Rebalance).
+// FLOW_MOD stream without a bundle is (rules.Pipeline.ApplyBurstTo, not
+// atomic, which records each update's time and filter iterations);
+// "after" is the other half. The controller announces the window (burst
+// and phase) in one atomic word that each probe reads once per lookup.
+// It collects garbage once before the first burst, and between bursts,
+// outside every window, lets the Bloom part drain back into cuckoo slots
+// (rules.Pipeline.Rebalance), as it does once after loading the table.
 //
 // # How lookups are timed
 //

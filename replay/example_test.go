@@ -32,6 +32,6 @@ func ExampleRun() {
 	}
 	// Output:
 	// 3000 frames, 20 rules in 2 tables
-	// bcf t=5: 3000 packets, 2950 classified, 244 table-0 misses; top rule priority=20,tcp with 770 packets
-	// none: 3000 packets, 2950 classified, 244 table-0 misses; top rule priority=20,tcp with 770 packets
+	// bcf t=5: 3000 packets, 2950 classified, 244 table-0 misses; top rule priority=20,tcp,actions=set_field:02:00:00:00:00:01->eth_dst,output:1 with 770 packets
+	// none: 3000 packets, 2950 classified, 244 table-0 misses; top rule priority=20,tcp,actions=set_field:02:00:00:00:00:01->eth_dst,output:1 with 770 packets
 }

@@ -198,28 +198,57 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 		}
 	}
 	elements := filterElements(c.Rules, c.Tables)
-	for i, fs := range c.Filters {
-		kr, err := runKind(ctx, &c, fs, caps, shards, capFlows, elements)
-		if err != nil {
-			return rep, fmt.Errorf("filter %v: %w", fs, err)
-		}
-		rep.Kinds = append(rep.Kinds, *kr)
-		if c.Progress != nil {
-			c.Progress(i+1, len(c.Filters))
+	sz := sizing{elements: elements}
+	sz.buckets, sz.prefill = sizeFilter(elements, c.TableFlows, c.Burst, c.Occupancy)
+	rep.FilterBuckets, rep.Prefill = sz.buckets, sz.prefill
+	// The table's flows are the same for every run (the controller is
+	// seeded by c.Seed): make them, and the frames of some of them, once.
+	ctl := newController(&c, capFlows)
+	pre := ctl.prefill(sz.prefill)
+	if c.TableTraffic > 0 {
+		tc := tableCapture(ctl.rng, pre, c.TableTraffic)
+		caps = append(caps, tc)
+		shards = append(shards, tc.Shard(c.Workers))
+		rep.Frames += tc.Len()
+		rep.Captures = append(rep.Captures, tc.Name)
+	}
+	reps := max(c.Repeats, 1)
+	rep.Repeats = reps
+	runs := make([][]RunFigures, len(c.Filters))
+	total := reps * len(c.Filters)
+	for r := range reps {
+		for i, fs := range c.Filters {
+			kr, err := runKind(ctx, &c, fs, r, caps, shards, resume(&c, capFlows, pre, c.Seed+uint64(r)), pre, sz)
+			if err != nil {
+				return rep, fmt.Errorf("filter %v: %w", fs, err)
+			}
+			runs[i] = append(runs[i], figures(kr))
+			if r == 0 {
+				rep.Kinds = append(rep.Kinds, *kr)
+			}
+			if c.Progress != nil {
+				c.Progress(r*len(c.Filters)+i+1, total)
+			}
 		}
 	}
+	for i := range c.Filters {
+		rep.Summary = append(rep.Summary, summarize(rep.Kinds[i].Filter, runs[i]))
+	}
+	rep.CPUs, rep.LoadAvg = runtime.GOMAXPROCS(0), loadAverage()
+	rep.Findings = Findings(rep.Summary, Machine{CPUs: rep.CPUs, LoadAvg: rep.LoadAvg, Workers: rep.Workers})
 	return rep, nil
 }
 
-func runKind(ctx context.Context, c *Config, fs Filter, caps []*dataplane.Capture, shards [][][]int32, capFlows []rules.Match, elements int) (*KindReport, error) {
-	buckets, prefill := sizeFilter(elements, c.Burst, c.Occupancy)
-	// Recycling as in ofswitch run: the workers announce their lookups
-	// (Worker.Process, Quiesce), and nothing else looks rules up.
-	pipe, err := rules.New(&rules.Config{Tables: c.Tables, Filter: fs.Kind, BloomAfter: fs.T, Seed: c.Seed,
-		FilterBuckets: buckets, MaxOccupancy: 0.99, Recycle: true})
-	if err != nil {
-		return nil, err
-	}
+// sizing is table 0's filter as every configuration of a replay gets it.
+type sizing struct {
+	elements int // the rule set's elements in table 0's filter
+	buckets  int // filter buckets
+	prefill  int // synthetic flows pre-installed
+}
+
+// newController returns the synthetic controller of a replay, with its
+// random stream seeded by c.Seed alone.
+func newController(c *Config, capFlows []rules.Match) *controller {
 	ctl := &controller{rng: rand.New(rand.NewPCG(c.Seed, 0x6f66)), capFlows: capFlows, pri: SyntheticPriority}
 	if c.BurstFromRules {
 		if ctl.shapes = ruleShapes(c.Rules); len(ctl.shapes) > 0 {
@@ -230,19 +259,63 @@ func runKind(ctx context.Context, c *Config, fs Filter, caps []*dataplane.Captur
 			}
 		}
 	}
+	return ctl
+}
+
+// prefill returns n adds of synthetic flows, the flows the controller
+// pre-installs, and leaves them in its live set.
+func (c *controller) prefill(n int) []rules.Update {
+	c.live = slices.Grow(c.live, n)
+	pre := make([]rules.Update, 0, n)
+	for range n {
+		pre = append(pre, c.add(c.synthetic()))
+	}
+	return pre
+}
+
+// resume returns a controller for one run: its live set is pre's flows,
+// as if it had just added them, and its bursts draw from a stream seeded
+// by seed. Making the flows once and resuming from them for every run
+// saves generating (and allocating) the table again.
+func resume(c *Config, capFlows []rules.Match, pre []rules.Update, seed uint64) *controller {
+	ctl := newController(c, capFlows)
+	ctl.rng = rand.New(rand.NewPCG(seed, 0x6275))
+	ctl.live = make([]rules.Match, len(pre), len(pre)+c.Burst*c.Bursts)
+	for i := range pre {
+		ctl.live[i] = pre[i].Match
+		if ctl.taken != nil {
+			ctl.taken[pre[i].Match] = true
+		}
+	}
+	ctl.nextID = len(pre)
+	return ctl
+}
+
+// runKind runs configuration fs once: the rule set and pre into a new
+// pipeline, then the workers replay the captures while ctl bursts.
+func runKind(ctx context.Context, c *Config, fs Filter, repeat int, caps []*dataplane.Capture, shards [][][]int32,
+	ctl *controller, pre []rules.Update, sz sizing) (*KindReport, error) {
+	seed := c.Seed + uint64(repeat)
+	// Recycling as in ofswitch run: the workers announce their lookups
+	// (Worker.Process, Quiesce), and nothing else looks rules up.
+	pipe, err := rules.New(&rules.Config{Tables: c.Tables, Filter: fs.Kind, BloomAfter: fs.T, Seed: seed,
+		FilterBuckets: sz.buckets, MaxOccupancy: 0.99, Recycle: true})
+	if err != nil {
+		return nil, err
+	}
 	// The rule set, then synthetic flows up to the target occupancy (at
 	// least one burst of them, so that bursts delete old flows from the
 	// start).
-	ups := slices.Clone(c.Rules)
-	for range prefill {
-		ups = append(ups, ctl.add(ctl.synthetic()))
-	}
+	ups := append(slices.Clone(c.Rules), pre...)
 	res := pipe.ApplyBurst(ups, true)
 	for i, err := range res.Errs {
 		if err != nil {
 			return nil, fmt.Errorf("rule %d (id %d): %w", i, ups[i].ID, err)
 		}
 	}
+	// A switch idle after loading its table has drained the Bloom part
+	// into cuckoo slots where it could; so do the bursts' tables.
+	pipe.Rebalance(1 << 20)
 	sw := dataplane.NewSwitch(pipe, &dataplane.Config{Workers: c.Workers, Ports: c.Ports})
 	var state atomic.Int64
 	state.Store(stateIdle)
@@ -363,34 +436,48 @@ func runKind(ctx context.Context, c *Config, fs Filter, caps []*dataplane.Captur
 // "before" window, the burst, an "after" window.
 func runBursts(ctx context.Context, c *Config, pipe *rules.Pipeline, sw *dataplane.Switch, ctl *controller,
 	state *atomic.Int64, base time.Time, kr *KindReport, finished <-chan struct{}) error {
+	// The controller waits by spinning rather than sleeping: a thread
+	// that sleeps gives up its CPU, and on a busy machine the first update
+	// after its wakeup waits for one (a scheduler tick, 4 ms, is common),
+	// which would be measured as that update's cost.
 	wait := func(d time.Duration, packets uint64) error {
-		if packets > 0 {
-			target := sw.Processed() + packets
-			for sw.Processed() < target {
+		deadline := time.Now().Add(d)
+		target := sw.Processed() + packets
+		for n := 0; ; n++ {
+			if packets > 0 && sw.Processed() >= target || packets == 0 && !time.Now().Before(deadline) {
+				return nil
+			}
+			if n%1024 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				select {
 				case <-finished:
-					return errors.New("the workers stopped before the bursts were done")
+					if packets > 0 {
+						return errors.New("the workers stopped before the bursts were done")
+					}
 				default:
 				}
-				time.Sleep(50 * time.Microsecond)
 			}
-			return nil
 		}
-		return sleepCtx(ctx, d)
 	}
 	half, halfPk := c.Every/2, c.AtPackets/2
 	if c.AtPackets > 0 {
 		half = 0
 	}
+	// The bursts' goroutine keeps its thread, so that the thread's run
+	// delay (threadSched) is the controller's.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	t := pipe.Table(0)
+	var res rules.BurstResult
+	costs := make([]rules.UpdateCost, c.Burst)
+	// Collect the garbage of the setup now, before the measured windows,
+	// rather than at a random point inside one. The bursts make little
+	// garbage beside a table of this size; a collection that completes
+	// in a burst window anyway is counted (BurstReport.GCCycles).
+	runtime.GC()
 	for bi := range c.Bursts {
-		// Collect the garbage of the setup and of the bursts so far now,
-		// between the measured windows, rather than at a random point
-		// inside one.
-		runtime.GC()
 		br := BurstReport{Index: bi}
 		state.Store(int64(bi*nPhases + phBefore))
 		t0 := time.Now()
@@ -406,26 +493,45 @@ func runBursts(ctx context.Context, c *Config, pipe *rules.Pipeline, sw *datapla
 		ups, adds, dels := ctl.burst(c.Burst)
 		br.Updates, br.Adds, br.Deletes = len(ups), adds, dels
 		ts0 := t.Stats()
-		costs := make([]float64, len(ups))
+		steal0, stealOK := hostSteal()
+		gc0 := gcCycles()
+		_, wait0, schedOK := threadSched()
+		cpu0, cpuOK := threadCPU()
 		state.Store(int64(bi*nPhases + phDuring))
 		t1 := time.Now()
-		for i := range ups {
-			s := time.Now()
-			res := pipe.ApplyBurst(ups[i:i+1], true)
-			costs[i] = float64(time.Since(s).Nanoseconds())
-			if res.Errs[0] != nil {
-				br.Errors++
-			}
-		}
+		// One update at a time, each published as it is applied, as a
+		// FLOW_MOD stream without a bundle is; costs holds each one's time
+		// and filter iterations.
+		pipe.ApplyBurstTo(&res, ups, false, costs[:len(ups)])
 		t2 := time.Now()
 		state.Store(int64(bi*nPhases + phAfter))
+		if cpu1, ok := threadCPU(); ok && cpuOK {
+			br.CPUNs = (cpu1 - cpu0).Nanoseconds()
+		}
+		if _, wait1, ok := threadSched(); ok && schedOK {
+			br.RunDelay = (wait1 - wait0).Seconds()
+		}
+		br.GCCycles = int(gcCycles() - gc0)
+		if steal1, ok := hostSteal(); ok && stealOK {
+			br.HostSteal = (steal1 - steal0).Seconds()
+		}
+		ns := make([]float64, len(ups))
+		for i, e := range res.Errs {
+			if e != nil {
+				br.Errors++
+			}
+			ns[i] = float64(costs[i].Time.Nanoseconds())
+			kr.UpdateIter = append(kr.UpdateIter, int32(costs[i].Iterations))
+			kr.UpdateBurst = append(kr.UpdateBurst, int32(bi))
+		}
 		br.At = t1.Sub(base).Seconds()
 		br.ApplyNs = t2.Sub(t1).Nanoseconds()
-		br.UpdateNs = floatPercentiles(costs)
-		kr.UpdateNs = append(kr.UpdateNs, costs...)
+		br.UpdateNs = floatPercentiles(ns)
+		kr.UpdateNs = append(kr.UpdateNs, ns...)
 		kr.BurstAt = append(kr.BurstAt, br.At)
 		ts1 := t.Stats()
 		br.Rebuilt = ts1.Rebuilds != ts0.Rebuilds
+		br.IndexRebuilds = ts1.IndexRebuilds - ts0.IndexRebuilds
 		if ts0.FilterStats != nil && !br.Rebuilt {
 			br.Iterations = iterPercentiles(ts0.FilterStats.Iterations, ts1.FilterStats.Iterations)
 		}
@@ -465,30 +571,20 @@ func defaultPorts(caps []*dataplane.Capture) []uint32 {
 	return ports
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // sizeFilter returns the filter buckets (a power of two, at least 16)
-// that hold rules + burst elements at occupancy occ, and how many
-// synthetic flows bring rules up to that occupancy (at least burst).
-func sizeFilter(rules, burst int, occ float64) (buckets, prefill int) {
+// that hold max(elements, least) + burst elements at occupancy occ, and
+// how many synthetic flows bring the rule set's elements up to that
+// occupancy (at least burst).
+func sizeFilter(elements, least, burst int, occ float64) (buckets, prefill int) {
 	if occ <= 0 || occ > 1 {
 		occ = 0.9
 	}
-	need := int(math.Ceil(float64(rules+burst) / (4 * occ)))
+	need := int(math.Ceil(float64(max(elements, least)+burst) / (4 * occ)))
 	buckets = 16
 	for buckets < need {
 		buckets *= 2
 	}
-	prefill = max(burst, int(occ*4*float64(buckets))-rules)
+	prefill = max(burst, int(occ*4*float64(buckets))-elements)
 	return buckets, prefill
 }
 
@@ -554,20 +650,31 @@ func iterPercentiles(before, after []uint64) Percentiles {
 
 // topRules returns the n rules with the most packets, over all tables.
 func topRules(p *rules.Pipeline, n int) []RuleHits {
-	var all []RuleHits
+	type hit struct {
+		table uint8
+		r     *rules.Rule
+		pk    uint64
+	}
+	var all []hit
 	for t := range p.NumTables() {
 		for _, r := range p.Rules(uint8(t)) {
 			if pk := r.Packets(); pk > 0 {
-				all = append(all, RuleHits{Table: uint8(t), ID: r.ID, Packets: pk,
-					Flow: ofctl.FormatMatch(&r.Match, r.Priority)})
+				all = append(all, hit{uint8(t), r, pk})
 			}
 		}
 	}
-	slices.SortStableFunc(all, func(a, b RuleHits) int {
-		if a.Packets != b.Packets {
-			return cmp.Compare(b.Packets, a.Packets)
+	slices.SortStableFunc(all, func(a, b hit) int {
+		if a.pk != b.pk {
+			return cmp.Compare(b.pk, a.pk)
 		}
-		return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(cmp.Compare(a.table, b.table), cmp.Compare(a.r.ID, b.r.ID))
 	})
-	return all[:min(n, len(all))]
+	// Format only the rules listed: a large table has many with packets.
+	out := make([]RuleHits, min(n, len(all)))
+	for i := range out {
+		h := all[i]
+		out[i] = RuleHits{Table: h.table, ID: h.r.ID, Packets: h.pk,
+			Flow: ofctl.FormatMatch(&h.r.Match, h.r.Priority) + ",actions=" + ofctl.FormatActions(h.r.Instructions)}
+	}
+	return out
 }

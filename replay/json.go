@@ -33,13 +33,68 @@ const SchemaVersion = 1
 // bursts with their "index"; ports with their "port") or
 // mpps_per_worker, indexed by worker number.
 type JSONReport struct {
-	SchemaVersion int          `json:"schema_version"`  // SchemaVersion
-	Captures      []string     `json:"captures"`        // capture file names (the demo: "demo.pcap")
-	FramesPerPass int          `json:"frames_per_pass"` // frames in one pass over all captures
-	Rules         int          `json:"rules"`           // rules loaded (all tables)
-	Workers       int          `json:"workers"`         // worker goroutines
-	BurstUpdates  int          `json:"burst_updates"`   // rule updates per burst (0: no bursts)
-	Filters       []JSONFilter `json:"filters"`         // one per filter configuration, in run order
+	SchemaVersion int      `json:"schema_version"`  // SchemaVersion
+	Captures      []string `json:"captures"`        // capture file names (the demo: "demo.pcap")
+	FramesPerPass int      `json:"frames_per_pass"` // frames in one pass over all captures
+	Rules         int      `json:"rules"`           // rules loaded (all tables)
+	Workers       int      `json:"workers"`         // worker goroutines
+	BurstUpdates  int      `json:"burst_updates"`   // rule updates per burst (0: no bursts)
+	FilterBuckets int      `json:"filter_buckets"`  // table 0's filter, every configuration
+	PrefillFlows  int      `json:"prefill_flows"`   // synthetic flows pre-installed in table 0
+	Repeats       int      `json:"repeats"`         // runs of each configuration
+	CPUs          int      `json:"cpus"`            // GOMAXPROCS
+	LoadAverage   float64  `json:"load_average"`    // one-minute load average at the end (0: unknown)
+	// Summary holds each configuration's figures over its runs, in run
+	// order; Findings the sentences computed from them.
+	Summary  []JSONSummary `json:"summary"`
+	Findings []string      `json:"findings"`
+	// Filters holds the detail of each configuration's first run.
+	Filters []JSONFilter `json:"filters"`
+}
+
+// JSONStat is one figure over a configuration's runs; the key that holds
+// it names the unit.
+type JSONStat struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// JSONOutlier is one slow update and the noise of its burst.
+type JSONOutlier struct {
+	Ns               float64 `json:"ns"`
+	Iterations       int     `json:"iterations"` // filter iterations; 0: no insertion into the filter
+	Burst            int     `json:"burst"`      // index of its burst in its run
+	HostStealSeconds float64 `json:"host_steal_seconds"`
+	GCCycles         int     `json:"gc_cycles"`
+	IndexRebuilds    int     `json:"index_rebuilds"`
+	RunDelaySeconds  float64 `json:"run_delay_seconds"`
+}
+
+// JSONSummary is a filter configuration's figures over its runs (see
+// [KindSummary]).
+type JSONSummary struct {
+	Filter            string      `json:"filter"`
+	Runs              int         `json:"runs"`
+	Bursts            int         `json:"bursts"`        // all runs
+	EmptyWindows      int         `json:"empty_windows"` // bursts during which no lookup was made
+	IdleMpps          JSONStat    `json:"idle_mpps"`
+	BurstMpps         JSONStat    `json:"burst_mpps"`
+	UpdateP50Ns       JSONStat    `json:"update_p50_ns"`
+	UpdateP99Ns       JSONStat    `json:"update_p99_ns"`
+	UpdateP999Ns      JSONStat    `json:"update_p999_ns"`
+	UpdateMaxNs       JSONStat    `json:"update_max_ns"`
+	IterationsP99     JSONStat    `json:"iterations_p99"`
+	IterationsMax     JSONStat    `json:"iterations_max"`
+	ApplyWallNs       JSONStat    `json:"apply_wall_ns"`
+	ApplyCPUNs        JSONStat    `json:"apply_cpu_ns"`
+	FPRBeforeRatio    JSONStat    `json:"false_positive_before_ratio"`
+	FPRAfterRatio     JSONStat    `json:"false_positive_after_ratio"`
+	BloomRatio        JSONStat    `json:"bloom_ratio"`
+	OccupancyRatio    JSONStat    `json:"occupancy_ratio"`
+	HostStealSeconds  JSONStat    `json:"host_steal_seconds"`
+	SlowestUpdate     JSONOutlier `json:"slowest_update"`
+	LongestFilterWalk JSONOutlier `json:"longest_filter_walk"`
 }
 
 // JSONFilter is the result of one filter configuration.
@@ -162,6 +217,12 @@ type JSONBurst struct {
 	FilterBloomLen int     `json:"filter_bloom_len"` // elements in the Bloom part
 	BloomRatio     float64 `json:"bloom_ratio"`      // filter_bloom_len / filter_len
 	OccupancyRatio float64 `json:"occupancy_ratio"`  // elements / slots
+	// The burst window's noise and the controller's own time.
+	ApplyCPUNs       int64   `json:"apply_cpu_ns"`       // the controller's time on a CPU (0: not measured)
+	RunDelaySeconds  float64 `json:"run_delay_seconds"`  // the controller waited for a CPU
+	HostStealSeconds float64 `json:"host_steal_seconds"` // 10 ms steps
+	GCCycles         int     `json:"gc_cycles"`          // garbage collections completed
+	IndexRebuilds    int     `json:"index_rebuilds"`     // table 0's flow index rebuilt
 }
 
 // JSONTable is table 0's shape (see [rules.TableStats]).
@@ -218,11 +279,29 @@ func jsonPhase(p *Phase) JSONPhase {
 // JSON returns r as the document --json prints.
 func (r *Report) JSON() *JSONReport {
 	j := &JSONReport{SchemaVersion: SchemaVersion, Captures: r.Captures, FramesPerPass: r.Frames, Rules: r.Rules,
-		Workers: r.Workers, BurstUpdates: r.Burst, Filters: make([]JSONFilter, len(r.Kinds))}
+		Workers: r.Workers, BurstUpdates: r.Burst, FilterBuckets: r.FilterBuckets, PrefillFlows: r.Prefill,
+		Repeats: r.Repeats, CPUs: r.CPUs, LoadAverage: r.LoadAvg, Summary: make([]JSONSummary, len(r.Summary)),
+		Findings: append([]string{}, r.Findings...), Filters: make([]JSONFilter, len(r.Kinds))}
+	for i := range r.Summary {
+		j.Summary[i] = jsonSummary(&r.Summary[i])
+	}
 	for i := range r.Kinds {
 		j.Filters[i] = jsonFilter(&r.Kinds[i])
 	}
 	return j
+}
+
+func jsonSummary(k *KindSummary) JSONSummary {
+	st := func(s Stat) JSONStat { return JSONStat(s) }
+	ns := func(ms Stat) JSONStat { return JSONStat{Median: ms.Median * 1e6, Min: ms.Min * 1e6, Max: ms.Max * 1e6} }
+	out := func(o Outlier) JSONOutlier { return JSONOutlier(o) }
+	return JSONSummary{Filter: k.Filter, Runs: k.Runs, Bursts: k.Bursts, EmptyWindows: k.EmptyWindows,
+		IdleMpps: st(k.IdleMpps), BurstMpps: st(k.BurstMpps), UpdateP50Ns: st(k.UpdateP50Ns), UpdateP99Ns: st(k.UpdateP99Ns),
+		UpdateP999Ns: st(k.UpdateP999Ns), UpdateMaxNs: st(k.UpdateMaxNs), IterationsP99: st(k.IterationsP99),
+		IterationsMax: st(k.IterationsMax), ApplyWallNs: ns(k.ApplyMs), ApplyCPUNs: ns(k.CPUMs),
+		FPRBeforeRatio: st(k.FPRBefore), FPRAfterRatio: st(k.FPRAfter), BloomRatio: st(k.BloomShare),
+		OccupancyRatio: st(k.Occupancy), HostStealSeconds: st(k.HostSteal),
+		SlowestUpdate: out(k.Slowest), LongestFilterWalk: out(k.Longest)}
 }
 
 func jsonFilter(k *KindReport) JSONFilter {
@@ -263,7 +342,9 @@ func jsonFilter(k *KindReport) JSONFilter {
 		f.Bursts[i] = JSONBurst{Index: b.Index, AtSeconds: b.At, Updates: b.Updates, Adds: b.Adds, Deletes: b.Deletes,
 			Errors: b.Errors, ApplyNs: b.ApplyNs, UpdateNs: jsonPercentiles(b.UpdateNs), Iterations: jsonPercentiles(b.Iterations),
 			FilterRebuilt: b.Rebuilt, Before: jsonPhase(&b.Before), During: jsonPhase(&b.During), After: jsonPhase(&b.After),
-			FilterLen: b.FilterLen, FilterBloomLen: b.FilterBloomLen, BloomRatio: b.BloomShare, OccupancyRatio: b.Occupancy}
+			FilterLen: b.FilterLen, FilterBloomLen: b.FilterBloomLen, BloomRatio: b.BloomShare, OccupancyRatio: b.Occupancy,
+			ApplyCPUNs: b.CPUNs, RunDelaySeconds: b.RunDelay, HostStealSeconds: b.HostSteal, GCCycles: b.GCCycles,
+			IndexRebuilds: b.IndexRebuilds}
 	}
 	if s := k.Table.FilterStats; s != nil {
 		fs := &JSONFilterStats{Buckets: s.Buckets, FingerprintBits: s.FingerprintBits, BloomAfter: s.BloomAfter,

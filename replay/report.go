@@ -41,6 +41,10 @@ type BurstReport struct {
 	Errors  int     `json:"errors"`
 	// ApplyNs is from the first update applied to the last one visible.
 	ApplyNs int64 `json:"apply_ns"`
+	// CPUNs is the time the controller's thread ran on a CPU during the
+	// burst (Linux schedstat; 0 elsewhere): ApplyNs without the waits for
+	// a CPU, and the less noisy measure of what a burst costs.
+	CPUNs int64 `json:"cpu_ns"`
 	// UpdateNs is the cost of each update (applied and published as it
 	// arrives, as a FLOW_MOD stream without a bundle is).
 	UpdateNs Percentiles `json:"update_ns"`
@@ -57,13 +61,26 @@ type BurstReport struct {
 	FilterBloomLen int     `json:"filter_bloom_len"`
 	BloomShare     float64 `json:"bloom_share"` // Bloom part / elements
 	Occupancy      float64 `json:"occupancy"`
+	// The noise of the burst window: CPU time the hypervisor took
+	// (hostSteal, in 10 ms steps) and garbage collections that completed.
+	HostSteal float64 `json:"host_steal_seconds"`
+	GCCycles  int     `json:"gc_cycles"`
+	// IndexRebuilds is the times the burst rebuilt table 0's flow index
+	// (rules.TableStats.IndexRebuilds), rehashing every flow.
+	IndexRebuilds int `json:"index_rebuilds"`
+	// RunDelay is the time the controller's thread was runnable but
+	// waited for a CPU during the burst (Linux schedstat; 0 elsewhere).
+	RunDelay float64 `json:"run_delay_seconds"`
 }
 
 // RuleHits is one rule of a top-N list.
 type RuleHits struct {
-	Table   uint8  `json:"table"`
-	ID      int    `json:"id"` // line number (flow files) or rule index (ClassBench)
-	Flow    string `json:"flow"`
+	Table uint8 `json:"table"`
+	// ID is the line number (flow files) or the rule index (ClassBench);
+	// the synthetic controller's flows have negative ids, -1, -2, ... in
+	// the order it added them.
+	ID      int    `json:"id"`
+	Flow    string `json:"flow"` // match and actions, as ovs-ofctl writes a flow
 	Packets uint64 `json:"packets"`
 }
 
@@ -96,30 +113,54 @@ type KindReport struct {
 	Timeline  []LatencyPoint `json:"-"`
 	BurstAt   []float64      `json:"-"` // burst start times, seconds
 	UpdateNs  []float64      `json:"-"` // every update's cost, for the CDF
+	// UpdateIter and UpdateBurst go with UpdateNs: each update's filter
+	// iterations and the burst it belongs to.
+	UpdateIter  []int32 `json:"-"`
+	UpdateBurst []int32 `json:"-"`
 }
 
 // Report is the result of Run. `ofswitch replay --json` prints it through
 // [Report.WriteJSON] as a [JSONReport], whose schema is documented; the
 // tags of Report and the types it holds are not that schema.
 type Report struct {
-	Captures []string     `json:"captures"`
-	Frames   int          `json:"frames"` // frames per replay of all captures
-	Rules    int          `json:"rules"`
-	Workers  int          `json:"workers"`
-	Burst    int          `json:"burst"`
-	Kinds    []KindReport `json:"kinds"`
+	Captures []string `json:"captures"`
+	Frames   int      `json:"frames"` // frames per replay of all captures
+	Rules    int      `json:"rules"`
+	Workers  int      `json:"workers"`
+	Burst    int      `json:"burst"`
+	// Table 0's filter as every configuration gets it: buckets, and the
+	// synthetic flows pre-installed to reach Config.Occupancy.
+	FilterBuckets int `json:"filter_buckets"`
+	Prefill       int `json:"prefill"`
+	Repeats       int `json:"repeats"`
+	// The machine: CPUs the replay could use (GOMAXPROCS) and the
+	// one-minute load average when it ended (Linux; 0 elsewhere), which
+	// counts the replay's own workers and controller too.
+	CPUs    int     `json:"cpus"`
+	LoadAvg float64 `json:"load_average"`
+	// Kinds holds the detail of each configuration's first run; Summary
+	// its figures over all Repeats, in the same order; Findings the
+	// sentences computed from Summary (see Findings).
+	Kinds    []KindReport  `json:"kinds"`
+	Summary  []KindSummary `json:"summary"`
+	Findings []string      `json:"findings"`
 }
 
-// WriteText writes the report for people: one line per filter
-// configuration side by side, then per configuration the counters, the
-// top rules and one line per burst.
+// WriteText writes the whole report for people: the summary
+// (WriteSummary), then the detail of each configuration's first run: one
+// line per configuration side by side, then per configuration the
+// counters, the top rules and one line per burst.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
+	if err := r.WriteSummary(&b); err != nil {
+		return err
+	}
+	b.WriteString("\ndetail of each configuration's first run:\n\n")
 	names := make([]string, len(r.Captures))
 	for i, c := range r.Captures {
 		names[i] = filepath.Base(c)
 	}
-	fmt.Fprintf(&b, "replay of %s (%d frames per pass) against %d rules on %d workers", strings.Join(names, ", "), r.Frames, r.Rules, r.Workers)
+	fmt.Fprintf(&b, "replay of %s (%d frames per pass) against %d rules on %s", strings.Join(names, ", "), r.Frames, r.Rules, plural(r.Workers, "worker"))
 	if r.Burst > 0 {
 		fmt.Fprintf(&b, ", bursts of %d updates", r.Burst)
 	}
@@ -149,7 +190,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %v\n", p)
 		}
 		if len(k.Top) > 0 {
-			fmt.Fprintf(&b, "  top %d rules by packets:\n", len(k.Top))
+			fmt.Fprintf(&b, "  top %d rules by packets (id: the flow file's line; < 0: a flow the synthetic controller added):\n", len(k.Top))
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "    packets\ttable\tid\tflow")
 			for _, t := range k.Top {

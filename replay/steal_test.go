@@ -27,3 +27,34 @@ func TestParseSteal(t *testing.T) {
 		t.Log("no /proc/stat steal column here")
 	}
 }
+
+func TestParseSchedstat(t *testing.T) {
+	for _, c := range []struct {
+		in        string
+		run, wait time.Duration
+		ok        bool
+	}{
+		{"5629375 21040 2\n", 5629375, 21040, true},
+		{"1 2", 1, 2, true},
+		{"5629375\n", 0, 0, false},
+		{"1 x 2\n", 0, 0, false},
+		{"x 1 2\n", 0, 0, false},
+		{"", 0, 0, false},
+	} {
+		run, wait, ok := parseSchedstat([]byte(c.in))
+		if run != c.run || wait != c.wait || ok != c.ok {
+			t.Errorf("parseSchedstat(%q) = %v, %v, %v; want %v, %v, %v", c.in, run, wait, ok, c.run, c.wait, c.ok)
+		}
+	}
+	if _, _, ok := threadSched(); !ok {
+		t.Log("no /proc/thread-self/schedstat here")
+	}
+}
+
+func TestParseLoadAvg(t *testing.T) {
+	for in, want := range map[string]float64{"1.94 2.02 1.84 3/412 32255\n": 1.94, "0.00": 0, "x 1 2": 0, "": 0} {
+		if got := parseLoadAvg([]byte(in)); got != want {
+			t.Errorf("parseLoadAvg(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

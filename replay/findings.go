@@ -1,0 +1,258 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Findings returns one sentence per finding, each computed from the
+// summary's figures (medians over the repeats; a difference that the
+// repeats' ranges do not separate is called a tie, never a win):
+//
+//   - the longest filter walk of plain cuckoo against Bloom-Cuckoo's;
+//   - the ranking by burst apply time;
+//   - the per-update tail (p99) of plain cuckoo against Bloom-Cuckoo and
+//     no filter;
+//   - lookups: with and without a filter, and during bursts against idle;
+//   - the false-positive rate the Bloom part costs;
+//   - what the slowest updates were: a long walk, or noise (host steal, a
+//     garbage collection) or neither, seen in their burst.
+//
+// A finding whose configurations were not run is left out. m is the
+// machine the replay ran on, named when bursts found the workers without
+// a CPU.
+func Findings(s []KindSummary, m Machine) []string {
+	var out []string
+	by := map[string]*KindSummary{}
+	var bcf []*KindSummary
+	for i := range s {
+		k := &s[i]
+		by[k.Filter] = k
+		if strings.HasPrefix(k.Filter, "bcf") {
+			bcf = append(bcf, k)
+		}
+	}
+	cf, none := by["cf"], by["none"]
+	// The best Bloom-Cuckoo configuration by its longest walk.
+	var best *KindSummary
+	for _, k := range bcf {
+		if best == nil || k.IterationsMax.Median < best.IterationsMax.Median {
+			best = k
+		}
+	}
+	if cf != nil && best != nil && cf.IterationsMax.Median > 0 {
+		var each []string
+		for _, k := range bcf {
+			each = append(each, fmt.Sprintf("%.0f (%s, %s)", k.IterationsMax.Median, k.Filter, usOf(k.Longest.Ns)))
+		}
+		out = append(out, fmt.Sprintf("Plain cuckoo's longest filter walk took %.0f iterations (%s); Bloom-Cuckoo's took %s: %.0f× fewer at best.",
+			cf.IterationsMax.Median, usOf(cf.Longest.Ns), strings.Join(each, ", "),
+			cf.IterationsMax.Median/max(best.IterationsMax.Median, 1)))
+	}
+	if len(s) > 1 && s[0].ApplyMs.Median > 0 {
+		// Rank by the controller's time on a CPU where it was measured:
+		// the wall time adds the waits for a CPU that a shared machine
+		// deals out at random.
+		apply, what := func(k *KindSummary) Stat { return k.ApplyMs }, "wall time"
+		if s[0].CPUMs.Median > 0 {
+			apply, what = func(k *KindSummary) Stat { return k.CPUMs }, "the controller's CPU time"
+		}
+		out = append(out, fmt.Sprintf("Bursts ranked by %s, fastest first: %s.", what, ranking(s, apply, "ms")))
+		if cf != nil && best != nil {
+			fast := fastest(bcf, apply)
+			out = append(out, fmt.Sprintf("A burst took %s (%s) with %s against %s with plain cuckoo%s.",
+				msOf(apply(fast).Median), what, fast.Filter, msOf(apply(cf).Median), times(apply(cf), apply(fast), "faster")))
+		}
+	}
+	if cf != nil && best != nil {
+		fast := fastest(bcf, func(k *KindSummary) Stat { return k.UpdateP99Ns })
+		line := fmt.Sprintf("At p99 an update took %s with %s and %s with plain cuckoo%s",
+			usOf(fast.UpdateP99Ns.Median), fast.Filter, usOf(cf.UpdateP99Ns.Median), times(cf.UpdateP99Ns, fast.UpdateP99Ns, "less"))
+		if none != nil {
+			line += fmt.Sprintf("; without a filter %s", usOf(none.UpdateP99Ns.Median))
+		}
+		out = append(out, line+".")
+	}
+	if none != nil {
+		var filtered []*KindSummary
+		for i := range s {
+			if s[i].Filter != "none" {
+				filtered = append(filtered, &s[i])
+			}
+		}
+		if len(filtered) > 0 {
+			top := fastest(filtered, func(k *KindSummary) Stat { return Stat{Median: -k.IdleMpps.Median} })
+			switch {
+			case none.IdleMpps.Overlaps(top.IdleMpps):
+				out = append(out, fmt.Sprintf("Lookups ran as fast without a filter (%.2f Mpps idle) as with the fastest filter, %s (%.2f): the runs do not separate them.",
+					none.IdleMpps.Median, top.Filter, top.IdleMpps.Median))
+			case none.IdleMpps.Median > top.IdleMpps.Median:
+				out = append(out, fmt.Sprintf("Lookups ran faster without a filter (%.2f Mpps idle) than with any (%s: %.2f): in this table the filter's checks cost more than the hash probes they save.",
+					none.IdleMpps.Median, top.Filter, top.IdleMpps.Median))
+			default:
+				out = append(out, fmt.Sprintf("Lookups ran faster with a filter (%s: %.2f Mpps idle) than without (%.2f): the filter saves more hash probes than its checks cost.",
+					top.Filter, top.IdleMpps.Median, none.IdleMpps.Median))
+			}
+		}
+	}
+	lo, hi := 0.0, 0.0
+	for i := range s {
+		if s[i].IdleMpps.Median <= 0 || s[i].BurstMpps.Median <= 0 {
+			continue
+		}
+		r := s[i].BurstMpps.Median / s[i].IdleMpps.Median
+		if lo == 0 || r < lo {
+			lo = r
+		}
+		hi = max(hi, r)
+	}
+	if hi > 0 {
+		out = append(out, fmt.Sprintf("During bursts lookups ran at %.0f-%.0f%% of their idle rate (medians of every configuration).", 100*lo, 100*hi))
+	}
+	if cf != nil && len(bcf) > 0 {
+		worst := fastest(bcf, func(k *KindSummary) Stat { return Stat{Median: -k.FPRAfter.Median} })
+		out = append(out, fmt.Sprintf("The Bloom part costs false positives: after a burst %.4f of lookups of absent keys passed %s's filter, %.4f plain cuckoo's (before a burst %.4f and %.4f).",
+			worst.FPRAfter.Median, worst.Filter, cf.FPRAfter.Median, worst.FPRBefore.Median, cf.FPRBefore.Median))
+	}
+	if n := noise(s); n != "" {
+		out = append(out, n)
+	}
+	empty, bursts := 0, 0
+	for _, k := range s {
+		empty += k.EmptyWindows
+		bursts += k.Bursts
+	}
+	if empty > 0 {
+		line := fmt.Sprintf("In %d of %d bursts no worker made a lookup while the burst was applied, as when the workers lose their CPU; the burst Mpps counts those windows as 0", empty, bursts)
+		if m.CPUs > 0 && m.LoadAvg > 0 {
+			line += fmt.Sprintf(" (load average %.1f on %s, of which the replay's %s and controller make at most %d)",
+				m.LoadAvg, plural(m.CPUs, "CPU"), plural(m.Workers, "worker"), m.Workers+1)
+		}
+		out = append(out, line+".")
+	}
+	return out
+}
+
+// Machine is what Findings knows of the machine a replay ran on.
+type Machine struct {
+	CPUs    int     // GOMAXPROCS
+	LoadAvg float64 // one-minute load average at the end, 0 if unknown
+	Workers int     // the replay's workers
+}
+
+// noise explains the slowest update of each configuration: its filter
+// walk, or what its burst saw of host steal and garbage collection.
+func noise(s []KindSummary) string {
+	var walk, index, wait, steal, gc, none []string
+	// A walk explains a slow update only if it is long: an iteration
+	// costs well under a microsecond.
+	const longWalk = 20
+	for _, k := range s {
+		o := k.Slowest
+		if o.Ns == 0 {
+			continue
+		}
+		name := fmt.Sprintf("%s's (%s)", k.Filter, usOf(o.Ns))
+		switch {
+		case o.RunDelaySeconds*1e9 >= o.Ns/2:
+			wait = append(wait, fmt.Sprintf("%s, %s waiting", name, msOf(1e3*o.RunDelaySeconds)))
+		case o.IndexRebuilds > 0:
+			index = append(index, name)
+		case o.HostStealSeconds > 0:
+			steal = append(steal, fmt.Sprintf("%s, %s stolen", name, msOf(1e3*o.HostStealSeconds)))
+		case o.GCCycles > 0:
+			gc = append(gc, name)
+		case o.Iterations >= longWalk:
+			walk = append(walk, fmt.Sprintf("%s, %d iterations", name, o.Iterations))
+		default:
+			none = append(none, name)
+		}
+	}
+	var parts []string
+	if len(walk) > 0 {
+		parts = append(parts, "a long filter walk made the slowest update of "+strings.Join(walk, "; "))
+	}
+	if len(index) > 0 {
+		parts = append(parts, "table 0's flow index was rebuilt (every flow rehashed) in the burst of "+strings.Join(index, ", "))
+	}
+	if len(wait) > 0 {
+		parts = append(parts, "the controller's thread waited for a CPU in the burst of "+strings.Join(wait, "; "))
+	}
+	if len(steal) > 0 {
+		parts = append(parts, "host steal hit the burst of "+strings.Join(steal, "; "))
+	}
+	if len(gc) > 0 {
+		parts = append(parts, "a garbage collection ran in the burst of "+strings.Join(gc, ", "))
+	}
+	if len(none) > 0 {
+		parts = append(parts, "neither a long walk, host steal nor a garbage collection was seen for "+strings.Join(none, ", ")+
+			" (the classifier's own work or the scheduler)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	p := strings.Join(parts, "; ")
+	return "Slowest updates: " + p + "."
+}
+
+// ranking lists the configurations by a figure, least first, joining
+// neighbours whose repeats overlap with "=" and the others with "<".
+func ranking(s []KindSummary, get func(*KindSummary) Stat, unit string) string {
+	idx := make([]int, len(s))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		x, y := get(&s[a]).Median, get(&s[b]).Median
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	var b strings.Builder
+	for n, i := range idx {
+		if n > 0 {
+			if get(&s[idx[n-1]]).Overlaps(get(&s[i])) {
+				b.WriteString(" = ")
+			} else {
+				b.WriteString(" < ")
+			}
+		}
+		fmt.Fprintf(&b, "%s %.2f", s[i].Filter, get(&s[i]).Median)
+	}
+	b.WriteString(" " + unit)
+	return b.String()
+}
+
+// fastest returns the configuration with the least median of get.
+func fastest(ks []*KindSummary, get func(*KindSummary) Stat) *KindSummary {
+	var best *KindSummary
+	for _, k := range ks {
+		if best == nil || get(k).Median < get(best).Median {
+			best = k
+		}
+	}
+	return best
+}
+
+// times says how many times a's median is b's, or that the repeats do
+// not separate them.
+func times(a, b Stat, word string) string {
+	if a.Overlaps(b) || b.Median <= 0 {
+		return " (the runs do not separate them)"
+	}
+	return fmt.Sprintf(", %.1f× %s", a.Median/b.Median, word)
+}
+
+func usOf(ns float64) string {
+	if ns >= 1e4 {
+		return fmt.Sprintf("%.0f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.1f µs", ns/1e3)
+}
+
+func msOf(ms float64) string { return fmt.Sprintf("%.2f ms", ms) }
