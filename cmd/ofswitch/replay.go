@@ -30,6 +30,10 @@ type replayFlags struct {
 	top        int
 	seed       uint64
 	occupancy  float64
+	tableFlows int
+	traffic    int
+	repeats    int
+	verbose    bool
 	asJSON     bool
 	plotDir    string
 	out        string
@@ -42,14 +46,23 @@ func newReplayCmd() *cobra.Command {
 		Short: "Replay captures through the classifier while rule bursts are applied",
 		Long: `Replays pcap/pcapng files from memory (or paced at their timing, --speed)
 through parse, classify and actions on --workers workers, once per filter
-configuration (--filter bcf,cf,none; bcf once per --t), while a synthetic
-controller applies bursts of --burst rule updates (adds of new flows, some
-that later packets match, and deletes of old ones) every --burst-every or
-every --burst-at packets. The report shows per configuration packets/s,
-Mpps per worker, table-miss rate, filter false-positive rate, the top rules
-by hits and for every burst: apply latency, per-update cost (ns, filter
-iterations), lookup throughput and latency p50/p99 before, during and after,
-Bloom part and occupancy.
+configuration (--filter bcf,cf,none; bcf once per --t) and --repeats times,
+interleaved, while a synthetic controller applies bursts of --burst rule
+updates (adds of new flows, some that later packets match, and deletes of
+old ones) every --burst-every or every --burst-at packets. Table 0's filter
+is sized for the rule set (or --table-flows, if more) and filled with exact
+flows to --occupancy before the bursts, where plain cuckoo insertions walk
+long kick chains and Bloom-Cuckoo's stay short.
+
+It prints a summary first: per configuration the medians over the runs of
+lookup Mpps outside and during bursts, per-update cost (p50, p99, p99.9,
+max), filter iterations, burst apply time (wall and the controller's CPU
+time) and false-positive rate before and after bursts; the spread of the
+runs; and findings computed from those figures, naming the noise (the
+controller waiting for a CPU, host steal, garbage collection, flow index
+rebuilds) where it explains a slow update. --verbose adds the detail of
+each configuration's first run: counters, ports, the top rules with their
+actions and one line per burst. --json prints all of it (docs/replay-json.md).
 
 With --classbench RULES --trace TRACE it replays a ClassBench trace instead
 of captures: one Ethernet/IPv4 frame per header (TCP, UDP and SCTP carry the
@@ -61,12 +74,16 @@ masks, random values under them) at priority 0, below every rule, so they
 churn its subtables without changing the answer for a packet that some
 rule matches.
 
-With no arguments it replays a built-in demo capture against a built-in
-two-table rule set. A capture that cannot be read completely is reported
-with its file name and byte offset; the others still replay, and the exit
-status is non-zero.`,
+With no arguments it replays the built-in demo: a capture of 3,000 frames
+against a two-table rule set, in a table 0 of 100,000 flows or more at 95%
+filter occupancy (--table-flows 100000) with 65,536 frames of those flows
+(--table-traffic), five bursts of 1,024 updates per run, three runs of each
+of bcf t=0, 5, 10, cf and none. A capture that cannot be read completely is
+reported with its file name and byte offset; the others still replay, and
+the exit status is non-zero.`,
 		Example: `  ofswitch replay
-  ofswitch replay --rules acl.flows --burst 1024 --burst-at 100000 capture.pcap
+  ofswitch replay --verbose --repeats 1 --filter bcf,cf
+  ofswitch replay --rules acl.flows --burst 512 --burst-at 100000 capture.pcap
   ofswitch replay --classbench acl1_1k --trace acl1_1k_trace --filter bcf --t 0,5,10 --json
   ofswitch replay --plot plots/ --out switched.pcapng`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReplay(cmd, &f, args) },
@@ -77,16 +94,20 @@ status is non-zero.`,
 	fl.StringVar(&f.trace, "trace", "", "ClassBench trace replayed instead of captures (needs --classbench)")
 	fl.StringSliceVar(&f.filters, "filter", []string{"bcf", "cf", "none"}, "filter kinds to compare: bcf, cf, none (repeatable or a comma list)")
 	fl.StringVar(&f.ts, "t", "0,5,10", "Bloom-Cuckoo thresholds t, one bcf run each (comma list)")
-	fl.IntVar(&f.burst, "burst", 256, "rule updates per burst (0: no bursts)")
+	fl.IntVar(&f.burst, "burst", 1024, "rule updates per burst (0: no bursts)")
 	fl.IntVar(&f.bursts, "bursts", 5, "bursts per filter configuration")
 	fl.DurationVar(&f.every, "burst-every", 20*time.Millisecond, "time from one burst to the next")
 	fl.Uint64Var(&f.at, "burst-at", 0, "burst every this many packets instead of --burst-every")
-	fl.IntVar(&f.workers, "workers", runtime.NumCPU(), "worker goroutines (flows are sharded by hash)")
+	fl.IntVar(&f.workers, "workers", max(1, runtime.NumCPU()-1), "worker goroutines (flows are sharded by hash; the default leaves a CPU to the controller)")
 	fl.StringVar(&f.speed, "speed", "max", "max, or a multiple of the capture's timing such as 1x or 10x")
 	fl.IntVar(&f.loops, "loops", 1, "least number of passes over the captures")
 	fl.IntVar(&f.top, "top", 10, "rules listed by hits")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic controller")
-	fl.Float64Var(&f.occupancy, "occupancy", 0.9, "filter occupancy of table 0 when the bursts start (synthetic flows fill it up)")
+	fl.Float64Var(&f.occupancy, "occupancy", 0.95, "filter occupancy of table 0 when the bursts start (synthetic flows fill it up)")
+	fl.IntVar(&f.tableFlows, "table-flows", 0, "size table 0's filter for at least this many flows and fill it with exact flows (default 100000 with the built-in demo)")
+	fl.IntVar(&f.traffic, "table-traffic", 0, "frames of the table's exact flows replayed after the captures (default 65536 with the built-in demo)")
+	fl.IntVar(&f.repeats, "repeats", 3, "runs of each filter configuration, interleaved; the summary gives medians and spreads")
+	fl.BoolVar(&f.verbose, "verbose", false, "print the detail of each configuration after the summary: counters, ports, top rules, bursts")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON (schema: docs/replay-json.md)")
 	fl.StringVar(&f.plotDir, "plot", "", "write SVG plots into this directory")
 	fl.StringVar(&f.out, "out", "", "write what the switch outputs in one pass (first filter, no bursts) to this pcapng file")
@@ -139,10 +160,21 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 		}
 		return fmt.Errorf("no frames to replay: %s holds none", strings.Join(args, ", "))
 	}
+	if demo := f.rulesFile == "" && f.classbench == "" && len(args) == 0; demo {
+		if !cmd.Flags().Changed("table-flows") {
+			f.tableFlows = 100_000
+		}
+		if !cmd.Flags().Changed("table-traffic") {
+			f.traffic = 65536
+		}
+	}
+	if f.tableFlows < 0 || f.traffic < 0 || f.repeats < 1 {
+		return errors.New("--table-flows and --table-traffic must not be negative, --repeats positive")
+	}
 	cfg := &replay.Config{
 		Rules: ups, Tables: tables, Filters: filters, Captures: caps, Workers: f.workers, Speed: speed,
 		Burst: f.burst, Bursts: f.bursts, Every: f.every, AtPackets: f.at, Loops: f.loops, Seed: f.seed,
-		TopN: f.top, Occupancy: f.occupancy, BurstFromRules: f.classbench != "", Progress: progress(cmd.ErrOrStderr(), "filter configurations"),
+		TopN: f.top, Occupancy: f.occupancy, TableFlows: f.tableFlows, TableTraffic: f.traffic, Repeats: f.repeats, BurstFromRules: f.classbench != "", Progress: progress(cmd.ErrOrStderr(), "runs"),
 	}
 	if f.out != "" {
 		n, err := replay.WriteOutput(cmd.Context(), f.out, cfg)
@@ -156,10 +188,13 @@ func runReplay(cmd *cobra.Command, f *replayFlags, args []string) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if f.asJSON {
+	switch {
+	case f.asJSON:
 		err = rep.WriteJSON(out)
-	} else {
+	case f.verbose:
 		err = rep.WriteText(out)
+	default:
+		err = rep.WriteSummary(out)
 	}
 	if err != nil {
 		return err

@@ -41,15 +41,37 @@ func decodeReplayJSON(t *testing.T, out string) *replay.JSONReport {
 	return &rep
 }
 
+// TestReplayDemo runs the built-in demo, smaller: its summary comes
+// first, fits 100 columns and has its findings; --verbose adds the detail.
 func TestReplayDemo(t *testing.T) {
-	out, _, err := replayCLI(t, "--workers", "2", "--bursts", "2", "--burst", "64", "--burst-every", "4ms")
+	small := []string{"--workers", "1", "--bursts", "2", "--burst", "64", "--burst-every", "4ms",
+		"--table-flows", "2000", "--table-traffic", "1000", "--repeats", "2"}
+	out, _, err := replayCLI(t, small...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"demo.pcap (3000 frames", "bcf t=0", "bcf t=5", "bcf t=10", "cf", "none",
-		"bursts of 64 updates", "top 10 rules", "priority=20,tcp", "table miss", "Bloom part"} {
+	for _, want := range []string{"demo.pcap, table-flows (synthetic) (4000 frames", "bcf t=0", "bcf t=5", "bcf t=10", "cf", "none",
+		"2 of 64 updates", "medians of 2 runs", "- Plain cuckoo's longest filter walk", "Bursts ranked by"} {
 		if !strings.Contains(out, want) {
-			t.Errorf("demo report lacks %q:\n%s", want, out)
+			t.Errorf("demo summary lacks %q:\n%s", want, out)
+		}
+	}
+	for i, line := range strings.Split(out, "\n") {
+		if n := len([]rune(line)); n > replay.SummaryWidth {
+			t.Errorf("line %d is %d columns: %q", i+1, n, line)
+		}
+	}
+	if strings.Contains(out, "top 10 rules") {
+		t.Errorf("the summary has the detail of --verbose:\n%s", out)
+	}
+	out, _, err = replayCLI(t, append(small, "--verbose")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"medians of 2 runs", "detail of each configuration's first run", "top 10 rules",
+		"priority=20,tcp", "table miss", "Bloom part"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--verbose lacks %q:\n%s", want, out)
 		}
 	}
 }
