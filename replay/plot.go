@@ -32,7 +32,7 @@ func (r *Report) Plot(dir string) ([]string, error) {
 
 	// 1. Lookup latency over time.
 	p := plot.New()
-	p.Title.Text = "Lookup latency (one batch of ≤ 32 keys); bursts marked"
+	p.Title.Text = "Lookup latency (p50 of one batch of ≤ 32 keys per time bin); bursts marked"
 	p.X.Label.Text = "seconds since replay start"
 	p.Y.Label.Text = "ns per batch"
 	p.Y.Scale = plot.LogScale{}
@@ -40,17 +40,18 @@ func (r *Report) Plot(dir string) ([]string, error) {
 	p.Legend.Top = true
 	lo, hi := 1e18, 1.0
 	for _, k := range r.Kinds {
-		for _, pt := range k.Timeline {
-			lo, hi = min(lo, max(pt.Ns, 1)), max(hi, pt.Ns)
+		for _, pt := range k.Timeline.Points(0) {
+			lo, hi = min(lo, max(pt.P50, 1)), max(hi, pt.P50)
 		}
 	}
 	for i, k := range r.Kinds {
-		if len(k.Timeline) == 0 {
+		tl := k.Timeline.Points(0)
+		if len(tl) == 0 {
 			continue
 		}
-		pts := make(plotter.XYs, len(k.Timeline))
-		for j, pt := range k.Timeline {
-			pts[j] = plotter.XY{X: pt.T, Y: max(pt.Ns, 1)}
+		pts := make(plotter.XYs, len(tl))
+		for j, pt := range tl {
+			pts[j] = plotter.XY{X: pt.T, Y: max(pt.P50, 1)}
 		}
 		s, err := plotter.NewScatter(pts)
 		if err != nil {
