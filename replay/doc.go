@@ -1,13 +1,22 @@
 // Package replay replays captures through the data path while a synthetic
 // controller bursts rule updates into the tables, side by side for several
-// filters, and reports what the bursts cost: text, JSON and SVG plots.
+// filters, and reports what the bursts cost: text, JSON and figures.
 //
 // It is the laboratory behind `ofswitch replay`. [LoadRules] and
 // [LoadCaptures] (or [LoadTrace], a ClassBench trace) make its inputs (with no file given, the built-in demo:
 // [DemoFlows] and [DemoCapture]); [Run] measures; the [Report] prints as
-// text ([Report.WriteText]), as JSON ([Report.WriteJSON]) or as SVG plots
+// text ([Report.WriteText]), as JSON ([Report.WriteJSON]) or as figures
 // ([Report.Plot]); [WriteOutput] records what the switch outputs in one
 // pass without bursts.
+//
+// # Figures
+//
+// [Report.Plot] writes lookup-latency (per filter configuration a panel
+// of p50 and p99 per time bin of the [Timeline], bursts shaded),
+// update-cost (CDF and tail of one update's cost) and throughput (Mpps
+// before, during and after bursts), each as SVG and PNG in
+// internal/figure's look. It summarises before it draws, so that each
+// SVG stays under 300 KB however long the run or many the runs.
 //
 // # JSON schema
 //

@@ -10,7 +10,9 @@ import (
 // merged pairwise) whenever the run outlasts them, so the timeline covers
 // the whole run in bounded memory (tlBins × tlBuckets counters per worker)
 // and recording a lookup costs a shift, a bits.Len64 and an increment,
-// with no allocation.
+// with no allocation. Coarsening (about 50,000 additions) happens in the
+// worker that overflows its bins, after its lookup was timed, once per
+// doubling of the run's length: log2(run / 134 ms) times.
 const (
 	tlBins       = 1024
 	tlSubBuckets = 4 // per power of two: buckets are at most 25% wide
