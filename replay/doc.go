@@ -11,7 +11,9 @@
 //
 // # Figures
 //
-// [Report.Plot] writes lookup-latency (per filter configuration a panel
+// [Report.Plot] writes bursts (lookup p99 and Mpps before, during and
+// after bursts and update cost percentiles, per filter configuration: the
+// figure for a README), lookup-latency (per filter configuration a panel
 // of p50 and p99 per time bin of the [Timeline], bursts shaded),
 // update-cost (CDF and tail of one update's cost) and throughput (Mpps
 // before, during and after bursts), each as SVG and PNG in

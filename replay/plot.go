@@ -17,11 +17,15 @@ import (
 
 // PlotFiles are the base names of the figures [Report.Plot] writes, each
 // as NAME.svg and NAME.png.
-var PlotFiles = []string{"lookup-latency", "update-cost", "throughput"}
+var PlotFiles = []string{"bursts", "lookup-latency", "update-cost", "throughput"}
 
-// Plot writes three figures into dir (created if missing), each as SVG
+// Plot writes four figures into dir (created if missing), each as SVG
 // and PNG, and returns their paths:
 //
+//   - bursts: what a burst does, per filter configuration, in one row of
+//     panels: lookup p99 and Mpps before, during and after bursts
+//     (medians over bursts) and the cost of one update at p50, p99,
+//     p99.9 and max;
 //   - lookup-latency: per filter configuration, one panel on shared axes
 //     of the p50 and p99 latency of a LookupBatch per time bin over the
 //     whole run, the band between them shaded and the bursts shaded
@@ -41,7 +45,7 @@ func (r *Report) Plot(dir string) ([]string, error) {
 		return nil, err
 	}
 	var files []string
-	for i, build := range []func() (*figure.Figure, error){r.latencyFigure, r.updateCostFigure, r.throughputFigure} {
+	for i, build := range []func() (*figure.Figure, error){r.burstFigure, r.latencyFigure, r.updateCostFigure, r.throughputFigure} {
 		f, err := build()
 		if err != nil {
 			return files, fmt.Errorf("plot %s: %w", PlotFiles[i], err)
@@ -110,7 +114,7 @@ func (r *Report) latencyFigure() (*figure.Figure, error) {
 	n := len(groups)
 	rows := min(max(n, 1), 6)
 	cols := max((n+rows-1)/rows, 1)
-	per := min(max(latencyPoints/max(len(r.Kinds), 1), 60), 400)
+	per := min(max(latencyPoints/max(len(r.Kinds), 1), 60), 300)
 	pts := make(map[*KindReport][]LatencyPoint)
 	xmax, ylo, yhi := 0.0, math.Inf(1), 0.0
 	for i := range r.Kinds {
@@ -164,39 +168,11 @@ func (r *Report) latencyFigure() (*figure.Figure, error) {
 		// Repeated runs overlap, each band fainter so that they add up.
 		c := figure.Color(gi)
 		for _, k := range g.kinds {
-			kp := pts[k]
-			if len(kp) == 0 {
-				continue
+			for _, kp := range segments(pts[k]) {
+				if err := addBand(p, kp, c, ylo, 0.25/float64(len(g.kinds))); err != nil {
+					return nil, err
+				}
 			}
-			band := make(plotter.XYs, 0, 2*len(kp))
-			p50 := make(plotter.XYs, len(kp))
-			p99 := make(plotter.XYs, len(kp))
-			for j, pt := range kp {
-				x := pt.T + pt.Seconds/2
-				p50[j] = plotter.XY{X: x, Y: max(math.Log10(max(pt.P50, 1)), ylo)}
-				p99[j] = plotter.XY{X: x, Y: max(math.Log10(max(pt.P99, 1)), ylo)}
-				band = append(band, p99[j])
-			}
-			for j := len(p50) - 1; j >= 0; j-- {
-				band = append(band, p50[j])
-			}
-			poly, err := plotter.NewPolygon(band)
-			if err != nil {
-				return nil, err
-			}
-			poly.Color = figure.Faded(c, 0.25/float64(len(g.kinds)))
-			poly.LineStyle.Width = 0
-			l50, err := plotter.NewLine(p50)
-			if err != nil {
-				return nil, err
-			}
-			l50.LineStyle = p50Style(c)
-			l99, err := plotter.NewLine(p99)
-			if err != nil {
-				return nil, err
-			}
-			l99.LineStyle = p99Style(c)
-			p.Add(poly, l50, l99)
 		}
 		panels[row][col] = p
 	}
@@ -224,6 +200,57 @@ func (r *Report) latencyFigure() (*figure.Figure, error) {
 	}
 	return &figure.Figure{Title: title, YLabel: "latency of one LookupBatch of ≤ 32 keys (log scale)", Panels: panels, Legend: leg,
 		Width: 7.5 * vg.Inch, Height: vg.Length(rows)*1.25*vg.Inch + 1.1*vg.Inch}, nil
+}
+
+// segments splits a timeline's points where bins without lookups
+// leave a gap, so that no line bridges the gap.
+func segments(pts []LatencyPoint) [][]LatencyPoint {
+	var out [][]LatencyPoint
+	start := 0
+	for i := 1; i <= len(pts); i++ {
+		if i == len(pts) || pts[i].T > pts[i-1].T+1.5*pts[i-1].Seconds {
+			if i > start {
+				out = append(out, pts[start:i])
+			}
+			start = i
+		}
+	}
+	return out
+}
+
+// addBand draws the p50 and p99 lines of pts in colour c and shades the
+// band between them; y is log10 ns, at least ylo.
+func addBand(p *plot.Plot, pts []LatencyPoint, c color.NRGBA, ylo, opacity float64) error {
+	band := make(plotter.XYs, 0, 2*len(pts))
+	p50 := make(plotter.XYs, len(pts))
+	p99 := make(plotter.XYs, len(pts))
+	for j, pt := range pts {
+		x := pt.T + pt.Seconds/2
+		p50[j] = plotter.XY{X: x, Y: max(math.Log10(max(pt.P50, 1)), ylo)}
+		p99[j] = plotter.XY{X: x, Y: max(math.Log10(max(pt.P99, 1)), ylo)}
+		band = append(band, p99[j])
+	}
+	for j := len(p50) - 1; j >= 0; j-- {
+		band = append(band, p50[j])
+	}
+	poly, err := plotter.NewPolygon(band)
+	if err != nil {
+		return err
+	}
+	poly.Color = figure.Faded(c, opacity)
+	poly.LineStyle.Width = 0
+	l50, err := plotter.NewLine(p50)
+	if err != nil {
+		return err
+	}
+	l50.LineStyle = p50Style(c)
+	l99, err := plotter.NewLine(p99)
+	if err != nil {
+		return err
+	}
+	l99.LineStyle = p99Style(c)
+	p.Add(poly, l50, l99)
+	return nil
 }
 
 func p50Style(c color.Color) draw.LineStyle { return draw.LineStyle{Color: c, Width: vg.Points(1.2)} }
@@ -428,3 +455,112 @@ func median(v []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// burstFigure is the figure for a README: what a burst does to lookups
+// and what its updates cost, one line per filter configuration across
+// categories (phases, percentiles), each line nudged sideways so that
+// markers do not hide one another.
+func (r *Report) burstFigure() (*figure.Figure, error) {
+	groups := r.groups()
+	phases := []string{"before", "during", "after"}
+	lat := figure.New("lookup latency, p99", "", "one LookupBatch (log scale)")
+	mpps := figure.New("lookup throughput", "", "Mpps, all workers")
+	upd := figure.New("cost of one update", "", "per update (log scale)")
+	lat.Y.Tick.Marker = figure.LogTicks{Format: figure.FormatNs}
+	upd.Y.Tick.Marker = figure.LogTicks{Format: figure.FormatNs}
+	leg := figure.NewLegend()
+	nudge := func(gi int) float64 { return 0.08 * (float64(gi) - float64(len(groups)-1)/2) }
+	add := func(p *plot.Plot, gi int, xys plotter.XYs) (*plotter.Line, *plotter.Scatter, error) {
+		if len(xys) == 0 {
+			return nil, nil, nil
+		}
+		l, sc, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.LineStyle, sc.GlyphStyle = figure.LineStyle(gi), figure.GlyphStyle(gi)
+		p.Add(l, sc)
+		return l, sc, nil
+	}
+	ulo, uhi, llo, lhi, mhi := math.Inf(1), 0.0, math.Inf(1), 0.0, 0.0
+	for gi, g := range groups {
+		var latXY, mppsXY, updXY plotter.XYs
+		for ph := range phases {
+			var p99, mp []float64
+			for _, k := range g.kinds {
+				for bi := range k.Bursts {
+					b := &k.Bursts[bi]
+					w := [...]*Phase{&b.Before, &b.During, &b.After}[ph]
+					if w.LookupNs.N > 0 {
+						p99 = append(p99, w.LookupNs.P99)
+					}
+					if w.Seconds > 0 {
+						mp = append(mp, w.Mpps)
+					}
+				}
+			}
+			x := float64(ph) + nudge(gi)
+			if len(p99) > 0 {
+				v := median(p99)
+				latXY = append(latXY, plotter.XY{X: x, Y: figure.Log10(v, 1)})
+				llo, lhi = min(llo, max(v, 1)), max(lhi, v)
+			}
+			if len(mp) > 0 {
+				v := median(mp)
+				mppsXY = append(mppsXY, plotter.XY{X: x, Y: v})
+				mhi = max(mhi, v)
+			}
+		}
+		var costs []float64
+		for _, k := range g.kinds {
+			costs = append(costs, k.UpdateNs...)
+		}
+		if len(costs) > 0 {
+			slices.Sort(costs)
+			for qi, q := range updateQuantiles {
+				v := costs[min(int(math.Ceil(q*float64(len(costs))))-1, len(costs)-1)]
+				if q == 1 {
+					v = costs[len(costs)-1]
+				}
+				updXY = append(updXY, plotter.XY{X: float64(qi) + nudge(gi), Y: figure.Log10(v, 1)})
+				ulo, uhi = min(ulo, max(v, 1)), max(uhi, v)
+			}
+		}
+		var thumbs []plot.Thumbnailer
+		for _, pp := range []struct {
+			p   *plot.Plot
+			xys plotter.XYs
+		}{{lat, latXY}, {mpps, mppsXY}, {upd, updXY}} {
+			l, sc, err := add(pp.p, gi, pp.xys)
+			if err != nil {
+				return nil, err
+			}
+			if l != nil && thumbs == nil {
+				thumbs = []plot.Thumbnailer{l, sc}
+			}
+		}
+		if thumbs != nil {
+			leg.Add(g.title(), thumbs...)
+		}
+	}
+	lat.NominalX(phases...)
+	mpps.NominalX(phases...)
+	upd.NominalX(updateQuantileNames...)
+	lat.X.Min, lat.X.Max = -0.5, float64(len(phases))-0.5
+	mpps.X.Min, mpps.X.Max = lat.X.Min, lat.X.Max
+	upd.X.Min, upd.X.Max = -0.5, float64(len(updateQuantiles))-0.5
+	if lhi > 0 {
+		lat.Y.Min, lat.Y.Max = math.Log10(llo/1.5), math.Log10(lhi*1.5)
+	}
+	if uhi > 0 {
+		upd.Y.Min, upd.Y.Max = math.Log10(ulo/1.5), math.Log10(uhi*1.5)
+	}
+	mpps.Y.Min, mpps.Y.Max = 0, max(mhi*1.1, 0.1)
+	return &figure.Figure{Title: "What a burst of updates does, per filter (medians over bursts)",
+		Panels: [][]*plot.Plot{{lat, mpps, upd}}, Legend: leg, Width: 9 * vg.Inch, Height: 3.4 * vg.Inch}, nil
+}
+
+var (
+	updateQuantiles     = []float64{0.5, 0.99, 0.999, 1}
+	updateQuantileNames = []string{"p50", "p99", "p99.9", "max"}
+)

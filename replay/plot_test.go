@@ -154,3 +154,17 @@ func TestPlotEmptyReport(t *testing.T) {
 		t.Fatalf("Plot of a report without data: %v, %v", files, err)
 	}
 }
+
+func TestSegments(t *testing.T) {
+	var pts []LatencyPoint
+	for _, at := range []float64{0, 1, 2, 5, 6, 9} {
+		pts = append(pts, LatencyPoint{T: at, Seconds: 1})
+	}
+	got := segments(pts)
+	if len(got) != 3 || len(got[0]) != 3 || len(got[1]) != 2 || len(got[2]) != 1 || got[1][0].T != 5 {
+		t.Errorf("segments = %v, want [0 1 2] [5 6] [9]", got)
+	}
+	if segments(nil) != nil {
+		t.Error("segments(nil) not empty")
+	}
+}
