@@ -49,6 +49,17 @@
 // A burst window in which no worker made a lookup (the workers had no
 // CPU) is counted and named with the load average.
 //
+// # Figures
+//
+// [Report.Plot] writes bursts (lookup p99 and Mpps before, during and
+// after bursts and update cost percentiles, per filter configuration: the
+// figure for a README), lookup-latency (per filter configuration a panel
+// of p50 and p99 per time bin of the [Timeline], bursts shaded),
+// update-cost (CDF and tail of one update's cost) and throughput (Mpps
+// before, during and after bursts), each as SVG and PNG in
+// internal/figure's look. It summarises before it draws, so that each
+// SVG stays under 300 KB however long the run or many the runs.
+//
 // # JSON schema
 //
 // [Report.WriteJSON] writes a [JSONReport], the one schema of
@@ -102,8 +113,12 @@
 // Each worker gets a probe as its dataplane.LookupObserver: the worker
 // reads the clock around its table-0 LookupBatch and the probe records the
 // duration, the keys and that lookup's classifier counters into its own
-// histogram and counters for the current window, and every fourth sample
-// into a timeline for the latency plot. Probes are owned by one worker
+// histogram and counters for the current window, and every sample into
+// its timeline: per time bin a histogram with 4 log buckets per power of
+// two, 1024 bins whose width doubles (adjacent bins merged) whenever the
+// run outlasts them, so that the [Timeline] covers the whole run in
+// bounded memory (about 400 KB per worker) at the cost of a shift, a
+// bits.Len64 and an increment per lookup. Probes are owned by one worker
 // each and merged only after the workers stop, so measuring adds no
 // writes shared between workers. A worker without a probe pays a nil
 // check before each LookupBatch.

@@ -42,14 +42,11 @@ type probe struct {
 	state    *atomic.Int64 // burst*nPhases + phase, or stateIdle
 	base     time.Time
 	acc      [][nPhases]phaseAcc
-	timeline []LatencyPoint
-	n        int
+	timeline timelineAcc // every lookup, over the whole run
 }
 
 const (
-	maxLatencyNs   = 100_000_000
-	timelineCap    = 1 << 13
-	timelineStride = 4
+	maxLatencyNs = 100_000_000
 )
 
 // ObserveLookup records one table-0 lookup (dataplane.LookupObserver).
@@ -62,10 +59,7 @@ func (p *probe) ObserveLookup(start time.Time, d time.Duration, packets int, c *
 		a.packets += uint64(packets)
 		a.lookups.Add(c)
 	}
-	p.n++
-	if p.n%timelineStride == 0 && len(p.timeline) < cap(p.timeline) {
-		p.timeline = append(p.timeline, LatencyPoint{T: start.Sub(p.base).Seconds(), Ns: float64(d.Nanoseconds())})
-	}
+	p.timeline.observe(int64(start.Sub(p.base)), d.Nanoseconds())
 }
 
 // controller is the synthetic controller: it makes bursts of adds of new
@@ -323,7 +317,7 @@ func runKind(ctx context.Context, c *Config, fs Filter, repeat int, caps []*data
 	probes := make([]*probe, c.Workers)
 	for i := range probes {
 		pr := &probe{state: &state, base: base, acc: make([][nPhases]phaseAcc, c.Bursts),
-			timeline: make([]LatencyPoint, 0, timelineCap)}
+			timeline: newTimelineAcc()}
 		for b := range pr.acc {
 			for ph := range nPhases {
 				pr.acc[b][ph].h = hdrhistogram.New(1, maxLatencyNs, 2)
@@ -425,10 +419,11 @@ func runKind(ctx context.Context, c *Config, fs Filter, repeat int, caps []*data
 			}
 		}
 	}
-	for _, pr := range probes {
-		kr.Timeline = append(kr.Timeline, pr.timeline...)
+	accs := make([]*timelineAcc, len(probes))
+	for i, pr := range probes {
+		accs[i] = &pr.timeline
 	}
-	slices.SortFunc(kr.Timeline, func(a, b LatencyPoint) int { return cmp.Compare(a.T, b.T) })
+	kr.Timeline = mergeTimelines(accs)
 	return kr, nil
 }
 

@@ -84,10 +84,16 @@ type RuleHits struct {
 	Packets uint64 `json:"packets"`
 }
 
-// LatencyPoint is one sample of lookup latency over time.
+// LatencyPoint summarises lookup latency in one time bin of a
+// [Timeline]: the latency of one table-0 LookupBatch (up to 32 keys), in
+// ns, at the middle of its histogram bucket.
 type LatencyPoint struct {
-	T  float64 `json:"t"`  // seconds since the replay started
-	Ns float64 `json:"ns"` // latency of one LookupBatch
+	T       float64 // start of the bin, seconds since the replay started
+	Seconds float64 // width of the bin
+	Lookups uint64  // LookupBatch calls in the bin
+	P50     float64
+	P99     float64
+	Max     float64
 }
 
 // KindReport is the result of one filter configuration.
@@ -109,10 +115,10 @@ type KindReport struct {
 	// counts it in 10 ms steps, so a few milliseconds may show as 0; 0
 	// where it is not counted). A burst window of a millisecond that a
 	// steal hits shows a worker that processed nothing.
-	HostSteal float64        `json:"host_steal_seconds"`
-	Timeline  []LatencyPoint `json:"-"`
-	BurstAt   []float64      `json:"-"` // burst start times, seconds
-	UpdateNs  []float64      `json:"-"` // every update's cost, for the CDF
+	HostSteal float64   `json:"host_steal_seconds"`
+	Timeline  *Timeline `json:"-"` // lookup latency over the whole run
+	BurstAt   []float64 `json:"-"` // burst start times, seconds
+	UpdateNs  []float64 `json:"-"` // every update's cost, for the CDF
 	// UpdateIter and UpdateBurst go with UpdateNs: each update's filter
 	// iterations and the burst it belongs to.
 	UpdateIter  []int32 `json:"-"`

@@ -90,7 +90,7 @@ insertion, the Bloom part and the measured false-positive rate.`,
 	f.IntVar(&cfg.Workers, "workers", 0, "trials run in parallel (0: one per core)")
 	f.BoolVar(&quick, "quick", false, "10 trials, fewer replacements and FPR queries: seconds, not minutes")
 	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
-	f.StringVar(&plotDir, "plot", "", "write one SVG per figure (3 to 8) into this directory")
+	f.StringVar(&plotDir, "plot", "", "write figures 3 to 8 into this directory, each as SVG and PNG")
 	return cmd
 }
 

@@ -109,7 +109,7 @@ the exit status is non-zero.`,
 	fl.IntVar(&f.repeats, "repeats", 3, "runs of each filter configuration, interleaved; the summary gives medians and spreads")
 	fl.BoolVar(&f.verbose, "verbose", false, "print the detail of each configuration after the summary: counters, ports, top rules, bursts")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON (schema: docs/replay-json.md)")
-	fl.StringVar(&f.plotDir, "plot", "", "write SVG plots into this directory")
+	fl.StringVar(&f.plotDir, "plot", "", "write the figures into this directory, each as SVG and PNG")
 	fl.StringVar(&f.out, "out", "", "write what the switch outputs in one pass (first filter, no bursts) to this pcapng file")
 	cmd.MarkFlagsMutuallyExclusive("rules", "classbench")
 	cmd.MarkFlagsMutuallyExclusive("burst-every", "burst-at")

@@ -106,7 +106,7 @@ func TestReplayJSONRulesAndPlots(t *testing.T) {
 	if err != nil || written.Len() == 0 || !strings.Contains(stderr, "wrote "+pcapOut) {
 		t.Errorf("--out: %v, %d frames; stderr %s", err, written.Len(), stderr)
 	}
-	for _, f := range []string{"lookup-latency.svg", "update-cost-cdf.svg", "mpps-per-worker.svg"} {
+	for _, f := range []string{"bursts.svg", "bursts.png", "lookup-latency.svg", "update-cost.svg", "throughput.svg"} {
 		if _, err := os.Stat(filepath.Join(plots, f)); err != nil {
 			t.Error(err)
 		}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ofswitch/ofswitch/internal/figure"
 )
 
 func smallConfig() Config {
@@ -80,16 +83,30 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 6 {
-		t.Fatalf("wrote %d plots, want 6 (figures 3 to 8)", len(files))
+	if len(files) != 12 {
+		t.Fatalf("wrote %d files, want an SVG and a PNG of each of figures 3 to 8", len(files))
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for i, f := range files {
+		if want := []string{".svg", ".png"}[i%2]; filepath.Ext(f) != want || !strings.HasPrefix(filepath.Base(f), fmt.Sprintf("fig%d-", 3+i/2)) {
+			t.Errorf("file %d is %s, want figure %d's %s", i, filepath.Base(f), 3+i/2, want)
+		}
+		if filepath.Ext(f) == ".svg" {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) > 300<<10 || !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("bloom-cuckoo t=10")) ||
+				!bytes.Contains(b, []byte("cuckoo")) {
+				t.Errorf("%s: %d bytes, want an SVG under 300 KB with the cuckoo and t=10 series", filepath.Base(f), len(b))
+			}
+			continue
+		}
+		st, err := figure.InspectPNG(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("bloom-cuckoo t=10")) {
-			t.Errorf("%s: not an SVG with the t=10 series", filepath.Base(f))
+		if st.Width != 780 || st.Height != 432 || st.Ink < 0.03 || st.Ink > 0.5 || st.Colors < 8 {
+			t.Errorf("%s: %+v, want 780x432 pixels with some ink in several colours", filepath.Base(f), st)
 		}
 	}
 }

@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"internal/wire":                nil,
 	"internal/oftarget":            nil,
 	"internal/quietconn":           nil,
+	"internal/figure":              nil,
 	"internal/pcapgen":             {"capture"},
 	"internal/pcapgen/cmd/pcapgen": {"internal/pcapgen"},
 	"internal/testutil":            {"capture"},
@@ -42,7 +43,7 @@ var allowed = map[string][]string{
 
 	"capture":      nil,
 	"filter":       {"internal/prefetch"},
-	"filter/paper": {"filter"},
+	"filter/paper": {"filter", "internal/figure"},
 	"openflow":     {"internal/wire"},
 
 	"rules":  {"filter", "internal/prefetch"},
@@ -62,7 +63,7 @@ var allowed = map[string][]string{
 
 	"controller":      {"openflow", "rules", "groups", "meters", "ofrules", "tables", "internal/oftarget", "internal/quietconn"},
 	"controller/push": {"openflow", "rules", "groups", "meters", "ofrules", "internal/oftarget", "internal/quietconn"},
-	"replay":          {"dataplane", "rules", "rules/ofctl", "rules/classbench"},
+	"replay":          {"dataplane", "rules", "rules/ofctl", "rules/classbench", "internal/figure"},
 
 	"bridge": {"controller", "dataplane", "openflow", "rules", "groups", "meters", "tables"},
 
