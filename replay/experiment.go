@@ -225,6 +225,7 @@ func Run(ctx context.Context, cfg *Config) (*Report, error) {
 			}
 		}
 	}
+	relate(runs, baseline(c.Filters))
 	for i := range c.Filters {
 		rep.Summary = append(rep.Summary, summarize(rep.Kinds[i].Filter, runs[i]))
 	}
@@ -293,7 +294,8 @@ func runKind(ctx context.Context, c *Config, fs Filter, repeat int, caps []*data
 	// Recycling as in ofswitch run: the workers announce their lookups
 	// (Worker.Process, Quiesce), and nothing else looks rules up.
 	pipe, err := rules.New(&rules.Config{Tables: c.Tables, Filter: fs.Kind, BloomAfter: fs.T, Seed: seed,
-		FilterBuckets: sz.buckets, MaxOccupancy: 0.99, Recycle: true})
+		FilterBuckets: sz.buckets, MaxOccupancy: 0.99, Recycle: true,
+		PrefaultRules: min(c.Burst, rules.MaxPrefaultRules)})
 	if err != nil {
 		return nil, err
 	}
@@ -308,8 +310,12 @@ func runKind(ctx context.Context, c *Config, fs Filter, repeat int, caps []*data
 		}
 	}
 	// A switch idle after loading its table has drained the Bloom part
-	// into cuckoo slots where it could; so do the bursts' tables.
+	// into cuckoo slots where it could, and made the memory of a burst's
+	// adds ahead of need (as ofswitch run's tables do); so do the bursts'
+	// tables, so that no run pays first-touch page faults in a burst
+	// that another run, on memory the heap had mapped already, did not.
 	pipe.Rebalance(1 << 20)
+	pipe.Prefault()
 	sw := dataplane.NewSwitch(pipe, &dataplane.Config{Workers: c.Workers, Ports: c.Ports})
 	var state atomic.Int64
 	state.Store(stateIdle)
@@ -543,8 +549,10 @@ func runBursts(ctx context.Context, c *Config, pipe *rules.Pipeline, sw *datapla
 		br.During.Seconds = t2.Sub(t1).Seconds()
 		br.After.Seconds = t3.Sub(t2).Seconds()
 		kr.Bursts = append(kr.Bursts, br)
-		// Idle writer: let the Bloom part drain back into cuckoo slots.
+		// Idle writer: let the Bloom part drain back into cuckoo slots
+		// and make the next burst's memory.
 		pipe.Rebalance(1 << 20)
+		pipe.Prefault()
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -51,18 +52,27 @@ func Findings(s []KindSummary, m Machine) []string {
 			cf.IterationsMax.Median/max(best.IterationsMax.Median, 1)))
 	}
 	if len(s) > 1 && s[0].ApplyMs.Median > 0 {
-		// Rank by the controller's time on a CPU where it was measured:
-		// the wall time adds the waits for a CPU that a shared machine
-		// deals out at random.
-		apply, what := func(k *KindSummary) Stat { return k.ApplyMs }, "wall time"
+		// Rank by the burst time relative to the baseline's in the same
+		// round, which the host's slow and fast spells change far less
+		// than the time itself; the controller's CPU time where it was
+		// measured, which leaves out its waits for a CPU.
+		what := "wall time"
+		apply := func(k *KindSummary) Stat { return k.ApplyMs }
 		if s[0].CPUMs.Median > 0 {
-			apply, what = func(k *KindSummary) Stat { return k.CPUMs }, "the controller's CPU time"
+			what = "the controller's CPU time"
+			apply = func(k *KindSummary) Stat { return k.CPUMs }
 		}
-		out = append(out, fmt.Sprintf("Bursts ranked by %s, fastest first: %s.", what, ranking(s, apply, "ms")))
+		base := s[0].Filter
+		if none != nil {
+			base = none.Filter
+		}
+		ratio := func(k *KindSummary) Stat { return k.ApplyRatio }
+		out = append(out, fmt.Sprintf("Bursts ranked by %s over %s's in the same round, fastest first (=: the middle runs overlap): %s.",
+			what, base, ranking(s, ratio, "×")))
 		if cf != nil && best != nil {
-			fast := fastest(bcf, apply)
+			fast := fastest(bcf, ratio)
 			out = append(out, fmt.Sprintf("A burst took %s (%s) with %s against %s with plain cuckoo%s.",
-				msOf(apply(fast).Median), what, fast.Filter, msOf(apply(cf).Median), times(apply(cf), apply(fast), "faster")))
+				msOf(apply(fast).Median), what, fast.Filter, msOf(apply(cf).Median), times(ratio(cf), ratio(fast), "faster")))
 		}
 	}
 	if cf != nil && best != nil {
@@ -145,9 +155,6 @@ type Machine struct {
 // walk, or what its burst saw of host steal and garbage collection.
 func noise(s []KindSummary) string {
 	var walk, index, wait, steal, gc, none []string
-	// A walk explains a slow update only if it is long: an iteration
-	// costs well under a microsecond.
-	const longWalk = 20
 	for _, k := range s {
 		o := k.Slowest
 		if o.Ns == 0 {
@@ -163,7 +170,7 @@ func noise(s []KindSummary) string {
 			steal = append(steal, fmt.Sprintf("%s, %s stolen", name, msOf(1e3*o.HostStealSeconds)))
 		case o.GCCycles > 0:
 			gc = append(gc, name)
-		case o.Iterations >= longWalk:
+		case o.Iterations > 0 && float64(o.Iterations)*perIteration(&k) >= o.Ns/2:
 			walk = append(walk, fmt.Sprintf("%s, %d iterations", name, o.Iterations))
 		default:
 			none = append(none, name)
@@ -186,8 +193,8 @@ func noise(s []KindSummary) string {
 		parts = append(parts, "a garbage collection ran in the burst of "+strings.Join(gc, ", "))
 	}
 	if len(none) > 0 {
-		parts = append(parts, "neither a long walk, host steal nor a garbage collection was seen for "+strings.Join(none, ", ")+
-			" (the classifier's own work or the scheduler)")
+		parts = append(parts, "neither a long walk, a wait for a CPU, host steal nor a garbage collection was seen for "+strings.Join(none, ", ")+
+			" (the classifier's own work, or host steal below /proc/stat's 10 ms steps)")
 	}
 	if len(parts) == 0 {
 		return ""
@@ -196,35 +203,51 @@ func noise(s []KindSummary) string {
 	return "Slowest updates: " + p + "."
 }
 
+// perIteration is what one filter iteration cost in k's longest walk, ns:
+// a walk explains a slow update only if its iterations at that rate make
+// up half its time.
+func perIteration(k *KindSummary) float64 {
+	if k.Longest.Iterations == 0 {
+		return 0
+	}
+	return k.Longest.Ns / float64(k.Longest.Iterations)
+}
+
 // ranking lists the configurations by a figure, least first, joining
-// neighbours whose repeats overlap with "=" and the others with "<".
+// neighbours whose middle runs overlap with "=" and the others with "<".
+// A run of ties is listed in the configurations' own order, so that a tie
+// reads the same whichever median came out lower.
 func ranking(s []KindSummary, get func(*KindSummary) Stat, unit string) string {
 	idx := make([]int, len(s))
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		x, y := get(&s[a]).Median, get(&s[b]).Median
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(get(&s[a]).Median, get(&s[b]).Median) })
 	var b strings.Builder
-	for n, i := range idx {
-		if n > 0 {
-			if get(&s[idx[n-1]]).Overlaps(get(&s[i])) {
+	for start := 0; start < len(idx); {
+		end := start + 1
+		for end < len(idx) && get(&s[idx[end-1]]).Overlaps(get(&s[idx[end]])) {
+			end++
+		}
+		group := idx[start:end]
+		slices.Sort(group)
+		for n, i := range group {
+			switch {
+			case n > 0:
 				b.WriteString(" = ")
-			} else {
+			case start > 0:
 				b.WriteString(" < ")
 			}
+			fmt.Fprintf(&b, "%s %.2f", s[i].Filter, get(&s[i]).Median)
+			if unit == "×" {
+				b.WriteString(unit)
+			}
 		}
-		fmt.Fprintf(&b, "%s %.2f", s[i].Filter, get(&s[i]).Median)
+		start = end
 	}
-	b.WriteString(" " + unit)
+	if unit != "×" {
+		b.WriteString(" " + unit)
+	}
 	return b.String()
 }
 

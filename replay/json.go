@@ -58,6 +58,8 @@ type JSONStat struct {
 	Median float64 `json:"median"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
+	Q1     float64 `json:"q1"` // lower quartile (nearest rank)
+	Q3     float64 `json:"q3"` // upper quartile
 }
 
 // JSONOutlier is one slow update and the noise of its burst.
@@ -88,6 +90,7 @@ type JSONSummary struct {
 	IterationsMax     JSONStat    `json:"iterations_max"`
 	ApplyWallNs       JSONStat    `json:"apply_wall_ns"`
 	ApplyCPUNs        JSONStat    `json:"apply_cpu_ns"`
+	ApplyRatio        JSONStat    `json:"apply_ratio"` // over the baseline's in the same round
 	FPRBeforeRatio    JSONStat    `json:"false_positive_before_ratio"`
 	FPRAfterRatio     JSONStat    `json:"false_positive_after_ratio"`
 	BloomRatio        JSONStat    `json:"bloom_ratio"`
@@ -293,12 +296,14 @@ func (r *Report) JSON() *JSONReport {
 
 func jsonSummary(k *KindSummary) JSONSummary {
 	st := func(s Stat) JSONStat { return JSONStat(s) }
-	ns := func(ms Stat) JSONStat { return JSONStat{Median: ms.Median * 1e6, Min: ms.Min * 1e6, Max: ms.Max * 1e6} }
+	ns := func(ms Stat) JSONStat {
+		return JSONStat{Median: ms.Median * 1e6, Min: ms.Min * 1e6, Max: ms.Max * 1e6, Q1: ms.Q1 * 1e6, Q3: ms.Q3 * 1e6}
+	}
 	out := func(o Outlier) JSONOutlier { return JSONOutlier(o) }
 	return JSONSummary{Filter: k.Filter, Runs: k.Runs, Bursts: k.Bursts, EmptyWindows: k.EmptyWindows,
 		IdleMpps: st(k.IdleMpps), BurstMpps: st(k.BurstMpps), UpdateP50Ns: st(k.UpdateP50Ns), UpdateP99Ns: st(k.UpdateP99Ns),
 		UpdateP999Ns: st(k.UpdateP999Ns), UpdateMaxNs: st(k.UpdateMaxNs), IterationsP99: st(k.IterationsP99),
-		IterationsMax: st(k.IterationsMax), ApplyWallNs: ns(k.ApplyMs), ApplyCPUNs: ns(k.CPUMs),
+		IterationsMax: st(k.IterationsMax), ApplyWallNs: ns(k.ApplyMs), ApplyCPUNs: ns(k.CPUMs), ApplyRatio: st(k.ApplyRatio),
 		FPRBeforeRatio: st(k.FPRBefore), FPRAfterRatio: st(k.FPRAfter), BloomRatio: st(k.BloomShare),
 		OccupancyRatio: st(k.Occupancy), HostStealSeconds: st(k.HostSteal),
 		SlowestUpdate: out(k.Slowest), LongestFilterWalk: out(k.Longest)}

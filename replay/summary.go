@@ -3,14 +3,20 @@ package replay
 import (
 	"math"
 	"slices"
+
+	"github.com/ofswitch/ofswitch/rules"
 )
 
-// Stat is one figure of a configuration over its repeats: the median and
-// the spread (least and greatest) of the per-run values.
+// Stat is one figure of a configuration over its repeats: the median, the
+// least and greatest, and the quartiles (nearest rank: with three runs
+// the least and greatest, with five the second and fourth) of the per-run
+// values.
 type Stat struct {
 	Median float64 `json:"median"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
+	Q1     float64 `json:"q1"`
+	Q3     float64 `json:"q3"`
 }
 
 // Spread returns (Max-Min)/Median, or 0 if the median is 0.
@@ -21,9 +27,11 @@ func (s Stat) Spread() float64 {
 	return (s.Max - s.Min) / s.Median
 }
 
-// Overlaps reports whether the ranges of s and o share a value: the
-// repeats cannot tell the two apart.
-func (s Stat) Overlaps(o Stat) bool { return s.Min <= o.Max && o.Min <= s.Max }
+// Overlaps reports whether the interquartile ranges of s and o share a
+// value: the repeats cannot tell the two apart. The quartiles rather than
+// the extremes, so that one run that a busy host slowed does not make a
+// tie of a difference the other runs agree on.
+func (s Stat) Overlaps(o Stat) bool { return s.Q1 <= o.Q3 && o.Q1 <= s.Q3 }
 
 // RunFigures is what one run of a filter configuration measured, the
 // figures its summary is made of.
@@ -36,11 +44,14 @@ type RunFigures struct {
 	IterP99, IterMax float64
 	ApplyMs          float64 // median over bursts: first update applied to last visible
 	CPUMs            float64 // median over bursts: the controller's time on a CPU (0 where not measured)
-	FPRBefore        float64 // mean over bursts, lookups of the before window
-	FPRAfter         float64 // mean over bursts, lookups of the after window
-	BloomShare       float64 // greatest Bloom part share after a burst
-	Occupancy        float64 // mean occupancy after a burst
-	Steal            float64 // host steal during the run, seconds
+	// ApplyRatio is CPUMs (ApplyMs where CPU time is not measured) over
+	// the baseline configuration's in the same round of runs (relate).
+	ApplyRatio float64
+	FPRBefore  float64 // mean over bursts, lookups of the before window
+	FPRAfter   float64 // mean over bursts, lookups of the after window
+	BloomShare float64 // greatest Bloom part share after a burst
+	Occupancy  float64 // mean occupancy after a burst
+	Steal      float64 // host steal during the run, seconds
 	// EmptyWindows is the bursts during which no lookup was made, though
 	// lookups were made before them: the workers had no CPU (a busy
 	// machine), or the window was shorter than a lookup batch.
@@ -163,6 +174,9 @@ type KindSummary struct {
 	// the controller's time on a CPU (0 where not measured).
 	ApplyMs Stat `json:"apply_ms"`
 	CPUMs   Stat `json:"apply_cpu_ms"`
+	// ApplyRatio is the burst time over the baseline's (filter none, or
+	// the first configuration) in the same round.
+	ApplyRatio Stat `json:"apply_ratio"`
 	// False-positive rate of lookups before and after bursts.
 	FPRBefore  Stat `json:"fpr_before_ratio"`
 	FPRAfter   Stat `json:"fpr_after_ratio"`
@@ -178,6 +192,43 @@ type KindSummary struct {
 	// the longest filter walk of the run with the median one.
 	Slowest Outlier `json:"slowest_update"`
 	Longest Outlier `json:"longest_walk"`
+}
+
+// baseline returns the index of the configuration the others' burst
+// times are divided by: filter none if it was run, else the first.
+func baseline(fs []Filter) int {
+	for i, f := range fs {
+		if f.Kind == rules.FilterNone {
+			return i
+		}
+	}
+	return 0
+}
+
+// relate sets each run's ApplyRatio: its burst time over that of
+// configuration base in the same round (runs[i][r] is configuration i's
+// run in round r). The rounds are a few seconds long, and a shared host
+// that slows down or speeds up does so for seconds at a time, so a ratio
+// of runs a second apart varies far less from round to round than the
+// times themselves.
+func relate(runs [][]RunFigures, base int) {
+	if base >= len(runs) {
+		return
+	}
+	for i := range runs {
+		for r := range runs[i] {
+			if r >= len(runs[base]) {
+				continue
+			}
+			a, b := runs[i][r].CPUMs, runs[base][r].CPUMs
+			if a == 0 || b == 0 {
+				a, b = runs[i][r].ApplyMs, runs[base][r].ApplyMs
+			}
+			if b > 0 {
+				runs[i][r].ApplyRatio = a / b
+			}
+		}
+	}
 }
 
 // summarize makes the summary of a configuration from its runs.
@@ -196,7 +247,8 @@ func summarize(filter string, runs []RunFigures) KindSummary {
 		if len(v)%2 == 0 {
 			med = (v[len(v)/2-1] + v[len(v)/2]) / 2
 		}
-		return Stat{Median: med, Min: v[0], Max: v[len(v)-1]}
+		q := (len(v) - 1) / 4
+		return Stat{Median: med, Min: v[0], Max: v[len(v)-1], Q1: v[q], Q3: v[len(v)-1-q]}
 	}
 	s.IdleMpps = stat(func(r *RunFigures) float64 { return r.IdleMpps })
 	s.BurstMpps = stat(func(r *RunFigures) float64 { return r.BurstMpps })
@@ -208,6 +260,7 @@ func summarize(filter string, runs []RunFigures) KindSummary {
 	s.IterationsMax = stat(func(r *RunFigures) float64 { return r.IterMax })
 	s.ApplyMs = stat(func(r *RunFigures) float64 { return r.ApplyMs })
 	s.CPUMs = stat(func(r *RunFigures) float64 { return r.CPUMs })
+	s.ApplyRatio = stat(func(r *RunFigures) float64 { return r.ApplyRatio })
 	s.FPRBefore = stat(func(r *RunFigures) float64 { return r.FPRBefore })
 	s.FPRAfter = stat(func(r *RunFigures) float64 { return r.FPRAfter })
 	s.BloomShare = stat(func(r *RunFigures) float64 { return r.BloomShare })

@@ -77,7 +77,7 @@ rule matches.
 With no arguments it replays the built-in demo: a capture of 3,000 frames
 against a two-table rule set, in a table 0 of 100,000 flows or more at 95%
 filter occupancy (--table-flows 100000) with 65,536 frames of those flows
-(--table-traffic), five bursts of 1,024 updates per run, three runs of each
+(--table-traffic), five bursts of 1,024 updates per run, five runs of each
 of bcf t=0, 5, 10, cf and none. A capture that cannot be read completely is
 reported with its file name and byte offset; the others still replay, and
 the exit status is non-zero.`,
@@ -106,7 +106,7 @@ the exit status is non-zero.`,
 	fl.Float64Var(&f.occupancy, "occupancy", 0.95, "filter occupancy of table 0 when the bursts start (synthetic flows fill it up)")
 	fl.IntVar(&f.tableFlows, "table-flows", 0, "size table 0's filter for at least this many flows and fill it with exact flows (default 100000 with the built-in demo)")
 	fl.IntVar(&f.traffic, "table-traffic", 0, "frames of the table's exact flows replayed after the captures (default 65536 with the built-in demo)")
-	fl.IntVar(&f.repeats, "repeats", 3, "runs of each filter configuration, interleaved; the summary gives medians and spreads")
+	fl.IntVar(&f.repeats, "repeats", 5, "runs of each filter configuration, interleaved; the summary gives medians and spreads")
 	fl.BoolVar(&f.verbose, "verbose", false, "print the detail of each configuration after the summary: counters, ports, top rules, bursts")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON (schema: docs/replay-json.md)")
 	fl.StringVar(&f.plotDir, "plot", "", "write the figures into this directory, each as SVG and PNG")
