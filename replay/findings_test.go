@@ -19,14 +19,14 @@ func knownSummary() []KindSummary {
 	return []KindSummary{
 		{Filter: "bcf t=0", Runs: 3, Bursts: 15, IdleMpps: st(1.8, 1.7, 1.9), BurstMpps: st(1.5, 1.4, 1.6),
 			UpdateP99Ns: st(3500, 3000, 4000), IterationsP99: st(2, 2, 3), IterationsMax: st(5, 4, 6),
-			ApplyMs: st(1.5, 1.2, 4.9), CPUMs: st(1.2, 1.1, 1.3), ApplyRatio: st(1.7, 1.6, 1.8), FPRBefore: st(0.005, 0, 0.01), FPRAfter: st(0.015, 0.01, 0.02),
+			ApplyMs: st(1.5, 1.2, 4.9), CPUMs: st(1.2, 1.1, 1.3), ApplyRatio: st(1.7, 1.6, 1.8), IdleRatio: st(0.82, 0.78, 0.85), FPRBefore: st(0.005, 0, 0.01), FPRAfter: st(0.015, 0.013, 0.02),
 			Slowest: Outlier{Ns: 4.1e6, Iterations: 1, RunDelaySeconds: 4e-3}, Longest: Outlier{Ns: 2500, Iterations: 5}},
 		{Filter: "cf", Runs: 3, Bursts: 15, EmptyWindows: 2, IdleMpps: st(1.85, 1.6, 1.95), BurstMpps: st(1.3, 1.2, 1.4),
 			UpdateP99Ns: st(30000, 25000, 35000), IterationsP99: st(115, 100, 130), IterationsMax: st(204, 180, 250),
-			ApplyMs: st(4.9, 4.5, 6), CPUMs: st(3.8, 3.5, 4.0), ApplyRatio: st(5.4, 5.0, 6.0), FPRBefore: st(0.008, 0.006, 0.01), FPRAfter: st(0.01, 0.009, 0.012),
+			ApplyMs: st(4.9, 4.5, 6), CPUMs: st(3.8, 3.5, 4.0), ApplyRatio: st(5.4, 5.0, 6.0), IdleRatio: st(0.84, 0.8, 0.9), FPRBefore: st(0.008, 0.006, 0.01), FPRAfter: st(0.01, 0.009, 0.011),
 			Slowest: Outlier{Ns: 30000, Iterations: 180}, Longest: Outlier{Ns: 19000, Iterations: 204}},
 		{Filter: "none", Runs: 3, Bursts: 15, IdleMpps: st(2.2, 2.15, 2.3), BurstMpps: st(1.1, 1.0, 2.0),
-			UpdateP99Ns: st(2600, 2500, 2700), ApplyMs: st(1.0, 0.9, 1.1), CPUMs: st(0.7, 0.6, 0.8), ApplyRatio: st(1, 1, 1),
+			UpdateP99Ns: st(2600, 2500, 2700), ApplyMs: st(1.0, 0.9, 1.1), CPUMs: st(0.7, 0.6, 0.8), ApplyRatio: st(1, 1, 1), IdleRatio: st(1, 1, 1),
 			Slowest: Outlier{Ns: 200000, IndexRebuilds: 1}},
 	}
 }
@@ -40,7 +40,7 @@ func TestFindings(t *testing.T) {
 		"Bursts ranked by the controller's CPU time over none's in the same round, fastest first (=: the middle runs overlap): none 1.00× < bcf t=0 1.70× < cf 5.40×.",
 		"A burst took 1.20 ms (the controller's CPU time) with bcf t=0 against 3.80 ms with plain cuckoo, 3.2× faster.",
 		"At p99 an update took 3.5 µs with bcf t=0 and 30 µs with plain cuckoo, 8.6× less; without a filter 2.6 µs.",
-		"Lookups ran faster without a filter (2.20 Mpps idle) than with any (cf: 1.85): in this table the filter's checks cost more than the hash probes they save.",
+		"Lookups ran faster without a filter (2.20 Mpps idle) than with any: the fastest filter, cf, ran at 0.84× none's rate in the same round; in this table the filter's checks cost more than the hash probes they save.",
 		"During bursts lookups ran at 50-83% of their idle rate (medians of every configuration).",
 		"The Bloom part costs false positives: after a burst 0.0150 of lookups of absent keys passed bcf t=0's filter, 0.0100 plain cuckoo's (before a burst 0.0050 and 0.0080).",
 		"Slowest updates: a long filter walk made the slowest update of cf's (30 µs), 180 iterations; table 0's flow index was rebuilt (every flow rehashed) in the burst of none's (200 µs); the controller's thread waited for a CPU in the burst of bcf t=0's (4100 µs), 4.00 ms waiting.",
@@ -58,18 +58,27 @@ func TestFindingsTies(t *testing.T) {
 	s[1].CPUMs = st(1.4, 1.25, 2.0)
 	s[1].ApplyRatio = st(2.0, 1.75, 2.5)    // overlaps bcf t=0's 1.6..1.8
 	s[1].UpdateP99Ns = st(3900, 3800, 5000) // overlaps 3000..4000
-	s[2].IdleMpps = st(1.95, 1.9, 2.3)      // overlaps cf's 1.6..1.95
+	s[2].IdleMpps = st(1.95, 1.9, 2.3)
+	s[1].IdleRatio = st(0.95, 0.9, 1.05) // none's rate within cf's middle runs
 	s[1].EmptyWindows = 0
 	got := strings.Join(Findings(s, Machine{}), "\n")
 	for _, want := range []string{
 		"overlap): none 1.00× < bcf t=0 1.70× = cf 2.00×.",
 		"A burst took 1.20 ms (the controller's CPU time) with bcf t=0 against 1.40 ms with plain cuckoo (the runs do not separate them).",
 		"At p99 an update took 3.5 µs with bcf t=0 and 3.9 µs with plain cuckoo (the runs do not separate them)",
-		"Lookups ran as fast without a filter (1.95 Mpps idle) as with the fastest filter, cf (1.85): the runs do not separate them.",
+		"Lookups ran as fast without a filter (1.95 Mpps idle) as with the fastest filter, cf (0.95× none's rate in the same round): the runs do not separate them.",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("findings lack %q:\n%s", want, got)
 		}
+	}
+	s[1].FPRAfter = st(0.016, 0.012, 0.02)
+	if got := strings.Join(Findings(s, Machine{}), "\n"); !strings.Contains(got, "The Bloom part cost no false positives the runs can tell from plain cuckoo's: after a burst 0.0150") {
+		t.Errorf("false positives within the runs' spread:\n%s", got)
+	}
+	s[0].IdleRatio = st(1.3, 1.2, 1.4)
+	if got := strings.Join(Findings(s, Machine{}), "\n"); !strings.Contains(got, "Lookups ran faster with a filter: bcf t=0 at 1.30× none's rate in the same round (1.80 Mpps idle against 1.95)") {
+		t.Errorf("a filter faster than none:\n%s", got)
 	}
 	if strings.Contains(got, "no worker made a lookup") {
 		t.Errorf("an empty-window finding without empty windows:\n%s", got)

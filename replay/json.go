@@ -91,6 +91,7 @@ type JSONSummary struct {
 	ApplyWallNs       JSONStat    `json:"apply_wall_ns"`
 	ApplyCPUNs        JSONStat    `json:"apply_cpu_ns"`
 	ApplyRatio        JSONStat    `json:"apply_ratio"` // over the baseline's in the same round
+	IdleRatio         JSONStat    `json:"idle_ratio"`  // idle_mpps over the baseline's in the same round
 	FPRBeforeRatio    JSONStat    `json:"false_positive_before_ratio"`
 	FPRAfterRatio     JSONStat    `json:"false_positive_after_ratio"`
 	BloomRatio        JSONStat    `json:"bloom_ratio"`
@@ -303,7 +304,7 @@ func jsonSummary(k *KindSummary) JSONSummary {
 	return JSONSummary{Filter: k.Filter, Runs: k.Runs, Bursts: k.Bursts, EmptyWindows: k.EmptyWindows,
 		IdleMpps: st(k.IdleMpps), BurstMpps: st(k.BurstMpps), UpdateP50Ns: st(k.UpdateP50Ns), UpdateP99Ns: st(k.UpdateP99Ns),
 		UpdateP999Ns: st(k.UpdateP999Ns), UpdateMaxNs: st(k.UpdateMaxNs), IterationsP99: st(k.IterationsP99),
-		IterationsMax: st(k.IterationsMax), ApplyWallNs: ns(k.ApplyMs), ApplyCPUNs: ns(k.CPUMs), ApplyRatio: st(k.ApplyRatio),
+		IterationsMax: st(k.IterationsMax), ApplyWallNs: ns(k.ApplyMs), ApplyCPUNs: ns(k.CPUMs), ApplyRatio: st(k.ApplyRatio), IdleRatio: st(k.IdleRatio),
 		FPRBeforeRatio: st(k.FPRBefore), FPRAfterRatio: st(k.FPRAfter), BloomRatio: st(k.BloomShare),
 		OccupancyRatio: st(k.Occupancy), HostStealSeconds: st(k.HostSteal),
 		SlowestUpdate: out(k.Slowest), LongestFilterWalk: out(k.Longest)}

@@ -45,13 +45,14 @@ type RunFigures struct {
 	ApplyMs          float64 // median over bursts: first update applied to last visible
 	CPUMs            float64 // median over bursts: the controller's time on a CPU (0 where not measured)
 	// ApplyRatio is CPUMs (ApplyMs where CPU time is not measured) over
-	// the baseline configuration's in the same round of runs (relate).
-	ApplyRatio float64
-	FPRBefore  float64 // mean over bursts, lookups of the before window
-	FPRAfter   float64 // mean over bursts, lookups of the after window
-	BloomShare float64 // greatest Bloom part share after a burst
-	Occupancy  float64 // mean occupancy after a burst
-	Steal      float64 // host steal during the run, seconds
+	// the baseline configuration's in the same round of runs (relate);
+	// IdleRatio is IdleMpps over the baseline's.
+	ApplyRatio, IdleRatio float64
+	FPRBefore             float64 // mean over bursts, lookups of the before window
+	FPRAfter              float64 // mean over bursts, lookups of the after window
+	BloomShare            float64 // greatest Bloom part share after a burst
+	Occupancy             float64 // mean occupancy after a burst
+	Steal                 float64 // host steal during the run, seconds
 	// EmptyWindows is the bursts during which no lookup was made, though
 	// lookups were made before them: the workers had no CPU (a busy
 	// machine), or the window was shorter than a lookup batch.
@@ -177,6 +178,8 @@ type KindSummary struct {
 	// ApplyRatio is the burst time over the baseline's (filter none, or
 	// the first configuration) in the same round.
 	ApplyRatio Stat `json:"apply_ratio"`
+	// IdleRatio is IdleMpps over the baseline's in the same round.
+	IdleRatio Stat `json:"idle_ratio"`
 	// False-positive rate of lookups before and after bursts.
 	FPRBefore  Stat `json:"fpr_before_ratio"`
 	FPRAfter   Stat `json:"fpr_after_ratio"`
@@ -205,8 +208,9 @@ func baseline(fs []Filter) int {
 	return 0
 }
 
-// relate sets each run's ApplyRatio: its burst time over that of
-// configuration base in the same round (runs[i][r] is configuration i's
+// relate sets each run's ApplyRatio and IdleRatio: its burst time and
+// its lookup rate outside bursts over those of configuration base in the
+// same round (runs[i][r] is configuration i's
 // run in round r). The rounds are a few seconds long, and a shared host
 // that slows down or speeds up does so for seconds at a time, so a ratio
 // of runs a second apart varies far less from round to round than the
@@ -226,6 +230,9 @@ func relate(runs [][]RunFigures, base int) {
 			}
 			if b > 0 {
 				runs[i][r].ApplyRatio = a / b
+			}
+			if m := runs[base][r].IdleMpps; m > 0 {
+				runs[i][r].IdleRatio = runs[i][r].IdleMpps / m
 			}
 		}
 	}
@@ -261,6 +268,7 @@ func summarize(filter string, runs []RunFigures) KindSummary {
 	s.ApplyMs = stat(func(r *RunFigures) float64 { return r.ApplyMs })
 	s.CPUMs = stat(func(r *RunFigures) float64 { return r.CPUMs })
 	s.ApplyRatio = stat(func(r *RunFigures) float64 { return r.ApplyRatio })
+	s.IdleRatio = stat(func(r *RunFigures) float64 { return r.IdleRatio })
 	s.FPRBefore = stat(func(r *RunFigures) float64 { return r.FPRBefore })
 	s.FPRAfter = stat(func(r *RunFigures) float64 { return r.FPRAfter })
 	s.BloomShare = stat(func(r *RunFigures) float64 { return r.BloomShare })
