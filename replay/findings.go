@@ -9,7 +9,10 @@ import (
 
 // Findings returns one sentence per finding, each computed from the
 // summary's figures (medians over the repeats; a difference that the
-// repeats' ranges do not separate is called a tie, never a win):
+// repeats' middle runs, Stat.Q1 to Q3, do not separate is called a tie,
+// never a win; the lookup comparison, which picks the fastest of several
+// filters, needs every round to agree). Times are compared as ratios to
+// filter none's in the same round (relate):
 //
 //   - the longest filter walk of plain cuckoo against Bloom-Cuckoo's;
 //   - the ranking by burst apply time;
@@ -86,7 +89,8 @@ func Findings(s []KindSummary, m Machine) []string {
 	}
 	if none != nil {
 		// Compared by each filter's lookup rate over none's in the same
-		// round, as the bursts are.
+		// round, as the bursts are; and, the fastest of several filters
+		// being picked, a difference stands only if every round agrees.
 		var top *KindSummary
 		for i := range s {
 			if k := &s[i]; k.Filter != "none" && (top == nil || k.IdleRatio.Median > top.IdleRatio.Median) {
@@ -96,10 +100,10 @@ func Findings(s []KindSummary, m Machine) []string {
 		if top != nil && top.IdleRatio.Median > 0 {
 			r := top.IdleRatio
 			switch {
-			case r.Q1 <= 1 && 1 <= r.Q3:
-				out = append(out, fmt.Sprintf("Lookups ran as fast without a filter (%.2f Mpps idle) as with the fastest filter, %s (%.2f× none's rate in the same round): the runs do not separate them.",
+			case r.Min <= 1 && 1 <= r.Max:
+				out = append(out, fmt.Sprintf("Lookups ran as fast without a filter (%.2f Mpps idle) as with the fastest filter, %s (%.2f× none's rate in the same round): not every round puts them in the same order.",
 					none.IdleMpps.Median, top.Filter, r.Median))
-			case r.Q3 < 1:
+			case r.Max < 1:
 				out = append(out, fmt.Sprintf("Lookups ran faster without a filter (%.2f Mpps idle) than with any: the fastest filter, %s, ran at %.2f× none's rate in the same round; in this table the filter's checks cost more than the hash probes they save.",
 					none.IdleMpps.Median, top.Filter, r.Median))
 			default:
