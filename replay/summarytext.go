@@ -24,8 +24,8 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		r.Rules, r.Prefill, r.FilterBuckets, plural(r.Workers, "worker"))
 	fmt.Fprintf(&b, "traffic: %s (%d frames a pass)\n", strings.Join(names, ", "), r.Frames)
 	if r.Burst > 0 && len(r.Kinds) > 0 {
-		fmt.Fprintf(&b, "bursts: %d of %d updates (adds and deletes) per run; %d run(s) per filter, interleaved\n",
-			len(r.Kinds[0].Bursts), r.Burst, r.Repeats)
+		fmt.Fprintf(&b, "bursts: %d of %d updates (adds and deletes) per run; %s of each filter, interleaved\n",
+			len(r.Kinds[0].Bursts), r.Burst, plural(r.Repeats, "run"))
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%-8s  %-11s  %-27s  %-10s  %-11s  %s\n", "", "lookup Mpps", "per-update cost, µs", "iterations", "burst ms", "false pos. rate")
