@@ -69,18 +69,25 @@ func TestReplyLimitTotal(t *testing.T) {
 	// The third passes 2.5 replies: the first goes.
 	m3 := mute(3)
 	inFlight(2)
-	// conns waits until the switch serves n connections. (Reading a
-	// closed one to its end would take long: its socket buffers hold
-	// megabytes that a 4 KB window lets through slowly.)
-	conns := func(n int, what string) {
+	// conns waits until the switch has disconnected dropped controllers
+	// and serves n connections. (Reading a closed one to its end would
+	// take long: its socket buffers hold megabytes that a 4 KB window
+	// lets through slowly.) The count of connections alone would not do:
+	// a client's handshake returns once it has the switch's hello, before
+	// the switch registers the connection, so a count can be reached
+	// before the new connection is counted.
+	dropLogs := func() int { return strings.Count(logBuf.String(), "replies in flight over the limit") }
+	conns := func(n, dropped int, what string) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); a.Conns() != n; time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(10 * time.Second); a.Conns() != n || dropLogs() != dropped; time.Sleep(5 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("%d connections, want %d: %s\n%s", a.Conns(), n, what, logBuf.String())
+				t.Fatalf("%d connections and %d disconnected, want %d and %d: %s\n%s", a.Conns(), dropLogs(), n, dropped, what, logBuf.String())
 			}
 		}
 	}
-	conns(2, "the first silent controller disconnected")
+	// The first disconnection is m3's reply starting, so that c's below
+	// starts while m2's and m3's are in flight.
+	conns(2, 1, "the first silent controller disconnected")
 	// A controller that reads gets its whole dump; the second goes.
 	c := dial(t, addr)
 	c.handshake(openflow.Version13)
@@ -97,8 +104,8 @@ func TestReplyLimitTotal(t *testing.T) {
 	if got != flows {
 		t.Errorf("the reading controller got %d flows, want %d", got, flows)
 	}
-	conns(2, "the second silent controller disconnected")
-	if n := strings.Count(logBuf.String(), "replies in flight over the limit"); n != 2 {
+	conns(2, 2, "the second silent controller disconnected")
+	if n := dropLogs(); n != 2 {
 		t.Errorf("%d log lines of disconnections, want 2:\n%s", n, logBuf.String())
 	}
 	// The third is still served: its reply is the only one in flight.
