@@ -20,6 +20,9 @@ var benchSets = []benchSet{
 	{"acl1_10k", "lyxocs-ruleSet/acl1_10k", ""},
 	{"fw1_10k", "lyxocs-ruleSet/fw1_10k", "lyxocs-ruleSet/fw1_10k_trace"},
 	{"ipc1_10k", "lyxocs-ruleSet/ipc1_10k", "lyxocs-ruleSet/ipc1_10k_trace"},
+	// The PartitionSort paper's sets, as VPP's ACL plugin tests use them.
+	{"acl1_8k", "vpp-acl-partitionsort/acl1_seed_1_8k.rules", "vpp-acl-partitionsort/acl1_seed_1_8k.rules_trace"},
+	{"fw1_1k_ps", "vpp-acl-partitionsort/fw1_seed_1_1k.rules", "vpp-acl-partitionsort/fw1_seed_1_1k.rules_trace"},
 }
 
 // benchKeys returns a power-of-two number of keys from the set's trace (or
