@@ -19,6 +19,18 @@
 // ClassBench-ng's OpenFlow sets are written. ParseActions reads the
 // actions of a flow alone.
 //
+// A line is read in one pass over its bytes, in place, into the Update
+// it becomes: field names by a switch, numbers and IPv4 addresses from
+// their digits, and the common action lists (outputs, reserved ports,
+// CONTROLLER, goto_table) without allocating, their instructions and
+// actions carved from chunks shared by many flows. Any line that pass
+// does not take as it is (a field or action it refuses or does not know,
+// a match Validate refuses) is read again from its start by the general
+// parser, which gives every error: the errors do not depend on the pass.
+// FlowParser keeps that memory from call to call, so that reading chunk
+// after chunk into one slice allocates nothing per ordinary line; its
+// flows' instructions are overwritten by the next call.
+//
 // Field and action names are Open vSwitch's: ipv6_label, nd_target,
 // nd_sll and nd_tll (held in rules' arp_sha and arp_tha fields), tun_id
 // (tunnel_id too), mod_nw_ttl (OFPAT_SET_NW_TTL); ipv6_exthdr, which
