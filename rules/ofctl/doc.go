@@ -28,8 +28,9 @@
 // a match Validate refuses) is read again from its start by the general
 // parser, which gives every error: the errors do not depend on the pass.
 // FlowParser keeps that memory from call to call, so that reading chunk
-// after chunk into one slice allocates nothing per ordinary line; its
-// flows' instructions are overwritten by the next call.
+// after chunk into one slice allocates nothing per ordinary line
+// (ModsReader.NextInto too); its flows' instructions are overwritten by
+// the next call.
 //
 // Field and action names are Open vSwitch's: ipv6_label, nd_target,
 // nd_sll and nd_tll (held in rules' arp_sha and arp_tha fields), tun_id
@@ -61,7 +62,9 @@
 // and co), which this package, knowing no wire format, cannot tell.
 // ModsReader reads the same files from an io.Reader a chunk of lines at a
 // time, each chunk by ParseMods' code with the file's line numbers, so
-// that a file of any size costs the memory of a chunk (ofswitch push).
+// that a file of any size costs the memory of a chunk (ofswitch push);
+// NextInto reads each chunk into the same Mods and memory, without an
+// allocation per line for ordinary flows.
 //
 // MPLS fields and actions take ovs-ofctl's spelling (mpls_label=,
 // mpls_tc=, mpls_bos=, the mpls and mplsm shorthands, push_mpls:,
