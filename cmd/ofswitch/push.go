@@ -204,6 +204,13 @@ func (s *modsSource) Next() ([]push.Msg, error) {
 		return nil, fmt.Errorf("the input changed while it was pushed: %w", errors.Join(errs...))
 	}
 	s.msgs = s.msgs[:0]
+	if len(m.Groups)+len(m.Meters) == 0 {
+		// Flows alone, the usual file: in their order, without Ops.
+		for i := range m.Flows {
+			s.msgs = append(s.msgs, push.Msg{Flow: &m.Flows[i], File: s.mr.Name(), Line: m.Flows[i].ID})
+		}
+		return s.msgs, nil
+	}
 	for _, op := range m.Ops() {
 		switch op.Kind {
 		case ofctl.OpFlow:

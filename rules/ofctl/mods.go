@@ -416,7 +416,8 @@ func flowsOnly(data []byte) bool {
 		} else {
 			s = ""
 		}
-		if !plainFlow(l) {
+		// Most flow lines start with their priority: a plain flow.
+		if !strings.HasPrefix(l, "priority=") && !plainFlow(l) {
 			return false
 		}
 	}
