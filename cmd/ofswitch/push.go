@@ -163,8 +163,9 @@ func checkInput(name string, open func() (io.ReadCloser, error), opt *ofctl.Pars
 	defer r.Close()
 	mr := ofctl.NewModsReader(name, r, chunkLines, opt)
 	var errs []error
+	m := &ofctl.Mods{}
 	for {
-		m, bad, err := mr.Next()
+		bad, err := mr.NextInto(m)
 		if err == io.EOF {
 			break
 		}
@@ -183,14 +184,18 @@ func checkInput(name string, open func() (io.ReadCloser, error), opt *ofctl.Pars
 }
 
 // modsSource is the push.Source of a file read a chunk at a time, each
-// chunk's flows, groups and meters in file order.
+// chunk's flows, groups and meters in file order. The chunks are read
+// into one Mods (ModsReader.NextInto): Stream is done with a chunk when
+// it asks for the next.
 type modsSource struct {
 	mr   *ofctl.ModsReader
+	m    ofctl.Mods
 	msgs []push.Msg
 }
 
 func (s *modsSource) Next() ([]push.Msg, error) {
-	m, errs, err := s.mr.Next()
+	m := &s.m
+	errs, err := s.mr.NextInto(m)
 	if err != nil {
 		return nil, err
 	}
@@ -199,10 +204,17 @@ func (s *modsSource) Next() ([]push.Msg, error) {
 		return nil, fmt.Errorf("the input changed while it was pushed: %w", errors.Join(errs...))
 	}
 	s.msgs = s.msgs[:0]
+	if len(m.Groups)+len(m.Meters) == 0 {
+		// Flows alone, the usual file: in their order, without Ops.
+		for i := range m.Flows {
+			s.msgs = append(s.msgs, push.Msg{Flow: &m.Flows[i], File: s.mr.Name(), Line: m.Flows[i].ID})
+		}
+		return s.msgs, nil
+	}
 	for _, op := range m.Ops() {
 		switch op.Kind {
 		case ofctl.OpFlow:
-			s.msgs = append(s.msgs, push.Msg{Flow: &m.Flows[op.Index], Where: m.Where[op.Index]})
+			s.msgs = append(s.msgs, push.Msg{Flow: &m.Flows[op.Index], File: s.mr.Name(), Line: m.Flows[op.Index].ID})
 		case ofctl.OpGroup:
 			g := &m.Groups[op.Index]
 			s.msgs = append(s.msgs, push.Msg{Group: &g.Mod, Where: s.mr.Name() + ":" + strconv.Itoa(g.Line)})

@@ -20,7 +20,10 @@
 // file so (rules/ofctl.ModsReader), and Flows is Stream over its slices.
 // The pusher holds the chunk it encodes, the batch in its writer and, for
 // the batches in flight, only their messages' names for the errors: a
-// push's memory does not grow with its length. A batch over 4 MiB
+// push's memory does not grow with its length. A Msg may name itself by
+// File and Line, joined only for the error of a mod the switch refuses,
+// so that a chunk of flows costs no string per flow; ofswitch push reads
+// its chunks into one reused ofctl.Mods (ModsReader.NextInto). A batch over 4 MiB
 // (flushLen: --batch 0 of a large file) goes out in pieces as it is
 // encoded, once fewer than Window batches are in flight; it stays one
 // batch (one bundle). An error of the Source ends the push after the

@@ -55,12 +55,16 @@ type Config struct {
 
 // Msg is one mod of a streamed push (Stream): a flow update, a group mod
 // or a meter mod, exactly one of the three set, and where it came from,
-// for errors (e.g. "acl.txt:12").
+// for errors (e.g. "acl.txt:12"): Where, or else File and Line, which
+// Stream joins into "File:Line" only for a mod the switch refuses, so
+// that a source names its mods without a string each.
 type Msg struct {
 	Flow  *rules.Update
 	Group *groups.Mod // a GROUP_MOD (ofrules.WireGroupMod)
 	Meter *meters.Mod // a METER_MOD (ofrules.WireMeterMod)
 	Where string
+	File  string // with Line, where Where is empty
+	Line  int    // 1-based; 0: none
 }
 
 // Source gives Stream its mods, in the order they go out.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ofswitch/ofswitch/groups"
@@ -167,8 +168,18 @@ type sentBatch struct {
 // msgRef names a message of a batch in its errors.
 type msgRef struct {
 	where string
+	file  string // with line, where where is empty (Msg.File)
+	line  int
 	index int // Error.Index
 	typ   openflow.Type
+}
+
+// name returns where the message came from ("" if unknown).
+func (r *msgRef) name() string {
+	if r.where == "" && r.line > 0 {
+		return r.file + ":" + strconv.Itoa(r.line)
+	}
+	return r.where
 }
 
 // flushLen is the most bytes of a batch that wait for the rest of it in
@@ -363,7 +374,7 @@ func (p *pusher) prepare(res *Result) (bool, error) {
 
 // encode writes message m, with xid p.xid, into w and counts it.
 func (p *pusher) encode(m *Msg) (msgRef, error) {
-	ref := msgRef{where: m.Where}
+	ref := msgRef{where: m.Where, file: m.File, line: m.Line}
 	var err error
 	switch {
 	case m.Flow != nil && m.Group == nil && m.Meter == nil:
@@ -382,7 +393,7 @@ func (p *pusher) encode(m *Msg) (msgRef, error) {
 		return ref, fmt.Errorf("message %d is not one flow, group or meter mod", p.sent+1)
 	}
 	if err != nil {
-		what := ref.where
+		what := ref.name()
 		if what == "" {
 			what = fmt.Sprintf("message %d", p.sent+1)
 		}
@@ -473,7 +484,7 @@ func (p *pusher) encodeMod(g *groups.Mod, m *meters.Mod) error {
 // errorAt returns the *Error of message k of batch b.
 func errorAt(b *sentBatch, k int, xid uint32, em openflow.ErrorMsg) *Error {
 	ref := &b.refs[k]
-	return &Error{Index: ref.index, Type: ref.typ, Where: ref.where, XID: xid, Err: em}
+	return &Error{Index: ref.index, Type: ref.typ, Where: ref.name(), XID: xid, Err: em}
 }
 
 // done records the end of the oldest batch in flight, and counts its

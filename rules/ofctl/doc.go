@@ -19,6 +19,19 @@
 // ClassBench-ng's OpenFlow sets are written. ParseActions reads the
 // actions of a flow alone.
 //
+// A line is read in one pass over its bytes, in place, into the Update
+// it becomes: field names by a switch, numbers and IPv4 addresses from
+// their digits, and the common action lists (outputs, reserved ports,
+// CONTROLLER, goto_table) without allocating, their instructions and
+// actions carved from chunks shared by many flows. Any line that pass
+// does not take as it is (a field or action it refuses or does not know,
+// a match Validate refuses) is read again from its start by the general
+// parser, which gives every error: the errors do not depend on the pass.
+// FlowParser keeps that memory from call to call, so that reading chunk
+// after chunk into one slice allocates nothing per ordinary line
+// (ModsReader.NextInto too); its flows' instructions are overwritten by
+// the next call.
+//
 // Field and action names are Open vSwitch's: ipv6_label, nd_target,
 // nd_sll and nd_tll (held in rules' arp_sha and arp_tha fields), tun_id
 // (tunnel_id too), mod_nw_ttl (OFPAT_SET_NW_TTL); ipv6_exthdr, which
@@ -49,7 +62,9 @@
 // and co), which this package, knowing no wire format, cannot tell.
 // ModsReader reads the same files from an io.Reader a chunk of lines at a
 // time, each chunk by ParseMods' code with the file's line numbers, so
-// that a file of any size costs the memory of a chunk (ofswitch push).
+// that a file of any size costs the memory of a chunk (ofswitch push);
+// NextInto reads each chunk into the same Mods and memory, without an
+// allocation per line for ordinary flows.
 //
 // MPLS fields and actions take ovs-ofctl's spelling (mpls_label=,
 // mpls_tc=, mpls_bos=, the mpls and mplsm shorthands, push_mpls:,

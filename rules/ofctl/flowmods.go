@@ -154,6 +154,9 @@ func hasVerb(data []byte) bool {
 		} else {
 			data = nil
 		}
+		if bytes.HasPrefix(line, []byte("priority=")) {
+			continue // no verb: most flow lines start so
+		}
 		line = bytes.TrimLeft(line, " \t\r\f") // \s of package regexp
 		end := 0
 		for end < len(line) && (line[end] >= 'a' && line[end] <= 'z' || line[end] == '_') {

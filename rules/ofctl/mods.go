@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/meters"
@@ -222,11 +223,31 @@ func ParseMods(name string, data []byte, opt *ParseOptions) (*Mods, []error) {
 
 // parseMods is ParseMods without Mods.Where.
 func parseMods(name string, data []byte, opt *ParseOptions) (*Mods, []error) {
-	m, errs := parseModsUnchecked(name, data, opt)
+	m := &Mods{}
+	errs := parseModsInto(name, data, opt, m, nil)
+	return m, errs
+}
+
+// parseModsInto is parseMods into m. With p, a file of adds alone is read
+// into m's slices with p's memory, after p's reset (see NextInto); without,
+// or for any other file, m gets slices of its own.
+func parseModsInto(name string, data []byte, opt *ParseOptions, m *Mods, p *flowParser) []error {
+	var errs []error
+	if p != nil && flowsOnly(data) && !hasVerb(data) {
+		p.file = name
+		p.ins.reset()
+		p.acts.reset()
+		m.Flows, errs = p.appendFlows(m.Flows[:0], data, opt)
+		m.Groups, m.Meters = m.Groups[:0], m.Meters[:0]
+	} else {
+		var mm *Mods
+		mm, errs = parseModsUnchecked(name, data, opt)
+		m.Flows, m.Groups, m.Meters = mm.Flows, mm.Groups, mm.Meters
+	}
 	if opt != nil && opt.Check != nil {
 		errs = checkMods(name, m, errs, opt.Check)
 	}
-	return m, errs
+	return errs
 }
 
 // checkMods refuses the mods of m that chk fails: they leave m and their
@@ -386,7 +407,8 @@ func shift(err error, off int) error {
 // syntax: no group, meter, bundle or packet-out line. It reads only the
 // first word or two of each line.
 func flowsOnly(data []byte) bool {
-	s := string(data)
+	// Read in place: nothing of s outlives the call.
+	s := unsafe.String(unsafe.SliceData(data), len(data))
 	for len(s) > 0 {
 		l := s
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -394,7 +416,8 @@ func flowsOnly(data []byte) bool {
 		} else {
 			s = ""
 		}
-		if !plainFlow(l) {
+		// Most flow lines start with their priority: a plain flow.
+		if !strings.HasPrefix(l, "priority=") && !plainFlow(l) {
 			return false
 		}
 	}

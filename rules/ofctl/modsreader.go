@@ -25,6 +25,8 @@ type ModsReader struct {
 	// noWhere leaves Mods.Where out, for a reader that does not send
 	// (rules lint).
 	noWhere bool
+	// p is NextInto's memory for the flows' instructions and actions.
+	p *flowParser
 }
 
 // chunkBytes bounds a chunk of a ModsReader: it ends at the first line end
@@ -51,8 +53,36 @@ func (mr *ModsReader) Name() string { return mr.name }
 // the file too. The Mods are the caller's; the reader keeps no reference
 // to them.
 func (mr *ModsReader) Next() (*Mods, []error, error) {
+	m := &Mods{}
+	errs, err := mr.next(m, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !mr.noWhere {
+		m.Where = whereOf(mr.name, m.Flows)
+	}
+	return m, errs, nil
+}
+
+// NextInto is Next into m, whose slices it reuses, as are the reader's
+// memory for the flows' instructions and actions: reading a file of
+// ordinary flows chunk by chunk into one Mods allocates nothing per line.
+// What m held before is overwritten, the instructions and actions of
+// its flows included. m.Where is left empty: a flow's line is its ID, in
+// the file Name gives. After the last chunk it returns io.EOF.
+func (mr *ModsReader) NextInto(m *Mods) ([]error, error) {
+	if mr.p == nil {
+		mr.p = &flowParser{}
+	}
+	m.Where = m.Where[:0]
+	return mr.next(m, mr.p)
+}
+
+// next reads the next chunk into m with p's memory (nil: m's slices and
+// memory of its own, as ParseMods has).
+func (mr *ModsReader) next(m *Mods, p *flowParser) ([]error, error) {
 	if mr.done {
-		return nil, nil, io.EOF
+		return nil, io.EOF
 	}
 	buf, n := mr.buf[:0], 0
 	for n < mr.lines && len(buf) < chunkBytes {
@@ -72,16 +102,16 @@ func (mr *ModsReader) Next() (*Mods, []error, error) {
 		if err != nil {
 			mr.done = true
 			if err != io.EOF {
-				return nil, nil, err
+				return nil, err
 			}
 			break
 		}
 	}
 	mr.buf = buf
 	if n == 0 {
-		return nil, nil, io.EOF
+		return nil, io.EOF
 	}
-	m, errs := parseMods(mr.name, buf, mr.opt)
+	errs := parseModsInto(mr.name, buf, mr.opt, m, p)
 	base := mr.line
 	mr.line += n
 	if base > 0 {
@@ -101,8 +131,5 @@ func (mr *ModsReader) Next() (*Mods, []error, error) {
 			}
 		}
 	}
-	if !mr.noWhere {
-		m.Where = whereOf(mr.name, m.Flows)
-	}
-	return m, errs, nil
+	return errs, nil
 }

@@ -1,8 +1,11 @@
 package ofctl_test
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,15 +15,39 @@ import (
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
-// readAll reads a file through a ModsReader of chunks of lines lines and
-// joins its chunks.
-func readAll(t *testing.T, name, data string, lines int, opt *ofctl.ParseOptions) (*ofctl.Mods, []string) {
+// readAllWith reads a file through a ModsReader of chunks of lines lines
+// and joins its chunks: by Next, or by NextInto into one reused Mods if
+// into, the flows then copied out (instructions and actions too) and
+// Where named from their lines as Next names them.
+func readAllWith(t *testing.T, name, data string, lines int, opt *ofctl.ParseOptions, into bool) (*ofctl.Mods, []string) {
 	t.Helper()
 	mr := ofctl.NewModsReader(name, strings.NewReader(data), lines, opt)
 	all := &ofctl.Mods{}
 	var errs []string
+	var reused ofctl.Mods
 	for {
-		m, es, err := mr.Next()
+		var m *ofctl.Mods
+		var es []error
+		var err error
+		if !into {
+			m, es, err = mr.Next()
+		} else {
+			m = &reused
+			es, err = mr.NextInto(m)
+			if err == nil {
+				if len(m.Where) != 0 {
+					t.Fatalf("NextInto filled Where: %q", m.Where)
+				}
+				for i := range m.Flows {
+					m.Where = append(m.Where, name+":"+strconv.Itoa(m.Flows[i].ID))
+					m.Flows[i].Instructions = slices.Clone(m.Flows[i].Instructions)
+					for j := range m.Flows[i].Instructions {
+						in := &m.Flows[i].Instructions[j]
+						in.Actions = slices.Clone(in.Actions)
+					}
+				}
+			}
+		}
 		if err == io.EOF {
 			return all, errs
 		}
@@ -60,12 +87,14 @@ func TestModsReader(t *testing.T) {
 				wantErrs = append(wantErrs, e.Error())
 			}
 			for _, lines := range []int{1, 2, 3, 7, 0} {
-				got, gotErrs := readAll(t, name, data, lines, opt)
-				if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
-					t.Errorf("%s, %d lines a chunk: mods (-ParseMods +ModsReader):\n%s", name, lines, d)
-				}
-				if d := cmp.Diff(wantErrs, gotErrs); d != "" {
-					t.Errorf("%s, %d lines a chunk: errors (-ParseMods +ModsReader):\n%s", name, lines, d)
+				for _, into := range []bool{false, true} {
+					got, gotErrs := readAllWith(t, name, data, lines, opt, into)
+					if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+						t.Errorf("%s, %d lines a chunk, NextInto %v: mods (-ParseMods +ModsReader):\n%s", name, lines, into, d)
+					}
+					if d := cmp.Diff(wantErrs, gotErrs); d != "" {
+						t.Errorf("%s, %d lines a chunk, NextInto %v: errors (-ParseMods +ModsReader):\n%s", name, lines, into, d)
+					}
 				}
 			}
 		}
@@ -100,5 +129,37 @@ func TestModsReaderError(t *testing.T) {
 	}
 	if _, _, err := mr.Next(); err != io.EOF {
 		t.Fatalf("after the error: %v, want EOF", err)
+	}
+}
+
+// TestModsReaderNextIntoAllocs: reading ordinary flows chunk by chunk
+// into one Mods allocates nothing per line: a new reader's buffers (some
+// 30 allocations as its chunk buffer grows), then nothing, so that 50
+// chunks cost less than one allocation each.
+func TestModsReaderNextIntoAllocs(t *testing.T) {
+	const n, chunk = 50_000, 1000
+	data := ordinaryFlows(n)
+	var m ofctl.Mods
+	read := func() {
+		mr := ofctl.NewModsReader("f", bytes.NewReader(data), chunk, nil)
+		got := 0
+		for {
+			errs, err := mr.NextInto(&m)
+			if err == io.EOF {
+				break
+			}
+			if err != nil || len(errs) != 0 {
+				t.Fatalf("NextInto: %v, %v", err, errs)
+			}
+			got += len(m.Flows)
+		}
+		if got != n {
+			t.Fatalf("%d flows, want %d", got, n)
+		}
+	}
+	read()
+	allocs := testing.AllocsPerRun(5, read)
+	if perChunk := allocs / (n / chunk); perChunk >= 1 {
+		t.Errorf("%.0f allocations for %d lines: %.1f a chunk of %d, want less than 1", allocs, n, perChunk, chunk)
 	}
 }

@@ -1,9 +1,12 @@
 package ofctl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/meters"
@@ -49,27 +52,53 @@ type ModCheck struct {
 // lines starting with # are skipped. Each Update's ID is its 1-based line
 // number.
 func ParseFlows(name string, data []byte, opt *ParseOptions) ([]rules.Update, []error) {
-	var o ParseOptions
-	if opt != nil {
-		o = *opt
-	}
-	lines := splitLines(data)
 	// One flow a line, as a rule: growing the slice instead copied
 	// 300-byte Updates over and over, in copies too long for the garbage
 	// collector to interrupt (0.65 of the 0.9 s that 100K lines took).
-	ups := make([]rules.Update, 0, len(lines))
+	ups := make([]rules.Update, 0, countLines(data))
+	p := flowParser{file: name}
+	return p.appendFlows(ups, data, opt)
+}
+
+// appendFlows is ParseFlows appending to dst, with p's memory for the
+// flows' instructions and actions. data must not change during the call.
+func (p *flowParser) appendFlows(dst []rules.Update, data []byte, opt *ParseOptions) ([]rules.Update, []error) {
+	p.own = ParseOptions{}
+	if opt != nil {
+		p.own = *opt
+	}
+	p.opt = &p.own
 	var errs []error
-	for i, line := range lines {
+	// The text is read in place: no line, nor any part of one, outlives
+	// the call but in what errors copy (fmt), so that a file costs no copy.
+	s := unsafe.String(unsafe.SliceData(data), len(data))
+	for n := 1; len(s) > 0; n++ {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
 		trim := strings.TrimSpace(line)
 		if trim == "" || trim[0] == '#' {
 			continue
 		}
 		var err error
-		if ups, err = parseFlowLine(ups, name, i+1, line, &o); err != nil {
+		p.line = n
+		if dst, err = p.parseLine(dst, line); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return ups, errs
+	return dst, errs
+}
+
+// countLines returns the lines of data as ParseFlows counts them.
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // ParseFlow parses one flow in ovs-ofctl syntax.
@@ -81,10 +110,23 @@ func ParseFlow(s string) (rules.Update, error) {
 	return us[0], nil
 }
 
+// flowParser reads the flows, groups and meters of one file. Its memory
+// for the instructions and actions of flows (ins, acts) is carved into
+// the flows it returns, never shared by two, and reused once reset.
 type flowParser struct {
 	file string
 	line int
 	opt  *ParseOptions
+	own  ParseOptions // opt's copy, for appendFlows
+	// cols holds, per match field, 1 + the column of the field of the
+	// line that set it (0: none), for the column of a match error.
+	cols [rules.NumFields]int32
+	// arp says whether the match's eth_type is ARP's: set sets it.
+	arp  bool
+	ins  slab[rules.Instruction]
+	acts slab[rules.Action]
+	// valid validates the matches: a file's lines mostly share a mask.
+	valid rules.Validator
 }
 
 func (p *flowParser) errAt(col int, format string, a ...any) *ParseError {
@@ -95,7 +137,101 @@ func (p *flowParser) errAt(col int, format string, a ...any) *ParseError {
 // FixPrereqs splits it), or returns dst as it was and the line's error.
 func parseFlowLine(dst []rules.Update, name string, line int, s string, opt *ParseOptions) ([]rules.Update, error) {
 	p := &flowParser{file: name, line: line, opt: opt}
-	u := rules.Update{Command: rules.CmdAdd, Priority: DefaultPriority, ID: line}
+	return p.parseLine(dst, s)
+}
+
+// parseLine is parseFlowLine of line p.line. An ordinary flow (fields,
+// then actions of outputs and goto_table) costs no allocation but its
+// share of p's memory.
+func (p *flowParser) parseLine(dst []rules.Update, s string) ([]rules.Update, error) {
+	// The flow is parsed in place, in dst's next element: an Update is
+	// some 500 bytes, and copying it in costs as much as parsing a field.
+	n := len(dst)
+	dst = slices.Grow(dst, 1)[:n+1]
+	if p.scanLine(&dst[n], s) {
+		return dst, nil
+	}
+	return p.parseLineSlow(dst, s)
+}
+
+// scanLine reads line s into u in one pass over its bytes, as
+// parseLineSlow would, and reports whether it did: a line it cannot read
+// so (a field it refuses, no actions=, instructions=, a match that
+// Validate refuses) it leaves to parseLineSlow, which reads it again from
+// the start, errors and all.
+func (p *flowParser) scanLine(u *rules.Update, s string) bool {
+	*u = rules.Update{Command: rules.CmdAdd, Priority: DefaultPriority, ID: p.line}
+	m := &u.Match
+	p.cols, p.arp = [rules.NumFields]int32{}, false
+	pos := 0
+	for pos < len(s) {
+		for pos < len(s) && byteClass[s[pos]] == classSep {
+			pos++
+		}
+		if pos >= len(s) {
+			break
+		}
+		start := pos
+		eq, colon := -1, -1
+		for ; pos < len(s); pos++ {
+			c := byteClass[s[pos]]
+			if c == 0 {
+				continue
+			}
+			if c == classSep {
+				break
+			}
+			if c == classEq && eq < 0 {
+				eq = pos
+			} else if c == classColon && colon < 0 {
+				colon = pos
+			}
+		}
+		tok := s[start:pos]
+		if eq-start == len("actions") && tok[:eq-start] == "actions" {
+			if start > 0 && s[start-1] == '\r' {
+				return false
+			}
+			inst, ok := p.fastActions(s[eq+1:])
+			if !ok {
+				return false
+			}
+			u.Instructions = inst
+			return p.valid.Validate(m) == nil
+		}
+		if eq-start == len("instructions") && tok[:eq-start] == "instructions" {
+			return false
+		}
+		key, val, hasVal := tok, "", false
+		if eq >= 0 {
+			key, val, hasVal = s[start:eq], s[eq+1:pos], true
+		} else if colon >= 0 {
+			key, val, hasVal = s[start:colon], s[colon+1:pos], true
+		}
+		if p.field(u, m, key, val, hasVal, start, start+len(key)+1) != nil {
+			return false
+		}
+	}
+	return p.opt.NoActions && p.valid.Validate(m) == nil
+}
+
+// Classes of the bytes of a line (byteClass): what scanLine stops at.
+const (
+	classSep   = 1 + iota // a separator of fields: ',', ' ', '\t', '\r'
+	classEq               // '='
+	classColon            // ':'
+)
+
+var byteClass = [256]uint8{',': classSep, ' ': classSep, '\t': classSep, '\r': classSep, '=': classEq, ':': classColon}
+
+// parseLineSlow is parseLine for the flow in dst[len(dst)-1], read from
+// the start of line s: it finds actions= first, then reads the fields
+// before it, and returns the first error.
+func (p *flowParser) parseLineSlow(dst []rules.Update, s string) ([]rules.Update, error) {
+	opt := p.opt
+	n := len(dst) - 1
+	u := &dst[n]
+	*u = rules.Update{Command: rules.CmdAdd, Priority: DefaultPriority, ID: p.line}
 	// Split off actions=.
 	actPos := -1
 	if i := indexKeyword(s, "actions="); i >= 0 {
@@ -107,10 +243,10 @@ func parseFlowLine(dst []rules.Update, name string, line int, s string, opt *Par
 	if actPos >= 0 {
 		head = s[:actPos]
 	} else if !opt.NoActions {
-		return dst, p.errAt(len(strings.TrimRight(s, " \t\r")), "expected actions=")
+		return dst[:n], p.errAt(len(strings.TrimRight(s, " \t\r")), "expected actions=")
 	}
-	var m rules.Match
-	fieldCol := map[rules.Field]int{}
+	m := &u.Match
+	p.cols, p.arp = [rules.NumFields]int32{}, false
 	pos := 0
 	for pos < len(head) {
 		for pos < len(head) && (head[pos] == ',' || head[pos] == ' ' || head[pos] == '\t' || head[pos] == '\r') {
@@ -129,27 +265,28 @@ func parseFlowLine(dst []rules.Update, name string, line int, s string, opt *Par
 			key, val, hasVal = strings.Cut(tok, ":")
 		}
 		valCol := start + len(key) + 1
-		if err := p.field(&u, &m, fieldCol, key, val, hasVal, start, valCol); err != nil {
-			return dst, err
+		if err := p.field(u, m, key, val, hasVal, start, valCol); err != nil {
+			return dst[:n], err
 		}
 	}
 	if actPos >= 0 {
-		_, rest, _ := strings.Cut(s[actPos:], "=")
-		col := actPos + strings.Index(s[actPos:], "=") + 1
-		inst, err := p.actions(rest, col, &m)
+		eq := strings.IndexByte(s[actPos:], '=')
+		rest := s[actPos+eq+1:]
+		col := actPos + eq + 1
+		inst, err := p.actions(rest, col, m)
 		if err != nil {
-			return dst, err
+			return dst[:n], err
 		}
 		u.Instructions = inst
 	}
-	u.Match = m
-	if err := m.Validate(); err != nil {
+	if err := p.valid.Validate(m); err != nil {
 		var e *rules.Error
 		if opt.FixPrereqs && errors.As(err, &e) && e.Code == rules.BadMatchBadPrereq && e.Type == rules.ErrTypeBadMatch {
 			ms, ferr := m.FixPrereqs()
 			if ferr == nil {
+				v := *u
+				dst = dst[:n]
 				for _, fm := range ms {
-					v := u
 					v.Match = fm
 					dst = append(dst, v)
 				}
@@ -158,32 +295,64 @@ func parseFlowLine(dst []rules.Update, name string, line int, s string, opt *Par
 		}
 		col := 0
 		if errors.As(err, &e) {
-			for f, c := range fieldCol {
-				if f.String() == e.Field {
-					col = c
+			for f, c := range p.cols {
+				if c != 0 && rules.Field(f).String() == e.Field {
+					col = int(c) - 1
 				}
 			}
 		}
 		pe := p.errAt(col, "%v", err)
 		pe.Err = err
-		return dst, pe
+		return dst[:n], pe
 	}
-	return append(dst, u), nil
+	return dst, nil
+}
+
+// set makes field f of m match v under mask, set by the field of the line
+// at col.
+func (p *flowParser) set(m *rules.Match, f rules.Field, v, mask uint64, col int) {
+	m.Set(f, v, mask)
+	p.cols[f] = int32(col) + 1
+	if f == rules.FieldEthType {
+		p.arp = m.Exact(rules.FieldEthType, rules.EthTypeARP)
+	}
 }
 
 // indexKeyword finds kw at a token start (beginning, or after ',' or space).
 func indexKeyword(s, kw string) int {
-	for i := 0; i+len(kw) <= len(s); i++ {
-		if s[i:i+len(kw)] == kw && (i == 0 || s[i-1] == ',' || s[i-1] == ' ' || s[i-1] == '\t') {
+	for off := 0; ; {
+		j := strings.Index(s[off:], kw)
+		if j < 0 {
+			return -1
+		}
+		i := off + j
+		if i == 0 || s[i-1] == ',' || s[i-1] == ' ' || s[i-1] == '\t' {
 			return i
 		}
+		off = i + 1
 	}
-	return -1
 }
 
 type shorthand struct {
 	eth   uint16
 	proto uint8 // 0: none
+}
+
+// shorthandOf returns the protocol shorthand named key (the shorthands
+// map, by a switch: no hashing for the word most lines have).
+func shorthandOf(key string) (shorthand, bool) {
+	switch key {
+	case "ip":
+		return shorthand{rules.EthTypeIPv4, 0}, true
+	case "tcp":
+		return shorthand{rules.EthTypeIPv4, rules.IPProtoTCP}, true
+	case "udp":
+		return shorthand{rules.EthTypeIPv4, rules.IPProtoUDP}, true
+	case "ipv6", "arp", "sctp", "icmp", "mpls", "mplsm", "tcp6", "udp6", "sctp6", "icmp6":
+		sh := shorthands[key]
+		return sh, true
+	}
+	return shorthand{}, false
 }
 
 var shorthands = map[string]shorthand{
@@ -206,14 +375,12 @@ var flagNames = map[string]rules.FlowFlags{
 	"no_packet_counts": rules.FlagNoPktCounts, "no_byte_counts": rules.FlagNoBytCounts,
 }
 
-func (p *flowParser) field(u *rules.Update, m *rules.Match, cols map[rules.Field]int, key, val string, hasVal bool, col, vcol int) error {
+func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, hasVal bool, col, vcol int) error {
 	if !hasVal {
-		if sh, ok := shorthands[key]; ok {
-			m.SetExact(rules.FieldEthType, uint64(sh.eth))
-			cols[rules.FieldEthType] = col
+		if sh, ok := shorthandOf(key); ok {
+			p.set(m, rules.FieldEthType, uint64(sh.eth), 0xffff, col)
 			if sh.proto != 0 {
-				m.SetExact(rules.FieldIPProto, uint64(sh.proto))
-				cols[rules.FieldIPProto] = col
+				p.set(m, rules.FieldIPProto, uint64(sh.proto), 0xff, col)
 			}
 			return nil
 		}
@@ -223,10 +390,7 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, cols map[rules.Field
 		}
 		return p.errAt(col, "expected field=value, a protocol (ip, tcp, udp, icmp, arp, ipv6, tcp6, udp6, ...) or a flag; found %q", key)
 	}
-	set := func(f rules.Field, v, mask uint64) {
-		m.Set(f, v, mask)
-		cols[f] = col
-	}
+	set := func(f rules.Field, v, mask uint64) { p.set(m, f, v, mask, col) }
 	switch key {
 	case "priority":
 		v, err := p.num(val, vcol, 16, "priority")
@@ -324,9 +488,22 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, cols map[rules.Field
 		return err
 	case "nw_src", "ip_src", "nw_dst", "ip_dst", "arp_spa", "arp_tpa":
 		v, mk, err := p.ipv4(val, vcol)
-		f := map[string]rules.Field{"nw_src": rules.FieldIPv4Src, "ip_src": rules.FieldIPv4Src, "nw_dst": rules.FieldIPv4Dst, "ip_dst": rules.FieldIPv4Dst, "arp_spa": rules.FieldARPSPA, "arp_tpa": rules.FieldARPTPA}[key]
-		if m.Exact(rules.FieldEthType, rules.EthTypeARP) && (f == rules.FieldIPv4Src || f == rules.FieldIPv4Dst) {
-			f = map[rules.Field]rules.Field{rules.FieldIPv4Src: rules.FieldARPSPA, rules.FieldIPv4Dst: rules.FieldARPTPA}[f]
+		var f rules.Field
+		switch key {
+		case "nw_src", "ip_src":
+			f = rules.FieldIPv4Src
+		case "nw_dst", "ip_dst":
+			f = rules.FieldIPv4Dst
+		case "arp_spa":
+			f = rules.FieldARPSPA
+		default:
+			f = rules.FieldARPTPA
+		}
+		if p.arp && (f == rules.FieldIPv4Src || f == rules.FieldIPv4Dst) {
+			f = rules.FieldARPSPA
+			if key == "nw_dst" || key == "ip_dst" {
+				f = rules.FieldARPTPA
+			}
 		}
 		set(f, v, mk)
 		return err
@@ -337,7 +514,7 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, cols map[rules.Field
 			f = rules.FieldIPv6Dst
 		}
 		m.Set128(f, hi, lo, mhi, mlo)
-		cols[f] = col
+		p.cols[f] = int32(col) + 1
 		return err
 	case "nw_proto", "ip_proto":
 		v, err := p.num(val, vcol, 8, key)
@@ -411,7 +588,7 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, cols map[rules.Field
 	case "nd_target":
 		hi, lo, mhi, mlo, err := p.ipv6(val, vcol)
 		m.Set128(rules.FieldNDTarget, hi, lo, mhi, mlo)
-		cols[rules.FieldNDTarget] = col
+		p.cols[rules.FieldNDTarget] = int32(col) + 1
 		return err
 	case "tun_id", "tunnel_id":
 		v, mk, err := p.numMask(val, vcol, 64, key)

@@ -1,0 +1,170 @@
+package ofctl
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// scanLines are lines for the one-pass reader (scanLine, fastActions,
+// dottedQuad, shortDecimal) and for the mutations of
+// TestScanLineAgreesWithSlow: ordinary flows and the corners where the
+// one pass must hand over to parseLineSlow.
+var scanLines = []string{
+	"priority=100,tcp,nw_src=10.0.0.1,nw_dst=10.1.2.3,tp_dst=80,actions=output:2",
+	"priority=100 tcp nw_src=10.0.0.1/24 nw_dst=10.1.2.3/255.255.0.0 tp_src=0x50/0xfff0 actions=output:2,3,FLOOD",
+	"ip,nw_src=10.0.0.01,actions=drop",
+	"ip,nw_src=256.0.0.1,actions=drop",
+	"ip,nw_src=1.2.3,actions=drop",
+	"ip,nw_src=1.2.3.4.5,actions=drop",
+	"arp,nw_src=10.0.0.1,nw_dst=10.0.0.2,actions=NORMAL",
+	"dl_type=0x0806,nw_dst=10.0.0.2,actions=normal",
+	"nw_src=10.0.0.1,actions=drop",
+	"tcp,tp_dst=65536,actions=drop",
+	"tcp,tp_dst=080,actions=out:02",
+	"udp,tp_src=1,actions=output:4294967295",
+	"udp,tp_src=1,actions=output:4294967296",
+	"priority=65535,in_port=1,actions=goto_table:1",
+	"priority=65536,actions=drop",
+	"priority=1,actions=output:1,goto_table:2",
+	"priority=1,actions=goto_table:2,goto_table:3",
+	"priority=1,actions=goto_table:256",
+	"priority=1,actions=CONTROLLER,controller:128,controller:65536",
+	"priority=1,actions=CONTROLLER,controller:128,controller",
+	"priority=1,actions=1,2,3,4,5,6,7,8",
+	"priority=1,actions=1,2,3,4,5,6,7,8,9",
+	"priority=1,actions=output:1,drop",
+	"priority=1,actions=drop,",
+	"priority=1,actions=1,,2",
+	"priority=1,actions=",
+	"priority=1,actions=  \r",
+	"priority=1 , actions = drop",
+	"priority=1,instructions=drop",
+	"priority=1,instructions=drop,actions=output:1",
+	"priority=1\ractions=drop",
+	"priority=1,\tactions=output:1\t",
+	"priority=1,actions=output:1 output:2",
+	"priority=1,actions=mod_vlan_vid:5,output:1",
+	"priority=1,actions=set_field:10.0.0.1->ip_src,output:1",
+	"priority=1,actions=write_actions(output:1),goto_table:1",
+	"priority=1,cookie=0x5/-1,table=2,idle_timeout=10,hard_timeout=20,send_flow_rem,actions=in_port,TABLE,local,all",
+	"tcp6,ipv6_src=::1,tp_dst=22,actions=output:3",
+	"vlan_pcp=3,actions=drop",
+	"tcp,actions=output:1",
+	"tp_dst=80,actions=output:1",
+	"priority=1",
+	"tcp,nw_src=10.0.0.1",
+	"bogus=1,actions=drop",
+	"tcp,bogus,actions=drop",
+	"tcp:1,actions=drop",
+	"priority:7,actions=drop",
+	"priority=1,actions:drop",
+	"mpls,mpls_label=5,actions=output:1",
+	"in_port=LOCAL,actions=output:in_port",
+	"priority=18446744073709551616,actions=drop",
+	"",
+	"   ",
+}
+
+// TestScanLineAgreesWithSlow: the one pass (parseLine) gives what
+// parseLineSlow gives, flows and errors, on every line of scanLines and on
+// random mutations of them, with each set of options; and it reads the
+// ordinary lines itself.
+func TestScanLineAgreesWithSlow(t *testing.T) {
+	opts := []ParseOptions{{}, {NoActions: true}, {FixPrereqs: true}}
+	check := func(line string) {
+		t.Helper()
+		for _, o := range opts {
+			fast := flowParser{file: "f", line: 7, opt: &o}
+			got, gerr := fast.parseLine(nil, line)
+			slow := flowParser{file: "f", line: 7, opt: &o}
+			want, werr := slow.parseLineSlow(make([]rules.Update, 1), line)
+			if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+				t.Fatalf("%q %+v: error %v, parseLineSlow's %v", line, o, gerr, werr)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("%q %+v: flows (-parseLineSlow +parseLine):\n%s", line, o, d)
+			}
+		}
+	}
+	for _, l := range scanLines {
+		check(l)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{",", " ", "=", ":", "/", ".", "\r", "\t", "0", "1", "9", "0x", "actions=", "instructions=", "drop",
+		"output:", "goto_table:", "FLOOD", "arp", "tcp", "nw_src=", "tp_dst=", "255", "256", "-", "(", ")"}
+	deadline := 20000
+	if testing.Short() {
+		deadline = 2000
+	}
+	for range deadline {
+		l := []byte(scanLines[r.IntN(len(scanLines))])
+		for range 1 + r.IntN(3) {
+			at := 0
+			if len(l) > 0 {
+				at = r.IntN(len(l))
+			}
+			switch r.IntN(3) {
+			case 0: // delete a byte
+				if len(l) > 0 {
+					l = append(l[:at], l[at+1:]...)
+				}
+			case 1: // insert a piece
+				p := pieces[r.IntN(len(pieces))]
+				l = append(l[:at], append([]byte(p), l[at:]...)...)
+			default: // replace a byte
+				if len(l) > 0 {
+					l[at] = pieces[r.IntN(len(pieces))][0]
+				}
+			}
+		}
+		check(string(l))
+	}
+	// The ordinary lines take the one pass, not parseLineSlow.
+	for _, l := range scanLines[:2] {
+		p := flowParser{file: "f", line: 1, opt: &ParseOptions{}}
+		if !p.scanLine(new(rules.Update), l) {
+			t.Errorf("scanLine(%q) handed the line over", l)
+		}
+	}
+}
+
+// TestShorthandOf: shorthandOf knows every shorthand, and nothing else.
+func TestShorthandOf(t *testing.T) {
+	for name, want := range shorthands {
+		if got, ok := shorthandOf(name); !ok || got != want {
+			t.Errorf("shorthandOf(%q) = %v, %v; want %v", name, got, ok, want)
+		}
+	}
+	for _, name := range []string{"", "i", "ipv4", "tcp4", "TCP", "icmpv6", "priority"} {
+		if _, ok := shorthandOf(name); ok {
+			t.Errorf("shorthandOf(%q) found a shorthand", name)
+		}
+	}
+}
+
+// FuzzScanLine holds the one pass to parseLineSlow's answers.
+func FuzzScanLine(f *testing.F) {
+	for _, l := range scanLines {
+		f.Add(l, false)
+	}
+	f.Fuzz(func(t *testing.T, line string, noActions bool) {
+		if strings.ContainsRune(line, '\n') {
+			return
+		}
+		o := ParseOptions{NoActions: noActions}
+		fast := flowParser{file: "f", line: 1, opt: &o}
+		got, gerr := fast.parseLine(nil, line)
+		slow := flowParser{file: "f", line: 1, opt: &o}
+		want, werr := slow.parseLineSlow(make([]rules.Update, 1), line)
+		if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+			t.Fatalf("%q: error %v, parseLineSlow's %v", line, gerr, werr)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("%q: flows (-parseLineSlow +parseLine):\n%s", line, d)
+		}
+	})
+}
