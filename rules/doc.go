@@ -89,11 +89,24 @@
 // # Merged subtables
 //
 // Like TupleMerge, a rule may live in a subtable whose mask is coarser than
-// its own (IPv4, ARP and port prefix lengths rounded down to a multiple
-// of 16, 8 or 4: the coarsest whose node for the rule holds fewer than 40
-// rules, else its own), which cuts the subtables of ClassBench's firewall
-// sets from 1,307 to under 200; candidates of such a subtable are checked
-// against their full match. Config.NoMerge gives plain tuple space search.
+// its own, on the relaxed words (ip_proto's, the IPv4 addresses', the L4
+// ports' and the ARP addresses'); its node keeps the rule's own value and
+// mask on those words (a check), which a lookup tests after the hash
+// match. A rule goes, in this order, to a merged subtable that rules of
+// its mask went to before, to the oldest subtable whose mask its own
+// covers, or to a subtable of its mask relaxed: first without ports and
+// ip_proto, then with them; at both, an address more than 4 bits shorter
+// than the other is dropped and both are shortened a little (32 to 28,
+// 25..31 by three, 17..24 by two, 9..16 by one). The first whose node for
+// the rule holds fewer than 64 entries (the collision limit) takes it,
+// else its own mask does. A ClassBench rule's port ranges expand into up
+// to 36 entries, which share one node of a subtable without ports. An
+// exact flow (addresses and ports each exact or absent) never merges. The
+// table remembers, per mask, the merged subtables its rules went to, so
+// that finding a rule by match and priority probes those and its own.
+// This cuts the subtables a lookup visits on ClassBench's firewall sets
+// from 17-21 to 8.4-11.2, on the others by a fifth to a quarter.
+// Config.NoMerge gives plain tuple space search.
 //
 // # Pipelines
 //

@@ -50,3 +50,12 @@ func poisonNode(n *inode) {
 	n.one[0].rank, n.one[0].added = ^uint64(0), ^uint64(0)
 	n.one[0].removed.Store(^uint64(0))
 }
+
+// SetMergeLimit makes every table of p merge at most n entries into one
+// node of a merged subtable, so that tests reach the limit with few rules.
+// Call it before the first update.
+func SetMergeLimit(p *Pipeline, n int) {
+	for _, t := range p.tables {
+		t.mergeLimit = n
+	}
+}

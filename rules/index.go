@@ -15,11 +15,11 @@ import (
 // Layout: the fields a lookup reads (subtable, entries, the first entry and
 // the packed key) fill the node's first two cache lines. Every link zeroes
 // a node, so the rest is kept small: 32-bit positions, the checks, which
-// few nodes have, as a pointer (see checkOf), and no hash (its slot has
-// it). That makes a node 192 bytes, three cache lines, so all the nodes of
-// a slab chunk sit alike on cache lines; Go's allocator starts an 8 KB
-// chunk 8 bytes into a line (after its header), and then what a lookup
-// reads, up to key[6], is in two lines for every node.
+// only nodes of merged rules have, as a pointer (see checkOf), and no hash
+// (its slot has it). That makes a node 192 bytes, three cache lines, so
+// all the nodes of a slab chunk sit alike on cache lines; Go's allocator
+// starts an 8 KB chunk 8 bytes into a line (after its header), and then
+// what a lookup reads, up to key[6], is in two lines for every node.
 type inode struct {
 	st   *subtable
 	ents []entry // rank descending; one[:] when there is one rule
@@ -30,10 +30,13 @@ type inode struct {
 	chk  *check           // nil, or the first of one check per entry, when some entry is not exact
 }
 
-// relaxedWords are the Key words coarseMask can change (IPv4 addresses, L4
-// ports, ARP addresses): on every other word a rule's mask equals its
-// subtable's, so a node whose key matches has checked them already.
-var relaxedWords = [3]uint8{4, 9, 10}
+// relaxedWords are the Key words on which a merged subtable's mask may
+// test less than its rules' masks (see compatible): ip_proto with eth_dst,
+// the IPv4 addresses, the L4 ports with ICMP and arp_op, the ARP
+// addresses. On every other word a rule's mask equals its subtable's, so a
+// node whose key matches has checked them already. A check is then four
+// value/mask pairs, one cache line.
+var relaxedWords = [4]uint8{3, 4, 9, 10}
 
 // check is what a lookup must still test of a rule whose mask is not its
 // subtable's: the rule's value and mask on the relaxed words. Kept in the
@@ -49,7 +52,7 @@ func (c *check) set(r *Rule) {
 }
 
 func (c *check) matches(k *Key) bool {
-	return k[4]&c.m[0] == c.k[0] && k[9]&c.m[1] == c.k[1] && k[10]&c.m[2] == c.k[2]
+	return k[3]&c.m[0] == c.k[0] && k[4]&c.m[1] == c.k[1] && k[9]&c.m[2] == c.k[2] && k[10]&c.m[3] == c.k[3]
 }
 
 // checkOf returns the check of n's entry i. n must have checks.
@@ -164,13 +167,14 @@ func (t *Table) identical(m *Match, pri uint16, p *Pipeline, hint *nodeHint, pre
 		own = t.sub(&m.Mask)
 	}
 	if !p.cfg.NoMerge && (own == nil || !own.noRelax) {
-		for _, g := range mergeLevels {
-			cm := coarseMask(&m.Mask, g)
-			if cm == m.Mask {
-				break
-			}
-			if r := t.identicalIn(t.sub(&cm), m, pri, p, nil, nil); r != nil {
-				return r
+		if l := t.relaxed(&m.Mask); l != nil {
+			for _, st := range l.subs {
+				if st.dead {
+					continue
+				}
+				if r := t.identicalIn(st, m, pri, p, nil, nil); r != nil {
+					return r
+				}
 			}
 		}
 	}
@@ -222,40 +226,28 @@ func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline, hin
 // link makes r physically present (not yet visible unless its added version
 // is published).
 func (t *Table) link(r *Rule, hint *nodeHint) error {
-	// The subtable of r's own mask: identical found it already when it
-	// filled the hint in.
+	// The subtable of r's own mask, if it has one: identical found it
+	// already when it filled the hint in.
 	var own *subtable
 	if hint != nil && hint.st != nil {
 		own = hint.st
 		t.lastSub = own
 	} else {
-		own = t.subtableFor(&r.Match.Mask)
+		own = t.sub(&r.Match.Mask)
 	}
-	st := own
+	var st *subtable
 	key := r.Match.Key
-	if !t.p.cfg.NoMerge && !st.noRelax {
-		// Coarsest first: a rule joins the first relaxed subtable whose
-		// node for it is not yet full.
-		for _, g := range mergeLevels {
-			cm := coarseMask(&r.Match.Mask, g)
-			if cm == r.Match.Mask {
-				break
-			}
-			cst := t.subtableFor(&cm)
-			ck := r.Match.Key.And(&cm)
-			if _, _, _, n := t.nodeOf(cst, &ck); n == nil || len(n.ents) < mergeLimit {
-				st, key = cst, ck
-				break
-			}
+	if !t.p.cfg.NoMerge && (own == nil || !own.noRelax) {
+		st, key = t.mergeTarget(r)
+	}
+	if st == nil {
+		if own == nil {
+			own = t.subtableFor(&r.Match.Mask)
 		}
-		if len(t.probed) > 0 {
-			t.dropIfEmpty(st)
-		}
-	} else {
-		t.probed = t.probed[:0]
+		st, key = own, r.Match.Key
 	}
 	r.st = st
-	r.exact = st == own // one subtable per mask
+	r.exact = st.mask == r.Match.Mask
 	st.n++
 	t.rules++
 	rank := r.rankOf()
@@ -397,20 +389,6 @@ func (t *Table) removeNode(sl *slot, old *inode) {
 	t.nodes--
 }
 
-// dropIfEmpty forgets subtables created by link's probing that got no rule.
-func (t *Table) dropIfEmpty(keep *subtable) {
-	for _, st := range t.probed {
-		if st != keep && st.n == 0 {
-			delete(t.subs, st.mask)
-			t.dropped++
-			if t.lastSub == st {
-				t.lastSub = nil
-			}
-		}
-	}
-	t.probed = t.probed[:0]
-}
-
 // maxDeadEntries is how many entries of removed rules a node copy keeps
 // before it leaves out those whose removal is published (see prunable).
 const maxDeadEntries = 4
@@ -499,6 +477,7 @@ func (t *Table) forget(r *Rule) {
 			t.spareNodes = st.nodes[:0] // writer only: no lookup reads it
 		}
 		delete(t.subs, st.mask)
+		st.dead = true
 		t.dropped++
 		if t.lastSub == st {
 			t.lastSub = nil

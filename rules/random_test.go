@@ -157,8 +157,9 @@ type remKey struct {
 // memory of removed rules and nodes (poisoning each as it is reclaimed),
 // and removed rules are unlinked in the burst that removes them, so that
 // reuse starts at once; the lookups come from the writer's goroutine
-// between its calls, which needs no Reader.
-func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle bool, more func() bool) *rules.Pipeline {
+// between its calls, which needs no Reader. setup, if any, runs on the new
+// pipeline before the first update.
+func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle bool, more func() bool, setup ...func(*rules.Pipeline)) *rules.Pipeline {
 	const tables = 3
 	clk := &clock{t: time.Unix(1_000_000, 0)}
 	cfg := &rules.Config{Tables: tables, Filter: kind, FilterBuckets: 4, Now: clk.now, Seed: 7}
@@ -171,6 +172,9 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 	}
 	if recycle {
 		rules.Poison(p)
+	}
+	for _, f := range setup {
+		f(p)
 	}
 	o := oracle.NewFlows(tables)
 	type record struct {
@@ -308,6 +312,25 @@ func TestRandomAgainstOracle(t *testing.T) {
 	}
 }
 
+// TestRandomMergeLimit is TestRandomAgainstOracle with merged nodes of at
+// most two entries: rules overflow into other merged subtables, their
+// relaxed masks at each level and their own masks, and subtables die and
+// come back while masks remember where their rules went.
+func TestRandomMergeLimit(t *testing.T) {
+	steps := 3000
+	if raceEnabled || testing.Short() {
+		steps = 600
+	}
+	for _, limit := range []int{1, 2} {
+		for seed := range uint64(3) {
+			t.Run(fmt.Sprintf("limit=%d/seed=%d", limit, seed), func(t *testing.T) {
+				runRandom(t, rand.New(rand.NewPCG(seed, 77)), steps, rules.FilterBloomCuckoo, seed == 2, func() bool { return true },
+					func(p *rules.Pipeline) { rules.SetMergeLimit(p, limit) })
+			})
+		}
+	}
+}
+
 func FuzzPipeline(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte("add modify delete lookup expire add add add lookup lookup delete strict"))
@@ -317,10 +340,16 @@ func FuzzPipeline(f *testing.F) {
 	}
 	f.Add(seed)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// The first byte's low bit picks a recycling pipeline.
+		// The first byte's low bit picks a recycling pipeline, the next
+		// one merged nodes of at most two entries.
 		recycle := len(data) > 0 && data[0]&1 == 1
+		limit := func(p *rules.Pipeline) {
+			if len(data) > 0 && data[0]&2 != 0 {
+				rules.SetMergeLimit(p, 2)
+			}
+		}
 		s := &byteSource{b: data}
-		runRandom(t, s, 200, rules.FilterBloomCuckoo, recycle, func() bool { return !s.done() })
+		runRandom(t, s, 200, rules.FilterBloomCuckoo, recycle, func() bool { return !s.done() }, limit)
 	})
 }
 
@@ -340,6 +369,10 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 		rounds = 80
 	}
 	p, o, snaps, record := newOracled(t, &rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter})
+	// Merged nodes of two entries at most: the few rules of randMatch's
+	// pool then make enough filter keys for the filter to fill and be
+	// rebuilt, and rules still share merged subtables.
+	rules.SetMergeLimit(p, 2)
 	rng := rand.New(rand.NewPCG(5, 6))
 	keys := make([]rules.Key, 64)
 	for i := range keys {

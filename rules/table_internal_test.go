@@ -6,9 +6,11 @@ import (
 	"time"
 )
 
-// TestRelaxedWords checks the premise of a node's checks: coarseMask changes
-// only the relaxed words, so a rule of a merged subtable matches a key
-// exactly when the key matches the node's key and the rule's check.
+// TestRelaxedWords checks the premise of a node's checks: relaxMask changes
+// only the relaxed words, and every mask compatible with a rule's (any
+// subset of it on the relaxed words), so a rule of a merged subtable
+// matches a key exactly when the key matches the node's key and the rule's
+// check.
 func TestRelaxedWords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	relaxed := map[int]bool{}
@@ -29,11 +31,24 @@ func TestRelaxedWords(t *testing.T) {
 				m.SetPrefix(f, rng.Uint64(), rng.IntN(f.Bits()+1))
 			}
 		}
-		for _, g := range mergeLevels {
-			cm := coarseMask(&m.Mask, g)
+		sub := m.Mask
+		for _, w := range relaxedWords {
+			sub[w] &= rng.Uint64()
+		}
+		for g, cm := range [...]Key{relaxMask(&m.Mask, 0), relaxMask(&m.Mask, 1), sub} {
 			for w := range cm {
 				if cm[w] != m.Mask[w] && !relaxed[w] {
-					t.Fatalf("coarseMask(%v, %d) changed word %d", m.Mask, g, w)
+					t.Fatalf("mask %d of %v changed word %d", g, m.Mask, w)
+				}
+			}
+			if !compatible(&cm, &m.Mask) {
+				t.Fatalf("mask %d %v not compatible with %v", g, cm, m.Mask)
+			}
+			if w := rng.IntN(KeyWords); !relaxed[w] {
+				other := cm
+				other[w] ^= 1
+				if compatible(&other, &m.Mask) {
+					t.Fatalf("mask %v with word %d changed compatible with %v", other, w, m.Mask)
 				}
 			}
 			st := &subtable{mask: cm}
