@@ -215,3 +215,65 @@ func BenchmarkGrowBursts(b *testing.B) {
 		}
 	}
 }
+
+// TestClassBenchChurn runs the churn of BenchmarkClassBenchChurn, one rule
+// per call and bursts of many, and checks after every call the published
+// subtable order, and lookups of rule corners against a
+// linear scan of the live rules.
+func TestClassBenchChurn(t *testing.T) {
+	rs, err := classbench.Parse("fw1_1k", readCB(t, "lyxocs-ruleSet/fw1_1k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nops := 2000
+	if testing.Short() || raceEnabled {
+		nops = 300
+	}
+	c := classBenchChurn(rs, nops, 3)
+	hs := cornerHeaders(rs)
+	for _, per := range []int{1, 37, 512} {
+		p, err := rules.New(&rules.Config{NoPrereqs: true, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		live := map[int]bool{}
+		var res rules.BurstResult
+		apply := func(ops [][]rules.Update) {
+			var ups []rules.Update
+			for _, us := range ops {
+				ups = append(ups, us...)
+				live[us[0].ID] = us[0].Command == rules.CmdAdd
+			}
+			p.ApplyBurstTo(&res, ups, true, nil)
+			for i, err := range res.Errs {
+				if err != nil {
+					t.Fatalf("per=%d: update %d: %v", per, i, err)
+				}
+			}
+		}
+		apply(c.start)
+		for i := 0; i < len(c.ops); i += per {
+			apply(c.ops[i:min(i+per, len(c.ops))])
+			if err := rules.CheckOrder(p); err != nil {
+				t.Fatalf("per=%d call %d: %v", per, i/per, err)
+			}
+			for j := i % 7; j < len(hs); j += 97 {
+				k := hs[j].Key()
+				want := -1
+				for _, r := range rs {
+					if live[r.Index] && r.MatchesHeader(&hs[j]) {
+						want = r.Index
+						break
+					}
+				}
+				got := -1
+				if r := p.Table(0).Lookup(&k); r != nil {
+					got = r.ID
+				}
+				if got != want {
+					t.Fatalf("per=%d call %d: header %d: rule %d, want %d", per, i/per, j, got, want)
+				}
+			}
+		}
+	}
+}

@@ -34,7 +34,10 @@
 // and stops as soon as no remaining subtable can beat the best match found.
 // Rules of equal priority that match the same packet are ordered by
 // insertion (the earlier wins), so ClassBench's "first rule in file order"
-// is reproduced exactly even when priorities run out.
+// is reproduced exactly even when priorities run out. The writer keeps the
+// order sorted: a subtable whose best rank or guard changed, or that
+// appeared or went, moves by one delete and one insert when the change is
+// published, and a publish that changes no entry stores no new order.
 //
 // # Versions
 //

@@ -1,5 +1,7 @@
 package rules
 
+import "fmt"
+
 // The test hooks of Pipeline: its unexported fields that only tests set or
 // read are set and read here.
 
@@ -49,4 +51,23 @@ func poisonNode(n *inode) {
 	}
 	n.one[0].rank, n.one[0].added = ^uint64(0), ^uint64(0)
 	n.one[0].removed.Store(^uint64(0))
+}
+
+// CheckOrder returns an error if the subtable order a table of p
+// publishes differs from the one built from scratch from its subtables;
+// call it between bursts, when every change is published.
+func CheckOrder(p *Pipeline) error {
+	for _, t := range p.tables {
+		got, want := t.state.Load().order, t.fullOrder(nil)
+		if len(got) != len(want) {
+			return fmt.Errorf("table %d: %d subtables in the published order, %d in the table", t.id, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				return fmt.Errorf("table %d: order entry %d is subtable %d (best rank %#x), want %d (%#x)",
+					t.id, i, got[i].st.id, got[i].maxRank, want[i].st.id, want[i].maxRank)
+			}
+		}
+	}
+	return nil
 }

@@ -261,7 +261,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	rank := r.rankOf()
 	if rank > st.maxRank || st.n == 1 {
 		st.maxRank = rank
-		t.orderDirty = true
+		t.touch(st)
 	}
 	var (
 		h   uint64
@@ -282,7 +282,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		n.setChecks()
 		r.node = n
 		if st.guardNode(n) {
-			t.orderDirty = true
+			t.touch(st)
 		}
 		t.addNode(n, h)
 		return t.filterInsert(h)
@@ -402,6 +402,7 @@ func (t *Table) dropIfEmpty(keep *subtable) {
 	for _, st := range t.probed {
 		if st != keep && st.n == 0 {
 			delete(t.subs, st.mask)
+			t.touch(st)
 			t.dropped++
 			if t.lastSub == st {
 				t.lastSub = nil
@@ -503,7 +504,7 @@ func (t *Table) forget(r *Rule) {
 		if t.lastSub == st {
 			t.lastSub = nil
 		}
-		t.orderDirty = true
+		t.touch(st)
 	} else if r.rankOf() == st.maxRank {
 		// maxRank only bounds the early exit, so a stale (too high) value
 		// is safe; recompute it once per cleanup, and for large subtables
@@ -534,7 +535,7 @@ func (t *Table) refreshMaxRanks() {
 			st.maxRank = max(st.maxRank, n.ents[0].rank)
 		}
 		st.staleMax = 0
-		t.orderDirty = true
+		t.touch(st)
 	}
 	clear(t.staleSubs[len(kept):])
 	t.staleSubs = kept

@@ -245,6 +245,10 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 			}
 			removed += compareRemoved(t, step, got, want)
 		}
+		if err := rules.CheckOrder(p); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+
 		for tb := range uint8(tables) {
 			got, want := p.Rules(tb), o.Entries(tb)
 			if len(got) != len(want) {

@@ -32,7 +32,6 @@ type Table struct {
 	used        int    // index slots holding a node or a tombstone
 	rules       int    // physically present
 	flows       int    // not removed: visible once the writer publishes
-	orderDirty  bool
 	fcfg        filter.Config
 	kind        FilterKind
 	rebuilds    int
@@ -47,6 +46,10 @@ type Table struct {
 	// controller's delete of all flows, then its adds) then does not grow
 	// the list from nothing again.
 	spareNodes []*inode
+	// ord is the subtable order as the writer keeps it, and touched the
+	// subtables whose entries in it may be stale (see publishOrder).
+	ord     []orderEntry
+	touched []*subtable
 }
 
 // tableState is what lookups load with one atomic pointer read.
@@ -107,6 +110,9 @@ type subtable struct {
 	// gmask and gval are the subtable's guard: on the bits gmask sets in
 	// guardWords, every node's key equals gval (see guardNode).
 	gmask, gval [len(guardWords)]uint64
+	touched     bool   // in its table's touched list
+	ordered     bool   // in its table's ord, at best rank ordRank
+	ordRank     uint64 // see ordered
 }
 
 // guardWords are the key words a subtable guard covers: in_port, eth_type
@@ -206,7 +212,7 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 	t.subs[*mask] = st
 	t.lastSub = st
 	t.probed = append(t.probed, st)
-	t.orderDirty = true
+	t.touch(st)
 	return st
 }
 
