@@ -218,7 +218,7 @@ func BenchmarkGrowBursts(b *testing.B) {
 
 // TestClassBenchChurn runs the churn of BenchmarkClassBenchChurn, one rule
 // per call and bursts of many, and checks after every call the published
-// subtable order, and lookups of rule corners against a
+// subtable order and the index, and lookups of rule corners against a
 // linear scan of the live rules.
 func TestClassBenchChurn(t *testing.T) {
 	rs, err := classbench.Parse("fw1_1k", readCB(t, "lyxocs-ruleSet/fw1_1k"))
@@ -255,6 +255,9 @@ func TestClassBenchChurn(t *testing.T) {
 		for i := 0; i < len(c.ops); i += per {
 			apply(c.ops[i:min(i+per, len(c.ops))])
 			if err := rules.CheckOrder(p); err != nil {
+				t.Fatalf("per=%d call %d: %v", per, i/per, err)
+			}
+			if err := rules.CheckIndex(p); err != nil {
 				t.Fatalf("per=%d call %d: %v", per, i/per, err)
 			}
 			for j := i % 7; j < len(hs); j += 97 {

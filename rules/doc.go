@@ -66,6 +66,15 @@
 // filter fills, the writer builds a larger one from the index and swaps it
 // in; lookups use the old one until then.
 //
+// The index (open addressing, linear probing by the node's hash) grows,
+// or sheds its tombstones, without a pause: past 3/8 of its slots in use
+// the writer allocates the next array, which lookups do not see, copies
+// a share of the published slots into it at every add (so that the copy
+// ends before the published array is half full), makes every change to
+// a slot already copied in both arrays, and publishes the next array,
+// complete, with one atomic store. A burst that grows the index pays for
+// its share of the copy only, not for moving every node.
+//
 // # Recycling
 //
 // Without Config.Recycle, a removed rule and a replaced index node are

@@ -172,16 +172,18 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 	if recycle {
 		rules.Poison(p)
 	}
+	// Small indexes grow (incrementally, see CheckIndex) at a few flows.
+	rules.SmallIndex(p, 16)
 	o := oracle.NewFlows(tables)
 	type record struct {
 		remKey
 		r *rules.Rule
 	}
 	var records []record
-	var hits, misses, oks, fails, removed int
+	var hits, misses, oks, fails, removed, growing int
 	defer func() {
-		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d; rules and nodes recycled %d",
-			oks, fails, hits, misses, removed, p.Recycled())
+		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d; rules and nodes recycled %d; steps with an index growing %d",
+			oks, fails, hits, misses, removed, p.Recycled(), growing)
 	}()
 	for step := 0; step < steps && more(); step++ {
 		switch op := r.IntN(10); {
@@ -248,7 +250,12 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 		if err := rules.CheckOrder(p); err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
-
+		if err := rules.CheckIndex(p); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if rules.IndexGrowing(p) {
+			growing++
+		}
 		for tb := range uint8(tables) {
 			got, want := p.Rules(tb), o.Entries(tb)
 			if len(got) != len(want) {
@@ -344,6 +351,9 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 		rounds = 80
 	}
 	p, o, snaps, record := newOracled(t, &rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter})
+	// The index starts small, so that it grows, and grows again, while
+	// the lookups run.
+	rules.SmallIndex(p, 16)
 	rng := rand.New(rand.NewPCG(5, 6))
 	keys := make([]rules.Key, 64)
 	for i := range keys {
@@ -351,6 +361,7 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 	}
 	ck := newCheckers(2)
 	var retries atomic.Int64
+	growing := 0 // bursts after which the index was being copied
 	for g := range 2 {
 		ck.wg.Add(1)
 		go func() {
@@ -410,12 +421,19 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 			o.Apply(&ups[i], time.Time{})
 		}
 		record()
+		if rules.IndexGrowing(p) {
+			growing++
+		}
 	}
 	ck.done(t)
 	// The filter started with 4 buckets: it must have been rebuilt larger
 	// while the lookups ran, without a wrong answer.
 	if st := p.Table(0).Stats(); st.Rebuilds == 0 {
 		t.Errorf("filter never rebuilt (%+v)", st)
+	}
+	// So must the index have grown, a burst at a time.
+	if st := p.Table(0).Stats(); st.IndexRebuilds < 2 || growing == 0 {
+		t.Errorf("index grown %d times, growing after %d bursts of %d (%+v)", st.IndexRebuilds, growing, rounds, st)
 	}
 	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup; %d removed rules not yet unlinked",
 		ck.checked.Load(), snaps.len(), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)))

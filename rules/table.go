@@ -35,7 +35,7 @@ type Table struct {
 	fcfg        filter.Config
 	kind        FilterKind
 	rebuilds    int
-	indexBuilds int         // times growIndex rebuilt the flow index
+	indexBuilds int         // times a grown flow index was published (finishGrow)
 	nodeSlab    slab[inode] // the index nodes link makes
 	// entSlab holds the entries of nodes of several rules (a rule added
 	// back while its removed predecessor awaits unlink makes one).
@@ -50,6 +50,16 @@ type Table struct {
 	// subtables whose entries in it may be stale (see publishOrder).
 	ord     []orderEntry
 	touched []*subtable
+	// next is the index being built to replace the published one, nil
+	// when none is (see startGrow): the published slots below moved are
+	// copied into it, and it has nused slots in use.
+	next  []slot
+	nmask uint64
+	moved int
+	nused int
+	// minSlots is the smallest index, a power of two: 64, or less in
+	// tests, so that small tables grow.
+	minSlots int
 }
 
 // tableState is what lookups load with one atomic pointer read.
@@ -61,10 +71,10 @@ type tableState struct {
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
-	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, kind: p.cfg.Filter}
+	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, kind: p.cfg.Filter, minSlots: 64}
 	t.nodeSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
 	t.entSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
-	nb := 64
+	nb := t.minSlots
 	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1)}
 	if t.kind != FilterNone {
 		t.fcfg = filter.Config{
