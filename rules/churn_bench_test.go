@@ -280,3 +280,46 @@ func TestClassBenchChurn(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexGrowth grows a table of exact flows through several index
+// growths in bursts of 1024, checking the index between bursts, often
+// while a next index is part-copied, and every flow's lookup at the end.
+func TestIndexGrowth(t *testing.T) {
+	n := 80_000
+	if testing.Short() || raceEnabled {
+		n = 20_000
+	}
+	ups, keys := exactSet(n)
+	ups = ups[:n]
+	p, err := rules.New(&rules.Config{Filter: rules.FilterNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res rules.BurstResult
+	for i := 0; i < n; i += 1024 {
+		p.ApplyBurstTo(&res, ups[i:min(i+1024, n)], true, nil)
+		for _, err := range res.Errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i/1024%8 == 0 || rules.IndexGrowing(p) && i/1024%3 == 0 {
+			if err := rules.CheckIndex(p); err != nil {
+				t.Fatalf("after %d flows: %v", i+1024, err)
+			}
+		}
+	}
+	if err := rules.CheckIndex(p); err != nil {
+		t.Fatal(err)
+	}
+	for i := range keys {
+		if r := p.Table(0).Lookup(&keys[i]); r == nil || r.ID != i {
+			t.Fatalf("flow %d: lookup found %v", i, r)
+		}
+	}
+	st := p.Table(0).Stats()
+	if st.IndexRebuilds < 8 {
+		t.Errorf("%d index growths for %d flows", st.IndexRebuilds, n)
+	}
+	t.Logf("%d flows: %d index growths", n, st.IndexRebuilds)
+}

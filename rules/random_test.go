@@ -431,12 +431,13 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 	if st := p.Table(0).Stats(); st.Rebuilds == 0 {
 		t.Errorf("filter never rebuilt (%+v)", st)
 	}
-	// So must the index have grown, a burst at a time.
-	if st := p.Table(0).Stats(); st.IndexRebuilds < 2 || growing == 0 {
-		t.Errorf("index grown %d times, growing after %d bursts of %d (%+v)", st.IndexRebuilds, growing, rounds, st)
+	// So must the index have grown (published a grown copy) while they
+	// ran; runs of more rounds also end bursts with a copy under way.
+	if st := p.Table(0).Stats(); st.IndexRebuilds < 2 {
+		t.Errorf("index grown %d times (%+v)", st.IndexRebuilds, st)
 	}
-	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup; %d removed rules not yet unlinked",
-		ck.checked.Load(), snaps.len(), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)))
+	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup; %d removed rules not yet unlinked; index grown %d times, part-copied after %d bursts",
+		ck.checked.Load(), snaps.len(), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)), p.Table(0).Stats().IndexRebuilds, growing)
 }
 
 // snapshots holds the oracle's rules of table 0 at each version the writer
