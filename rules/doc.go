@@ -73,7 +73,9 @@
 // ends before the published array is half full), makes every change to
 // a slot already copied in both arrays, and publishes the next array,
 // complete, with one atomic store. A burst that grows the index pays for
-// its share of the copy only, not for moving every node.
+// its share of the copy only, not for moving every node; for a large
+// index, Prefault makes the next array, its pages mapped, before the copy
+// starts.
 //
 // # Recycling
 //

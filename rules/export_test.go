@@ -174,3 +174,13 @@ func SmallIndex(p *Pipeline, n int) {
 		t.state.Store(&ns)
 	}
 }
+
+// PrefaultedIndexes returns how many times a table of p grew its index
+// into an array Prefault had made.
+func PrefaultedIndexes(p *Pipeline) int {
+	n := 0
+	for _, t := range p.tables {
+		n += t.prefaulted
+	}
+	return n
+}

@@ -337,8 +337,16 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 // sequence (the caller knows its key is absent).
 func (t *Table) addNode(n *inode, h uint64) {
 	s := t.state.Load()
-	if t.next == nil && 8*(t.used+1) > 3*len(s.slots) {
-		t.startGrow()
+	if t.next == nil {
+		if 8*(t.used+1) > 3*len(s.slots) {
+			t.startGrow()
+		} else if 16*(t.used+1) > 5*len(s.slots) && len(s.slots) >= minPrefaulted && t.wantNext.Load() == 0 {
+			// A sixteenth of the array before startGrow: ask Prefault
+			// for the next index, of the size it will have if the adds
+			// until then fill empty slots.
+			t.wantNext.Store(int64(t.growSize(t.nodes+3*len(s.slots)/8-t.used, len(s.slots))))
+			t.p.prefaultLow.Store(true)
+		}
 	}
 	for i := h & s.smask; ; i = (i + 1) & s.smask {
 		sl := &s.slots[i]
@@ -630,14 +638,54 @@ func (t *Table) refresh(r *Rule) {
 // array) at half load.
 func (t *Table) startGrow() {
 	s := t.state.Load()
-	nb := t.minSlots
-	for nb < 4*(t.nodes+1) || nb < 2*(t.nodes+len(s.slots)/8+1) {
-		nb *= 2
+	nb := t.growSize(t.nodes, len(s.slots))
+	t.wantNext.Store(0)
+	if pre := t.nextMade.Swap(nil); pre != nil && len(*pre) == nb {
+		t.next = *pre
+		t.prefaulted++
+	} else {
+		t.next = make([]slot, nb)
 	}
-	t.next = make([]slot, nb)
 	t.nmask = uint64(nb - 1)
 	t.moved = 0
 	t.nused = 0
+}
+
+// growSize is the length of the next index of a table of nodes nodes
+// whose published index has cur slots.
+func (t *Table) growSize(nodes, cur int) int {
+	nb := t.minSlots
+	for nb < 4*(nodes+1) || nb < 2*(nodes+cur/8+1) {
+		nb *= 2
+	}
+	return nb
+}
+
+// minPrefaulted is the smallest published index whose next one the
+// writer asks Prefault to make (256 KB of slots): making the next array
+// zeroes memory the heap reuses, or faults in pages fresh from the
+// system, about a millisecond for 16 MB; smaller arrays cost little.
+const minPrefaulted = 1 << 14
+
+// prefaultIndex makes the next index the writer asked for (wantNext),
+// with each of its pages written, for startGrow to take (nextMade). It
+// runs on Prefault's goroutine and shares only those two atomics with
+// the writer.
+func (t *Table) prefaultIndex() int {
+	nb := int(t.wantNext.Load())
+	if nb == 0 {
+		return 0
+	}
+	if pre := t.nextMade.Load(); pre != nil && len(*pre) == nb {
+		return 0
+	}
+	a := make([]slot, nb)
+	const pageSlots = 4096 / int(unsafe.Sizeof(slot{}))
+	for i := 0; i < len(a); i += pageSlots {
+		a[i].h.Store(0)
+	}
+	t.nextMade.Store(&a)
+	return 1
 }
 
 // stepGrow copies the next share of the published slots into the next

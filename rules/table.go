@@ -57,6 +57,13 @@ type Table struct {
 	nmask uint64
 	moved int
 	nused int
+	// wantNext is the length of the next index the writer asks Prefault
+	// to make ahead (0: none), and nextMade the one Prefault made; they
+	// are the only fields Prefault and the writer share (prefaultIndex).
+	// prefaulted counts the next indexes startGrow took from Prefault.
+	wantNext   atomic.Int64
+	nextMade   atomic.Pointer[[]slot]
+	prefaulted int
 	// minSlots is the smallest index, a power of two: 64, or less in
 	// tests, so that small tables grow.
 	minSlots int
