@@ -34,7 +34,10 @@
 // and stops as soon as no remaining subtable can beat the best match found.
 // Rules of equal priority that match the same packet are ordered by
 // insertion (the earlier wins), so ClassBench's "first rule in file order"
-// is reproduced exactly even when priorities run out.
+// is reproduced exactly even when priorities run out. The writer keeps the
+// order sorted: a subtable whose best rank or guard changed, or that
+// appeared or went, moves by one delete and one insert when the change is
+// published, and a publish that changes no entry stores no new order.
 //
 // # Versions
 //
@@ -62,6 +65,17 @@
 // subtable, so that their filter probes and index loads overlap. When the
 // filter fills, the writer builds a larger one from the index and swaps it
 // in; lookups use the old one until then.
+//
+// The index (open addressing, linear probing by the node's hash) grows,
+// or sheds its tombstones, without a pause: past 3/8 of its slots in use
+// the writer allocates the next array, which lookups do not see, copies
+// a share of the published slots into it at every add (so that the copy
+// ends before the published array is half full), makes every change to
+// a slot already copied in both arrays, and publishes the next array,
+// complete, with one atomic store. A burst that grows the index pays for
+// its share of the copy only, not for moving every node; for a large
+// index, Prefault makes the next array, its pages mapped, before the copy
+// starts.
 //
 // # Recycling
 //

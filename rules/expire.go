@@ -129,7 +129,7 @@ type deadRule struct {
 	at time.Duration
 	// node and si are r's node and its slot when r was removed, and table
 	// its table, for cleanup to prefetch: by unlink time node and si may
-	// be stale (link replaces nodes, growIndex moves them), which costs
+	// be stale (link replaces nodes, a grown index moves them), which costs
 	// only a useless prefetch.
 	node  *inode
 	si    uint32

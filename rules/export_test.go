@@ -1,5 +1,7 @@
 package rules
 
+import "fmt"
+
 // The test hooks of Pipeline: its unexported fields that only tests set or
 // read are set and read here.
 
@@ -58,4 +60,136 @@ func SetMergeLimit(p *Pipeline, n int) {
 	for _, t := range p.tables {
 		t.mergeLimit = n
 	}
+}
+
+// CheckOrder returns an error if the subtable order a table of p
+// publishes differs from the one built from scratch from its subtables;
+// call it between bursts, when every change is published.
+func CheckOrder(p *Pipeline) error {
+	for _, t := range p.tables {
+		got, want := t.state.Load().order, t.fullOrder(nil)
+		if len(got) != len(want) {
+			return fmt.Errorf("table %d: %d subtables in the published order, %d in the table", t.id, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				return fmt.Errorf("table %d: order entry %d is subtable %d (best rank %#x), want %d (%#x)",
+					t.id, i, got[i].st.id, got[i].maxRank, want[i].st.id, want[i].maxRank)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckIndex returns an error if a table of p's flow index is
+// inconsistent: the published slots hold exactly the table's nodes, each
+// found by a lookup's probe and by slotOf, used counts the slots in use,
+// and a next index being built holds exactly the nodes of the published
+// slots copied so far.
+func CheckIndex(p *Pipeline) error {
+	for _, t := range p.tables {
+		s := t.state.Load()
+		inUse, found := 0, map[*inode]bool{}
+		for i := range s.slots {
+			n := s.slots[i].n.Load()
+			if n == nil {
+				continue
+			}
+			inUse++
+			if n == tomb {
+				continue
+			}
+			if found[n] {
+				return fmt.Errorf("table %d: node in two slots", t.id)
+			}
+			found[n] = true
+			if h := s.slots[i].h.Load(); h != n.st.hashPacked(&n.key) {
+				return fmt.Errorf("table %d slot %d: hash %#x, node's %#x", t.id, i, h, n.st.hashPacked(&n.key))
+			}
+			if x, _ := s.findPacked(s.slots[i].h.Load(), n.st, &n.key); x != &s.slots[i] {
+				return fmt.Errorf("table %d slot %d: a probe for its node does not find it", t.id, i)
+			}
+			if _, sl := t.slotOf(n); sl != &s.slots[i] {
+				return fmt.Errorf("table %d slot %d: slotOf finds another slot", t.id, i)
+			}
+		}
+		if inUse != t.used {
+			return fmt.Errorf("table %d: %d slots in use, counted %d", t.id, inUse, t.used)
+		}
+		nodes := 0
+		for _, st := range t.subs {
+			for j, n := range st.nodes {
+				if !found[n] || n.pos != int32(j) || n.st != st {
+					return fmt.Errorf("table %d: node %d of subtable %d not in the index", t.id, j, st.id)
+				}
+				nodes++
+			}
+		}
+		if nodes != len(found) || nodes != t.nodes {
+			return fmt.Errorf("table %d: %d nodes in subtables, %d in the index, counted %d", t.id, nodes, len(found), t.nodes)
+		}
+		if t.next == nil {
+			continue
+		}
+		want := map[*inode]bool{}
+		for i := range s.slots[:t.moved] {
+			if n := s.slots[i].n.Load(); n != nil && n != tomb {
+				want[n] = true
+			}
+		}
+		nused, got := 0, 0
+		for i := range t.next {
+			n := t.next[i].n.Load()
+			if n == nil {
+				continue
+			}
+			nused++
+			if n == tomb {
+				continue
+			}
+			if !want[n] {
+				return fmt.Errorf("table %d: next index slot %d holds a node not copied", t.id, i)
+			}
+			got++
+		}
+		if got != len(want) || nused != t.nused {
+			return fmt.Errorf("table %d: next index holds %d nodes of %d copied; %d slots in use, counted %d", t.id, got, len(want), nused, t.nused)
+		}
+	}
+	return nil
+}
+
+// IndexGrowing reports whether a table of p is building a next index.
+func IndexGrowing(p *Pipeline) bool {
+	for _, t := range p.tables {
+		if t.next != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// SmallIndex gives every table of p, which must be empty, an index of n
+// slots (a power of two) that grows from n, so that tests of few flows
+// see the index grow.
+func SmallIndex(p *Pipeline, n int) {
+	for _, t := range p.tables {
+		if t.nodes != 0 {
+			panic("SmallIndex of a table in use")
+		}
+		t.minSlots = n
+		ns := *t.state.Load()
+		ns.slots, ns.smask = make([]slot, n), uint64(n-1)
+		t.state.Store(&ns)
+	}
+}
+
+// PrefaultedIndexes returns how many times a table of p grew its index
+// into an array Prefault had made.
+func PrefaultedIndexes(p *Pipeline) int {
+	n := 0
+	for _, t := range p.tables {
+		n += t.prefaulted
+	}
+	return n
 }

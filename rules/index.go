@@ -253,7 +253,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	rank := r.rankOf()
 	if rank > st.maxRank || st.n == 1 {
 		st.maxRank = rank
-		t.orderDirty = true
+		t.touch(st)
 	}
 	var (
 		h   uint64
@@ -274,7 +274,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		n.setChecks()
 		r.node = n
 		if st.guardNode(n) {
-			t.orderDirty = true
+			t.touch(st)
 		}
 		t.addNode(n, h)
 		return t.filterInsert(h)
@@ -329,9 +329,16 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 // sequence (the caller knows its key is absent).
 func (t *Table) addNode(n *inode, h uint64) {
 	s := t.state.Load()
-	if 2*(t.used+1) > len(s.slots) {
-		t.growIndex()
-		s = t.state.Load()
+	if t.next == nil {
+		if 8*(t.used+1) > 3*len(s.slots) {
+			t.startGrow()
+		} else if 16*(t.used+1) > 5*len(s.slots) && len(s.slots) >= minPrefaulted && t.wantNext.Load() == 0 {
+			// A sixteenth of the array before startGrow: ask Prefault
+			// for the next index, of the size it will have if the adds
+			// until then fill empty slots.
+			t.wantNext.Store(int64(t.growSize(t.nodes+3*len(s.slots)/8-t.used, len(s.slots))))
+			t.p.prefaultLow.Store(true)
+		}
 	}
 	for i := h & s.smask; ; i = (i + 1) & s.smask {
 		sl := &s.slots[i]
@@ -344,6 +351,9 @@ func (t *Table) addNode(n *inode, h uint64) {
 			sl.h.Store(h)
 			sl.n.Store(n)
 			n.si = uint32(i)
+			if t.next != nil && int(i) < t.moved {
+				t.nextInsert(h, n)
+			}
 			break
 		}
 	}
@@ -351,16 +361,64 @@ func (t *Table) addNode(n *inode, h uint64) {
 	n.pos = int32(len(st.nodes))
 	st.nodes = append(st.nodes, n)
 	t.nodes++
+	if t.next != nil {
+		t.stepGrow()
+	}
+}
+
+// slotIndex returns the index of sl in s.slots.
+func (s *tableState) slotIndex(sl *slot) uint64 {
+	return uint64((uintptr(unsafe.Pointer(sl)) - uintptr(unsafe.Pointer(&s.slots[0]))) / unsafe.Sizeof(slot{}))
+}
+
+// slotOf returns the published slot holding n, a node in the index, and
+// its index. n.si is where n was put, a hint only: an index that growIndex
+// swapped in since has n elsewhere (moving a slot does not write its
+// node), and then slotOf finds it by its hash, and notes it in n.si.
+func (t *Table) slotOf(n *inode) (uint64, *slot) {
+	s := t.state.Load()
+	if i := uint64(n.si); i < uint64(len(s.slots)) && s.slots[i].n.Load() == n {
+		return i, &s.slots[i]
+	}
+	h := n.st.hashPacked(&n.key)
+	for i := h & s.smask; ; i = (i + 1) & s.smask {
+		sl := &s.slots[i]
+		x := sl.n.Load()
+		if x == nil {
+			panic("rules: an index node is missing from its index")
+		}
+		if x == n {
+			n.si = uint32(i)
+			return i, sl
+		}
+	}
+}
+
+// hashPacked is st.hash of a key whose packed masked words are pk
+// (st.pack): what the slot of the key's node holds.
+func (st *subtable) hashPacked(pk *[KeyWords]uint64) uint64 {
+	h := st.seed
+	for _, w := range pk[:st.nw] {
+		h ^= w
+		h *= 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	return fmix(h)
 }
 
 // replaceNode puts n into the slot of old, a node of the same key.
 func (t *Table) replaceNode(sl *slot, old, n *inode) {
-	n.pos, n.si = old.pos, old.si
+	s := t.state.Load()
+	i := s.slotIndex(sl)
+	n.pos, n.si = old.pos, uint32(i)
 	n.st.nodes[n.pos] = n
 	for i := range n.ents {
 		n.ents[i].r.node = n
 	}
 	sl.n.Store(n)
+	if t.next != nil && int(i) < t.moved {
+		t.nextFind(sl.h.Load(), old).n.Store(n)
+	}
 }
 
 // removeNode leaves a tombstone in old's slot, or empties it when the next
@@ -368,7 +426,11 @@ func (t *Table) replaceNode(sl *slot, old, n *inode) {
 // and then the tombstones before it. Called only inside a cleanup window.
 func (t *Table) removeNode(sl *slot, old *inode) {
 	s := t.state.Load()
-	if i := uint64(old.si); &s.slots[i] == sl && s.slots[(i+1)&s.smask].n.Load() == nil {
+	i := s.slotIndex(sl)
+	if t.next != nil && int(i) < t.moved {
+		t.nextFind(sl.h.Load(), old).n.Store(tomb)
+	}
+	if s.slots[(i+1)&s.smask].n.Load() == nil {
 		for {
 			s.slots[i].n.Store(nil)
 			t.used--
@@ -425,7 +487,7 @@ func (t *Table) unlink(r *Rule) {
 		return
 	}
 	r.node = nil
-	sl := &t.state.Load().slots[old.si]
+	_, sl := t.slotOf(old)
 	h := sl.h.Load()
 	i := 0
 	for i < len(old.ents) && old.ents[i].r != r {
@@ -482,7 +544,7 @@ func (t *Table) forget(r *Rule) {
 		if t.lastSub == st {
 			t.lastSub = nil
 		}
-		t.orderDirty = true
+		t.touch(st)
 	} else if r.rankOf() == st.maxRank {
 		// maxRank only bounds the early exit, so a stale (too high) value
 		// is safe; recompute it once per cleanup, and for large subtables
@@ -513,7 +575,7 @@ func (t *Table) refreshMaxRanks() {
 			st.maxRank = max(st.maxRank, n.ents[0].rank)
 		}
 		st.staleMax = 0
-		t.orderDirty = true
+		t.touch(st)
 	}
 	clear(t.staleSubs[len(kept):])
 	t.staleSubs = kept
@@ -533,34 +595,136 @@ func (t *Table) refresh(r *Rule) {
 	}
 }
 
-// growIndex publishes an index of at least four slots per node, without
-// tombstones. Lookups on the old one stay correct: its nodes are the same.
-func (t *Table) growIndex() {
+// The index grows, or sheds its tombstones, incrementally: no update pays
+// for moving every node at once. When its slots in use (nodes and
+// tombstones) pass 3/8 of the published array, startGrow allocates the
+// next array, which lookups do not see, and every addNode after it copies
+// a share of the published slots into it (stepGrow), sized so that the
+// copy is complete before the published array is half full. Until then
+// every change to a slot already copied is made in both arrays (addNode,
+// replaceNode, removeNode), so when the copy ends the next array holds
+// exactly the published array's nodes; finishGrow publishes it with one
+// atomic store. Lookups never see the next array before it is complete,
+// and keep the old one, still correct, if they loaded it before: its nodes
+// are the same, and what changes after the swap is invisible at the
+// version they loaded before it (see doc.go, "Versions"). Copying a slot
+// reads and writes slots only, never the node, so the nodes' slot indices
+// (inode.si) go stale and slotOf finds a node by its hash.
+
+// startGrow allocates the next index: four slots per node or more, and
+// room for the adds the copy may overlap (an eighth of the published
+// array) at half load.
+func (t *Table) startGrow() {
 	s := t.state.Load()
-	nb := 64
-	for nb < 4*(t.nodes+1) {
+	nb := t.growSize(t.nodes, len(s.slots))
+	t.wantNext.Store(0)
+	if pre := t.nextMade.Swap(nil); pre != nil && len(*pre) == nb {
+		t.next = *pre
+		t.prefaulted++
+	} else {
+		t.next = make([]slot, nb)
+	}
+	t.nmask = uint64(nb - 1)
+	t.moved = 0
+	t.nused = 0
+}
+
+// growSize is the length of the next index of a table of nodes nodes
+// whose published index has cur slots.
+func (t *Table) growSize(nodes, cur int) int {
+	nb := t.minSlots
+	for nb < 4*(nodes+1) || nb < 2*(nodes+cur/8+1) {
 		nb *= 2
 	}
-	ns := *s
-	ns.slots = make([]slot, nb)
-	ns.smask = uint64(nb - 1)
-	for i := range s.slots {
+	return nb
+}
+
+// minPrefaulted is the smallest published index whose next one the
+// writer asks Prefault to make (256 KB of slots): making the next array
+// zeroes memory the heap reuses, or faults in pages fresh from the
+// system, about a millisecond for 16 MB; smaller arrays cost little.
+const minPrefaulted = 1 << 14
+
+// prefaultIndex makes the next index the writer asked for (wantNext),
+// with each of its pages written, for startGrow to take (nextMade). It
+// runs on Prefault's goroutine and shares only those two atomics with
+// the writer.
+func (t *Table) prefaultIndex() int {
+	nb := int(t.wantNext.Load())
+	if nb == 0 {
+		return 0
+	}
+	if pre := t.nextMade.Load(); pre != nil && len(*pre) == nb {
+		return 0
+	}
+	a := make([]slot, nb)
+	const pageSlots = 4096 / int(unsafe.Sizeof(slot{}))
+	for i := 0; i < len(a); i += pageSlots {
+		a[i].h.Store(0)
+	}
+	t.nextMade.Store(&a)
+	return 1
+}
+
+// stepGrow copies the next share of the published slots into the next
+// index: the slots left over the adds left before the published array is
+// half full, so that the copy always ends first. It publishes the next
+// index when the copy is complete.
+func (t *Table) stepGrow() {
+	s := t.state.Load()
+	left := len(s.slots) - t.moved
+	adds := max(1, len(s.slots)/2-t.used)
+	end := t.moved + (left+adds-1)/adds
+	for i := t.moved; i < end; i++ {
 		n := s.slots[i].n.Load()
 		if n == nil || n == tomb {
 			continue
 		}
-		h := s.slots[i].h.Load()
-		for j := h & ns.smask; ; j = (j + 1) & ns.smask {
-			sl := &ns.slots[j]
-			if sl.n.Load() == nil {
-				sl.h.Store(h)
-				sl.n.Store(n)
-				n.si = uint32(j)
-				break
+		t.nextInsert(s.slots[i].h.Load(), n)
+	}
+	t.moved = end
+	if t.moved == len(s.slots) {
+		t.finishGrow()
+	}
+}
+
+// nextInsert puts node n of hash h into the next index.
+func (t *Table) nextInsert(h uint64, n *inode) {
+	for j := h & t.nmask; ; j = (j + 1) & t.nmask {
+		sl := &t.next[j]
+		x := sl.n.Load()
+		if x == nil || x == tomb {
+			if x == nil {
+				t.nused++
 			}
+			sl.h.Store(h)
+			sl.n.Store(n)
+			return
 		}
 	}
-	t.used = t.nodes
+}
+
+// nextFind returns n's slot in the next index, h its hash; n must be
+// there.
+func (t *Table) nextFind(h uint64, n *inode) *slot {
+	for j := h & t.nmask; ; j = (j + 1) & t.nmask {
+		sl := &t.next[j]
+		x := sl.n.Load()
+		if x == nil {
+			panic("rules: a node is missing from the next index")
+		}
+		if x == n {
+			return sl
+		}
+	}
+}
+
+// finishGrow publishes the next index, complete.
+func (t *Table) finishGrow() {
+	ns := *t.state.Load()
+	ns.slots, ns.smask = t.next, t.nmask
+	t.used = t.nused
+	t.next = nil
 	t.indexBuilds++
 	t.state.Store(&ns)
 }

@@ -75,26 +75,139 @@ func (oe *orderEntry) hash2(k1, k2 *Key) (uint64, uint64) {
 	return fmix(h1), fmix(h2)
 }
 
-// publishOrder stores a fresh subtable order if it changed.
+// touch marks st for the next publishOrder: its entry in the order (its
+// best rank, its guard), or whether it has one, may have changed. Every
+// change of what newOrderEntry reads of a subtable, and every subtable
+// made or deleted, must touch it before the next publish.
+func (t *Table) touch(st *subtable) {
+	if !st.touched {
+		st.touched = true
+		t.touched = append(t.touched, st)
+	}
+}
+
+// orderBefore reports whether the entry of best rank ra and subtable id
+// ia comes before that of rb and ib: best rank descending, then subtable
+// id ascending (the order of creation), so that the order is total.
+func orderBefore(ra, ia, rb, ib uint64) bool {
+	return ra > rb || ra == rb && ia < ib
+}
+
+// orderPos returns the index in t.ord at which the entry of best rank r and
+// subtable id id is, or would be inserted.
+func (t *Table) orderPos(r, id uint64) int {
+	lo, hi := 0, len(t.ord)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if oe := &t.ord[m]; orderBefore(oe.maxRank, oe.st.id, r, id) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// publishOrder brings the subtable order up to date with the subtables
+// touched since the last call and, if that changed an entry, publishes a
+// copy of it. t.ord, the writer's copy, holds newOrderEntry of every
+// subtable of t.subs as of the last call, sorted (orderBefore); a touched
+// subtable moves by one delete and one insert, so a publish costs a binary
+// search and a copy of the order per touched subtable, not a sort of
+// newly built entries. Lookups keep the order they loaded: the published
+// slice is never written again.
 func (t *Table) publishOrder() {
-	if !t.orderDirty {
+	if len(t.touched) == 0 {
 		return
 	}
-	t.orderDirty = false
-	order := make([]orderEntry, 0, len(t.subs))
+	if len(t.touched) > maxOrderMoves {
+		t.sortOrder()
+		return
+	}
+	changed := false
+	for _, st := range t.touched {
+		st.touched = false
+		live := t.subs[st.mask] == st
+		var ne orderEntry
+		if live {
+			ne = newOrderEntry(st)
+		}
+		if st.ordered {
+			i := t.orderPos(st.ordRank, st.id)
+			if i == len(t.ord) || t.ord[i].st != st {
+				panic("rules: a subtable is missing from its order")
+			}
+			if live && t.ord[i] == ne {
+				continue
+			}
+			t.ord = append(t.ord[:i], t.ord[i+1:]...)
+			t.ord[len(t.ord) : len(t.ord)+1][0] = orderEntry{} // no stale pointer past the end
+			st.ordered = false
+			changed = true
+		}
+		if live {
+			i := t.orderPos(ne.maxRank, st.id)
+			t.ord = append(t.ord, orderEntry{})
+			copy(t.ord[i+1:], t.ord[i:])
+			t.ord[i] = ne
+			st.ordered, st.ordRank = true, ne.maxRank
+			changed = true
+		}
+	}
+	clear(t.touched)
+	t.touched = t.touched[:0]
+	if !changed {
+		return
+	}
+	ns := *t.state.Load()
+	ns.order = slices.Clone(t.ord)
+	t.state.Store(&ns)
+}
+
+// maxOrderMoves is the most touched subtables publishOrder moves one by
+// one; past it (a burst that changed many), it sorts the order anew,
+// which costs no more than a sort did before it moved entries.
+const maxOrderMoves = 16
+
+// sortOrder is publishOrder for many touched subtables: it builds the
+// order from scratch and publishes it if it differs.
+func (t *Table) sortOrder() {
+	for _, st := range t.touched {
+		st.touched, st.ordered = false, false
+	}
+	clear(t.touched)
+	t.touched = t.touched[:0]
+	n := len(t.ord)
+	t.ord = t.fullOrder(t.ord[:0])
+	if n > len(t.ord) {
+		clear(t.ord[len(t.ord):n]) // no stale pointer past the end
+	}
+	for i := range t.ord {
+		t.ord[i].st.ordered, t.ord[i].st.ordRank = true, t.ord[i].maxRank
+	}
+	if slices.Equal(t.state.Load().order, t.ord) {
+		return
+	}
+	ns := *t.state.Load()
+	ns.order = slices.Clone(t.ord)
+	t.state.Store(&ns)
+}
+
+// fullOrder appends to buf the order publishOrder keeps, built from
+// scratch, and returns it.
+func (t *Table) fullOrder(buf []orderEntry) []orderEntry {
+	order := buf[:0]
 	for _, st := range t.subs {
 		order = append(order, newOrderEntry(st))
 	}
 	slices.SortFunc(order, func(a, b orderEntry) int {
 		switch {
-		case a.maxRank > b.maxRank:
+		case orderBefore(a.maxRank, a.st.id, b.maxRank, b.st.id):
 			return -1
-		case a.maxRank < b.maxRank:
+		case orderBefore(b.maxRank, b.st.id, a.maxRank, a.st.id):
 			return 1
 		}
-		return int(a.st.id) - int(b.st.id)
+		return 0
 	})
-	ns := *t.state.Load()
-	ns.order = order
-	t.state.Store(&ns)
+	return order
 }

@@ -201,9 +201,10 @@ func (p *Pipeline) Version() uint64 { return p.version.Load() }
 
 // Prefault makes, for every table that has had rules added, the memory
 // of the next Config.PrefaultRules rules, index nodes and entries that
-// isn't made yet, and writes to each of its pages, so that the writer's
-// next burst takes memory that is already mapped. It returns the number of
-// chunks it made. It may be called from any goroutine, while the writer
+// isn't made yet, and the larger flow index a table nearing its index's
+// growth will copy into, and writes to each of its pages, so that the
+// writer's next burst takes memory that is already mapped. It returns the
+// number of chunks (and indexes) it made. It may be called from any goroutine, while the writer
 // applies a burst too; it takes no lock and changes nothing the writer or
 // the lookups read. A caller runs it after each burst, in the time before
 // the next one arrives.
@@ -211,7 +212,7 @@ func (p *Pipeline) Prefault() int {
 	p.prefaultLow.Store(false) // a chunk taken from here on sets it again
 	n := p.ruleSlab.fill()
 	for _, t := range p.tables {
-		n += t.nodeSlab.fill() + t.entSlab.fill()
+		n += t.nodeSlab.fill() + t.entSlab.fill() + t.prefaultIndex()
 	}
 	return n
 }

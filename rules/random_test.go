@@ -176,16 +176,18 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 	for _, f := range setup {
 		f(p)
 	}
+	// Small indexes grow (incrementally, see CheckIndex) at a few flows.
+	rules.SmallIndex(p, 16)
 	o := oracle.NewFlows(tables)
 	type record struct {
 		remKey
 		r *rules.Rule
 	}
 	var records []record
-	var hits, misses, oks, fails, removed int
+	var hits, misses, oks, fails, removed, growing int
 	defer func() {
-		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d; rules and nodes recycled %d",
-			oks, fails, hits, misses, removed, p.Recycled())
+		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d; rules and nodes recycled %d; steps with an index growing %d",
+			oks, fails, hits, misses, removed, p.Recycled(), growing)
 	}()
 	for step := 0; step < steps && more(); step++ {
 		switch op := r.IntN(10); {
@@ -248,6 +250,15 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 				want = append(want, remKey{e.Entry.Match, e.Entry.Priority, e.Reason, e.Entry.Packets})
 			}
 			removed += compareRemoved(t, step, got, want)
+		}
+		if err := rules.CheckOrder(p); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if err := rules.CheckIndex(p); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if rules.IndexGrowing(p) {
+			growing++
 		}
 		for tb := range uint8(tables) {
 			got, want := p.Rules(tb), o.Entries(tb)
@@ -373,6 +384,9 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 	// pool then make enough filter keys for the filter to fill and be
 	// rebuilt, and rules still share merged subtables.
 	rules.SetMergeLimit(p, 2)
+	// The index starts small, so that it grows, and grows again, while
+	// the lookups run.
+	rules.SmallIndex(p, 16)
 	rng := rand.New(rand.NewPCG(5, 6))
 	keys := make([]rules.Key, 64)
 	for i := range keys {
@@ -380,6 +394,7 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 	}
 	ck := newCheckers(2)
 	var retries atomic.Int64
+	growing := 0 // bursts after which the index was being copied
 	for g := range 2 {
 		ck.wg.Add(1)
 		go func() {
@@ -439,6 +454,9 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 			o.Apply(&ups[i], time.Time{})
 		}
 		record()
+		if rules.IndexGrowing(p) {
+			growing++
+		}
 	}
 	ck.done(t)
 	// The filter started with 4 buckets: it must have been rebuilt larger
@@ -446,8 +464,13 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
 	if st := p.Table(0).Stats(); st.Rebuilds == 0 {
 		t.Errorf("filter never rebuilt (%+v)", st)
 	}
-	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup; %d removed rules not yet unlinked",
-		ck.checked.Load(), snaps.len(), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)))
+	// So must the index have grown (published a grown copy) while they
+	// ran; runs of more rounds also end bursts with a copy under way.
+	if st := p.Table(0).Stats(); st.IndexRebuilds < 2 {
+		t.Errorf("index grown %d times (%+v)", st.IndexRebuilds, st)
+	}
+	t.Logf("%d lookups checked against %d versions; %d lookups redone after a cleanup; %d removed rules not yet unlinked; index grown %d times, part-copied after %d bursts",
+		ck.checked.Load(), snaps.len(), retries.Load(), p.Table(0).Stats().Rules-len(p.Rules(0)), p.Table(0).Stats().IndexRebuilds, growing)
 }
 
 // snapshots holds the oracle's rules of table 0 at each version the writer

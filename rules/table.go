@@ -31,11 +31,10 @@ type Table struct {
 	used        int    // index slots holding a node or a tombstone
 	rules       int    // physically present
 	flows       int    // not removed: visible once the writer publishes
-	orderDirty  bool
 	fcfg        filter.Config
 	kind        FilterKind
 	rebuilds    int
-	indexBuilds int         // times growIndex rebuilt the flow index
+	indexBuilds int         // times a grown flow index was published (finishGrow)
 	nodeSlab    slab[inode] // the index nodes link makes
 	// entSlab holds the entries of nodes of several rules (a rule added
 	// back while its removed predecessor awaits unlink makes one).
@@ -54,6 +53,27 @@ type Table struct {
 	lastRelax  *relaxList
 	targets    []*subtable
 	mergeLimit int // mergeLimit, or less in tests
+	// ord is the subtable order as the writer keeps it, and touched the
+	// subtables whose entries in it may be stale (see publishOrder).
+	ord     []orderEntry
+	touched []*subtable
+	// next is the index being built to replace the published one, nil
+	// when none is (see startGrow): the published slots below moved are
+	// copied into it, and it has nused slots in use.
+	next  []slot
+	nmask uint64
+	moved int
+	nused int
+	// wantNext is the length of the next index the writer asks Prefault
+	// to make ahead (0: none), and nextMade the one Prefault made; they
+	// are the only fields Prefault and the writer share (prefaultIndex).
+	// prefaulted counts the next indexes startGrow took from Prefault.
+	wantNext   atomic.Int64
+	nextMade   atomic.Pointer[[]slot]
+	prefaulted int
+	// minSlots is the smallest index, a power of two: 64, or less in
+	// tests, so that small tables grow.
+	minSlots int
 }
 
 // tableState is what lookups load with one atomic pointer read.
@@ -65,10 +85,10 @@ type tableState struct {
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
-	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, kind: p.cfg.Filter, mergeLimit: mergeLimit}
+	t := &Table{id: id, p: p, subs: map[Key]*subtable{}, kind: p.cfg.Filter, mergeLimit: mergeLimit, minSlots: 64}
 	t.nodeSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
 	t.entSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
-	nb := 64
+	nb := t.minSlots
 	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1)}
 	if t.kind != FilterNone {
 		t.fcfg = filter.Config{
@@ -115,6 +135,9 @@ type subtable struct {
 	// gmask and gval are the subtable's guard: on the bits gmask sets in
 	// guardWords, every node's key equals gval (see guardNode).
 	gmask, gval [len(guardWords)]uint64
+	touched     bool   // in its table's touched list
+	ordered     bool   // in its table's ord, at best rank ordRank
+	ordRank     uint64 // see ordered
 }
 
 // guardWords are the key words a subtable guard covers: in_port, eth_type
@@ -214,7 +237,7 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 	}
 	t.subs[*mask] = st
 	t.lastSub = st
-	t.orderDirty = true
+	t.touch(st)
 	return st
 }
 

@@ -1,0 +1,328 @@
+package rules_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
+)
+
+// churnOps is a cycle of ClassBench rule insertions and deletions: each op
+// is the updates of one rule (all of its expanded five-field entries),
+// adds if the rule is absent at that point, strict deletes if present.
+// Applied in order from the state start describes, the ops return the
+// table to that state, so that a benchmark may cycle through them.
+type churnOps struct {
+	start [][]rules.Update // the rules live at the start
+	ops   [][]rules.Update
+}
+
+// classBenchChurn builds the churn TupleMerge's driver runs: half the rules
+// live at first, then nops random toggles (an absent rule inserted, a
+// present one deleted), the live share kept between 20% and 80%, followed
+// by the same toggles in reverse.
+func classBenchChurn(rs []classbench.Rule, nops int, seed uint64) churnOps {
+	ups, _ := classbench.TupleUpdates(rs, 0, nil)
+	adds := make([][]rules.Update, len(rs))
+	dels := make([][]rules.Update, len(rs))
+	for _, u := range ups {
+		adds[u.ID] = append(adds[u.ID], u)
+		d := u
+		d.Command = rules.CmdDeleteStrict
+		dels[u.ID] = append(dels[u.ID], d)
+	}
+	rng := rand.New(rand.NewPCG(seed, 25))
+	live := make([]bool, len(rs))
+	var c churnOps
+	nlive := 0
+	for _, i := range rng.Perm(len(rs))[:len(rs)/2] {
+		live[i] = true
+		nlive++
+	}
+	for i := range rs {
+		if live[i] {
+			c.start = append(c.start, adds[i])
+		}
+	}
+	startLive := append([]bool(nil), live...)
+	toggles := make([]int, 0, nops)
+	for len(toggles) < nops {
+		i := rng.IntN(len(rs))
+		if live[i] && 5*(nlive-1) < len(rs) || !live[i] && 5*(nlive+1) > 4*len(rs) {
+			continue
+		}
+		toggles = append(toggles, i)
+		live[i] = !live[i]
+		if live[i] {
+			nlive++
+		} else {
+			nlive--
+		}
+	}
+	copy(live, startLive)
+	for j := range 2 * nops {
+		var i int
+		if j < nops {
+			i = toggles[j]
+		} else {
+			i = toggles[2*nops-1-j]
+		}
+		if live[i] {
+			c.ops = append(c.ops, dels[i])
+		} else {
+			c.ops = append(c.ops, adds[i])
+		}
+		live[i] = !live[i]
+	}
+	return c
+}
+
+// BenchmarkClassBenchChurn measures rule updates on the ClassBench sets
+// under insert/delete churn (classBenchChurn), as TupleMerge's driver does:
+// one rule per call (each rule's entries in one atomic burst) and 1024
+// rules per call, for each filter kind. Mrules/s counts ClassBench rules,
+// each of several entries; Mentries/s counts the updates applied.
+func BenchmarkClassBenchChurn(b *testing.B) {
+	for _, set := range benchSets {
+		rs, err := classbench.Parse(set.rules, readCB(b, set.rules))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := classBenchChurn(rs, 1<<14, 1)
+		for _, kind := range []rules.FilterKind{rules.FilterBloomCuckoo, rules.FilterCuckoo, rules.FilterNone} {
+			for _, per := range []int{1, 1024} {
+				b.Run(fmt.Sprintf("%s/%s/per=%d", set.name, kind, per), func(b *testing.B) {
+					benchChurn(b, &c, kind, per)
+				})
+			}
+		}
+	}
+}
+
+func benchChurn(b *testing.B, c *churnOps, kind rules.FilterKind, per int) {
+	p, err := rules.New(&rules.Config{Filter: kind, NoPrereqs: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res rules.BurstResult
+	var start []rules.Update
+	for _, us := range c.start {
+		start = append(start, us...)
+	}
+	p.ApplyBurstTo(&res, start, true, nil)
+	for _, err := range res.Errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The calls: per ops each, flattened ahead of the clock.
+	var calls [][]rules.Update
+	for i := 0; i < len(c.ops); i += per {
+		var call []rules.Update
+		for _, us := range c.ops[i:min(i+per, len(c.ops))] {
+			call = append(call, us...)
+		}
+		calls = append(calls, call)
+	}
+	b.ReportAllocs()
+	var nrules, nents int
+	i := 0
+	cpu0 := cpuTime()
+	for b.Loop() {
+		call := calls[i%len(calls)]
+		p.ApplyBurstTo(&res, call, true, nil)
+		nrules += min(per, len(c.ops)-i%len(calls)*per)
+		nents += len(call)
+		i++
+	}
+	cpu := cpuTime() - cpu0
+	for _, err := range res.Errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(nrules)/b.Elapsed().Seconds()/1e6, "Mrules/s")
+	b.ReportMetric(float64(nents)/b.Elapsed().Seconds()/1e6, "Mentries/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(i), "ns/call")
+	b.ReportMetric(float64(nrules)/cpu.Seconds()/1e6, "Mrules/cpu-s")
+}
+
+// cpuTime returns the CPU time the process has used, user and system: on
+// a machine whose cores other processes share, the time an update costs,
+// where the wall clock also counts the time the benchmark waited for a
+// core. It includes the garbage collector's work on other threads.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkGrowBursts grows a table of n exact flows to 2n+ in bursts of
+// 1024 adds, through the growth of its flow index (and, with a filter, of
+// its filter), and reports the slowest burst and the median one in CPU
+// time of the process: what a burst that grows the index costs beyond an
+// ordinary one. Each iteration is one growth, on a table loaded with the
+// timer stopped.
+func BenchmarkGrowBursts(b *testing.B) {
+	for _, n := range []int{32_768, 131_072} {
+		ups, _ := exactSet(2*n + 4096)
+		ups = ups[:2*n+4096] // the exact flows only
+		for _, kind := range []rules.FilterKind{rules.FilterNone, rules.FilterBloomCuckoo} {
+			b.Run(fmt.Sprintf("flows=%d/%s", n, kind), func(b *testing.B) {
+				var slowest, median []time.Duration
+				grown := 0
+				for b.Loop() {
+					b.StopTimer()
+					p, err := rules.New(&rules.Config{Filter: kind, MaxOccupancy: 0.999})
+					if err != nil {
+						b.Fatal(err)
+					}
+					var res rules.BurstResult
+					p.ApplyBurstTo(&res, ups[:n], true, nil)
+					idx := p.Table(0).Stats().IndexRebuilds
+					var times []time.Duration
+					b.StartTimer()
+					for i := n; i+1024 <= len(ups); i += 1024 {
+						c0 := cpuTime()
+						p.ApplyBurstTo(&res, ups[i:i+1024], true, nil)
+						times = append(times, cpuTime()-c0)
+					}
+					b.StopTimer()
+					for _, err := range res.Errs {
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					grown += p.Table(0).Stats().IndexRebuilds - idx
+					slices.Sort(times)
+					slowest = append(slowest, times[len(times)-1])
+					median = append(median, times[len(times)/2])
+					b.StartTimer()
+				}
+				slices.Sort(slowest)
+				slices.Sort(median)
+				b.ReportMetric(float64(slowest[len(slowest)/2].Microseconds()), "slowest-µs/burst")
+				b.ReportMetric(float64(median[len(median)/2].Microseconds()), "median-µs/burst")
+				b.ReportMetric(float64(grown)/float64(len(slowest)), "index-growths")
+			})
+		}
+	}
+}
+
+// TestClassBenchChurn runs the churn of BenchmarkClassBenchChurn, one rule
+// per call and bursts of many, and checks after every call the published
+// subtable order and the index, and lookups of rule corners against a
+// linear scan of the live rules.
+func TestClassBenchChurn(t *testing.T) {
+	rs, err := classbench.Parse("fw1_1k", readCB(t, "lyxocs-ruleSet/fw1_1k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nops := 2000
+	if testing.Short() || raceEnabled {
+		nops = 300
+	}
+	c := classBenchChurn(rs, nops, 3)
+	hs := cornerHeaders(rs)
+	for _, per := range []int{1, 37, 512} {
+		p, err := rules.New(&rules.Config{NoPrereqs: true, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		live := map[int]bool{}
+		var res rules.BurstResult
+		apply := func(ops [][]rules.Update) {
+			var ups []rules.Update
+			for _, us := range ops {
+				ups = append(ups, us...)
+				live[us[0].ID] = us[0].Command == rules.CmdAdd
+			}
+			p.ApplyBurstTo(&res, ups, true, nil)
+			for i, err := range res.Errs {
+				if err != nil {
+					t.Fatalf("per=%d: update %d: %v", per, i, err)
+				}
+			}
+		}
+		apply(c.start)
+		for i := 0; i < len(c.ops); i += per {
+			apply(c.ops[i:min(i+per, len(c.ops))])
+			if err := rules.CheckOrder(p); err != nil {
+				t.Fatalf("per=%d call %d: %v", per, i/per, err)
+			}
+			if err := rules.CheckIndex(p); err != nil {
+				t.Fatalf("per=%d call %d: %v", per, i/per, err)
+			}
+			for j := i % 7; j < len(hs); j += 97 {
+				k := hs[j].Key()
+				want := -1
+				for _, r := range rs {
+					if live[r.Index] && r.MatchesHeader(&hs[j]) {
+						want = r.Index
+						break
+					}
+				}
+				got := -1
+				if r := p.Table(0).Lookup(&k); r != nil {
+					got = r.ID
+				}
+				if got != want {
+					t.Fatalf("per=%d call %d: header %d: rule %d, want %d", per, i/per, j, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestIndexGrowth grows a table of exact flows through several index
+// growths in bursts of 1024, checking the index between bursts, often
+// while a next index is part-copied, and every flow's lookup at the end.
+// Prefault runs after each burst, as a switch runs it between bursts, so
+// the larger growths copy into an index it made.
+func TestIndexGrowth(t *testing.T) {
+	n := 80_000
+	if testing.Short() || raceEnabled {
+		n = 20_000
+	}
+	ups, keys := exactSet(n)
+	ups = ups[:n]
+	p, err := rules.New(&rules.Config{Filter: rules.FilterNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res rules.BurstResult
+	for i := 0; i < n; i += 1024 {
+		p.ApplyBurstTo(&res, ups[i:min(i+1024, n)], true, nil)
+		for _, err := range res.Errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.Prefault()
+		if i/1024%8 == 0 || rules.IndexGrowing(p) && i/1024%3 == 0 {
+			if err := rules.CheckIndex(p); err != nil {
+				t.Fatalf("after %d flows: %v", i+1024, err)
+			}
+		}
+	}
+	if err := rules.CheckIndex(p); err != nil {
+		t.Fatal(err)
+	}
+	for i := range keys {
+		if r := p.Table(0).Lookup(&keys[i]); r == nil || r.ID != i {
+			t.Fatalf("flow %d: lookup found %v", i, r)
+		}
+	}
+	st := p.Table(0).Stats()
+	if st.IndexRebuilds < 8 || rules.PrefaultedIndexes(p) == 0 {
+		t.Errorf("%d index growths for %d flows, %d into an index Prefault made", st.IndexRebuilds, n, rules.PrefaultedIndexes(p))
+	}
+	t.Logf("%d flows: %d index growths, %d into an index Prefault made", n, st.IndexRebuilds, rules.PrefaultedIndexes(p))
+}
