@@ -1,5 +1,7 @@
 package rules
 
+import "time"
+
 // The test hooks of Pipeline: its unexported fields that only tests set or
 // read are set and read here.
 
@@ -49,4 +51,38 @@ func poisonNode(n *inode) {
 	}
 	n.one[0].rank, n.one[0].added = ^uint64(0), ^uint64(0)
 	n.one[0].removed.Store(^uint64(0))
+}
+
+// SetLookupPaths makes the pipelines built from c consult their filters
+// in tables whose index has at least filterSlots slots and classify batches
+// subtable by subtable from overlapSlots slots (zero: the default), so
+// that tests run every lookup path on small tables.
+func SetLookupPaths(c *Config, filterSlots, overlapSlots int) {
+	c.paths = lookupPaths{filterSlots: filterSlots, overlapSlots: overlapSlots}
+}
+
+// LookupPathsTime looks keys (a multiple of 32 of them) up in t at its
+// published version along one path, whatever its index size: with or
+// without its filter, one by one or in chunks subtable by subtable. It
+// returns how long that took, for benchmarks that compare the paths on one
+// table, interleaved.
+func LookupPathsTime(t *Table, keys []Key, out []*Rule, useFilter, chunk bool) time.Duration {
+	s := *t.state.Load()
+	s.paths = lookupPaths{filterSlots: 1, overlapSlots: 1}
+	if !useFilter {
+		s.filter = nil
+	}
+	v := t.p.version.Load()
+	var c Counters
+	start := time.Now()
+	if chunk {
+		for i := 0; i+batchChunk <= len(keys); i += batchChunk {
+			lookupChunk(keys[i:i+batchChunk], out[i:i+batchChunk], v, &s, &c)
+		}
+	} else {
+		for i := range keys {
+			out[i] = lookup(&keys[i], v, &s, &c)
+		}
+	}
+	return time.Since(start)
 }

@@ -1,5 +1,7 @@
 package rules
 
+import "github.com/ofswitch/ofswitch/filter"
+
 // Counters count what lookups did. Each goroutine keeps its own and merges
 // them with Add; the table itself writes no counters on the lookup path.
 type Counters struct {
@@ -53,7 +55,10 @@ func (t *Table) LookupVersion(k *Key, c *Counters) (*Rule, uint64) {
 
 // LookupBatch looks up every key of keys at one version, stores the
 // answers in out, which must be at least as long, adds what it did to c,
-// and returns the version all answers belong to.
+// and returns the version all answers belong to. Where the table's index
+// is large (see lookupPaths) it classifies the keys in chunks of 32,
+// subtable by subtable, so that their cache misses overlap; elsewhere one
+// by one, as Lookup does.
 func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 	p := t.p
 	out = out[:len(keys)]
@@ -61,7 +66,7 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 		v := p.version.Load()
 		s := t.state.Load()
 		var local Counters
-		if len(keys) > 1 {
+		if len(keys) > 1 && len(s.slots) >= s.paths.overlapSlots {
 			for i := 0; i < len(keys); i += batchChunk {
 				j := min(i+batchChunk, len(keys))
 				lookupChunk(keys[i:j], out[i:j], v, s, &local)
@@ -80,10 +85,60 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 	}
 }
 
+// lookupPaths holds the index sizes, in slots, at which lookups change
+// strategy. Both rules compare what a strategy saves, cache misses, with
+// what it costs in instructions, and misses are what a small index does
+// not have: its slots and nodes stay in the first two cache levels, so
+// that a probe of a subtable costs about what a filter check does.
+//
+//   - filterSlots: lookups consult the filter only in a table whose index
+//     has at least this many slots. In a smaller one every visited
+//     subtable is probed at once (Counters.FilterNegatives stays 0 and
+//     Probes equals Visited): the filter check costs more than the probe
+//     it may save. The filter is kept up to date either way.
+//   - overlapSlots: LookupBatch classifies chunks subtable by subtable
+//     (lookupChunk) only in a table whose index has at least this many
+//     slots. A chunk pays a pass over its undecided keys for every
+//     subtable any of them visits; that pays for itself only where the
+//     probes it overlaps miss the caches.
+//
+// Both depend only on the published index, so a lookup reads them with
+// the state it already loaded and writes nothing.
+type lookupPaths struct {
+	filterSlots  int
+	overlapSlots int
+}
+
+// Default strategy thresholds; see lookupPaths.
+const (
+	defaultFilterSlots  = 1 << 14 // 256 KB of slots
+	defaultOverlapSlots = 1 << 16 // 1 MB of slots
+)
+
+// orDefaults returns lp with the defaults where it has zeros.
+func (lp lookupPaths) orDefaults() lookupPaths {
+	if lp.filterSlots == 0 {
+		lp.filterSlots = defaultFilterSlots
+	}
+	if lp.overlapSlots == 0 {
+		lp.overlapSlots = defaultOverlapSlots
+	}
+	return lp
+}
+
+// lookupFilter returns the filter lookups of s consult: s.filter, or nil
+// while the index is smaller than s.paths.filterSlots.
+func (s *tableState) lookupFilter() *filter.Filter {
+	if len(s.slots) < s.paths.filterSlots {
+		return nil
+	}
+	return s.filter
+}
+
 func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 	var best *Rule
 	var bestRank uint64
-	f := s.filter
+	f := s.lookupFilter()
 	for i := range s.order {
 		oe := &s.order[i]
 		if best != nil && oe.maxRank < bestRank {
@@ -133,13 +188,18 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 		hit    [batchChunk]bool
 		rank   [batchChunk]uint64
 		idx    [batchChunk]uint8
+		// What the slot loads found for each key: set for every key a
+		// subtable visits, so never cleared.
+		heads [batchChunk]*inode
+		sts   [batchChunk]*subtable
+		k0    [batchChunk]uint64
 	)
 	na := len(keys)
 	for i := range keys {
 		active[i] = uint8(i)
 		out[i] = nil
 	}
-	f := s.filter
+	f := s.lookupFilter()
 	for oi := range s.order {
 		if na == 0 {
 			break
@@ -191,12 +251,8 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 		// Load the home slots of all hits, then the first words of the
 		// nodes found there, each loop issuing independent loads so that
 		// their cache misses overlap; the probes then mostly hit the cache.
-		var (
-			heads [batchChunk]*inode
-			sts   [batchChunk]*subtable
-			k0    [batchChunk]uint64
-		)
 		for j := range g {
+			heads[j] = nil
 			if !hit[j] {
 				continue
 			}
