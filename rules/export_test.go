@@ -56,30 +56,46 @@ func poisonNode(n *inode) {
 // SetLookupPaths makes the pipelines built from c consult their filters
 // in tables whose index has at least filterSlots slots and classify batches
 // subtable by subtable from overlapSlots slots (zero: the default), so
-// that tests run every lookup path on small tables.
+// that tests run every lookup path on small tables. With overlapSlots set,
+// batches go by chunks however many subtables their first key visited.
 func SetLookupPaths(c *Config, filterSlots, overlapSlots int) {
 	c.paths = lookupPaths{filterSlots: filterSlots, overlapSlots: overlapSlots}
+	if overlapSlots != 0 {
+		c.paths.overlapVisits = 1 << 30
+	}
 }
 
 // LookupPathsTime looks keys (a multiple of 32 of them) up in t at its
-// published version along one path, whatever its index size: with or
-// without its filter, one by one or in chunks subtable by subtable. It
-// returns how long that took, for benchmarks that compare the paths on one
-// table, interleaved.
-func LookupPathsTime(t *Table, keys []Key, out []*Rule, useFilter, chunk bool) time.Duration {
+// published version along one path and returns how long that took, for
+// benchmarks that compare the paths on one table, interleaved. The paths:
+// "single" and "batch" are Lookup and LookupBatch (32 keys a call), which
+// choose their strategy as lookupPaths says; "single-none",
+// "single-filter", "chunk-none" and "chunk-filter" force one, whatever
+// the index size: with or without the filter, one by one or in chunks
+// subtable by subtable.
+func LookupPathsTime(t *Table, keys []Key, out []*Rule, path string) time.Duration {
 	s := *t.state.Load()
-	s.paths = lookupPaths{filterSlots: 1, overlapSlots: 1}
-	if !useFilter {
+	s.paths.filterSlots = 1
+	if path == "single-none" || path == "chunk-none" {
 		s.filter = nil
 	}
 	v := t.p.version.Load()
 	var c Counters
 	start := time.Now()
-	if chunk {
+	switch path {
+	case "single":
+		for i := range keys {
+			out[i], _ = t.LookupVersion(&keys[i], &c)
+		}
+	case "batch":
+		for i := 0; i+batchChunk <= len(keys); i += batchChunk {
+			t.LookupBatch(keys[i:i+batchChunk], out[i:i+batchChunk], &c)
+		}
+	case "chunk-none", "chunk-filter":
 		for i := 0; i+batchChunk <= len(keys); i += batchChunk {
 			lookupChunk(keys[i:i+batchChunk], out[i:i+batchChunk], v, &s, &c)
 		}
-	} else {
+	default:
 		for i := range keys {
 			out[i] = lookup(&keys[i], v, &s, &c)
 		}
