@@ -181,9 +181,16 @@ func TestClassBenchBatch(t *testing.T) {
 	for i := range hs {
 		keys[i] = hs[i].Key()
 	}
-	for _, forced := range []bool{false, true} {
-		t.Run(fmt.Sprintf("forced=%v", forced), func(t *testing.T) {
+	// passes: chunks go on one key at a time after this many subtables
+	// (0: the default).
+	for _, v := range []struct {
+		forced bool
+		passes int
+	}{{false, 0}, {true, 0}, {true, 1}, {true, 1 << 30}} {
+		forced := v.forced
+		t.Run(fmt.Sprintf("forced=%v/passes=%d", forced, v.passes), func(t *testing.T) {
 			cfg := rules.Config{Filter: rules.FilterBloomCuckoo}
+			rules.SetChunkPasses(&cfg, v.passes)
 			if forced {
 				rules.SetLookupPaths(&cfg, 1, 1)
 			}

@@ -36,7 +36,7 @@
 // equals Visited and FilterNegatives stays 0); the filter is kept up to
 // date all the same. Measured on the ClassBench sets, single lookups
 // behind the filter run at 0.95-1.01x those without it on the 1k sets
-// (4,096 slots) and at 1.04-1.39x on the 10k sets (16,384 to 65,536
+// (4,096 slots) and at 1.00-1.39x on the 10k sets (16,384 to 65,536
 // slots). From 2^16 slots on, where a probe's first slot is likely a
 // cache miss as the filter's bucket is, a lookup starts loading that slot
 // before it checks the filter, so that a key the subtable holds waits for
@@ -78,19 +78,19 @@
 // memory and allocate nothing; each caller counts what its lookups did in
 // Counters of its own. LookupBatch classifies up to 32 keys subtable by
 // subtable, so that their filter probes and index loads overlap, where
-// that pays: in a table whose index has at least 2^16 slots (1 MB), and
+// that pays: in a table whose index has at least 2^14 slots (256 KB), and
 // when the batch's first key, looked up alone, visited at most 2
 // subtables; otherwise it looks the keys up one by one, as Lookup does. A
-// chunk pays a pass over its undecided keys for every subtable any of them
-// visits, which costs more than it saves where the index sits in cache or
-// lookups visit many subtables: chunks ran at 0.54-0.95x the rate of
-// single lookups on the ClassBench sets and at 1.3-2.2x on tables of
-// 5,000 to 100,000 exact flows. With the rule, batches ran at 1.00-1.01x
-// single lookups on the ClassBench sets, 1.03x on 5,000 exact flows (16,384
-// slots: one by one), 1.36x on 10,000 and 2.27x on 100,000
-// (BenchmarkLookupPaths). When the filter fills, the
-// writer builds a larger one from the index and swaps it in; lookups use
-// the old one until then.
+// chunk's keys still undecided after the first two subtables it visits go
+// on one by one. A chunk pays a pass over its undecided keys for every
+// subtable it goes through, which costs more than it saves where the
+// index sits in cache or lookups visit many subtables: uncapped chunks
+// ran at 0.54-0.95x the rate of single lookups on the ClassBench sets,
+// and at 1.3-2.2x on tables of 5,000 to 100,000 exact flows. With the
+// rule, batches run at 0.99-1.01x single lookups on the ClassBench sets
+// and 1.35-2.3x on those exact tables (BenchmarkLookupPaths). When the
+// filter fills, the writer builds a larger one from the index and swaps
+// it in; lookups use the old one until then.
 //
 // # Recycling
 //

@@ -53,13 +53,17 @@ func poisonNode(n *inode) {
 	n.one[0].removed.Store(^uint64(0))
 }
 
+// SetChunkPasses makes the batches of pipelines built from c go on one
+// key at a time after n subtables visited by chunk (zero: the default).
+func SetChunkPasses(c *Config, n int) { c.paths.chunkPasses = n }
+
 // SetLookupPaths makes the pipelines built from c consult their filters
 // in tables whose index has at least filterSlots slots and classify batches
 // subtable by subtable from overlapSlots slots (zero: the default), so
 // that tests run every lookup path on small tables. With overlapSlots set,
 // batches go by chunks however many subtables their first key visited.
 func SetLookupPaths(c *Config, filterSlots, overlapSlots int) {
-	c.paths = lookupPaths{filterSlots: filterSlots, overlapSlots: overlapSlots}
+	c.paths = lookupPaths{filterSlots: filterSlots, overlapSlots: overlapSlots, chunkPasses: c.paths.chunkPasses}
 	if overlapSlots != 0 {
 		c.paths.overlapVisits = 1 << 30
 	}
