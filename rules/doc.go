@@ -78,9 +78,9 @@
 // memory and allocate nothing; each caller counts what its lookups did in
 // Counters of its own. LookupBatch classifies up to 32 keys subtable by
 // subtable, so that their filter probes and index loads overlap, where
-// that pays: in a table whose index has at least 2^14 slots (256 KB), and
-// when the batch's first key, looked up alone, visited at most 2
-// subtables; otherwise it looks the keys up one by one, as Lookup does. A
+// that pays: in a table whose index has at least 2^16 slots (1 MB), and
+// when the batch's first key, looked up alone, visited one subtable only;
+// otherwise it looks the keys up one by one, as Lookup does. A
 // chunk's keys still undecided after the first two subtables it visits go
 // on one by one, and if the first key found its rule in the first
 // subtable it visited, the chunk probes its first subtable without the
@@ -90,7 +90,9 @@
 // ran at 0.54-0.95x the rate of single lookups on the ClassBench sets,
 // and at 1.3-2.2x on tables of 5,000 to 100,000 exact flows. With the
 // rule, batches run at 0.99-1.01x single lookups on the ClassBench sets
-// and 1.35-2.3x on those exact tables (BenchmarkLookupPaths). When the
+// and on 5,000 exact flows (16,384 slots: one by one; chunks there would
+// gain 1.5x, but chunks at that size cost 3% on acl1_10k), 1.6x on 10,000
+// and 2.3-2.6x on 100,000 (BenchmarkLookupPaths). When the
 // filter fills, the writer builds a larger one from the index and swaps
 // it in; lookups use the old one until then.
 //
