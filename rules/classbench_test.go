@@ -92,13 +92,27 @@ func cornerHeaders(rs []classbench.Rule) []classbench.Header {
 // answers what ClassBench's linear scan (classbench.First) answers, and
 // the trace's label matches and is not before the answer.
 func TestClassBench(t *testing.T) {
-	for _, kind := range []rules.FilterKind{rules.FilterBloomCuckoo, rules.FilterCuckoo, rules.FilterNone} {
+	// bcf-forced consults the filter however small the table's index is
+	// (rules.SetLookupPaths), as lookups in large tables do.
+	forced := rules.Config{Filter: rules.FilterBloomCuckoo, Seed: 1}
+	rules.SetLookupPaths(&forced, 1, 1)
+	for _, v := range []struct {
+		name string
+		cfg  rules.Config
+	}{
+		{"bcf", rules.Config{Filter: rules.FilterBloomCuckoo, Seed: 1}},
+		{"bcf-forced", forced},
+		{"cf", rules.Config{Filter: rules.FilterCuckoo, Seed: 1}},
+		{"none", rules.Config{Filter: rules.FilterNone, Seed: 1}},
+	} {
+		kind := v.cfg.Filter
 		for _, set := range cbSets {
-			t.Run(fmt.Sprintf("%s/%s", kind, filepath.Base(set.rules)), func(t *testing.T) {
-				if kind != rules.FilterBloomCuckoo && (raceEnabled || testing.Short()) && !strings.HasSuffix(set.rules, "1k") {
+			t.Run(fmt.Sprintf("%s/%s", v.name, filepath.Base(set.rules)), func(t *testing.T) {
+				if v.name != "bcf" && (raceEnabled || testing.Short()) && !strings.HasSuffix(set.rules, "1k") {
 					t.Skip("large sets run with bcf only under -race/-short")
 				}
-				rs, p, ex := loadCB(t, set.rules, &rules.Config{Filter: kind, Seed: 1})
+				cfg := v.cfg
+				rs, p, ex := loadCB(t, set.rules, &cfg)
 				t.Logf("%d rules -> %d entries (x%.2f, max %d per rule), %d subtables",
 					ex.Rules, ex.Entries, ex.Factor(), ex.MaxPer, p.Table(0).Stats().Subtables)
 				var hs []classbench.Header
@@ -154,28 +168,51 @@ func TestClassBench(t *testing.T) {
 	}
 }
 
-// TestClassBenchBatch checks LookupBatch against Lookup on a trace.
+// TestClassBenchBatch checks LookupBatch against Lookup on a trace, with
+// the lookup paths of the table's size and with those of large tables
+// (chunks subtable by subtable, the filter consulted), and that the
+// counters say which path ran.
 func TestClassBenchBatch(t *testing.T) {
-	_, p, _ := loadCB(t, "lyxocs-ruleSet/fw1_1k", nil)
 	hs, err := classbench.ParseTrace("fw1_1k_trace", readCB(t, "lyxocs-ruleSet/fw1_1k_trace"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl := p.Table(0)
 	keys := make([]rules.Key, len(hs))
 	for i := range hs {
 		keys[i] = hs[i].Key()
 	}
-	out := make([]*rules.Rule, len(keys))
-	var c rules.Counters
-	for _, n := range []int{1, 7, 32, 100} {
-		for i := 0; i+n <= len(keys); i += n * 13 {
-			tbl.LookupBatch(keys[i:i+n], out[i:i+n], &c)
-			for j := i; j < i+n; j++ {
-				if want := tbl.Lookup(&keys[j]); out[j] != want {
-					t.Fatalf("batch of %d, key %d: batch %v, single %v", n, j, out[j], want)
+	// passes: chunks go on one key at a time after this many subtables
+	// (0: the default).
+	for _, v := range []struct {
+		forced bool
+		passes int
+	}{{false, 0}, {true, 0}, {true, 1}, {true, 1 << 30}} {
+		forced := v.forced
+		t.Run(fmt.Sprintf("forced=%v/passes=%d", forced, v.passes), func(t *testing.T) {
+			cfg := rules.Config{Filter: rules.FilterBloomCuckoo}
+			rules.SetChunkPasses(&cfg, v.passes)
+			if forced {
+				rules.SetLookupPaths(&cfg, 1, 1)
+			}
+			_, p, _ := loadCB(t, "lyxocs-ruleSet/fw1_1k", &cfg)
+			tbl := p.Table(0)
+			out := make([]*rules.Rule, len(keys))
+			var c rules.Counters
+			for _, n := range []int{1, 7, 32, 100} {
+				for i := 0; i+n <= len(keys); i += n * 13 {
+					tbl.LookupBatch(keys[i:i+n], out[i:i+n], &c)
+					for j := i; j < i+n; j++ {
+						if want := tbl.Lookup(&keys[j]); out[j] != want {
+							t.Fatalf("batch of %d, key %d: batch %v, single %v", n, j, out[j], want)
+						}
+					}
 				}
 			}
-		}
+			// A small table's lookups probe every subtable they visit;
+			// forced, the filter turns most probes away.
+			if got := c.FilterNegatives > 0; got != forced || c.Visited != c.Probes+c.FilterNegatives {
+				t.Errorf("counters %+v: want filter negatives %v and visited = probes + negatives", c, forced)
+			}
+		})
 	}
 }

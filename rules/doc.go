@@ -28,6 +28,24 @@
 // however many rules share it. A filter negative skips the subtable's hash
 // probe; a false positive costs one probe and is counted.
 //
+// The filter is consulted only where it pays: in a table whose index has
+// at least 2^14 slots (256 KB; 2,000 to 8,000 distinct masked keys). In a
+// smaller one the slots and nodes stay in the first two cache levels, a
+// probe of a subtable that lacks the key costs about what a filter check
+// does, and lookups probe every subtable they visit (Counters.Probes then
+// equals Visited and FilterNegatives stays 0); the filter is kept up to
+// date all the same. Measured on the ClassBench sets, single lookups
+// behind the filter run at 0.95-1.01x those without it on the 1k sets
+// (4,096 slots) and at 1.00-1.39x on the 10k sets (16,384 to 65,536
+// slots). From 2^16 slots on, where a probe's first slot is likely a
+// cache miss as the filter's bucket is, a lookup starts loading that slot
+// before it checks the filter, so that a key the subtable holds waits for
+// one miss, not two in a row. Where every lookup finds its key in the
+// first subtable it visits (a table of exact flows, all hit) the filter
+// cannot save a probe and its check is pure cost: single lookups behind
+// it ran at 0.75-0.84x those without it on 5,000 to 100,000 exact flows
+// (BenchmarkLookupPaths, same table with and without the filter).
+//
 // # Priority order
 //
 // A lookup visits subtables in decreasing order of the best rule they hold
@@ -62,9 +80,24 @@
 // order, the filter and the index with atomic reads, write no shared
 // memory and allocate nothing; each caller counts what its lookups did in
 // Counters of its own. LookupBatch classifies up to 32 keys subtable by
-// subtable, so that their filter probes and index loads overlap. When the
-// filter fills, the writer builds a larger one from the index and swaps it
-// in; lookups use the old one until then.
+// subtable, so that their filter probes and index loads overlap, where
+// that pays: in a table whose index has at least 2^16 slots (1 MB), and
+// when the batch's first key, looked up alone, visited one subtable only;
+// otherwise it looks the keys up one by one, as Lookup does. A
+// chunk's keys still undecided after the first two subtables it visits go
+// on one by one, and if the first key found its rule in the first
+// subtable it visited, the chunk probes its first subtable without the
+// filter. A chunk pays a pass over its undecided keys for every
+// subtable it goes through, which costs more than it saves where the
+// index sits in cache or lookups visit many subtables: uncapped chunks
+// ran at 0.54-0.95x the rate of single lookups on the ClassBench sets,
+// and at 1.3-2.2x on tables of 5,000 to 100,000 exact flows. With the
+// rule, batches run at 0.99-1.01x single lookups on the ClassBench sets
+// and on 5,000 exact flows (16,384 slots: one by one; chunks there would
+// gain 1.5x, but chunks at that size cost 3% on acl1_10k), 1.6x on 10,000
+// and 2.3-2.6x on 100,000 (BenchmarkLookupPaths). When the
+// filter fills, the writer builds a larger one from the index and swaps
+// it in; lookups use the old one until then.
 //
 // The index (open addressing, linear probing by the node's hash) grows,
 // or sheds its tombstones, without a pause: past 3/8 of its slots in use

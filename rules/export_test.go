@@ -1,6 +1,9 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // The test hooks of Pipeline: its unexported fields that only tests set or
 // read are set and read here.
@@ -192,4 +195,58 @@ func PrefaultedIndexes(p *Pipeline) int {
 		n += t.prefaulted
 	}
 	return n
+}
+
+// SetChunkPasses makes the batches of pipelines built from c go on one
+// key at a time after n subtables visited by chunk (zero: the default).
+func SetChunkPasses(c *Config, n int) { c.paths.chunkPasses = n }
+
+// SetLookupPaths makes the pipelines built from c consult their filters
+// in tables whose index has at least filterSlots slots and classify batches
+// subtable by subtable from overlapSlots slots (zero: the default), so
+// that tests run every lookup path on small tables. With overlapSlots set,
+// batches go by chunks however many subtables their first key visited.
+func SetLookupPaths(c *Config, filterSlots, overlapSlots int) {
+	c.paths = lookupPaths{filterSlots: filterSlots, overlapSlots: overlapSlots, chunkPasses: c.paths.chunkPasses}
+	if overlapSlots != 0 {
+		c.paths.overlapVisits = 1 << 30
+	}
+}
+
+// LookupPathsTime looks keys (a multiple of 32 of them) up in t at its
+// published version along one path and returns how long that took, for
+// benchmarks that compare the paths on one table, interleaved. The paths:
+// "single" and "batch" are Lookup and LookupBatch (32 keys a call), which
+// choose their strategy as lookupPaths says; "single-none",
+// "single-filter", "chunk-none" and "chunk-filter" force one, whatever
+// the index size: with or without the filter, one by one or in chunks
+// subtable by subtable.
+func LookupPathsTime(t *Table, keys []Key, out []*Rule, path string) time.Duration {
+	s := *t.state.Load()
+	s.paths.filterSlots = 1
+	if path == "single-none" || path == "chunk-none" {
+		s.filter = nil
+	}
+	v := t.p.version.Load()
+	var c Counters
+	start := time.Now()
+	switch path {
+	case "single":
+		for i := range keys {
+			out[i], _ = t.LookupVersion(&keys[i], &c)
+		}
+	case "batch":
+		for i := 0; i+batchChunk <= len(keys); i += batchChunk {
+			t.LookupBatch(keys[i:i+batchChunk], out[i:i+batchChunk], &c)
+		}
+	case "chunk-none", "chunk-filter":
+		for i := 0; i+batchChunk <= len(keys); i += batchChunk {
+			lookupChunk(keys[i:i+batchChunk], out[i:i+batchChunk], v, &s, &c, false)
+		}
+	default:
+		for i := range keys {
+			out[i] = lookup(&keys[i], v, &s, &c)
+		}
+	}
+	return time.Since(start)
 }

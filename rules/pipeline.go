@@ -78,6 +78,11 @@ type Config struct {
 	// reused. The memory of the largest table held stays with the
 	// pipeline.
 	Recycle bool
+
+	// paths overrides the index sizes at which lookups change strategy;
+	// only tests set it (SetLookupPaths), to run every path on small
+	// tables.
+	paths lookupPaths
 }
 
 // Pipeline is a set of flow tables that share one version clock, so that a

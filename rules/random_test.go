@@ -159,12 +159,19 @@ type remKey struct {
 // reuse starts at once; the lookups come from the writer's goroutine
 // between its calls, which needs no Reader. setup, if any, runs on the new
 // pipeline before the first update.
-func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle bool, more func() bool, setup ...func(*rules.Pipeline)) *rules.Pipeline {
+//
+// With forced, the tables consult their filters and classify batches
+// subtable by subtable however small they are (rules.SetLookupPaths), so
+// that the paths large tables take are checked too.
+func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle, forced bool, more func() bool, setup ...func(*rules.Pipeline)) *rules.Pipeline {
 	const tables = 3
 	clk := &clock{t: time.Unix(1_000_000, 0)}
 	cfg := &rules.Config{Tables: tables, Filter: kind, FilterBuckets: 4, Now: clk.now, Seed: 7}
 	if recycle {
 		cfg.Recycle, cfg.UnlinkAfter = true, -1
+	}
+	if forced {
+		rules.SetLookupPaths(cfg, 1, 1)
 	}
 	p, err := rules.New(cfg)
 	if err != nil {
@@ -220,10 +227,15 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 			}
 			removed += compareRemoved(t, step, got, orem)
 		case op < 9: // lookups, counted as hits
+			var (
+				bkeys [tables][]rules.Key
+				bwant [tables][]*rules.Rule
+			)
 			for range 4 {
 				k := randKey(r)
 				tb := uint8(r.IntN(tables))
 				got := p.Table(tb).Lookup(&k)
+				bkeys[tb], bwant[tb] = append(bkeys[tb], k), append(bwant[tb], got)
 				want := o.Lookup(tb, &k)
 				if (got == nil) != (want == nil) || got != nil && (got.Match != want.Match || got.Priority != want.Priority || got.Seq() != want.Seq || got.Cookie != want.Cookie || got.Instructions[0].Actions[0].Port != want.Instructions[0].Actions[0].Port) {
 					t.Fatalf("step %d: table %d key %v: got %+v, oracle %+v", step, tb, k, got, want)
@@ -236,6 +248,21 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 					o.Hit(want)
 					if got.Packets() != want.Packets {
 						t.Fatalf("step %d: packets %d, oracle %d", step, got.Packets(), want.Packets)
+					}
+				}
+			}
+			// The same keys in one batch per table answer as they did
+			// one by one (Hit changes counters, not answers).
+			for tb := range bkeys {
+				if len(bkeys[tb]) == 0 {
+					continue
+				}
+				out := make([]*rules.Rule, len(bkeys[tb]))
+				var c rules.Counters
+				p.Table(uint8(tb)).LookupBatch(bkeys[tb], out, &c)
+				for j := range out {
+					if out[j] != bwant[tb][j] {
+						t.Fatalf("step %d: table %d key %v: batch %+v, single %+v", step, tb, bkeys[tb][j], out[j], bwant[tb][j])
 					}
 				}
 			}
@@ -311,10 +338,13 @@ func TestRandomAgainstOracle(t *testing.T) {
 	for _, kind := range []rules.FilterKind{rules.FilterBloomCuckoo, rules.FilterCuckoo, rules.FilterNone} {
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%s/seed=%d", kind, seed), func(t *testing.T) {
-				runRandom(t, rand.New(rand.NewPCG(seed, 99)), steps, kind, false, func() bool { return true })
+				runRandom(t, rand.New(rand.NewPCG(seed, 99)), steps, kind, false, false, func() bool { return true })
+			})
+			t.Run(fmt.Sprintf("%s/forced/seed=%d", kind, seed), func(t *testing.T) {
+				runRandom(t, rand.New(rand.NewPCG(seed, 99)), steps, kind, false, true, func() bool { return true })
 			})
 			t.Run(fmt.Sprintf("%s/recycle/seed=%d", kind, seed), func(t *testing.T) {
-				p := runRandom(t, rand.New(rand.NewPCG(seed, 99)), steps, kind, true, func() bool { return true })
+				p := runRandom(t, rand.New(rand.NewPCG(seed, 99)), steps, kind, true, seed == 1, func() bool { return true })
 				if p.Recycled() == 0 {
 					t.Errorf("nothing recycled in %d steps", steps)
 				}
@@ -335,7 +365,7 @@ func TestRandomMergeLimit(t *testing.T) {
 	for _, limit := range []int{1, 2} {
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("limit=%d/seed=%d", limit, seed), func(t *testing.T) {
-				runRandom(t, rand.New(rand.NewPCG(seed, 77)), steps, rules.FilterBloomCuckoo, seed == 2, func() bool { return true },
+				runRandom(t, rand.New(rand.NewPCG(seed, 77)), steps, rules.FilterBloomCuckoo, seed == 2, false, func() bool { return true },
 					func(p *rules.Pipeline) { rules.SetMergeLimit(p, limit) })
 			})
 		}
@@ -352,15 +382,17 @@ func FuzzPipeline(f *testing.F) {
 	f.Add(seed)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The first byte's low bit picks a recycling pipeline, the next
-		// one merged nodes of at most two entries.
+		// one the lookup paths of large tables, and a third merged nodes
+		// of at most two entries.
 		recycle := len(data) > 0 && data[0]&1 == 1
+		forced := len(data) > 0 && data[0]&2 == 2
 		limit := func(p *rules.Pipeline) {
-			if len(data) > 0 && data[0]&2 != 0 {
+			if len(data) > 0 && data[0]&4 != 0 {
 				rules.SetMergeLimit(p, 2)
 			}
 		}
 		s := &byteSource{b: data}
-		runRandom(t, s, 200, rules.FilterBloomCuckoo, recycle, func() bool { return !s.done() }, limit)
+		runRandom(t, s, 200, rules.FilterBloomCuckoo, recycle, forced, func() bool { return !s.done() }, limit)
 	})
 }
 
@@ -370,16 +402,21 @@ func FuzzPipeline(f *testing.F) {
 // default one.
 func TestConcurrentBursts(t *testing.T) {
 	for _, ua := range []time.Duration{-1, 50 * time.Microsecond, 0} {
-		t.Run(fmt.Sprintf("unlink-after=%v", ua), func(t *testing.T) { testConcurrentBursts(t, ua) })
+		t.Run(fmt.Sprintf("unlink-after=%v", ua), func(t *testing.T) { testConcurrentBursts(t, ua, false) })
 	}
+	t.Run("forced-paths", func(t *testing.T) { testConcurrentBursts(t, -1, true) })
 }
 
-func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration) {
+func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration, forced bool) {
 	rounds := 300
 	if raceEnabled {
 		rounds = 80
 	}
-	p, o, snaps, record := newOracled(t, &rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter})
+	cfg := &rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter}
+	if forced {
+		rules.SetLookupPaths(cfg, 1, 1)
+	}
+	p, o, snaps, record := newOracled(t, cfg)
 	// Merged nodes of two entries at most: the few rules of randMatch's
 	// pool then make enough filter keys for the filter to fill and be
 	// rebuilt, and rules still share merged subtables.

@@ -82,6 +82,10 @@ type tableState struct {
 	filter *filter.Filter
 	slots  []slot // linear probing by hash
 	smask  uint64
+	// paths says from which index size lookups consult the filter and
+	// batches overlap their keys; set once in newTable and copied into
+	// every later state.
+	paths lookupPaths
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
@@ -89,7 +93,7 @@ func newTable(p *Pipeline, id uint8) (*Table, error) {
 	t.nodeSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
 	t.entSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
 	nb := t.minSlots
-	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1)}
+	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1), paths: p.cfg.paths.orDefaults()}
 	if t.kind != FilterNone {
 		t.fcfg = filter.Config{
 			Buckets:         p.cfg.FilterBuckets,

@@ -1,0 +1,94 @@
+package rules_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
+)
+
+// BenchmarkLookupPaths compares the lookup paths on one table, so that
+// the rule choosing between them (rules.lookupPaths) can be checked on a
+// busy machine: each round looks up a fresh block of 512 keys along every
+// path, in random order, and the metrics are the medians over the rounds
+// of each path's rate over that of single lookups without the filter
+// ("x" > 1 is faster), and of LookupBatch's over Lookup's (each choosing
+// its path as the table's size and traffic say). Same table, same keys,
+// same memory: only the path differs. The sets are those of BenchmarkClassBench and exact 5-tuple
+// tables (as in BenchmarkExact100K) of 5,000 to 100,000 flows.
+func BenchmarkLookupPaths(b *testing.B) {
+	type table struct {
+		name string
+		load func() (*rules.Table, []rules.Key)
+	}
+	var tables []table
+	for _, set := range benchSets {
+		tables = append(tables, table{set.name, func() (*rules.Table, []rules.Key) {
+			rs, err := classbench.Parse(set.rules, readCB(b, set.rules))
+			if err != nil {
+				b.Fatal(err)
+			}
+			keys := benchKeys(b, rs, set.trace)
+			_, p, _ := loadCB(b, set.rules, &rules.Config{Filter: rules.FilterBloomCuckoo})
+			return p.Table(0), keys
+		}})
+	}
+	for _, n := range []int{5_000, 10_000, 100_000} {
+		tables = append(tables, table{fmt.Sprintf("exact%d", n), func() (*rules.Table, []rules.Key) {
+			ups, keys := exactSet(n)
+			m := 1
+			for m*2 <= len(keys) {
+				m *= 2
+			}
+			keys = keys[:m]
+			rng := rand.New(rand.NewPCG(3, 4))
+			rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+			p, err := rules.New(&rules.Config{Filter: rules.FilterBloomCuckoo})
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.ApplyBurst(ups, true)
+			return p.Table(0), keys
+		}})
+	}
+	paths := []string{"single-none", "single-filter", "chunk-none", "chunk-filter", "single", "batch"}
+	for _, tb := range tables {
+		b.Run(tb.name, func(b *testing.B) {
+			tbl, keys := tb.load()
+			const block = 512
+			out := make([]*rules.Rule, block)
+			ns := make([][]float64, len(paths))
+			rng := rand.New(rand.NewPCG(9, 9))
+			off := 0
+			for b.Loop() {
+				for _, pi := range rng.Perm(len(paths)) {
+					if off+block > len(keys) {
+						off = 0
+					}
+					d := rules.LookupPathsTime(tbl, keys[off:off+block], out, paths[pi])
+					off += block
+					ns[pi] = append(ns[pi], float64(d.Nanoseconds()))
+				}
+			}
+			for pi := 1; pi < len(paths); pi++ {
+				rs := make([]float64, len(ns[0]))
+				for r := range rs {
+					rs[r] = ns[0][r] / ns[pi][r]
+				}
+				slices.Sort(rs)
+				b.ReportMetric(rs[len(rs)/2], paths[pi]+"/x")
+			}
+			// What the target is about: batches against single lookups,
+			// each along the path the table's size chooses.
+			rs := make([]float64, len(ns[0]))
+			for r := range rs {
+				rs[r] = ns[4][r] / ns[5][r]
+			}
+			slices.Sort(rs)
+			b.ReportMetric(rs[len(rs)/2], "batch/single")
+		})
+	}
+}
