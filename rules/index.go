@@ -372,7 +372,7 @@ func (s *tableState) slotIndex(sl *slot) uint64 {
 }
 
 // slotOf returns the published slot holding n, a node in the index, and
-// its index. n.si is where n was put, a hint only: an index that growIndex
+// its index. n.si is where n was put, a hint only: an index that finishGrow
 // swapped in since has n elsewhere (moving a slot does not write its
 // node), and then slotOf finds it by its hash, and notes it in n.si.
 func (t *Table) slotOf(n *inode) (uint64, *slot) {
