@@ -137,28 +137,15 @@ func BenchmarkPushCLI(b *testing.B) {
 		}
 		return &res
 	}
-	// quiet waits until the switches are idle: at most one tick (10 ms)
-	// of processor time among them in 100 ms, for at most 5 s. Open
+	// quiet waits until the switches are idle (see waitIdle). Open
 	// vSwitch goes on working for some 400 ms after it deleted 100K flows,
 	// and whatever is measured meanwhile shares the two processors with it.
 	quiet := func() {
-		busy := func() float64 {
-			var sum float64
-			for _, t := range targets {
-				u, s := cpuSeconds(b, t.pid)
-				sum += u + s
-			}
-			return sum
+		pids := make([]int, len(targets))
+		for i, t := range targets {
+			pids[i] = t.pid
 		}
-		last := busy()
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-			time.Sleep(100 * time.Millisecond)
-			now := busy()
-			if now-last < 0.015 {
-				return
-			}
-			last = now
-		}
+		waitIdle(b, pids)
 	}
 	settle := func(t pushTarget, path string, extra ...string) {
 		if res := pushFile(t, path, extra...); res.Flows == 0 {
@@ -282,4 +269,28 @@ func (t pushTarget) command(ctx context.Context, name string, args ...string) *e
 		return exec.CommandContext(ctx, name, args...)
 	}
 	return exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", t.ns, name}, args...)...)
+}
+
+// waitIdle waits until the processes pids are idle: at most 15 ms of
+// processor time among them (a tick and a half of /proc's) in 100 ms,
+// for at most 5 s.
+func waitIdle(tb testing.TB, pids []int) {
+	tb.Helper()
+	busy := func() float64 {
+		var sum float64
+		for _, pid := range pids {
+			u, s := cpuSeconds(tb, pid)
+			sum += u + s
+		}
+		return sum
+	}
+	last := busy()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		now := busy()
+		if now-last < 0.015 {
+			return
+		}
+		last = now
+	}
 }

@@ -97,28 +97,11 @@ func BenchmarkPushProcess(b *testing.B) {
 	ofctlCmd := func(args ...string) *exec.Cmd {
 		return ovs.Exec("ovs-ofctl", append([]string{"-O", "OpenFlow14"}, args...)...)
 	}
-	// idle waits until the switches are idle: at most 15 ms of processor
-	// time among them in 100 ms, for at most 5 s (Open vSwitch works on
-	// for some 400 ms after deleting 100K flows).
+	// idle waits until the switches are idle (Open vSwitch works on for
+	// some 400 ms after deleting 100K flows).
 	idle := func() {
-		busy := func() float64 {
-			var sum float64
-			for _, pid := range pids {
-				u, s := cpuSeconds(b, pid)
-				sum += u + s
-			}
-			return sum
-		}
 		time.Sleep(150 * time.Millisecond)
-		last := busy()
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-			time.Sleep(100 * time.Millisecond)
-			now := busy()
-			if now-last < 0.015 {
-				return
-			}
-			last = now
-		}
+		waitIdle(b, pids)
 	}
 	waitFor(b, "answer from ofswitch", sw.Log, func() (bool, string) {
 		out, err := pushCmd(deleteAll).CombinedOutput()
