@@ -237,6 +237,14 @@ func parseModsInto(name string, data []byte, opt *ParseOptions, m *Mods, p *flow
 		p.file = name
 		p.ins.reset()
 		p.acts.reset()
+		// Sized once for the chunk, as ParseFlows sizes its slice: grown
+		// by appends, the slice's copies are garbage that, for a small
+		// file, makes the process's first garbage collection, which
+		// costs more than the whole parse (it scans the binary's
+		// globals).
+		if n := countLines(data); cap(m.Flows) < n {
+			m.Flows = make([]rules.Update, 0, n)
+		}
 		m.Flows, errs = p.appendFlows(m.Flows[:0], data, opt)
 		m.Groups, m.Meters = m.Groups[:0], m.Meters[:0]
 	} else {
