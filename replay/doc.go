@@ -17,7 +17,7 @@
 // struggles: a large table whose filter is nearly full, updated in
 // bursts. Config.TableFlows sizes table 0's filter for a realistic table
 // (the demo: 100,000 flows; at Config.Occupancy 0.95 that is 32,768
-// buckets holding 124,502 exact flows beside the rule set) and
+// buckets holding 124,505 exact flows beside the rule set) and
 // Config.TableTraffic replays frames of those flows after the captures, so
 // that lookups go through the large table too. Every configuration runs
 // Config.Repeats times, interleaved (each configuration once, then again),
