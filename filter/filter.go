@@ -325,6 +325,30 @@ func (f *Filter) ResetStats() {
 	f.stats = Stats{Buckets: f.stats.Buckets, FingerprintBits: f.stats.FingerprintBits}
 }
 
+// MeasureFPR looks up n hashes of a splitmix64 stream seeded by seed and
+// returns the share the filter passes: its false-positive rate as queries
+// of absent keys see it, within about sqrt(p/n) of the true rate p. A
+// uniform 64-bit hash equals a stored one with probability Len/2^64, so
+// every pass counts as a false positive. Unlike the rate of a stream of
+// packets, which repeats a few absent keys, this samples the whole filter.
+// Safe from any goroutine; it writes nothing.
+func (f *Filter) MeasureFPR(n int, seed uint64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	pass := 0
+	for range n {
+		seed += 0x9e3779b97f4a7c15
+		z := seed
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		if f.Contains(z ^ z>>31) {
+			pass++
+		}
+	}
+	return float64(pass) / float64(n)
+}
+
 // TheoreticalFPR returns the false-positive rate the analysis predicts for
 // the current contents: 2b·o/2^f for the cuckoo part (o its occupancy) plus
 // the chance that both Bloom bits a query tests are set, (2n/m)^2 for one

@@ -241,16 +241,6 @@ func fill(f *Filter, base uint64, o float64) uint64 {
 	return k
 }
 
-func measuredFPR(f *Filter, from uint64, n int) float64 {
-	fp := 0
-	for i := range n {
-		if f.Contains(mix(from + uint64(i))) {
-			fp++
-		}
-	}
-	return float64(fp) / float64(n)
-}
-
 // TestFPR measures the false-positive rate against the analysis, for the
 // cuckoo part alone and with a populated Bloom part.
 func TestFPR(t *testing.T) {
@@ -262,7 +252,7 @@ func TestFPR(t *testing.T) {
 				f := mustNew(t, Config{Buckets: 1 << 14, FingerprintBits: fb, BloomAfter: -1, BloomBits: bits, Seed: 1, Packed: packed})
 				next := fill(f, 0, 0.95)
 				check := func(phase string) {
-					got, want := measuredFPR(f, 1<<40, queries), f.TheoreticalFPR()
+					got, want := f.MeasureFPR(queries, 1<<40), f.TheoreticalFPR()
 					if got > 1.5*want || got < want/1.5 {
 						t.Errorf("%s: measured FPR %.3g, theory %.3g: not within 1.5x", phase, got, want)
 					}
