@@ -170,3 +170,47 @@ func TestIndexRebuilds(t *testing.T) {
 		t.Fatalf("churn of 16K flows: index rebuilds stayed %d", idx())
 	}
 }
+
+// TestFilterFPR: a table without a filter has no rate; an empty filter
+// passes nothing; a Bloom-Cuckoo filter filled to 95% passes some absent
+// keys, more once a burst has filled its Bloom part, and fewer again
+// once Rebalance has drained it.
+func TestFilterFPR(t *testing.T) {
+	none, err := rules.New(&rules.Config{Filter: rules.FilterNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := none.Table(0).FilterFPR(1000, 1); ok {
+		t.Fatal("filter none reported a false-positive rate")
+	}
+	const buckets = 1 << 12
+	p, err := rules.New(&rules.Config{FilterBuckets: buckets, MaxOccupancy: 0.99, BloomAfter: 0, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const queries = 1 << 18
+	if r, ok := p.Table(0).FilterFPR(queries, 1); !ok || r != 0 {
+		t.Fatalf("empty filter: rate %g, ok %v; want 0, true", r, ok)
+	}
+	n := 4 * buckets * 90 / 100
+	p.ApplyBurst(exactAdds(n, 0), true)
+	p.Rebalance(1 << 20)
+	full, _ := p.Table(0).FilterFPR(queries, 2)
+	if full <= 0 || full > 0.01 {
+		t.Fatalf("at 90%%: rate %g, want in (0, 0.01]", full)
+	}
+	b0 := p.Table(0).Stats().FilterBloomLen
+	p.ApplyBurst(exactAdds(4*buckets*7/100, n), true) // to 97%: walks at t=0 take the Bloom bits
+	b1 := p.Table(0).Stats().FilterBloomLen
+	burst, _ := p.Table(0).FilterFPR(queries, 3)
+	if b1 <= b0 || burst <= full {
+		t.Fatalf("after a burst at t=0: Bloom part %d -> %d, rate %g -> %g; want both to grow", b0, b1, full, burst)
+	}
+	p.Rebalance(1 << 20)
+	b2 := p.Table(0).Stats().FilterBloomLen
+	drained, _ := p.Table(0).FilterFPR(queries, 4)
+	if b2 >= b1 || drained >= burst {
+		t.Fatalf("after Rebalance: Bloom part %d -> %d, rate %g -> %g; want both to fall", b1, b2, burst, drained)
+	}
+	t.Logf("FPR at 90%% %.5f (Bloom part %d), after a burst to 97%% %.5f (%d), rebalanced %.5f (%d)", full, b0, burst, b1, drained, b2)
+}

@@ -60,6 +60,17 @@ func (t *Table) Stats() TableStats {
 	return ts
 }
 
+// FilterFPR measures the false-positive rate of the table's filter with n
+// queries of random absent keys (filter.Filter.MeasureFPR with seed), and
+// reports false for a table without a filter. Safe from any goroutine.
+func (t *Table) FilterFPR(n int, seed uint64) (float64, bool) {
+	f := t.state.Load().filter
+	if f == nil {
+		return 0, false
+	}
+	return f.MeasureFPR(n, seed), true
+}
+
 // ResetFilterStats zeroes the filter's insertion counters, so that the
 // iterations of one burst can be read from Stats afterwards. Writer only.
 func (t *Table) ResetFilterStats() {
