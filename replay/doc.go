@@ -85,7 +85,10 @@
 // per-update cost in ns and filter iterations, LookupBatch latency
 // (HdrHistogram, one sample per table-0 LookupBatch of a vector, up to 32
 // keys) and throughput before, during and after the burst, Bloom part,
-// occupancy and measured false-positive rate.
+// occupancy, and the filter's false-positive rate just before and just
+// after the burst, sampled with FPRQueries random absent keys (the rate
+// of the windows' own lookups is kept too, but the traffic repeats a few
+// absent keys, so it moves by whole keys from run to run).
 //
 // Table 0's filter gets the fewest buckets that hold the rule set's
 // elements (distinct subtable and masked key, counted by loading it once),

@@ -86,6 +86,9 @@ func TestRun(t *testing.T) {
 			if k.Filter != "none" && !b.Rebuilt && (b.Iterations.N == 0 || b.Iterations.P50 < 1 || b.Occupancy <= 0) {
 				t.Errorf("%s burst %d: iterations %+v occupancy %v", k.Filter, i, b.Iterations, b.Occupancy)
 			}
+			if fpr := b.FilterFPRBefore + b.FilterFPRAfter; k.Filter == "none" && fpr != 0 || k.Filter != "none" && !b.Rebuilt && (fpr <= 0 || fpr > 1) {
+				t.Errorf("%s burst %d: filter false-positive rate %v before, %v after", k.Filter, i, b.FilterFPRBefore, b.FilterFPRAfter)
+			}
 			if k.Filter == "cf" && b.FilterBloomLen != 0 {
 				t.Errorf("cf burst %d: %d elements in the Bloom part", i, b.FilterBloomLen)
 			}

@@ -42,7 +42,7 @@ func TestFindings(t *testing.T) {
 		"At p99 an update took 3.5 µs with bcf t=0 and 30 µs with plain cuckoo, 8.6× less; without a filter 2.6 µs.",
 		"Lookups ran faster without a filter (2.20 Mpps idle) than with any: the fastest filter, cf, ran at 0.84× none's rate in the same round; in this table the filter's checks cost more than the hash probes they save.",
 		"During bursts lookups ran at 50-83% of their idle rate (medians of every configuration).",
-		"The Bloom part costs false positives: after a burst 0.0150 of lookups of absent keys passed bcf t=0's filter, 0.0100 plain cuckoo's (before a burst 0.0050 and 0.0080).",
+		"The Bloom part costs false positives: after a burst 0.0150 of random absent keys passed bcf t=0's filter, 0.0100 plain cuckoo's, 1.5× as many (before a burst 0.0050 and 0.0080).",
 		"Slowest updates: a long filter walk made the slowest update of cf's (30 µs), 180 iterations; table 0's flow index was rebuilt (every flow rehashed) in the burst of none's (200 µs); the controller's thread waited for a CPU in the burst of bcf t=0's (4100 µs), 4.00 ms waiting.",
 		"In 2 of 45 bursts no worker made a lookup while the burst was applied, as when the workers lose their CPU; the burst Mpps counts those windows as 0 (load average 2.5 on 2 CPUs, of which the replay's 1 worker and controller make at most 2).",
 	}
@@ -66,7 +66,7 @@ func TestFindingsTies(t *testing.T) {
 		"overlap): none 1.00× < bcf t=0 1.70× = cf 2.00×.",
 		"A burst took 1.20 ms (the controller's CPU time) with bcf t=0 against 1.40 ms with plain cuckoo (the runs do not separate them).",
 		"At p99 an update took 3.5 µs with bcf t=0 and 3.9 µs with plain cuckoo (the runs do not separate them)",
-		"Lookups ran as fast without a filter (1.95 Mpps idle) as with the fastest filter, cf (0.95× none's rate in the same round): not every round puts them in the same order.",
+		"Lookups ran as fast with a filter as without: the fastest filter, cf, at 0.95× none's rate in the same round (1.85 Mpps idle against 1.95), a difference under 5% or one the rounds do not agree on.",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("findings lack %q:\n%s", want, got)
@@ -75,6 +75,11 @@ func TestFindingsTies(t *testing.T) {
 	s[1].FPRAfter = st(0.016, 0.012, 0.02)
 	if got := strings.Join(Findings(s, Machine{}), "\n"); !strings.Contains(got, "The Bloom part cost no false positives the runs can tell from plain cuckoo's: after a burst 0.0150") {
 		t.Errorf("false positives within the runs' spread:\n%s", got)
+	}
+	// Every round agrees, but by less than LookupMargin: as fast.
+	s[0].IdleRatio = st(1.04, 1.02, 1.06)
+	if got := strings.Join(Findings(s, Machine{}), "\n"); !strings.Contains(got, "Lookups ran as fast with a filter as without: the fastest filter, bcf t=0, at 1.04×") {
+		t.Errorf("a filter faster than none by less than the margin:\n%s", got)
 	}
 	s[0].IdleRatio = st(1.3, 1.2, 1.4)
 	if got := strings.Join(Findings(s, Machine{}), "\n"); !strings.Contains(got, "Lookups ran faster with a filter: bcf t=0 at 1.30× none's rate in the same round (1.80 Mpps idle against 1.95)") {

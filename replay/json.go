@@ -11,7 +11,7 @@ import (
 // SchemaVersion is the version of the JSON document [Report.WriteJSON]
 // writes, in its schema_version field. It grows when a key is renamed,
 // removed or changes its type or unit; a key added does not change it.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // JSONReport is the document `ofswitch replay --json` prints: one object
 // per run, the schema documented key by key in docs/replay-json.md.
@@ -216,6 +216,10 @@ type JSONBurst struct {
 	Before        JSONPhase       `json:"before"`
 	During        JSONPhase       `json:"during"`
 	After         JSONPhase       `json:"after"`
+	// The filter's false-positive rate just before and just after the
+	// burst, from queries of random absent keys (0: filter none).
+	FalsePositiveBeforeRatio float64 `json:"false_positive_before_ratio"`
+	FalsePositiveAfterRatio  float64 `json:"false_positive_after_ratio"`
 	// The filter after the burst.
 	FilterLen      int     `json:"filter_len"`       // elements
 	FilterBloomLen int     `json:"filter_bloom_len"` // elements in the Bloom part
@@ -348,6 +352,7 @@ func jsonFilter(k *KindReport) JSONFilter {
 		f.Bursts[i] = JSONBurst{Index: b.Index, AtSeconds: b.At, Updates: b.Updates, Adds: b.Adds, Deletes: b.Deletes,
 			Errors: b.Errors, ApplyNs: b.ApplyNs, UpdateNs: jsonPercentiles(b.UpdateNs), Iterations: jsonPercentiles(b.Iterations),
 			FilterRebuilt: b.Rebuilt, Before: jsonPhase(&b.Before), During: jsonPhase(&b.During), After: jsonPhase(&b.After),
+			FalsePositiveBeforeRatio: b.FilterFPRBefore, FalsePositiveAfterRatio: b.FilterFPRAfter,
 			FilterLen: b.FilterLen, FilterBloomLen: b.FilterBloomLen, BloomRatio: b.BloomShare, OccupancyRatio: b.Occupancy,
 			ApplyCPUNs: b.CPUNs, RunDelaySeconds: b.RunDelay, HostStealSeconds: b.HostSteal, GCCycles: b.GCCycles,
 			IndexRebuilds: b.IndexRebuilds}

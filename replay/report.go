@@ -56,6 +56,13 @@ type BurstReport struct {
 	Before     Phase       `json:"before"`
 	During     Phase       `json:"during"`
 	After      Phase       `json:"after"`
+	// FilterFPRBefore and FilterFPRAfter are the false-positive rate of
+	// table 0's filter just before the burst and just after it, measured
+	// with FPRQueries random absent keys (rules.Table.FilterFPR); 0 for
+	// filter none. The rate of the windows' lookups (Phase.FPR) counts
+	// the few absent keys the traffic repeats, so it moves by a key.
+	FilterFPRBefore float64 `json:"filter_fpr_before"`
+	FilterFPRAfter  float64 `json:"filter_fpr_after"`
 	// Filter state after the burst.
 	FilterLen      int     `json:"filter_len"`
 	FilterBloomLen int     `json:"filter_bloom_len"`

@@ -48,8 +48,8 @@ type RunFigures struct {
 	// the baseline configuration's in the same round of runs (relate);
 	// IdleRatio is IdleMpps over the baseline's.
 	ApplyRatio, IdleRatio float64
-	FPRBefore             float64 // mean over bursts, lookups of the before window
-	FPRAfter              float64 // mean over bursts, lookups of the after window
+	FPRBefore             float64 // mean over bursts, the filter just before a burst (BurstReport.FilterFPRBefore)
+	FPRAfter              float64 // mean over bursts, the filter just after a burst
 	BloomShare            float64 // greatest Bloom part share after a burst
 	Occupancy             float64 // mean occupancy after a burst
 	Steal                 float64 // host steal during the run, seconds
@@ -92,8 +92,8 @@ func figures(k *KindReport) RunFigures {
 		duringS += b.During.Seconds
 		apply = append(apply, float64(b.ApplyNs)/1e6)
 		cpu = append(cpu, float64(b.CPUNs)/1e6)
-		f.FPRBefore += b.Before.FPR / float64(len(k.Bursts))
-		f.FPRAfter += b.After.FPR / float64(len(k.Bursts))
+		f.FPRBefore += b.FilterFPRBefore / float64(len(k.Bursts))
+		f.FPRAfter += b.FilterFPRAfter / float64(len(k.Bursts))
 		f.Occupancy += b.Occupancy / float64(len(k.Bursts))
 		f.BloomShare = max(f.BloomShare, b.BloomShare)
 		if b.During.LookupNs.N == 0 && b.Before.LookupNs.N > 0 {
