@@ -1,13 +1,13 @@
 package ofctl
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -147,22 +147,20 @@ func parseFlowMods(name string, data []byte, opt *ParseOptions) ([]rules.Update,
 // hasVerb reports whether a line of data starts with a word verb matches
 // (add, modify, delete, and their _strict forms), without allocating.
 func hasVerb(data []byte) bool {
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if bytes.HasPrefix(line, []byte("priority=")) {
+	// Read in place: nothing of s outlives the call.
+	s := unsafe.String(unsafe.SliceData(data), len(data))
+	for len(s) > 0 {
+		var line string
+		line, s = cutLine(s)
+		if strings.HasPrefix(line, "priority=") {
 			continue // no verb: most flow lines start so
 		}
-		line = bytes.TrimLeft(line, " \t\r\f") // \s of package regexp
+		line = strings.TrimLeft(line, " \t\r\f") // \s of package regexp
 		end := 0
 		for end < len(line) && (line[end] >= 'a' && line[end] <= 'z' || line[end] == '_') {
 			end++
 		}
-		switch string(line[:end]) {
+		switch line[:end] {
 		case "add", "modify", "modify_strict", "delete", "delete_strict":
 			if end == len(line) || strings.IndexByte(" \t\r\f", line[end]) >= 0 {
 				return true

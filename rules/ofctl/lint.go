@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ofswitch/ofswitch/groups"
@@ -160,12 +159,8 @@ func LintFiles(files []LintFile, opt *ParseOptions, cfg *rules.Config) (*LintRep
 func addsGroupsOrMeters(name string, data []byte) (anyGroups, anyMeters bool) {
 	s := string(data)
 	for n := 1; len(s) > 0; n++ {
-		l := s
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			l, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
+		var l string
+		l, s = cutLine(s)
 		if plainFlow(l) {
 			continue
 		}

@@ -418,12 +418,8 @@ func flowsOnly(data []byte) bool {
 	// Read in place: nothing of s outlives the call.
 	s := unsafe.String(unsafe.SliceData(data), len(data))
 	for len(s) > 0 {
-		l := s
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			l, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
+		var l string
+		l, s = cutLine(s)
 		// Most flow lines start with their priority: a plain flow.
 		if !strings.HasPrefix(l, "priority=") && !plainFlow(l) {
 			return false

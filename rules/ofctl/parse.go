@@ -62,6 +62,15 @@ func ParseFlows(name string, data []byte, opt *ParseOptions) ([]rules.Update, []
 
 // appendFlows is ParseFlows appending to dst, with p's memory for the
 // flows' instructions and actions. data must not change during the call.
+// cutLine splits s at its first newline into the line before it and the
+// rest after it; without a newline the line is all of s and the rest "".
+func cutLine(s string) (line, rest string) {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return s, ""
+}
+
 func (p *flowParser) appendFlows(dst []rules.Update, data []byte, opt *ParseOptions) ([]rules.Update, []error) {
 	p.own = ParseOptions{}
 	if opt != nil {
@@ -73,12 +82,8 @@ func (p *flowParser) appendFlows(dst []rules.Update, data []byte, opt *ParseOpti
 	// the call but in what errors copy (fmt), so that a file costs no copy.
 	s := unsafe.String(unsafe.SliceData(data), len(data))
 	for n := 1; len(s) > 0; n++ {
-		line := s
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
+		var line string
+		line, s = cutLine(s)
 		trim := strings.TrimSpace(line)
 		if trim == "" || trim[0] == '#' {
 			continue
