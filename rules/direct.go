@@ -25,8 +25,9 @@ import (
 //
 // The writer updates the hint as nodes come and go (noteNodes), so it is
 // O(1) per index change; lookups load it once, with an atomic read of a
-// line written only when the hint changes, and only where a subtable is
-// named do they go through lookupDirect, which compares each visited
+// line written only when the hint changes (lookupChunk skips the filter
+// for the named subtable's pass), and only where a subtable is named do
+// single lookups go through lookupDirect, which compares each visited
 // subtable with it: lookupFrom's loop, where none is, pays one load for
 // the rule. It affects only which subtables a lookup checks against the
 // filter, never an answer.

@@ -46,10 +46,10 @@
 //     would mostly confirm what the probe finds anyway; the other
 //     subtables, where keys are more likely absent, stay behind the filter.
 //     The writer names that subtable as nodes come and go (directHint, in
-//     direct.go); a lookup loads the name once and compares (lookups one
-//     by one; a LookupBatch chunk has its own rule, below). A miss in that
-//     subtable then costs a probe, not a filter check: in a table whose
-//     traffic mostly misses its big subtable the filter would save more.
+//     direct.go); a lookup, or a LookupBatch chunk, loads the name once
+//     and compares. A miss in that subtable then costs a probe, not a
+//     filter check: in a table whose traffic mostly misses its big
+//     subtable the filter would save more.
 //
 // From 2^16 slots on, where a probe's first slot is likely a cache miss as
 // the filter's bucket is, a lookup starts loading that slot before it

@@ -258,7 +258,7 @@ const batchChunk = 32
 // together (ContainsBatch overlaps their cache misses).
 //
 // With hitFirst, the first subtable any of the keys visits is probed for
-// all of them without the filter.
+// all of them without the filter, and so is the subtable directHint names.
 func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, hitFirst bool) {
 	var (
 		active [batchChunk]uint8
@@ -278,10 +278,14 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 		out[i] = nil
 	}
 	lf := s.lookupFilter()
+	var direct *subtable
+	if lf != nil {
+		direct = s.direct.st.Load()
+	}
 	passes := 0
 	for oi := range s.order {
 		f := lf
-		if hitFirst && passes == 0 {
+		if hitFirst && passes == 0 || s.order[oi].st == direct {
 			f = nil
 		}
 		if na == 0 {
