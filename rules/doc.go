@@ -48,8 +48,10 @@
 //     The writer names that subtable as nodes come and go (directHint, in
 //     direct.go); a lookup, or a LookupBatch chunk, loads the name once
 //     and compares. A miss in that subtable then costs a probe, not a
-//     filter check: in a table whose traffic mostly misses its big
-//     subtable the filter would save more.
+//     filter check: where much of the traffic misses the big subtable and
+//     its slots are out of cache, the filter's negatives would save more
+//     than its checks cost on hits (BenchmarkExact100K/interleaved,
+//     half misses), and this rule gives that up.
 //
 // From 2^16 slots on, where a probe's first slot is likely a cache miss as
 // the filter's bucket is, a lookup starts loading that slot before it
