@@ -28,23 +28,36 @@
 // however many rules share it. A filter negative skips the subtable's hash
 // probe; a false positive costs one probe and is counted.
 //
-// The filter is consulted only where it pays: in a table whose index has
-// at least 2^14 slots (256 KB; 2,000 to 8,000 distinct masked keys). In a
-// smaller one the slots and nodes stay in the first two cache levels, a
-// probe of a subtable that lacks the key costs about what a filter check
-// does, and lookups probe every subtable they visit (Counters.Probes then
-// equals Visited and FilterNegatives stays 0); the filter is kept up to
-// date all the same. Measured on the ClassBench sets, single lookups
-// behind the filter run at 0.95-1.01x those without it on the 1k sets
-// (4,096 slots) and at 1.00-1.39x on the 10k sets (16,384 to 65,536
-// slots). From 2^16 slots on, where a probe's first slot is likely a
-// cache miss as the filter's bucket is, a lookup starts loading that slot
-// before it checks the filter, so that a key the subtable holds waits for
-// one miss, not two in a row. Where every lookup finds its key in the
-// first subtable it visits (a table of exact flows, all hit) the filter
-// cannot save a probe and its check is pure cost: single lookups behind
-// it ran at 0.75-0.84x those without it on 5,000 to 100,000 exact flows
-// (BenchmarkLookupPaths, same table with and without the filter).
+// The filter is consulted only where it pays. A filter negative saves the
+// probe of a subtable that lacks the key; where the subtable holds it, the
+// check is pure cost. Two rules follow, one per table and one per subtable:
+//
+//   - By size: lookups consult the filter only in a table whose index has
+//     at least 2^14 slots (256 KB; 2,000 to 8,000 distinct masked keys). In
+//     a smaller one the slots and nodes stay in the first two cache levels,
+//     a probe of a subtable that lacks the key costs about what a filter
+//     check does, and lookups probe every subtable they visit
+//     (Counters.Probes then equals Visited and FilterNegatives stays 0); the
+//     filter is kept up to date all the same.
+//   - By share: a subtable that holds more than three quarters of its
+//     table's distinct masked keys is probed without the filter. A key is
+//     most likely found there (a table of exact flows and a few wildcards
+//     decides every lookup that hits in its exact subtable), so the check
+//     would mostly confirm what the probe finds anyway; the other
+//     subtables, where keys are more likely absent, stay behind the filter.
+//     The writer names that subtable as nodes come and go (directHint, in
+//     direct.go); a lookup, or a LookupBatch chunk, loads the name once
+//     and compares. A miss in that subtable then costs a probe, not a
+//     filter check: where much of the traffic misses the big subtable and
+//     its slots are out of cache, the filter's negatives would save more
+//     than its checks cost on hits (BenchmarkExact100K/interleaved,
+//     half misses), and this rule gives that up.
+//
+// From 2^16 slots on, where a probe's first slot is likely a cache miss as
+// the filter's bucket is, a lookup starts loading that slot before it
+// checks the filter, so that a key the subtable holds waits for one miss,
+// not two in a row. The rules are measured with BenchmarkLookupPaths (same
+// table with and without the filter, paths interleaved).
 //
 // # Priority order
 //

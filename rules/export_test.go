@@ -250,3 +250,13 @@ func LookupPathsTime(t *Table, keys []Key, out []*Rule, path string) time.Durati
 	}
 	return time.Since(start)
 }
+
+// DirectShare returns the share of t's index nodes in the subtable its
+// lookups probe without the filter (0 if none).
+func DirectShare(t *Table) float64 {
+	st := t.state.Load().direct.st.Load()
+	if st == nil || t.nodes == 0 {
+		return 0
+	}
+	return float64(len(st.nodes)) / float64(t.nodes)
+}

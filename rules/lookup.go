@@ -110,7 +110,9 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 //     has at least this many slots. In a smaller one every visited
 //     subtable is probed at once (Counters.FilterNegatives stays 0 and
 //     Probes equals Visited): the filter check costs more than the probe
-//     it may save. The filter is kept up to date either way.
+//     it may save. The filter is kept up to date either way. In a table
+//     that does consult it, single lookups still probe directly the one
+//     subtable directHint names, where most keys are found (direct.go).
 //   - overlapSlots and overlapVisits: LookupBatch classifies chunks
 //     subtable by subtable (lookupChunk) only in a table whose index has
 //     at least overlapSlots slots, and only if the batch's first key,
@@ -204,6 +206,11 @@ func lookupFrom(k *Key, v uint64, s *tableState, c *Counters, from int, best *Ru
 	// the filter check, so that a key the subtable holds waits for one
 	// miss, not two in a row. A filter negative leaves the line unused.
 	pf := f != nil && len(s.slots) >= prefetchSlots
+	if f != nil {
+		if d := s.direct.st.Load(); d != nil {
+			return lookupDirect(k, v, s, c, from, best, bestRank, f, pf, d)
+		}
+	}
 	for i := from; i < len(s.order); i++ {
 		oe := &s.order[i]
 		if best != nil && oe.maxRank < bestRank {
@@ -251,7 +258,7 @@ const batchChunk = 32
 // together (ContainsBatch overlaps their cache misses).
 //
 // With hitFirst, the first subtable any of the keys visits is probed for
-// all of them without the filter.
+// all of them without the filter, and so is the subtable directHint names.
 func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, hitFirst bool) {
 	var (
 		active [batchChunk]uint8
@@ -271,10 +278,14 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 		out[i] = nil
 	}
 	lf := s.lookupFilter()
+	var direct *subtable
+	if lf != nil {
+		direct = s.direct.st.Load()
+	}
 	passes := 0
 	for oi := range s.order {
 		f := lf
-		if hitFirst && passes == 0 {
+		if hitFirst && passes == 0 || s.order[oi].st == direct {
 			f = nil
 		}
 		if na == 0 {

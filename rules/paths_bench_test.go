@@ -18,7 +18,8 @@ import (
 // ("x" > 1 is faster), and of LookupBatch's over Lookup's (each choosing
 // its path as the table's size and traffic say). Same table, same keys,
 // same memory: only the path differs. The sets are those of BenchmarkClassBench and exact 5-tuple
-// tables (as in BenchmarkExact100K) of 5,000 to 100,000 flows.
+// tables (as in BenchmarkExact100K) of 5,000 to 100,000 flows, all keys
+// hits, and of 100,000 flows with every other key a miss.
 func BenchmarkLookupPaths(b *testing.B) {
 	type table struct {
 		name string
@@ -36,9 +37,13 @@ func BenchmarkLookupPaths(b *testing.B) {
 			return p.Table(0), keys
 		}})
 	}
-	for _, n := range []int{5_000, 10_000, 100_000} {
-		tables = append(tables, table{fmt.Sprintf("exact%d", n), func() (*rules.Table, []rules.Key) {
-			ups, keys := exactSet(n)
+	for _, n := range []int{5_000, 10_000, 100_000, -100_000} {
+		name := fmt.Sprintf("exact%d", n)
+		if n < 0 {
+			name = fmt.Sprintf("exact%d-halfmiss", -n)
+		}
+		tables = append(tables, table{name, func() (*rules.Table, []rules.Key) {
+			ups, keys := exactSet(max(n, -n))
 			m := 1
 			for m*2 <= len(keys) {
 				m *= 2
@@ -46,6 +51,9 @@ func BenchmarkLookupPaths(b *testing.B) {
 			keys = keys[:m]
 			rng := rand.New(rand.NewPCG(3, 4))
 			rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+			if n < 0 {
+				keys = halfMissing(keys)
+			}
 			p, err := rules.New(&rules.Config{Filter: rules.FilterBloomCuckoo})
 			if err != nil {
 				b.Fatal(err)

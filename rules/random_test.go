@@ -191,10 +191,10 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 		r *rules.Rule
 	}
 	var records []record
-	var hits, misses, oks, fails, removed, growing int
+	var hits, misses, oks, fails, removed, growing, direct int
 	defer func() {
-		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d; rules and nodes recycled %d; steps with an index growing %d",
-			oks, fails, hits, misses, removed, p.Recycled(), growing)
+		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d; rules and nodes recycled %d; steps with an index growing %d, with a subtable probed without the filter %d",
+			oks, fails, hits, misses, removed, p.Recycled(), growing, direct)
 	}()
 	for step := 0; step < steps && more(); step++ {
 		switch op := r.IntN(10); {
@@ -286,6 +286,12 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 		}
 		if rules.IndexGrowing(p) {
 			growing++
+		}
+		for tb := range uint8(tables) {
+			if rules.DirectShare(p.Table(tb)) > 0 {
+				direct++
+				break
+			}
 		}
 		for tb := range uint8(tables) {
 			got, want := p.Rules(tb), o.Entries(tb)

@@ -74,6 +74,11 @@ type Table struct {
 	// minSlots is the smallest index, a power of two: 64, or less in
 	// tests, so that small tables grow.
 	minSlots int
+	// direct is the subtable lookups probe without the filter (see
+	// directHint), shared with every tableState; directSub is the
+	// writer's copy of what it holds.
+	direct    *directHint
+	directSub *subtable
 }
 
 // tableState is what lookups load with one atomic pointer read.
@@ -86,6 +91,8 @@ type tableState struct {
 	// batches overlap their keys; set once in newTable and copied into
 	// every later state.
 	paths lookupPaths
+	// direct is the table's directHint, the same in every state.
+	direct *directHint
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
@@ -93,7 +100,8 @@ func newTable(p *Pipeline, id uint8) (*Table, error) {
 	t.nodeSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
 	t.entSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
 	nb := t.minSlots
-	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1), paths: p.cfg.paths.orDefaults()}
+	t.direct = &directHint{}
+	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1), paths: p.cfg.paths.orDefaults(), direct: t.direct}
 	if t.kind != FilterNone {
 		t.fcfg = filter.Config{
 			Buckets:         p.cfg.FilterBuckets,
