@@ -40,6 +40,8 @@ type Table struct {
 	// back while its removed predecessor awaits unlink makes one).
 	entSlab slab[entry]
 	rs      []*Rule // link's buffer
+	from    []int32 // link's buffer: where rs[i] was in the node copied
+	pend    pendingCopy
 	// spareNodes is the emptied nodes list of the last subtable dropped,
 	// for the next subtable made: a table emptied and refilled (a
 	// controller's delete of all flows, then its adds) then does not grow
@@ -370,6 +372,9 @@ func (l *relaxList) has(st *subtable) bool {
 func (t *Table) hasRoom(st *subtable, r *Rule) (Key, bool) {
 	k := r.Match.Key.And(&st.mask)
 	_, _, _, n := t.nodeOf(st, &k)
+	if n != nil && n == t.pend.old {
+		return k, len(t.pend.rs) < t.mergeLimit
+	}
 	return k, n == nil || len(n.ents) < t.mergeLimit
 }
 
