@@ -61,15 +61,15 @@ func (n *inode) checkOf(i int) *check {
 	return &unsafe.Slice(n.chk, len(n.ents))[i]
 }
 
-// setChecks gives n its checks if one of its rules needs them. A copy of
-// a node (from not nil) takes the check of entry i from entry from[i] of
-// old when that is not -1 and old has checks: a rule's check never
-// changes, and the copy reads one cache line of old's checks where
-// check.set reads four lines of the rule's Match.
-func (n *inode) setChecks(old *inode, from []int32) {
+// setChecks gives n its checks, from t.chkSlab, if one of its rules
+// needs them. A copy of a node (from not nil) takes the check of entry i
+// from entry from[i] of old when that is not -1 and old has checks: a
+// rule's check never changes, and the copy reads one cache line of old's
+// checks where check.set reads four lines of the rule's Match.
+func (n *inode) setChecks(t *Table, old *inode, from []int32) {
 	for i := range n.ents {
 		if !n.ents[i].exact {
-			chk := make([]check, len(n.ents))
+			chk := t.chkSlab.take(len(n.ents))
 			if old != nil && old.chk != nil {
 				och := unsafe.Slice(old.chk, len(old.ents))
 				for j, f := range from {
@@ -131,7 +131,7 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *ino
 			e.set(r)
 		}
 	}
-	n.setChecks(old, from)
+	n.setChecks(t, old, from)
 	return n
 }
 
@@ -393,7 +393,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		n.st, n.key = st, pk
 		n.ents = n.one[:]
 		n.one[0].set(r)
-		n.setChecks(nil, nil)
+		n.setChecks(t, nil, nil)
 		r.node = n
 		if st.guardNode(n) {
 			t.touch(st)

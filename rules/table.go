@@ -39,6 +39,9 @@ type Table struct {
 	// entSlab holds the entries of nodes of several rules (a rule added
 	// back while its removed predecessor awaits unlink makes one).
 	entSlab slab[entry]
+	// chkSlab holds the checks of nodes of merged rules (inode.chk):
+	// no pointers, so its chunks cost the garbage collector no scan.
+	chkSlab slab[check]
 	rs      []*Rule // link's buffer
 	from    []int32 // link's buffer: where rs[i] was in the node copied
 	pend    pendingCopy
