@@ -114,6 +114,7 @@ var tomb = &inode{}
 // old, its removal version read from its rule, so that the copy loads of
 // each kept rule only the line link's walk over old loaded already.
 func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *inode, from []int32) *inode {
+	t.copies++
 	n := t.nodeSlab.next()
 	n.st, n.key = st, *pk
 	if len(rs) == 1 {

@@ -45,6 +45,7 @@ type Table struct {
 	rs      []*Rule // link's buffer
 	from    []int32 // link's buffer: where rs[i] was in the node copied
 	pend    pendingCopy
+	copies  int // node copies made (newNode): tests count them
 	// spareNodes is the emptied nodes list of the last subtable dropped,
 	// for the next subtable made: a table emptied and refilled (a
 	// controller's delete of all flows, then its adds) then does not grow
