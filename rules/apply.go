@@ -82,6 +82,7 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 		}
 	}
 	p.pre = [2]prepared{} // the caller may reuse ups: no stale pointer
+	p.flushPending()
 	if p.allOrNone != nil {
 		p.allOrNoneEnd(res)
 	}
@@ -146,6 +147,11 @@ func (p *Pipeline) prepared(u *Update, t *Table) *prepared {
 }
 
 func (p *Pipeline) apply(u *Update, now time.Time, removed *[]FlowRemoved) error {
+	if u.Command != CmdAdd || u.Flags&FlagCheckOverlap != 0 {
+		// Only an add reads the rules of a node link is copying from
+		// that copy (see pendingCopy).
+		p.flushPending()
+	}
 	switch u.Command {
 	case CmdAdd:
 		return p.add(u, now)
@@ -408,6 +414,7 @@ func recordCopy(r *Rule) *Rule {
 func (p *Pipeline) live(r *Rule) bool { return r.removed.Load() == never }
 
 func (p *Pipeline) publish() {
+	p.flushPending()
 	for _, t := range p.tables {
 		t.publishOrder()
 	}

@@ -78,7 +78,12 @@
 // the next version and publishes it with one atomic store, so publishing
 // costs the size of the burst, not of the table. Index nodes are immutable
 // and replaced by copy-on-write, so a lookup walking an old node sees a
-// consistent old list. Removed rules stay in the index for a short grace
+// consistent old list. A node takes one copy per run of updates into it,
+// not one per rule: the adds that follow each other into one node (the
+// entries of a rule whose port ranges expand, in a subtable that does not
+// test ports) build one copy, which takes the node's place before the
+// writer does anything else, and cleanup unlinks a run of removed rules of
+// one node with one copy. Removed rules stay in the index for a short grace
 // after the version removing them is published (Config.UnlinkAfter, 50 µs by
 // default) and are then unlinked, their largest removal version announced
 // first. A lookup at version v that finds the announced version above v may

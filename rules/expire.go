@@ -94,9 +94,14 @@ func (p *Pipeline) unlinkDead() {
 	// Unlinking is a chain of cache misses (rule, node, slot) per rule;
 	// start those of the rule unlinkAhead places on while unlinking this
 	// one, from what remove recorded (reading the rule would wait for it).
-	for i, d := range p.dead[:k] {
-		if j := i + unlinkAhead; j < k {
-			a := &p.dead[j]
+	// The rules of one node removed together (the entries a rule's port
+	// ranges expanded into, deleted in one call) follow each other in
+	// dead: unlink takes such a run at once, copying the node once
+	// instead of once per rule.
+	pf := 0
+	for i := 0; i < k; {
+		for ; pf < min(i+unlinkAhead, k); pf++ {
+			a := &p.dead[pf]
 			prefetch.Line(unsafe.Pointer(a.r))
 			if n := a.node; n != nil {
 				prefetch.Line(unsafe.Pointer(n))
@@ -105,7 +110,15 @@ func (p *Pipeline) unlinkDead() {
 				prefetch.Line(unsafe.Pointer(&s.slots[uint64(a.si)&s.smask]))
 			}
 		}
-		p.tables[d.table].unlink(d.r)
+		d := &p.dead[i]
+		j := i + 1
+		if n := d.r.node; n != nil {
+			for j < k && p.dead[j].table == d.table && p.dead[j].r.node == n {
+				j++
+			}
+		}
+		p.tables[d.table].unlink(p.dead[i:j])
+		i = j
 	}
 	n := copy(p.dead, p.dead[k:])
 	clear(p.dead[n:])

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"sync/atomic"
 	"unsafe"
 )
@@ -60,13 +61,28 @@ func (n *inode) checkOf(i int) *check {
 	return &unsafe.Slice(n.chk, len(n.ents))[i]
 }
 
-// setChecks gives n its checks if one of its rules needs them.
-func (n *inode) setChecks() {
+// setChecks gives n its checks, from t.chkSlab, if one of its rules
+// needs them. A copy of a node (from not nil) takes the check of entry i
+// from entry from[i] of old when that is not -1 and old has checks: a
+// rule's check never changes, and the copy reads one cache line of old's
+// checks where check.set reads four lines of the rule's Match.
+func (n *inode) setChecks(t *Table, old *inode, from []int32) {
 	for i := range n.ents {
 		if !n.ents[i].exact {
-			chk := make([]check, len(n.ents))
-			for j := range n.ents {
-				chk[j].set(n.ents[j].r)
+			chk := t.chkSlab.take(len(n.ents))
+			if old != nil && old.chk != nil {
+				och := unsafe.Slice(old.chk, len(old.ents))
+				for j, f := range from {
+					if f >= 0 {
+						chk[j] = och[f]
+					} else {
+						chk[j].set(n.ents[j].r)
+					}
+				}
+			} else {
+				for j := range n.ents {
+					chk[j].set(n.ents[j].r)
+				}
 			}
 			n.chk = &chk[0]
 			return
@@ -92,9 +108,13 @@ func (e *entry) set(r *Rule) {
 // tomb marks a slot whose node was removed: probes go on past it.
 var tomb = &inode{}
 
-// newNode returns a node of st for the packed key pk holding rs (rank
-// descending), with old's slot position.
-func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule) *inode {
+// newNode returns a copy of old, a node of st for the packed key pk,
+// holding rs (rank descending) instead: rs[i] is old's entry from[i], or a
+// rule new to the node where from[i] is -1. A kept entry is copied from
+// old, its removal version read from its rule, so that the copy loads of
+// each kept rule only the line link's walk over old loaded already.
+func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *inode, from []int32) *inode {
+	t.copies++
 	n := t.nodeSlab.next()
 	n.st, n.key = st, *pk
 	if len(rs) == 1 {
@@ -103,9 +123,16 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule) *inode {
 		n.ents = t.entSlab.take(len(rs))
 	}
 	for i, r := range rs {
-		n.ents[i].set(r)
+		e := &n.ents[i]
+		if f := from[i]; f >= 0 {
+			o := &old.ents[f]
+			e.rank, e.added, e.r, e.exact = o.rank, o.added, r, o.exact
+			e.removed.Store(r.removed.Load())
+		} else {
+			e.set(r)
+		}
 	}
-	n.setChecks()
+	n.setChecks(t, old, from)
 	return n
 }
 
@@ -215,12 +242,102 @@ func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline, hin
 	if n == nil {
 		return nil
 	}
+	if n == t.pend.old {
+		for _, r := range t.pend.rs {
+			if r.Priority == pri && r.Match == *m && p.live(r) {
+				return r
+			}
+		}
+		return nil
+	}
 	for i := range n.ents {
 		if r := n.ents[i].r; r.Priority == pri && r.Match == *m && p.live(r) {
 			return r
 		}
 	}
 	return nil
+}
+
+// pendingCopy is the copy of one index node that link is making: the
+// rules of the node it replaces, old, that it keeps, and the rules added
+// since, rank descending. link adds a rule whose node is old to it
+// instead of copying old again, so that the entries a rule's port ranges
+// expand into, added one after another into one node of a subtable
+// without ports, cost one copy of the node and not one each (quadratic in
+// the entries). The copy takes old's place in its slot when the writer
+// next does anything but such an add (flushPending): until then old
+// stays in the index, correct for every published version (the rules
+// added are not published yet), and identical and hasRoom look at the
+// copy's rules instead of old's.
+type pendingCopy struct {
+	old  *inode // nil: none
+	sl   *slot  // old's slot, in the published index: no add grows it until the flush
+	st   *subtable
+	pk   [KeyWords]uint64
+	rs   []*Rule
+	from []int32 // rs[i] is old's entry from[i], or new (-1)
+}
+
+// flushPending puts the copy link is making, if any, in place of the
+// node it copies.
+func (t *Table) flushPending() {
+	pd := &t.pend
+	old := pd.old
+	if old == nil {
+		return
+	}
+	pd.old = nil
+	// Retired before replaceNode points the rules it keeps at their new
+	// node: old's unlinked rules are those that do not point at it.
+	t.retireNode(old)
+	t.replaceNode(pd.sl, old, t.newNode(pd.st, &pd.pk, pd.rs, old, pd.from))
+	clear(pd.rs)
+	pd.rs, pd.from = pd.rs[:0], pd.from[:0]
+}
+
+// flushPending flushes the pending node copy of the table that has one.
+func (p *Pipeline) flushPending() {
+	if t := p.pendTable; t != nil {
+		p.pendTable = nil
+		t.flushPending()
+	}
+}
+
+// extendPending adds r, new, to the pending copy. It leaves out the rules
+// added before r into the copy that were removed in this same version
+// (link does so for old's), which no lookup can ever see: a flow replaced
+// over and over in one burst keeps one entry.
+func (t *Table) extendPending(r *Rule, rank uint64) {
+	pd := &t.pend
+	kept := 0
+	for j, x := range pd.rs {
+		if pd.from[j] < 0 {
+			if rv := x.removed.Load(); rv != never && rv == x.added {
+				t.p.leftOut[0]++
+				x.early = true
+				t.forget(x)
+				continue
+			}
+		}
+		pd.rs[kept], pd.from[kept] = x, pd.from[j]
+		kept++
+	}
+	clear(pd.rs[kept:])
+	pd.rs, pd.from = pd.rs[:kept], pd.from[:kept]
+	i := len(pd.rs)
+	for i > 0 {
+		var rk uint64
+		if f := pd.from[i-1]; f >= 0 {
+			rk = pd.old.ents[f].rank
+		} else {
+			rk = pd.rs[i-1].rankOf()
+		}
+		if rk > rank {
+			break
+		}
+		i--
+	}
+	pd.rs, pd.from = slices.Insert(pd.rs, i, r), slices.Insert(pd.from, i, -1)
 }
 
 // link makes r physically present (not yet visible unless its added version
@@ -266,12 +383,18 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	} else {
 		h, pk, sl, old = t.nodeOf(st, &key)
 	}
+	if old != nil && old == t.pend.old {
+		t.extendPending(r, rank)
+		return nil
+	}
+	// Whatever comes next changes the index or copies another node.
+	t.p.flushPending()
 	if old == nil {
 		n := t.nodeSlab.next()
 		n.st, n.key = st, pk
 		n.ents = n.one[:]
 		n.one[0].set(r)
-		n.setChecks()
+		n.setChecks(t, nil, nil)
 		r.node = n
 		if st.guardNode(n) {
 			t.touch(st)
@@ -284,12 +407,12 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	prune := t.prunable(old)
 	published := t.p.next - 1
 	var seen uint64 // the latest removal version of a left-out rule some lookup may have seen
-	rs := t.rs[:0]
+	rs, from := t.pend.rs[:0], t.pend.from[:0]
 	placed := false
 	for i := range old.ents {
 		x := old.ents[i].r
 		if !placed && old.ents[i].rank <= rank {
-			rs = append(rs, r)
+			rs, from = append(rs, r), append(from, -1)
 			placed = true
 		}
 		if x.node != old {
@@ -306,22 +429,19 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 			t.forget(x)
 			continue
 		}
-		rs = append(rs, x)
+		rs, from = append(rs, x), append(from, int32(i))
 	}
 	if !placed {
-		rs = append(rs, r)
+		rs, from = append(rs, r), append(from, -1)
 	}
 	// A lookup at a version before seen that reads the new node would
 	// miss a rule it may see: it must retry (see Pipeline.unlinked).
 	if seen > t.p.unlinked.Load() {
 		t.p.unlinked.Store(seen)
 	}
-	// Retired before replaceNode points the rules it keeps at their new
-	// node: old's unlinked rules are those that do not point at it.
-	t.retireNode(old)
-	t.replaceNode(sl, old, t.newNode(st, &pk, rs))
-	clear(rs)
-	t.rs = rs
+	// The copy waits for the adds of more rules into old (pendingCopy).
+	t.pend = pendingCopy{old: old, sl: sl, st: st, pk: pk, rs: rs, from: from}
+	t.p.pendTable = t
 	return nil
 }
 
@@ -475,8 +595,10 @@ func (t *Table) prunable(n *inode) bool {
 	return dead > maxDeadEntries
 }
 
-// unlink removes r physically. Called only inside a cleanup window.
-func (t *Table) unlink(r *Rule) {
+// unlink removes the rules of ds physically: one rule, or rules of one
+// node (each one's node is ds[0]'s). Called only inside a cleanup window.
+func (t *Table) unlink(ds []deadRule) {
+	r := ds[0].r
 	old := r.node
 	if old == nil {
 		if r.early {
@@ -488,46 +610,44 @@ func (t *Table) unlink(r *Rule) {
 		}
 		return
 	}
-	r.node = nil
+	for _, d := range ds {
+		d.r.node = nil
+	}
 	_, sl := t.slotOf(old)
 	h := sl.h.Load()
-	i := 0
-	for i < len(old.ents) && old.ents[i].r != r {
-		i++
-	}
-	if i == len(old.ents) {
-		return
-	}
 	linked := false
 	for j := range old.ents {
 		linked = linked || old.ents[j].r.node == old
 	}
 	if !linked {
 		t.removeNode(sl, old)
-		t.retireNode(old) // with r and the rules unlinked before it
+		t.retireNode(old) // with ds' rules and the rules unlinked before them
 		if f := t.state.Load().filter; f != nil {
 			f.Delete(h)
 		}
 	} else {
 		// Other rules still use the node (a MODIFY's successor, a rule
-		// added back): a copy without r takes its place, so that r goes
-		// back to the slab now (retireNode). Left in the node until the
-		// flow next changed, r would hold a rule and an entry pair for
-		// each flow modified once and then left alone, a table's worth
-		// of memory under churn. The copy of a node of one rule left
-		// takes no entry (inode.one); the old node is retired with r.
-		rs := t.rs[:0]
+		// added back): a copy without ds' rules takes its place, so
+		// that they go back to the slab now (retireNode). Left in the
+		// node until the flow next changed, a rule would hold a rule
+		// and an entry pair for each flow modified once and then left
+		// alone, a table's worth of memory under churn. The copy of a
+		// node of one rule left takes no entry (inode.one); the old
+		// node is retired with ds' rules.
+		rs, from := t.rs[:0], t.from[:0]
 		for j := range old.ents {
 			if x := old.ents[j].r; x.node == old {
-				rs = append(rs, x)
+				rs, from = append(rs, x), append(from, int32(j))
 			}
 		}
 		t.retireNode(old)
-		t.replaceNode(sl, old, t.newNode(old.st, &old.key, rs))
+		t.replaceNode(sl, old, t.newNode(old.st, &old.key, rs, old, from))
 		clear(rs)
-		t.rs = rs
+		t.rs, t.from = rs, from
 	}
-	t.forget(r)
+	for _, d := range ds {
+		t.forget(d.r)
+	}
 }
 
 // forget takes r, which has left the index, out of its subtable's and

@@ -113,13 +113,14 @@ type Pipeline struct {
 	_        [64]byte // keep the writer's fields off the readers' cache line
 
 	// writer only
-	next    uint64
-	seq     uint64
-	timed   map[*Rule]struct{}
-	dead    []deadRule           // removed, still in the index; removal versions ascending
-	stamped int                  // dead[:stamped] have their publication time
-	sel     []*Rule              // selected's buffer
-	meterOK func(id uint32) bool // SetMeterCheck
+	next      uint64
+	seq       uint64
+	timed     map[*Rule]struct{}
+	pendTable *Table               // the table whose link has a node copy pending (see pendingCopy), or nil
+	dead      []deadRule           // removed, still in the index; removal versions ascending
+	stamped   int                  // dead[:stamped] have their publication time
+	sel       []*Rule              // selected's buffer
+	meterOK   func(id uint32) bool // SetMeterCheck
 	// allOrNone is set while ApplyAllTo runs: its hook, called before
 	// a burst that succeeded whole is published.
 	allOrNone func() error

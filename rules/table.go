@@ -39,7 +39,13 @@ type Table struct {
 	// entSlab holds the entries of nodes of several rules (a rule added
 	// back while its removed predecessor awaits unlink makes one).
 	entSlab slab[entry]
+	// chkSlab holds the checks of nodes of merged rules (inode.chk):
+	// no pointers, so its chunks cost the garbage collector no scan.
+	chkSlab slab[check]
 	rs      []*Rule // link's buffer
+	from    []int32 // link's buffer: where rs[i] was in the node copied
+	pend    pendingCopy
+	copies  int // node copies made (newNode): tests count them
 	// spareNodes is the emptied nodes list of the last subtable dropped,
 	// for the next subtable made: a table emptied and refilled (a
 	// controller's delete of all flows, then its adds) then does not grow
@@ -378,6 +384,9 @@ func (l *relaxList) has(st *subtable) bool {
 func (t *Table) hasRoom(st *subtable, r *Rule) (Key, bool) {
 	k := r.Match.Key.And(&st.mask)
 	_, _, _, n := t.nodeOf(st, &k)
+	if n != nil && n == t.pend.old {
+		return k, len(t.pend.rs) < t.mergeLimit
+	}
 	return k, n == nil || len(n.ents) < t.mergeLimit
 }
 

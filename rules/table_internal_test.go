@@ -187,3 +187,66 @@ func TestDuplicatesInOneBurst(t *testing.T) {
 		})
 	}
 }
+
+// TestOneCopyPerRun adds the entries of one rule whose port ranges
+// expanded (one tcp_dst each, an IPv4 prefix) in one atomic burst: they
+// merge into one node of a subtable that tests no ports, which is copied
+// once for the run (pendingCopy), not once per entry; deleting them all
+// in one burst removes the node without a copy (unlink takes the run).
+// Lookups find each entry after the adds and none after the deletes.
+func TestOneCopyPerRun(t *testing.T) {
+	const k = 36
+	p, err := New(&Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ups := make([]Update, k)
+	for i := range ups {
+		var m Match
+		m.Set(FieldEthType, 0x0800, FieldEthType.FullMask())
+		m.Set(FieldIPProto, 6, FieldIPProto.FullMask())
+		m.Set(FieldIPv4Src, 0x0a010200, 0xffffff00)
+		m.Set(FieldL4Dst, uint64(1000+i), FieldL4Dst.FullMask())
+		ups[i] = Update{Command: CmdAdd, Priority: 9, Match: m, ID: i,
+			Instructions: []Instruction{{Kind: InstApplyActions, Actions: []Action{{Kind: ActionOutput, Port: 1}}}}}
+	}
+	tbl := p.Table(0)
+	c0 := tbl.copies
+	mustApply(t, p, ups)
+	if c := tbl.copies - c0; c > 1 {
+		t.Errorf("%d entries into one node in one burst made %d node copies, want at most 1", k, c)
+	}
+	if tbl.nodes != 1 {
+		t.Fatalf("%d index nodes, want the entries merged into 1", tbl.nodes)
+	}
+	for i := range ups {
+		key := ups[i].Match.Key
+		if r := tbl.Lookup(&key); r == nil || r.ID != i {
+			t.Fatalf("entry %d: lookup found %v", i, r)
+		}
+	}
+	for i := range ups {
+		ups[i].Command = CmdDeleteStrict
+	}
+	c0 = tbl.copies
+	mustApply(t, p, ups)
+	for range 100 {
+		if tbl.rules == 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+		p.ApplyBurst(nil, true) // a cleanup after UnlinkAfter
+	}
+	if tbl.rules != 0 || tbl.nodes != 0 {
+		t.Fatalf("after the deletes and cleanup: %d rules, %d nodes, want 0", tbl.rules, tbl.nodes)
+	}
+	if c := tbl.copies - c0; c != 0 {
+		t.Errorf("deleting the %d entries of one node made %d node copies, want 0", k, c)
+	}
+	for i := range ups {
+		key := ups[i].Match.Key
+		if r := tbl.Lookup(&key); r != nil {
+			t.Fatalf("entry %d: lookup found %v after the deletes", i, r)
+		}
+	}
+}
