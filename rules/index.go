@@ -460,22 +460,10 @@ func (t *Table) addNode(n *inode, h uint64) {
 			t.p.prefaultLow.Store(true)
 		}
 	}
-	for i := h & s.smask; ; i = (i + 1) & s.smask {
-		sl := &s.slots[i]
-		x := sl.n.Load()
-		if x == nil || x == tomb {
-			if x == nil {
-				t.used++
-			}
-			// The hash first: a lookup that sees the node sees its hash.
-			sl.h.Store(h)
-			sl.n.Store(n)
-			n.si = uint32(i)
-			if t.next != nil && int(i) < t.moved {
-				t.nextInsert(h, n)
-			}
-			break
-		}
+	i := putSlot(s.slots, s.smask, h, n, &t.used)
+	n.si = uint32(i)
+	if t.next != nil && int(i) < t.moved {
+		t.nextInsert(h, n)
 	}
 	st := n.st
 	n.pos = int32(len(st.nodes))
@@ -812,16 +800,24 @@ func (t *Table) stepGrow() {
 
 // nextInsert puts node n of hash h into the next index.
 func (t *Table) nextInsert(h uint64, n *inode) {
-	for j := h & t.nmask; ; j = (j + 1) & t.nmask {
-		sl := &t.next[j]
+	putSlot(t.next, t.nmask, h, n, &t.nused)
+}
+
+// putSlot stores n, of hash h, in the first free slot (empty or a
+// tombstone) of h's probe sequence in slots, mask len(slots)-1, and
+// returns its index; *used counts the empty slots taken. The hash is
+// stored first: a lookup that sees the node sees its hash.
+func putSlot(slots []slot, mask, h uint64, n *inode, used *int) uint64 {
+	for i := h & mask; ; i = (i + 1) & mask {
+		sl := &slots[i]
 		x := sl.n.Load()
 		if x == nil || x == tomb {
 			if x == nil {
-				t.nused++
+				*used++
 			}
 			sl.h.Store(h)
 			sl.n.Store(n)
-			return
+			return i
 		}
 	}
 }
