@@ -107,13 +107,11 @@
 // subtable it visited, the chunk probes its first subtable without the
 // filter. A chunk pays a pass over its undecided keys for every
 // subtable it goes through, which costs more than it saves where the
-// index sits in cache or lookups visit many subtables: uncapped chunks
-// ran at 0.54-0.95x the rate of single lookups on the ClassBench sets,
-// and at 1.3-2.2x on tables of 5,000 to 100,000 exact flows. With the
-// rule, batches run at 0.99-1.01x single lookups on the ClassBench sets
-// and on 5,000 exact flows (16,384 slots: one by one; chunks there would
-// gain 1.5x, but chunks at that size cost 3% on acl1_10k), 1.6x on 10,000
-// and 2.3-2.6x on 100,000 (BenchmarkLookupPaths). When the
+// index sits in cache or lookups visit many subtables (ClassBench sets,
+// small tables), and pays where index loads miss the cache and a lookup
+// visits one subtable (large exact tables); BenchmarkLookupPaths measures
+// each path against the others on the same table, and BENCHMARKS.md
+// holds its figures. When the
 // filter fills, the writer builds a larger one from the index and swaps
 // it in; lookups use the old one until then.
 //
