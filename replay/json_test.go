@@ -89,8 +89,18 @@ func TestReportJSONSchema(t *testing.T) {
 			f.Counters.Hits+f.Counters.Misses != f.Lookup.Lookups {
 			t.Errorf("%s: lookup %+v counters %+v", f.Filter, f.Lookup, f.Counters)
 		}
+		// A window may see no lookup when the workers lose their CPU (the
+		// findings count such bursts), so the windows are checked against
+		// the report, and only all of them together must have lookups.
+		var windowLookups int64
+		for i := range f.Bursts {
+			if i < len(k.Bursts) && f.Bursts[i].Before.LookupNs.Count != k.Bursts[i].Before.LookupNs.N {
+				t.Errorf("%s burst %d: before window's lookup count %d, report %d", f.Filter, i, f.Bursts[i].Before.LookupNs.Count, k.Bursts[i].Before.LookupNs.N)
+			}
+			windowLookups += f.Bursts[i].Before.LookupNs.Count + f.Bursts[i].After.LookupNs.Count
+		}
 		if len(f.Bursts) != 2 || f.Bursts[1].UpdateNs.Count != 32 || f.Bursts[1].ApplyNs != k.Bursts[1].ApplyNs ||
-			f.Bursts[1].Before.LookupNs.Count == 0 || f.Bursts[1].OccupancyRatio != k.Bursts[1].Occupancy {
+			windowLookups == 0 || f.Bursts[1].OccupancyRatio != k.Bursts[1].Occupancy {
 			t.Errorf("%s: bursts %+v", f.Filter, f.Bursts)
 		}
 		if len(f.Ports) == 0 || f.Ports[0].Port != k.Ports[0].Port || f.Ports[0].RxBytes != k.Ports[0].RxBytes {
