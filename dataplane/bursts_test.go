@@ -134,6 +134,10 @@ func testBurstsDuringTraffic(t *testing.T, recycle bool) {
 					c.fillIdx(vec, part)
 					w.Process(vec)
 					processed.Add(1)
+					// Two workers on two processors would otherwise hold
+					// both until preempted, and the writer would apply
+					// its bursts 10 ms apart, after thousands of vectors.
+					runtime.Gosched()
 					hits, slots, v := w.Verdicts()
 					for j, r := range hits {
 						vd := verdict{version: v, frame: part[slots[j]], id: -1}
@@ -180,11 +184,11 @@ func testBurstsDuringTraffic(t *testing.T, recycle bool) {
 		}
 		apply(ups)
 		// Let the workers classify at this version before the next
-		// burst (at most 50 ms), so that some lookups run between
+		// burst (at most 2 s), so that some lookups run between
 		// bursts even when the writer has a processor to itself and
 		// the workers share the other.
 		seen := processed.Load()
-		for deadline := time.Now().Add(50 * time.Millisecond); processed.Load() < seen+2 && running.Load() > 0 && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(2 * time.Second); processed.Load() < seen+2 && running.Load() > 0 && time.Now().Before(deadline); {
 			runtime.Gosched()
 		}
 	}
