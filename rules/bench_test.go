@@ -156,18 +156,25 @@ func reportLookups(b *testing.B, n int, c *rules.Counters) {
 	}
 }
 
+// exactFlow is the i-th exact TCP 5-tuple of exactSet's shape, its
+// source address in net.0.0.0/8.
+func exactFlow(net uint64, i int) rules.Match {
+	var m rules.Match
+	m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+	m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
+	m.SetExact(rules.FieldIPv4Src, net<<24|uint64(i))
+	m.SetExact(rules.FieldIPv4Dst, uint64(172<<24|i*7))
+	m.SetExact(rules.FieldL4Src, uint64(1024+i%60000))
+	m.SetExact(rules.FieldL4Dst, 80)
+	return m
+}
+
 // exactSet builds n exact 5-tuple entries plus 10 wildcard entries.
 func exactSet(n int) ([]rules.Update, []rules.Key) {
 	var ups []rules.Update
 	keys := make([]rules.Key, 0, n)
 	for i := range n {
-		var m rules.Match
-		m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
-		m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
-		m.SetExact(rules.FieldIPv4Src, uint64(10<<24|i))
-		m.SetExact(rules.FieldIPv4Dst, uint64(172<<24|i*7))
-		m.SetExact(rules.FieldL4Src, uint64(1024+i%60000))
-		m.SetExact(rules.FieldL4Dst, 80)
+		m := exactFlow(10, i)
 		ups = append(ups, rules.Update{Match: m, Priority: 100, ID: i})
 		keys = append(keys, m.Key)
 	}
@@ -192,13 +199,7 @@ func halfMissing(keys []rules.Key) []rules.Key {
 			out[i] = keys[i]
 			continue
 		}
-		var m rules.Match
-		m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
-		m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
-		m.SetExact(rules.FieldIPv4Src, uint64(11<<24|i))
-		m.SetExact(rules.FieldIPv4Dst, uint64(172<<24|i*7))
-		m.SetExact(rules.FieldL4Src, uint64(1024+i%60000))
-		m.SetExact(rules.FieldL4Dst, 80)
+		m := exactFlow(11, i)
 		out[i] = m.Key
 	}
 	return out
