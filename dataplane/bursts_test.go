@@ -210,7 +210,7 @@ func testBurstsDuringTraffic(t *testing.T, recycle bool) {
 			k := &keys[vd.frame]
 			want := int32(-1)
 			for _, e := range snap {
-				if e.Match.Matches(k) {
+				if e.Matches(k) {
 					want = int32(e.ID)
 					break
 				}

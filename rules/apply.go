@@ -191,6 +191,11 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 			}
 		}
 	}
+	if !u.Ranges.IsZero() {
+		if err := checkRanges(&u.Match, u.Ranges, p.cfg.NoPrereqs); err != nil {
+			return nil, err
+		}
+	}
 	if err := CheckActions(&u.Match, u.Instructions); err != nil {
 		return nil, err
 	}
@@ -207,7 +212,8 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 		t.each(func(r *Rule) bool {
 			// An identical rule is no overlap: the add replaces it
 			// (as in Open vSwitch).
-			if p.live(r) && r.Priority == u.Priority && r.Match.Overlaps(&u.Match) && r.Match != u.Match {
+			if p.live(r) && r.Priority == u.Priority && overlapsRule(&u.Match, u.Ranges, r) &&
+				(r.Match != u.Match || r.Ranges != u.Ranges) {
 				clash = r
 				return false
 			}
@@ -222,7 +228,7 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	// set field by field, so that no whole-struct copy is made.
 	x := p.ruleSlab.next()
 	r := &x.r
-	r.Match = u.Match
+	r.Match, r.Ranges = u.Match, u.Ranges
 	r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout = u.Priority, u.Cookie, u.IdleTimeout, u.HardTimeout
 	// All of the add's flags stay with the rule, as Open vSwitch keeps
 	// them: check_overlap and reset_counts act on the add, and flow
@@ -234,7 +240,7 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	x.s.created, x.s.lastActive = ns, ns
 	r.stats = &x.s
 	var hint nodeHint
-	if old := t.identical(&u.Match, u.Priority, p, &hint, p.prepared(u, t)); old != nil {
+	if old := t.identical(&u.Match, u.Ranges, u.Priority, p, &hint, p.prepared(u, t)); old != nil {
 		r.seq = old.seq
 		if u.Flags&FlagResetCounts == 0 {
 			pk, by := old.Packets(), old.Bytes()
@@ -280,12 +286,12 @@ func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 	clear(p.sel)
 	out := p.sel[:0]
 	if strict {
-		if r := t.identical(&u.Match, u.Priority, p, nil, p.prepared(u, t)); r != nil && cookieOK(u, r) {
+		if r := t.identical(&u.Match, u.Ranges, u.Priority, p, nil, p.prepared(u, t)); r != nil && cookieOK(u, r) {
 			out = append(out, r)
 		}
 	} else {
 		t.each(func(r *Rule) bool {
-			if p.live(r) && u.Match.Covers(&r.Match) && cookieOK(u, r) {
+			if p.live(r) && r.CoveredBy(&u.Match, u.Ranges) && cookieOK(u, r) {
 				out = append(out, r)
 			}
 			return true
@@ -337,7 +343,7 @@ func (p *Pipeline) modify(u *Update, now time.Time) error {
 func (p *Pipeline) successor(old *Rule, ins []Instruction, reset bool) *Rule {
 	x := p.ruleSlab.next()
 	r := &x.r
-	r.Match = old.Match
+	r.Match, r.Ranges = old.Match, old.Ranges
 	r.Priority, r.Cookie, r.IdleTimeout, r.HardTimeout = old.Priority, old.Cookie, old.IdleTimeout, old.HardTimeout
 	r.Flags, r.Instructions, r.ID, r.seq, r.Importance = old.Flags, ins, old.ID, old.seq, old.Importance
 	r.recycle = p.cfg.Recycle
@@ -404,7 +410,7 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]F
 // hold its slab slot, and its chunk, for good: under churn with timeouts,
 // each expiry would leave a slot behind.
 func recordCopy(r *Rule) *Rule {
-	c := &Rule{Match: r.Match, Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
+	c := &Rule{Match: r.Match, Ranges: r.Ranges, Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
 		Flags: r.Flags, Cookie: r.Cookie, Instructions: r.Instructions, ID: r.ID,
 		seq: r.seq, added: r.added, table: r.table, exact: r.exact, Importance: r.Importance}
 	c.removed.Store(r.removed.Load())

@@ -29,7 +29,7 @@ var benchSets = []benchSet{
 
 // benchKeys returns a power-of-two number of keys from the set's trace (or
 // rule corners), shuffled.
-func benchKeys(b *testing.B, rs []classbench.Rule, trace string) []rules.Key {
+func benchKeys(b testing.TB, rs []classbench.Rule, trace string) []rules.Key {
 	var hs []classbench.Header
 	if trace != "" {
 		var err error
@@ -56,12 +56,24 @@ func benchKeys(b *testing.B, rs []classbench.Rule, trace string) []rules.Key {
 // match wins.
 type linear struct {
 	ms  []rules.Match
+	rgs []rules.Ranges // per entry, or nil when none has ranges
 	ids []int
+}
+
+// add appends u's entry.
+func (l *linear) add(u *rules.Update) {
+	l.ms, l.ids = append(l.ms, u.Match), append(l.ids, u.ID)
+	if !u.Ranges.IsZero() && l.rgs == nil {
+		l.rgs = make([]rules.Ranges, len(l.ms)-1, cap(l.ms))
+	}
+	if l.rgs != nil {
+		l.rgs = append(l.rgs, u.Ranges)
+	}
 }
 
 func (l *linear) lookup(k *rules.Key) int {
 	for i := range l.ms {
-		if l.ms[i].Matches(k) {
+		if l.ms[i].Matches(k) && (l.rgs == nil || l.rgs[i].Contains(k)) {
 			return l.ids[i]
 		}
 	}
@@ -83,9 +95,8 @@ func BenchmarkClassBench(b *testing.B) {
 		b.Run(set.name+"/linear", func(b *testing.B) {
 			ups, _ := classbench.TupleUpdates(rs, 0, nil)
 			l := &linear{}
-			for _, u := range ups {
-				l.ms = append(l.ms, u.Match)
-				l.ids = append(l.ids, u.ID)
+			for i := range ups {
+				l.add(&ups[i])
 			}
 			b.ReportAllocs()
 			i := 0
@@ -218,9 +229,8 @@ func BenchmarkExact100K(b *testing.B) {
 	b.Run("linear", func(b *testing.B) {
 		l := &linear{}
 		// Priority order: exact entries (100) before wildcards.
-		for _, u := range ups {
-			l.ms = append(l.ms, u.Match)
-			l.ids = append(l.ids, u.ID)
+		for i := range ups {
+			l.add(&ups[i])
 		}
 		b.ReportAllocs()
 		i := 0
@@ -377,9 +387,8 @@ func TestLinearBaselineAgrees(t *testing.T) {
 	rs, p, _ := loadCB(t, "lyxocs-ruleSet/fw1_1k", nil)
 	ups, _ := classbench.TupleUpdates(rs, 0, nil)
 	l := &linear{}
-	for _, u := range ups {
-		l.ms = append(l.ms, u.Match)
-		l.ids = append(l.ids, u.ID)
+	for i := range ups {
+		l.add(&ups[i])
 	}
 	for _, h := range cornerHeaders(rs) {
 		k := h.Key()
@@ -398,11 +407,14 @@ func TestLookupAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race")
 	}
-	_, p, _ := loadCB(t, "lyxocs-ruleSet/acl1_1k", nil)
+	rs, p, _ := loadCB(t, "lyxocs-ruleSet/acl1_1k", nil)
 	tbl := p.Table(0)
-	var k rules.Key
-	k.Set(rules.FieldEthType, rules.EthTypeIPv4)
+	// Rule corners: lookups that test port ranges.
 	keys := make([]rules.Key, 32)
+	for i, h := range cornerHeaders(rs)[:32] {
+		keys[i] = h.Key()
+	}
+	k := keys[7]
 	out := make([]*rules.Rule, 32)
 	var c rules.Counters
 	if n := testing.AllocsPerRun(100, func() { sinkRule = tbl.Lookup(&k) }); n != 0 {

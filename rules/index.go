@@ -50,11 +50,43 @@ func (c *check) set(r *Rule) {
 	for i, w := range relaxedWords {
 		c.k[i], c.m[i] = r.Match.Key[w], r.Match.Mask[w]
 	}
+	if !r.Ranges.IsZero() {
+		// Word 9 of a ranged rule's check: the low 32 bits (ICMP and
+		// arp_op) as a value and mask, the ports as ranges: the high
+		// halves of k and m hold each port's low end and span (see
+		// matchesRanges). A port without a range is a prefix or
+		// wildcarded (checkRanges), a range too.
+		var lo, span [2]uint64
+		for j, pf := range portFields {
+			v, mk := r.Match.Get(pf.f)
+			l, h := bounds(*pf.of(&r.Ranges), uint16(v), uint16(mk))
+			lo[j], span[j] = uint64(l), uint64(h-l)
+		}
+		c.k[2] = lo[0]<<48 | lo[1]<<32 | c.k[2]&0xffffffff
+		c.m[2] = span[0]<<48 | span[1]<<32 | c.m[2]&0xffffffff
+	}
 }
 
 func (c *check) matches(k *Key) bool {
 	return k[3]&c.m[0] == c.k[0] && k[4]&c.m[1] == c.k[1] && k[9]&c.m[2] == c.k[2] && k[10]&c.m[3] == c.k[3]
 }
+
+// matchesRanges is matches for the check of a ranged rule: the low half
+// of word 9 by value and mask, and a port p in range when p - lo, in 16
+// bits, is at most the span.
+func (c *check) matchesRanges(k *Key) bool {
+	w := k[9]
+	if (k[3]&c.m[0]^c.k[0])|(k[4]&c.m[1]^c.k[1])|(k[10]&c.m[3]^c.k[3])|uint64(uint32((w^c.k[2])&c.m[2])) != 0 {
+		return false
+	}
+	return uint16(w>>48-c.k[2]>>48) <= uint16(c.m[2]>>48) && uint16(w>>32-c.k[2]>>32) <= uint16(c.m[2]>>32)
+}
+
+// inRanges reports whether k meets the check of n's entry i, a ranged
+// one, after k matched n's key. Lookups test an entry as
+// e.exact || !e.ranged && checkOf(i).matches(k) || e.ranged && inRanges(i, k):
+// an unranged entry's check stays inlined, a ranged one's costs a call.
+func (n *inode) inRanges(i int, k *Key) bool { return n.checkOf(i).matchesRanges(k) }
 
 // checkOf returns the check of n's entry i. n must have checks.
 func (n *inode) checkOf(i int) *check {
@@ -98,10 +130,12 @@ type entry struct {
 	removed atomic.Uint64
 	r       *Rule
 	exact   bool // no full-match check needed
+	ranged  bool // the check tests port ranges (check.matchesRanges)
 }
 
 func (e *entry) set(r *Rule) {
 	e.rank, e.added, e.r, e.exact = r.rankOf(), r.added, r, r.exact
+	e.ranged = !r.Ranges.IsZero()
 	e.removed.Store(r.removed.Load())
 }
 
@@ -126,7 +160,7 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *ino
 		e := &n.ents[i]
 		if f := from[i]; f >= 0 {
 			o := &old.ents[f]
-			e.rank, e.added, e.r, e.exact = o.rank, o.added, r, o.exact
+			e.rank, e.added, e.r, e.exact, e.ranged = o.rank, o.added, r, o.exact, o.ranged
 			e.removed.Store(r.removed.Load())
 		} else {
 			e.set(r)
@@ -181,12 +215,13 @@ func (t *Table) nodeOf(st *subtable, key *Key) (uint64, [KeyWords]uint64, *slot,
 	return h, pk, sl, n
 }
 
-// identical returns the live rule with exactly this match and priority. It
+// identical returns the live rule with exactly this match, ranges and
+// priority. It
 // looks in the subtables link could have put such a rule in: those of the
 // relaxed masks, then the mask's own. If hint is not nil, it fills it in
 // with what it found in the mask's own subtable. pre, if not nil, is what
 // prefetch found for the update.
-func (t *Table) identical(m *Match, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
+func (t *Table) identical(m *Match, rg Ranges, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
 	var own *subtable
 	if pre != nil {
 		own = pre.st
@@ -199,13 +234,13 @@ func (t *Table) identical(m *Match, pri uint16, p *Pipeline, hint *nodeHint, pre
 				if st.dead {
 					continue
 				}
-				if r := t.identicalIn(st, m, pri, p, nil, nil); r != nil {
+				if r := t.identicalIn(st, m, rg, pri, p, nil, nil); r != nil {
 					return r
 				}
 			}
 		}
 	}
-	return t.identicalIn(own, m, pri, p, hint, pre)
+	return t.identicalIn(own, m, rg, pri, p, hint, pre)
 }
 
 // nodeHint is the node of a match's key in a subtable as identical found it
@@ -220,7 +255,7 @@ type nodeHint struct {
 	n  *inode
 }
 
-func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
+func (t *Table) identicalIn(st *subtable, m *Match, rg Ranges, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
 	if st == nil {
 		return nil
 	}
@@ -244,14 +279,14 @@ func (t *Table) identicalIn(st *subtable, m *Match, pri uint16, p *Pipeline, hin
 	}
 	if n == t.pend.old {
 		for _, r := range t.pend.rs {
-			if r.Priority == pri && r.Match == *m && p.live(r) {
+			if r.Priority == pri && r.Match == *m && r.Ranges == rg && p.live(r) {
 				return r
 			}
 		}
 		return nil
 	}
 	for i := range n.ents {
-		if r := n.ents[i].r; r.Priority == pri && r.Match == *m && p.live(r) {
+		if r := n.ents[i].r; r.Priority == pri && r.Match == *m && r.Ranges == rg && p.live(r) {
 			return r
 		}
 	}
@@ -364,7 +399,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		st, key = own, r.Match.Key
 	}
 	r.st = st
-	r.exact = st.mask == r.Match.Mask
+	r.exact = st.mask == r.Match.Mask && r.Ranges.IsZero()
 	st.n++
 	t.rules++
 	rank := r.rankOf()

@@ -78,6 +78,7 @@ func randKey(r source) rules.Key {
 		k.Set(rules.FieldIPProto, p)
 		if p != 1 {
 			k.Set(rules.FieldL4Dst, uint64(78+r.IntN(8)))
+			k.Set(rules.FieldL4Src, uint64(r.IntN(6)))
 		}
 	}
 	return k
@@ -123,6 +124,22 @@ func randUpdate(r source, tables int) rules.Update {
 		if r.IntN(3) == 0 {
 			// Delete often goes for everything, so tables drain and refill.
 			u.Match = rules.Match{}
+		}
+	}
+	if r.IntN(4) == 0 {
+		// Port ranges (Go API only), around the keys' ports: a source
+		// range within 0-5, a destination range within 76-89, or both.
+		// Without TCP or UDP they break a prerequisite.
+		switch r.IntN(3) {
+		case 0:
+			u.SetPortRange(rules.FieldL4Src, uint16(r.IntN(3)), uint16(2+r.IntN(4)))
+		case 1:
+			lo := uint16(76 + r.IntN(8))
+			u.SetPortRange(rules.FieldL4Dst, lo, lo+uint16(r.IntN(6)))
+		default:
+			u.SetPortRange(rules.FieldL4Src, 0, uint16(1+r.IntN(4)))
+			lo := uint16(76 + r.IntN(8))
+			u.SetPortRange(rules.FieldL4Dst, lo, lo+uint16(1+r.IntN(6)))
 		}
 	}
 	if r.IntN(20) == 0 {
@@ -191,10 +208,10 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 		r *rules.Rule
 	}
 	var records []record
-	var hits, misses, oks, fails, removed, growing, direct int
+	var hits, rangedHits, misses, oks, fails, removed, growing, direct int
 	defer func() {
-		t.Logf("updates ok %d, refused %d; lookups hit %d, missed %d; flow-removed %d; rules and nodes recycled %d; steps with an index growing %d, with a subtable probed without the filter %d",
-			oks, fails, hits, misses, removed, p.Recycled(), growing, direct)
+		t.Logf("updates ok %d, refused %d; lookups hit %d (a rule with port ranges %d), missed %d; flow-removed %d; rules and nodes recycled %d; steps with an index growing %d, with a subtable probed without the filter %d",
+			oks, fails, hits, rangedHits, misses, removed, p.Recycled(), growing, direct)
 	}()
 	for step := 0; step < steps && more(); step++ {
 		switch op := r.IntN(10); {
@@ -237,13 +254,16 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 				got := p.Table(tb).Lookup(&k)
 				bkeys[tb], bwant[tb] = append(bkeys[tb], k), append(bwant[tb], got)
 				want := o.Lookup(tb, &k)
-				if (got == nil) != (want == nil) || got != nil && (got.Match != want.Match || got.Priority != want.Priority || got.Seq() != want.Seq || got.Cookie != want.Cookie || got.Instructions[0].Actions[0].Port != want.Instructions[0].Actions[0].Port) {
+				if (got == nil) != (want == nil) || got != nil && (got.Match != want.Match || got.Ranges != want.Ranges || got.Priority != want.Priority || got.Seq() != want.Seq || got.Cookie != want.Cookie || got.Instructions[0].Actions[0].Port != want.Instructions[0].Actions[0].Port) {
 					t.Fatalf("step %d: table %d key %v: got %+v, oracle %+v", step, tb, k, got, want)
 				}
 				if got == nil {
 					misses++
 				} else {
 					hits++
+					if !got.Ranges.IsZero() {
+						rangedHits++
+					}
 					got.Hit(64)
 					o.Hit(want)
 					if got.Packets() != want.Packets {
@@ -302,7 +322,7 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 				t.Fatalf("step %d table %d: stats count %d flows, %d present; oracle %d", step, tb, st.Flows, st.Rules, len(want))
 			}
 			for i := range got {
-				if got[i].Match != want[i].Match || got[i].Priority != want[i].Priority || got[i].Seq() != want[i].Seq {
+				if got[i].Match != want[i].Match || got[i].Ranges != want[i].Ranges || got[i].Priority != want[i].Priority || got[i].Seq() != want[i].Seq {
 					t.Fatalf("step %d table %d rule %d differs", step, tb, i)
 				}
 			}
@@ -558,7 +578,7 @@ func (s *snapshots) want(v uint64, k *rules.Key) (e *oracle.Entry, ok bool) {
 	snap, ok := s.m[v]
 	s.mu.Unlock()
 	for _, e := range snap {
-		if e.Match.Matches(k) {
+		if e.Matches(k) {
 			return e, ok
 		}
 	}
@@ -576,7 +596,7 @@ func sameAnswer(got *rules.Rule, want *oracle.Entry) bool {
 	if got == nil || want == nil {
 		return got == nil && want == nil
 	}
-	return got.Seq() == want.Seq && got.Match == want.Match && got.Priority == want.Priority
+	return got.Seq() == want.Seq && got.Match == want.Match && got.Ranges == want.Ranges && got.Priority == want.Priority
 }
 
 // checkers are the goroutines of a test that check lookups against an

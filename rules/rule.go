@@ -105,7 +105,10 @@ const (
 // the other 16-bit fields, table and exact in their last word), since every
 // add zeroes a Rule.
 type Rule struct {
-	Match        Match
+	Match Match
+	// Ranges are the rule's port ranges (see Ranges): zero but for a
+	// rule added with them through the Go API.
+	Ranges       Ranges
 	Priority     uint16
 	IdleTimeout  uint16 // seconds, 0 = none
 	HardTimeout  uint16 // seconds, 0 = none
@@ -147,7 +150,7 @@ type Rule struct {
 	// importance): set by the ADD that made the rule, kept by MODIFY,
 	// reported in OpenFlow 1.4 flow statistics. Nothing evicts rules, so
 	// it changes no lookup. (Last, in the padding after table and exact,
-	// so that a Rule stays 392 bytes.)
+	// so that a Rule stays 400 bytes.)
 	Importance uint16
 }
 

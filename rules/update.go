@@ -42,6 +42,7 @@ type Update struct {
 	Command      Command
 	Table        uint8 // TableAll (0xff) selects all tables for DELETE
 	Match        Match
+	Ranges       Ranges // port ranges, Go API only (see Ranges, SetPortRange); zero from OpenFlow
 	Priority     uint16
 	Cookie       uint64
 	CookieMask   uint64 // MODIFY/DELETE: only rules with cookie&mask == Cookie&mask

@@ -14,6 +14,7 @@ import (
 type Entry struct {
 	Table        uint8
 	Match        rules.Match
+	Ranges       rules.Ranges // port ranges (rules.Update.Ranges)
 	Priority     uint16
 	Seq          uint64 // insertion order: among equal priorities the lower wins
 	ID           int
@@ -33,6 +34,7 @@ type Entry struct {
 type Flows struct {
 	Tables      int
 	StrictPorts bool
+	NoPrereqs   bool       // as rules.Config.NoPrereqs, for port ranges only
 	entries     [][]*Entry // per table, unordered
 	seq         uint64
 }
@@ -64,12 +66,15 @@ func better(a, b *Entry) bool {
 func (f *Flows) Lookup(t uint8, k *rules.Key) *Entry {
 	var best *Entry
 	for _, e := range f.entries[t] {
-		if e.Match.Matches(k) && (best == nil || better(e, best)) {
+		if e.Matches(k) && (best == nil || better(e, best)) {
 			best = e
 		}
 	}
 	return best
 }
+
+// Matches reports whether k matches e: its match and its port ranges.
+func (e *Entry) Matches(k *rules.Key) bool { return e.Match.Matches(k) && inRanges(&e.Ranges, k) }
 
 // Removed is a flow-removed record of the oracle.
 type Removed struct {
@@ -107,20 +112,25 @@ func (f *Flows) Apply(u *rules.Update, now time.Time) ([]Removed, error) {
 		if err := rules.CheckActions(&u.Match, u.Instructions); err != nil {
 			return nil, err
 		}
+		if u.Ranges != (rules.Ranges{}) && !f.NoPrereqs {
+			if p, m := u.Match.Get(rules.FieldIPProto); m != 0xff || p != rules.IPProtoTCP && p != rules.IPProtoUDP && p != rules.IPProtoSCTP {
+				return nil, rules.ErrBadPrereq
+			}
+		}
 	}
 	cookieOK := func(e *Entry) bool { return e.Cookie&u.CookieMask == u.Cookie&u.CookieMask }
-	strictSame := func(e *Entry) bool { return e.Match == u.Match && e.Priority == u.Priority }
+	strictSame := func(e *Entry) bool { return e.Match == u.Match && e.Ranges == u.Ranges && e.Priority == u.Priority }
 	switch u.Command {
 	case rules.CmdAdd:
 		es := f.entries[u.Table]
 		if u.Flags&rules.FlagCheckOverlap != 0 {
 			for _, e := range es {
-				if e.Priority == u.Priority && e.Match.Overlaps(&u.Match) && e.Match != u.Match {
+				if e.Priority == u.Priority && overlaps(e, u) && !(e.Match == u.Match && e.Ranges == u.Ranges) {
 					return nil, rules.ErrOverlap
 				}
 			}
 		}
-		n := &Entry{Table: u.Table, Match: u.Match, Priority: u.Priority, ID: u.ID, Cookie: u.Cookie,
+		n := &Entry{Table: u.Table, Match: u.Match, Ranges: u.Ranges, Priority: u.Priority, ID: u.ID, Cookie: u.Cookie,
 			IdleTimeout: u.IdleTimeout, HardTimeout: u.HardTimeout,
 			Flags: u.Flags, Instructions: u.Instructions,
 			Created: now, lastActive: now}
@@ -139,7 +149,7 @@ func (f *Flows) Apply(u *rules.Update, now time.Time) ([]Removed, error) {
 		f.entries[u.Table] = append(es, n)
 	case rules.CmdModify, rules.CmdModifyStrict:
 		for i, e := range f.entries[u.Table] {
-			sel := u.Match.Covers(&e.Match)
+			sel := covers(u, e)
 			if u.Command == rules.CmdModifyStrict {
 				sel = strictSame(e)
 			}
@@ -167,7 +177,7 @@ func (f *Flows) Apply(u *rules.Update, now time.Time) ([]Removed, error) {
 		for _, t := range tables {
 			kept := f.entries[t][:0:0]
 			for _, e := range f.entries[t] {
-				sel := u.Match.Covers(&e.Match)
+				sel := covers(u, e)
 				if u.Command == rules.CmdDeleteStrict {
 					sel = strictSame(e)
 				}
@@ -221,4 +231,86 @@ func (f *Flows) Expire(now time.Time) []Removed {
 		f.entries[t] = kept
 	}
 	return rem
+}
+
+// The port fields and their ranges, for the brute-force set tests below.
+var portFields = [2]rules.Field{rules.FieldL4Src, rules.FieldL4Dst}
+
+func rangeOf(rg *rules.Ranges, i int) rules.PortRange {
+	if i == 0 {
+		return rg.Src
+	}
+	return rg.Dst
+}
+
+func inRanges(rg *rules.Ranges, k *rules.Key) bool {
+	for i, f := range portFields {
+		if pr := rangeOf(rg, i); pr != (rules.PortRange{}) {
+			if x := uint16(k.Get(f)); x < pr.Lo || x > pr.Hi {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// admits reports whether port x meets field i of a match and its ranges.
+func admits(m *rules.Match, rg *rules.Ranges, i int, x uint16) bool {
+	v, mk := m.Get(portFields[i])
+	pr := rangeOf(rg, i)
+	return uint64(x)&mk == v && (pr == (rules.PortRange{}) || pr.Lo <= x && x <= pr.Hi)
+}
+
+// withoutPorts returns m with the port fields wildcarded.
+func withoutPorts(m rules.Match) rules.Match {
+	for _, f := range portFields {
+		m.Clear(f)
+	}
+	return m
+}
+
+// covers reports whether every packet e matches, u (its match and ranges)
+// matches too. Port fields are compared as sets, port by port, over all
+// 65536 ports when ranges are involved; the other fields by Match.Covers.
+func covers(u *rules.Update, e *Entry) bool {
+	if u.Ranges == (rules.Ranges{}) && e.Ranges == (rules.Ranges{}) {
+		return u.Match.Covers(&e.Match)
+	}
+	um, em := withoutPorts(u.Match), withoutPorts(e.Match)
+	if !um.Covers(&em) {
+		return false
+	}
+	for i := range portFields {
+		for x := range 1 << 16 {
+			if admits(&e.Match, &e.Ranges, i, uint16(x)) && !admits(&u.Match, &u.Ranges, i, uint16(x)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// overlaps reports whether some packet matches both e and u, port fields
+// compared as sets over all 65536 ports when ranges are involved.
+func overlaps(e *Entry, u *rules.Update) bool {
+	if u.Ranges == (rules.Ranges{}) && e.Ranges == (rules.Ranges{}) {
+		return e.Match.Overlaps(&u.Match)
+	}
+	um, em := withoutPorts(u.Match), withoutPorts(e.Match)
+	if !um.Overlaps(&em) {
+		return false
+	}
+	for i := range portFields {
+		both := false
+		for x := range 1 << 16 {
+			if admits(&e.Match, &e.Ranges, i, uint16(x)) && admits(&u.Match, &u.Ranges, i, uint16(x)) {
+				both = true
+				break
+			}
+		}
+		if !both {
+			return false
+		}
+	}
+	return true
 }
