@@ -138,9 +138,9 @@
 // synthesizes one 54-byte Ethernet/IPv4 frame per header, its ports in a
 // TCP, UDP or SCTP header, an ICMP echo request under ICMP and plain
 // payload under other protocols, where OpenFlow sees no ports. Against the
-// rule set's flows (LoadRules, classbench.Updates) each frame takes the
-// rule classbench.FirstPacket answers for its header; the tests check it
-// per rule. With Config.BurstFromRules the synthetic controller's flows
+// rule set's flows (LoadRules, classbench.UpdatesWith, ports as ranges)
+// each frame takes the rule classbench.FirstPacket answers for its
+// header; the tests check it per rule. With Config.BurstFromRules the synthetic controller's flows
 // are drawn from the rule set (each with a random rule's mask and random
 // values under it, at priority 0, below every ClassBench rule), so the
 // bursts churn the subtables the set uses and never take a packet that a

@@ -47,7 +47,8 @@ func LoadTrace(path string) (*dataplane.Capture, []classbench.Header, error) {
 // is an echo request, and under any other protocol 20 bytes of payload
 // that open with the ports; there the parser takes no ports, as
 // OpenFlow's prerequisites say, so a replay against the flows of
-// classbench.Updates classifies every frame as classbench.FirstPacket
+// classbench.Updates (or UpdatesWith) classifies every frame as
+// classbench.FirstPacket
 // classifies its header.
 func TraceCapture(name string, hs []classbench.Header) *dataplane.Capture {
 	c := &dataplane.Capture{

@@ -84,7 +84,9 @@ var sinkInt int
 
 // BenchmarkClassBench measures lookups on ClassBench sets with their traces:
 // a linear scan, tuple space without filter (plain tuples and merged), and
-// merged tuple space behind the plain cuckoo and Bloom-Cuckoo filters.
+// merged tuple space behind the plain cuckoo and Bloom-Cuckoo filters, with
+// the rules' port ranges checked after the hash match, and merged tuple
+// space with the ranges expanded into prefixes ("-prefixes").
 func BenchmarkClassBench(b *testing.B) {
 	for _, set := range benchSets {
 		rs, err := classbench.Parse(set.rules, readCB(b, set.rules))
@@ -106,25 +108,26 @@ func BenchmarkClassBench(b *testing.B) {
 			}
 			b.ReportMetric(float64(i)/b.Elapsed().Seconds()/1e6, "Mlookups/s")
 		})
+		// The "-prefixes" variants load the rules' port ranges expanded
+		// into prefixes (classbench.PortPrefixes), the others as ranges.
 		for _, v := range []struct {
-			name string
-			cfg  rules.Config
+			name  string
+			cfg   rules.Config
+			ports classbench.Ports
 		}{
-			{"tuple-nofilter", rules.Config{Filter: rules.FilterNone, NoMerge: true}},
-			{"tuple-cf", rules.Config{Filter: rules.FilterCuckoo, NoMerge: true}},
-			{"merged-nofilter", rules.Config{Filter: rules.FilterNone}},
-			{"merged-cf", rules.Config{Filter: rules.FilterCuckoo}},
-			{"merged-bcf", rules.Config{Filter: rules.FilterBloomCuckoo}},
+			{"tuple-nofilter", rules.Config{Filter: rules.FilterNone, NoMerge: true}, classbench.PortRanges},
+			{"tuple-cf", rules.Config{Filter: rules.FilterCuckoo, NoMerge: true}, classbench.PortRanges},
+			{"merged-nofilter", rules.Config{Filter: rules.FilterNone}, classbench.PortRanges},
+			{"merged-cf", rules.Config{Filter: rules.FilterCuckoo}, classbench.PortRanges},
+			{"merged-bcf", rules.Config{Filter: rules.FilterBloomCuckoo}, classbench.PortRanges},
+			{"merged-nofilter-prefixes", rules.Config{Filter: rules.FilterNone}, classbench.PortPrefixes},
+			{"merged-bcf-prefixes", rules.Config{Filter: rules.FilterBloomCuckoo}, classbench.PortPrefixes},
 		} {
 			b.Run(set.name+"/"+v.name, func(b *testing.B) {
-				cfg := v.cfg
-				_, p, _ := loadCB(b, set.rules, &cfg)
-				benchLookups(b, p.Table(0), keys)
+				benchLookups(b, loadCBPorts(b, rs, v.cfg, v.ports), keys)
 			})
 			b.Run(set.name+"/"+v.name+"-batch", func(b *testing.B) {
-				cfg := v.cfg
-				_, p, _ := loadCB(b, set.rules, &cfg)
-				benchBatch(b, p.Table(0), keys)
+				benchBatch(b, loadCBPorts(b, rs, v.cfg, v.ports), keys)
 			})
 		}
 	}

@@ -13,7 +13,8 @@ import (
 )
 
 // churnOps is a cycle of ClassBench rule insertions and deletions: each op
-// is the updates of one rule (all of its expanded five-field entries),
+// is the updates of one rule (all of its five-field entries: one per
+// protocol with port ranges, or each of its prefix pairs),
 // adds if the rule is absent at that point, strict deletes if present.
 // Applied in order from the state start describes, the ops return the
 // table to that state, so that a benchmark may cycle through them.
@@ -25,9 +26,10 @@ type churnOps struct {
 // classBenchChurn builds the churn TupleMerge's driver runs: half the rules
 // live at first, then nops random toggles (an absent rule inserted, a
 // present one deleted), the live share kept between 20% and 80%, followed
-// by the same toggles in reverse.
-func classBenchChurn(rs []classbench.Rule, nops int, seed uint64) churnOps {
-	ups, _ := classbench.TupleUpdates(rs, 0, nil)
+// by the same toggles in reverse. ports says how the rules' port ranges
+// become entries.
+func classBenchChurn(rs []classbench.Rule, nops int, seed uint64, ports classbench.Ports) churnOps {
+	ups, _ := classbench.TupleUpdatesWith(rs, 0, nil, ports)
 	adds := make([][]rules.Update, len(rs))
 	dels := make([][]rules.Update, len(rs))
 	for _, u := range ups {
@@ -86,19 +88,27 @@ func classBenchChurn(rs []classbench.Rule, nops int, seed uint64) churnOps {
 // under insert/delete churn (classBenchChurn), as TupleMerge's driver does:
 // one rule per call (each rule's entries in one atomic burst) and 1024
 // rules per call, for each filter kind. Mrules/s counts ClassBench rules,
-// each of several entries; Mentries/s counts the updates applied.
+// each of one entry per protocol with its port ranges, or of its prefix
+// pairs in the "-prefixes" variants; Mentries/s counts the updates
+// applied.
 func BenchmarkClassBenchChurn(b *testing.B) {
 	for _, set := range benchSets {
 		rs, err := classbench.Parse(set.rules, readCB(b, set.rules))
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := classBenchChurn(rs, 1<<14, 1)
-		for _, kind := range []rules.FilterKind{rules.FilterBloomCuckoo, rules.FilterCuckoo, rules.FilterNone} {
-			for _, per := range []int{1, 1024} {
-				b.Run(fmt.Sprintf("%s/%s/per=%d", set.name, kind, per), func(b *testing.B) {
-					benchChurn(b, &c, kind, per)
-				})
+		for _, ports := range []classbench.Ports{classbench.PortRanges, classbench.PortPrefixes} {
+			c := classBenchChurn(rs, 1<<14, 1, ports)
+			suffix := ""
+			if ports == classbench.PortPrefixes {
+				suffix = "-prefixes"
+			}
+			for _, kind := range []rules.FilterKind{rules.FilterBloomCuckoo, rules.FilterCuckoo, rules.FilterNone} {
+				for _, per := range []int{1, 1024} {
+					b.Run(fmt.Sprintf("%s/%s%s/per=%d", set.name, kind, suffix, per), func(b *testing.B) {
+						benchChurn(b, &c, kind, per)
+					})
+				}
 			}
 		}
 	}
@@ -223,8 +233,9 @@ func BenchmarkGrowBursts(b *testing.B) {
 	}
 }
 
-// TestClassBenchChurn runs the churn of BenchmarkClassBenchChurn, one rule
-// per call and bursts of many, and checks after every call the published
+// TestClassBenchChurn runs the churn of BenchmarkClassBenchChurn, port
+// ranges as ranges and as prefixes, one rule per call and bursts of many,
+// and checks after every call the published
 // subtable order and the index, and lookups of rule corners against a
 // linear scan of the live rules.
 func TestClassBenchChurn(t *testing.T) {
@@ -236,52 +247,53 @@ func TestClassBenchChurn(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		nops = 300
 	}
-	c := classBenchChurn(rs, nops, 3)
 	hs := cornerHeaders(rs)
-	for _, per := range []int{1, 37, 512} {
-		p, err := rules.New(&rules.Config{NoPrereqs: true, Seed: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		live := map[int]bool{}
-		var res rules.BurstResult
-		apply := func(ops [][]rules.Update) {
-			var ups []rules.Update
-			for _, us := range ops {
-				ups = append(ups, us...)
-				live[us[0].ID] = us[0].Command == rules.CmdAdd
+	for _, c := range []churnOps{classBenchChurn(rs, nops, 3, classbench.PortRanges), classBenchChurn(rs, nops, 3, classbench.PortPrefixes)} {
+		for _, per := range []int{1, 37, 512} {
+			p, err := rules.New(&rules.Config{NoPrereqs: true, Seed: 5})
+			if err != nil {
+				t.Fatal(err)
 			}
-			p.ApplyBurstTo(&res, ups, true, nil)
-			for i, err := range res.Errs {
-				if err != nil {
-					t.Fatalf("per=%d: update %d: %v", per, i, err)
+			live := map[int]bool{}
+			var res rules.BurstResult
+			apply := func(ops [][]rules.Update) {
+				var ups []rules.Update
+				for _, us := range ops {
+					ups = append(ups, us...)
+					live[us[0].ID] = us[0].Command == rules.CmdAdd
 				}
-			}
-		}
-		apply(c.start)
-		for i := 0; i < len(c.ops); i += per {
-			apply(c.ops[i:min(i+per, len(c.ops))])
-			if err := rules.CheckOrder(p); err != nil {
-				t.Fatalf("per=%d call %d: %v", per, i/per, err)
-			}
-			if err := rules.CheckIndex(p); err != nil {
-				t.Fatalf("per=%d call %d: %v", per, i/per, err)
-			}
-			for j := i % 7; j < len(hs); j += 97 {
-				k := hs[j].Key()
-				want := -1
-				for _, r := range rs {
-					if live[r.Index] && r.MatchesHeader(&hs[j]) {
-						want = r.Index
-						break
+				p.ApplyBurstTo(&res, ups, true, nil)
+				for i, err := range res.Errs {
+					if err != nil {
+						t.Fatalf("per=%d: update %d: %v", per, i, err)
 					}
 				}
-				got := -1
-				if r := p.Table(0).Lookup(&k); r != nil {
-					got = r.ID
+			}
+			apply(c.start)
+			for i := 0; i < len(c.ops); i += per {
+				apply(c.ops[i:min(i+per, len(c.ops))])
+				if err := rules.CheckOrder(p); err != nil {
+					t.Fatalf("per=%d call %d: %v", per, i/per, err)
 				}
-				if got != want {
-					t.Fatalf("per=%d call %d: header %d: rule %d, want %d", per, i/per, j, got, want)
+				if err := rules.CheckIndex(p); err != nil {
+					t.Fatalf("per=%d call %d: %v", per, i/per, err)
+				}
+				for j := i % 7; j < len(hs); j += 97 {
+					k := hs[j].Key()
+					want := -1
+					for _, r := range rs {
+						if live[r.Index] && r.MatchesHeader(&hs[j]) {
+							want = r.Index
+							break
+						}
+					}
+					got := -1
+					if r := p.Table(0).Lookup(&k); r != nil {
+						got = r.ID
+					}
+					if got != want {
+						t.Fatalf("per=%d call %d: header %d: rule %d, want %d", per, i/per, j, got, want)
+					}
 				}
 			}
 		}

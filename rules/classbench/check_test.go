@@ -130,7 +130,7 @@ func TestCheckTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Checked != 7610 || len(rep.Mismatches) != 0 || rep.Expansion.Entries != 2591 {
+	if rep.Checked != 7610 || len(rep.Mismatches) != 0 || rep.Expansion.Entries != 761 {
 		t.Fatalf("checked %d, %d mismatches (first %+v), %d entries", rep.Checked, len(rep.Mismatches), rep.Mismatches[:min(1, len(rep.Mismatches))], rep.Expansion.Entries)
 	}
 }

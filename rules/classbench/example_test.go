@@ -40,7 +40,7 @@ func ExampleCheck() {
 		fmt.Printf("acl_trace:%d: %s\n", m.Line, m.Why)
 	}
 	// Output:
-	// 2 rules -> 7 entries; checked 2, failed 1
+	// 2 rules -> 2 entries; checked 2, failed 1
 	// acl_trace:2: label 0 does not match the header
 }
 

@@ -77,15 +77,24 @@ func (r *Rule) withPorts(out []rules.Match, m rules.Match) []rules.Match {
 // only into a pipeline with Config.NoPrereqs. Matched against Header.Key,
 // they match exactly the headers MatchesHeader does.
 func (r *Rule) TupleMatches() []rules.Match {
+	var out []rules.Match
+	for _, m := range r.tupleBases() {
+		out = r.withPorts(out, m)
+	}
+	return out
+}
+
+// tupleBases is TupleMatches without the ports: one match per protocol.
+func (r *Rule) tupleBases() []rules.Match {
 	ps := r.protocols()
 	if ps == nil {
-		return r.withPorts(nil, r.base())
+		return []rules.Match{r.base()}
 	}
-	var out []rules.Match
+	out := make([]rules.Match, 0, len(ps))
 	for _, p := range ps {
 		m := r.base()
 		m.SetExact(rules.FieldIPProto, uint64(p))
-		out = r.withPorts(out, m)
+		out = append(out, m)
 	}
 	return out
 }
@@ -108,6 +117,16 @@ func (r *Rule) TupleMatches() []rules.Match {
 // a protocol without ports satisfies only the full port ranges. Port
 // ranges become masked ports as in TupleMatches.
 func (r *Rule) Flows() ([]rules.Match, string) {
+	bs, note := r.flowBases()
+	var out []rules.Match
+	for _, m := range bs {
+		out = r.withPorts(out, m)
+	}
+	return out, note
+}
+
+// flowBases is Flows without the ports: one match per protocol.
+func (r *Rule) flowBases() ([]rules.Match, string) {
 	ps := r.protocols()
 	if ps == nil {
 		if r.AnyPort() {
@@ -117,7 +136,7 @@ func (r *Rule) Flows() ([]rules.Match, string) {
 		for _, p := range portProtos {
 			m := r.base()
 			m.SetExact(rules.FieldIPProto, uint64(p))
-			out = r.withPorts(out, m)
+			out = append(out, m)
 		}
 		return out, fmt.Sprintf("any protocol with %s: one copy per tcp, udp and sctp; packets of other protocols have no ports in OpenFlow and match none", r.portText())
 	}
@@ -132,7 +151,7 @@ func (r *Rule) Flows() ([]rules.Match, string) {
 		}
 		m := r.base()
 		m.SetExact(rules.FieldIPProto, uint64(p))
-		out = r.withPorts(out, m)
+		out = append(out, m)
 	}
 	var notes []string
 	if len(ps) > 1 {

@@ -149,8 +149,13 @@ func TestOracleMutated(t *testing.T) {
 // at least 2000 and at most n, for at most 20 s.
 func checkCorners(t *testing.T, rs []classbench.Rule, n int) {
 	t.Helper()
-	tuple := load(t, rs, true)
-	flows := load(t, rs, false)
+	// Each form twice: port ranges in the entries, and expanded into
+	// prefixes.
+	var tuple, flows [2]*rules.Table
+	for i, ports := range []classbench.Ports{classbench.PortRanges, classbench.PortPrefixes} {
+		tuple[i] = load(t, rs, true, ports)
+		flows[i] = load(t, rs, false, ports)
+	}
 	rng := rand.New(rand.NewPCG(uint64(len(rs)), 24))
 	n = min(n, max(4*len(rs), 2000))
 	deadline := time.Now().Add(20 * time.Second)
@@ -159,11 +164,13 @@ func checkCorners(t *testing.T, rs []classbench.Rule, n int) {
 		h := cornerHeader(rng, &rs[rng.IntN(len(rs))])
 		k := h.Key()
 		want, wantPkt := classbench.First(rs, &h), classbench.FirstPacket(rs, &h)
-		if got := answer(tuple, &k); got != want {
-			t.Fatalf("%+v: five-field entries answer %d, First %d", h, got, want)
-		}
-		if got := answer(flows, &k); got != wantPkt {
-			t.Fatalf("%+v: OpenFlow flows answer %d, FirstPacket %d", h, got, wantPkt)
+		for j := range tuple {
+			if got := answer(tuple[j], &k); got != want {
+				t.Fatalf("%+v: five-field entries (%v) answer %d, First %d", h, classbench.Ports(j), got, want)
+			}
+			if got := answer(flows[j], &k); got != wantPkt {
+				t.Fatalf("%+v: OpenFlow flows (%v) answer %d, FirstPacket %d", h, classbench.Ports(j), got, wantPkt)
+			}
 		}
 		if want != wantPkt {
 			differ++
@@ -179,21 +186,22 @@ func checkCorners(t *testing.T, rs []classbench.Rule, n int) {
 	}
 }
 
-// load puts rs in a pipeline: over the five fields (TupleUpdates, with
-// NoPrereqs) or as OpenFlow flows (Updates, prerequisites checked).
-func load(t *testing.T, rs []classbench.Rule, tuple bool) *rules.Table {
+// load puts rs in a pipeline: over the five fields (TupleUpdatesWith, with
+// NoPrereqs) or as OpenFlow flows (UpdatesWith, prerequisites checked),
+// with the ports as ports says.
+func load(t *testing.T, rs []classbench.Rule, tuple bool, ports classbench.Ports) *rules.Table {
 	t.Helper()
 	p, err := rules.New(&rules.Config{NoPrereqs: tuple, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ups, _ := classbench.Updates(rs, 0, nil)
+	ups, _ := classbench.UpdatesWith(rs, 0, nil, ports)
 	if tuple {
-		ups, _ = classbench.TupleUpdates(rs, 0, nil)
+		ups, _ = classbench.TupleUpdatesWith(rs, 0, nil, ports)
 	}
 	for i, err := range p.ApplyBurst(ups, true).Errs {
 		if err != nil {
-			t.Fatalf("tuple %v, rule %d: %v", tuple, ups[i].ID, err)
+			t.Fatalf("tuple %v, %v, rule %d: %v", tuple, ports, ups[i].ID, err)
 		}
 	}
 	return p.Table(0)
@@ -213,11 +221,11 @@ func TestPortsAnyProto(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		ex      classbench.Expansion // Updates'
-		entries int                  // TupleUpdates'
+		entries int                  // TupleUpdates', ports as ranges
 		differ  int                  // headers the flows answer otherwise
 		notes   []string
 	}{
-		{"ports_any_proto", classbench.Expansion{Rules: 8, Entries: 55, MaxPer: 27, Noted: 5}, 29, 5, []string{
+		{"ports_any_proto", classbench.Expansion{Rules: 8, Entries: 55, MaxPer: 27, Noted: 5}, 9, 5, []string{
 			"rule 0 (line 1): protocol 1 (icmp): no ports in OpenFlow, so none of its packets meets source port 21 : 21: no flow for it; the rule matches no packet",
 			"rule 1 (line 2): any protocol with destination port 1000 : 2000: one copy per tcp, udp and sctp; packets of other protocols have no ports in OpenFlow and match none",
 			"rule 2 (line 3): protocol 47 (gre): no ports in OpenFlow, so none of its packets meets source port 1024 : 65535 and destination port 53 : 53: no flow for it; the rule matches no packet",

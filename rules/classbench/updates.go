@@ -63,41 +63,98 @@ func (e Expansion) Factor() float64 {
 	return float64(e.Entries) / float64(e.Rules)
 }
 
+// Ports says how a rule's port ranges become entries.
+type Ports uint8
+
+const (
+	// PortRanges makes a rule one entry per protocol, with its port
+	// ranges in Update.Ranges (SetPortRange): the pipeline checks them
+	// after the hash match. Only the Go API takes such updates.
+	PortRanges Ports = iota
+	// PortPrefixes makes a rule one entry per protocol and (source port
+	// prefix, destination port prefix) pair of ExpandPortRange: OpenFlow's
+	// value and mask, up to 900 entries a protocol (36 on ClassBench's
+	// own sets).
+	PortPrefixes
+)
+
+// String returns "ranges" or "prefixes".
+func (p Ports) String() string {
+	if p == PortPrefixes {
+		return "prefixes"
+	}
+	return "ranges"
+}
+
 // Updates turns ClassBench rules into ADD updates of OpenFlow flows
 // (Rule.Flows) for table, with the given instructions: they load into any
 // pipeline, and classify a packet (or a Header's Key) as FirstPacket does.
 // The updates come in file order, so that insertion order breaks priority
-// ties as the file does; each entry's ID is its rule's index.
+// ties as the file does; each entry's ID is its rule's index. Their ports
+// are prefixes (PortPrefixes), which OpenFlow can say; UpdatesWith
+// chooses.
 func Updates(rs []Rule, table uint8, inst []rules.Instruction) ([]rules.Update, Expansion) {
-	return updates(rs, table, inst, func(r *Rule) ([]rules.Match, bool) {
-		ms, note := r.Flows()
+	return UpdatesWith(rs, table, inst, PortPrefixes)
+}
+
+// UpdatesWith is Updates with the ports made entries as ports says.
+func UpdatesWith(rs []Rule, table uint8, inst []rules.Instruction, ports Ports) ([]rules.Update, Expansion) {
+	return updates(rs, table, inst, ports, func(r *Rule) ([]rules.Match, bool) {
+		ms, note := r.flowBases()
 		return ms, note != ""
 	})
 }
 
 // TupleUpdates is Updates over ClassBench's five independent fields
-// (Rule.TupleMatches): the entries classify a Header's Key exactly as
+// (Rule.TupleMatches), one entry per rule and protocol with its port
+// ranges (PortRanges): the entries classify a Header's Key exactly as
 // First does, but load only into a pipeline with Config.NoPrereqs when a
 // rule constrains ports of a protocol other than TCP, UDP and SCTP, or of
-// any protocol. Check classifies with them.
+// any protocol. Check classifies with them. TupleUpdatesWith chooses how
+// ports become entries.
 func TupleUpdates(rs []Rule, table uint8, inst []rules.Instruction) ([]rules.Update, Expansion) {
-	return updates(rs, table, inst, func(r *Rule) ([]rules.Match, bool) { return r.TupleMatches(), false })
+	return TupleUpdatesWith(rs, table, inst, PortRanges)
 }
 
-func updates(rs []Rule, table uint8, inst []rules.Instruction, matches func(*Rule) ([]rules.Match, bool)) ([]rules.Update, Expansion) {
-	var ups []rules.Update
+// TupleUpdatesWith is TupleUpdates with the ports made entries as ports
+// says: PortPrefixes gives the matches of TupleMatches.
+func TupleUpdatesWith(rs []Rule, table uint8, inst []rules.Instruction, ports Ports) ([]rules.Update, Expansion) {
+	return updates(rs, table, inst, ports, func(r *Rule) ([]rules.Match, bool) { return r.tupleBases(), false })
+}
+
+// updates makes the updates of rs from each rule's matches without ports
+// (bases), its ports as ports says.
+func updates(rs []Rule, table uint8, inst []rules.Instruction, ports Ports, bases func(*Rule) ([]rules.Match, bool)) ([]rules.Update, Expansion) {
+	var (
+		ups []rules.Update
+		ms  []rules.Match
+	)
 	ex := Expansion{Rules: len(rs)}
 	for i := range rs {
 		r := &rs[i]
-		ms, noted := matches(r)
+		bs, noted := bases(r)
 		if noted {
 			ex.Noted++
 		}
-		ex.MaxPer = max(ex.MaxPer, len(ms))
-		pri := max(Priority-r.Index, 1)
-		for _, m := range ms {
-			ups = append(ups, rules.Update{Command: rules.CmdAdd, Table: table, Match: m, Priority: uint16(pri), Instructions: inst, ID: r.Index})
+		pri := uint16(max(Priority-r.Index, 1))
+		n := len(ups)
+		if ports == PortRanges {
+			for _, m := range bs {
+				u := rules.Update{Command: rules.CmdAdd, Table: table, Match: m, Priority: pri, Instructions: inst, ID: r.Index}
+				u.SetPortRange(rules.FieldL4Src, r.SportLo, r.SportHi)
+				u.SetPortRange(rules.FieldL4Dst, r.DportLo, r.DportHi)
+				ups = append(ups, u)
+			}
+		} else {
+			ms = ms[:0]
+			for _, m := range bs {
+				ms = r.withPorts(ms, m)
+			}
+			for _, m := range ms {
+				ups = append(ups, rules.Update{Command: rules.CmdAdd, Table: table, Match: m, Priority: pri, Instructions: inst, ID: r.Index})
+			}
 		}
+		ex.MaxPer = max(ex.MaxPer, len(ups)-n)
 	}
 	ex.Entries = len(ups)
 	return ups, ex
