@@ -228,7 +228,7 @@ func (t *Table) identical(m *Match, rg Ranges, pri uint16, p *Pipeline, hint *no
 	} else {
 		own = t.sub(&m.Mask)
 	}
-	if !p.cfg.NoMerge && (own == nil || !own.noRelax) {
+	if !p.cfg.NoMerge && (own == nil || !own.noRelax || !rg.IsZero()) {
 		if l := t.relaxed(&m.Mask); l != nil {
 			for _, st := range l.subs {
 				if st.dead {
@@ -389,7 +389,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	}
 	var st *subtable
 	key := r.Match.Key
-	if !t.p.cfg.NoMerge && (own == nil || !own.noRelax) {
+	if !t.p.cfg.NoMerge && (own == nil || !own.noRelax || !r.Ranges.IsZero()) {
 		st, key = t.mergeTarget(r)
 	}
 	if st == nil {

@@ -35,7 +35,7 @@ func TestRelaxedWords(t *testing.T) {
 		for _, w := range relaxedWords {
 			sub[w] &= rng.Uint64()
 		}
-		for g, cm := range [...]Key{relaxMask(&m.Mask, 0), relaxMask(&m.Mask, 1), sub} {
+		for g, cm := range [...]Key{relaxMask(&m.Mask, 0, false), relaxMask(&m.Mask, 1, false), sub} {
 			for w := range cm {
 				if cm[w] != m.Mask[w] && !relaxed[w] {
 					t.Fatalf("mask %d of %v changed word %d", g, m.Mask, w)
