@@ -35,8 +35,13 @@ type PortRange struct{ Lo, Hi uint16 }
 //   - OFPFF_CHECK_OVERLAP refuses an add for which some packet matches
 //     both it and a rule of the same priority (ranges intersected with
 //     ranges and masked ports);
-//   - Rule.Matches tests the Match and the ranges; Rule.Ranges is what a
-//     dump shows. An OpenFlow flow-stats reply cannot carry ranges.
+//   - Rule.Matches tests the Match and the ranges, and Rule.Ranges (with
+//     Ranges.String) shows them to the Go API. OpenFlow cannot carry
+//     them: a flow-stats reply of a ranged rule (only a rule loaded
+//     through the Go API has one) shows its Match, the ranged port
+//     wildcarded, and the controller selects rules for statistics by
+//     Match.Covers on the Match alone, so a request that tests a ranged
+//     port does not select the rule.
 type Ranges struct{ Src, Dst PortRange }
 
 // IsZero reports whether rg tests nothing.
