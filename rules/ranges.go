@@ -174,10 +174,19 @@ func bounds(pr PortRange, v, m uint16) (lo, hi uint16) {
 //     bit at or below the highest one where Lo and Hi differ (it holds
 //     Lo's prefix followed by 01..1 and by 10..0), so the mask must test
 //     none of those bits and Lo must agree with it above them.
+//
+// A DELETE is not validated, and may test a port by a range and a value
+// and mask at once: its set is their intersection, and the rule's must
+// pass both tests.
 func portCovers(u PortRange, uv, um uint16, r PortRange, rv, rm uint16) bool {
 	if u != (PortRange{}) {
 		lo, hi := bounds(r, rv, rm)
-		return u.Lo <= lo && hi <= u.Hi
+		if lo < u.Lo || u.Hi < hi {
+			return false
+		}
+		if um == 0 {
+			return true
+		}
 	}
 	if r == (PortRange{}) {
 		return um&^rm == 0 && rv&um == uv

@@ -12,8 +12,8 @@ type portSide struct {
 }
 
 func (s portSide) admits(x uint16) bool {
-	if s.pr != (PortRange{}) {
-		return s.pr.Lo <= x && x <= s.pr.Hi
+	if s.pr != (PortRange{}) && (x < s.pr.Lo || x > s.pr.Hi) {
+		return false
 	}
 	return x&s.m == s.v
 }
@@ -58,6 +58,20 @@ func TestPortSetsBruteForce(t *testing.T) {
 			// A mask over the range's high bits, which may cover it.
 			u.m = uint16(prefixMask(16, rng.IntN(16)))
 			u.v = r.pr.Lo & u.m
+		}
+		if rng.IntN(8) == 0 && u.pr != (PortRange{}) {
+			// An update testing a range and a value and mask (a
+			// DELETE, which is not validated): covers only.
+			u.m = uint16(prefixMask(16, rng.IntN(8)))
+			u.v = u.pr.Lo & u.m
+			cov := true
+			for x := range 1 << 16 {
+				cov = cov && (!r.admits(uint16(x)) || u.admits(uint16(x)))
+			}
+			if got := portCovers(u.pr, u.v, u.m, r.pr, r.v, r.m); got != cov {
+				t.Fatalf("portCovers(%+v, %+v) = %v, want %v", u, r, got, cov)
+			}
+			continue
 		}
 		cov, ovl := true, false
 		for x := range 1 << 16 {
