@@ -95,8 +95,12 @@ func lookupDirect(k *Key, v uint64, s *tableState, c *Counters, from int, best *
 			if best != nil && e.rank <= bestRank {
 				break
 			}
-			if e.added <= v && v < e.removed.Load() && (e.exact || !e.ranged && n.checkOf(i).matches(k) || e.ranged && n.inRanges(i, k)) {
+			if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(k)) {
 				best, bestRank = e.r, e.rank
+				break
+			}
+			if e.ranged {
+				best, bestRank = n.scanRanged(i, k, v, best, bestRank)
 				break
 			}
 		}

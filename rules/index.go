@@ -64,29 +64,55 @@ func (c *check) set(r *Rule) {
 		}
 		c.k[2] = lo[0]<<48 | lo[1]<<32 | c.k[2]&0xffffffff
 		c.m[2] = span[0]<<48 | span[1]<<32 | c.m[2]&0xffffffff
+		// A value bit outside the mask, so that matches fails on a
+		// ranged check and lookups go on to scanRanged.
+		c.k[3] |= rangedMark
 	}
 }
+
+// rangedMark is the bit of a ranged check's value on word 10 (the ARP
+// addresses') that lies outside its mask, which is 0: a ranged rule tests
+// no ARP address (checkRanges), so no key meets the value and mask.
+const rangedMark = 1 << 63
 
 func (c *check) matches(k *Key) bool {
 	return k[3]&c.m[0] == c.k[0] && k[4]&c.m[1] == c.k[1] && k[9]&c.m[2] == c.k[2] && k[10]&c.m[3] == c.k[3]
 }
 
 // matchesRanges is matches for the check of a ranged rule: the low half
-// of word 9 by value and mask, and a port p in range when p - lo, in 16
-// bits, is at most the span.
+// of word 9 by value and mask, and each port p in range when p - lo, in 16
+// bits, is at most the span. The two ports are subtracted as one 32-bit
+// word: a borrow out of the destination port's half means that port is
+// below its range, and the test fails on that half whatever the source
+// port's half says.
 func (c *check) matchesRanges(k *Key) bool {
 	w := k[9]
-	if (k[3]&c.m[0]^c.k[0])|(k[4]&c.m[1]^c.k[1])|(k[10]&c.m[3]^c.k[3])|uint64(uint32((w^c.k[2])&c.m[2])) != 0 {
+	if (k[3]&c.m[0]^c.k[0])|(k[4]&c.m[1]^c.k[1])|(k[10]&c.m[3]^c.k[3]&^rangedMark)|uint64(uint32((w^c.k[2])&c.m[2])) != 0 {
 		return false
 	}
-	return uint16(w>>48-c.k[2]>>48) <= uint16(c.m[2]>>48) && uint16(w>>32-c.k[2]>>32) <= uint16(c.m[2]>>32)
+	d, sp := uint32(w>>32)-uint32(c.k[2]>>32), uint32(c.m[2]>>32)
+	return uint16(d) <= uint16(sp) && d>>16 <= sp>>16
 }
 
-// inRanges reports whether k meets the check of n's entry i, a ranged
-// one, after k matched n's key. Lookups test an entry as
-// e.exact || !e.ranged && checkOf(i).matches(k) || e.ranged && inRanges(i, k):
-// an unranged entry's check stays inlined, a ranged one's costs a call.
-func (n *inode) inRanges(i int, k *Key) bool { return n.checkOf(i).matchesRanges(k) }
+// scanRanged goes on with a lookup's scan of n's entries from entry i, a
+// ranged one, for key k at version v, best so far best of rank bestRank
+// (nil if none), and returns the best then. Lookups scan a node's entries
+// inline as they did before ranges, testing e.exact or the check's value
+// and mask (which fails on a ranged check: rangedMark), and hand the scan
+// over here at the first ranged entry, so that unranged entries pay no
+// call, and no more than a byte test where their check fails.
+func (n *inode) scanRanged(i int, k *Key, v uint64, best *Rule, bestRank uint64) (*Rule, uint64) {
+	for ; i < len(n.ents); i++ {
+		e := &n.ents[i]
+		if best != nil && e.rank <= bestRank {
+			break
+		}
+		if e.added <= v && v < e.removed.Load() && (e.exact || !e.ranged && n.checkOf(i).matches(k) || e.ranged && n.checkOf(i).matchesRanges(k)) {
+			return e.r, e.rank
+		}
+	}
+	return best, bestRank
+}
 
 // checkOf returns the check of n's entry i. n must have checks.
 func (n *inode) checkOf(i int) *check {

@@ -242,8 +242,12 @@ func lookupFrom(k *Key, v uint64, s *tableState, c *Counters, from int, best *Ru
 			if best != nil && e.rank <= bestRank {
 				break
 			}
-			if e.added <= v && v < e.removed.Load() && (e.exact || !e.ranged && n.checkOf(i).matches(k) || e.ranged && n.inRanges(i, k)) {
+			if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(k)) {
 				best, bestRank = e.r, e.rank
+				break
+			}
+			if e.ranged {
+				best, bestRank = n.scanRanged(i, k, v, best, bestRank)
 				break
 			}
 		}
@@ -393,8 +397,12 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 				if out[a] != nil && e.rank <= rank[a] {
 					break
 				}
-				if e.added <= v && v < e.removed.Load() && (e.exact || !e.ranged && n.checkOf(i).matches(&keys[a]) || e.ranged && n.inRanges(i, &keys[a])) {
+				if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(&keys[a])) {
 					out[a], rank[a] = e.r, e.rank
+					break
+				}
+				if e.ranged {
+					out[a], rank[a] = n.scanRanged(i, &keys[a], v, out[a], rank[a])
 					break
 				}
 			}

@@ -236,9 +236,9 @@ func leastAtLeast(a, v, m uint16) (uint16, bool) {
 }
 
 // checkRanges refuses ranges a rule cannot have (OFPBMC_BAD_VALUE,
-// OFPBMC_BAD_MASK, and OFPBMC_BAD_PREREQ unless noPrereqs): a range must
-// be one SetPortRange keeps (Lo < Hi, not 0-65535), its port must be
-// wildcarded in m, the other port tested by a prefix if at all, and
+// OFPBMC_BAD_MASK, OFPBMC_BAD_PREREQ): a range must be one SetPortRange
+// keeps (Lo < Hi, not 0-65535), its port must be wildcarded in m, the
+// other port tested by a prefix if at all, no ARP address tested, and
 // without noPrereqs ip_proto must be TCP, UDP or SCTP, as for a port in
 // the Match.
 func checkRanges(m *Match, rg Ranges, noPrereqs bool) error {
@@ -260,6 +260,12 @@ func checkRanges(m *Match, rg Ranges, noPrereqs bool) error {
 			return &Error{Type: ErrTypeBadMatch, Code: BadMatchBadValue, Field: pf.f.String(),
 				Why: "a port with a range must be wildcarded in the match"}
 		}
+	}
+	// Packets with ports have no ARP addresses; the check of a ranged
+	// rule relies on it (rangedMark), so even NoPrereqs does not lift it.
+	if m.Mask[10] != 0 {
+		return &Error{Type: ErrTypeBadMatch, Code: BadMatchBadPrereq, Field: "arp_spa,arp_tpa",
+			Why: "a rule with port ranges tests no ARP address"}
 	}
 	if !noPrereqs {
 		proto, pm := m.Get(FieldIPProto)

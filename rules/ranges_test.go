@@ -88,6 +88,11 @@ func TestRangesValidate(t *testing.T) {
 	}
 	p, _ := rules.New(&rules.Config{NoPrereqs: true})
 	u := rangedAdd(10, 20, 1, 0)
+	u.Match.SetPrefix(rules.FieldARPSPA, 1<<31, 1)
+	if err := p.ApplyBurst([]rules.Update{u}, true).Errs[0]; !errors.Is(err, rules.ErrBadPrereq) {
+		t.Errorf("ARP address with ranges under NoPrereqs: %v, want bad prereq", err)
+	}
+	u = rangedAdd(10, 20, 1, 0)
 	u.Match.Clear(rules.FieldIPProto)
 	if err := p.ApplyBurst([]rules.Update{u}, true).Errs[0]; err != nil {
 		t.Errorf("no protocol with NoPrereqs: %v", err)

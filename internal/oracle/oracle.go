@@ -112,6 +112,9 @@ func (f *Flows) Apply(u *rules.Update, now time.Time) ([]Removed, error) {
 		if err := rules.CheckActions(&u.Match, u.Instructions); err != nil {
 			return nil, err
 		}
+		if u.Ranges != (rules.Ranges{}) && (u.Match.Has(rules.FieldARPSPA) || u.Match.Has(rules.FieldARPTPA)) {
+			return nil, rules.ErrBadPrereq
+		}
 		if u.Ranges != (rules.Ranges{}) && !f.NoPrereqs {
 			if p, m := u.Match.Get(rules.FieldIPProto); m != 0xff || p != rules.IPProtoTCP && p != rules.IPProtoUDP && p != rules.IPProtoSCTP {
 				return nil, rules.ErrBadPrereq
