@@ -179,9 +179,12 @@
 // in a subtable whose mask does not test that port, and its node's check
 // tests lo <= port <= hi after the hash match, as TupleMerge does: the
 // check's L4 word holds each port's low end and span in place of a value
-// and mask (check.matchesRanges), and the entry says which test applies
-// (entry.ranged), so an unranged entry's check is the inlined value and
-// mask test it was. A single port is an exact match and 0-65535 no test
+// and mask (check.matchesRanges). A lookup scans a node's entries as it
+// did before ranges, an entry exact or its check's value and mask met;
+// a ranged check never meets them (rangedMark), and where an entry fails
+// them and is ranged (entry.ranged) the scan of the rest of the node goes
+// out of line (scanRanged), so that unranged entries pay one byte test
+// where their check fails and no call. A single port is an exact match and 0-65535 no test
 // (SetPortRange), so neither is ever a range. Ranges are part of a rule's
 // identity (ADD, MODIFY_STRICT and DELETE_STRICT find a rule by match,
 // ranges and priority), non-strict MODIFY and DELETE compare port sets
