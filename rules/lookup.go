@@ -208,7 +208,53 @@ func lookupFrom(k *Key, v uint64, s *tableState, c *Counters, from int, best *Ru
 	pf := f != nil && len(s.slots) >= prefetchSlots
 	if f != nil {
 		if d := s.direct.st.Load(); d != nil {
-			return lookupDirect(k, v, s, c, from, best, bestRank, f, pf, d)
+			// The loop of a table whose directHint names d: d is probed
+			// without the filter, every other subtable behind it. It is
+			// here rather than in a function of its own so that a lookup
+			// makes one call, not two, and the loop below has no
+			// comparison with d per subtable (3% on fw1_1k_ps, 19
+			// subtables visited a lookup). Keep the two loops alike.
+			for i := from; i < len(s.order); i++ {
+				oe := &s.order[i]
+				if best != nil && oe.maxRank < bestRank {
+					break
+				}
+				if oe.guarded(k) {
+					c.Guarded++
+					continue
+				}
+				c.Visited++
+				h := oe.hash(k)
+				checked := oe.st != d
+				if checked {
+					if pf {
+						prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
+					}
+					if !f.Contains(h) {
+						c.FilterNegatives++
+						continue
+					}
+				}
+				c.Probes++
+				n := s.find(h, oe.st, k)
+				if n == nil {
+					if checked {
+						c.FalsePositives++
+					}
+					continue
+				}
+				for i := range n.ents {
+					e := &n.ents[i]
+					if best != nil && e.rank <= bestRank {
+						break
+					}
+					if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(k)) {
+						best, bestRank = e.r, e.rank
+						break
+					}
+				}
+			}
+			return best
 		}
 	}
 	for i := from; i < len(s.order); i++ {
