@@ -201,13 +201,12 @@ func PrefaultedIndexes(p *Pipeline) int {
 // key at a time after n subtables visited by chunk (zero: the default).
 func SetChunkPasses(c *Config, n int) { c.paths.chunkPasses = n }
 
-// SetLookupPaths makes the pipelines built from c consult their filters
-// in tables whose index has at least filterSlots slots and classify batches
+// SetLookupPaths makes the pipelines built from c classify batches
 // subtable by subtable from overlapSlots slots (zero: the default), so
 // that tests run every lookup path on small tables. With overlapSlots set,
 // batches go by chunks however many subtables their first key visited.
-func SetLookupPaths(c *Config, filterSlots, overlapSlots int) {
-	c.paths = lookupPaths{filterSlots: filterSlots, overlapSlots: overlapSlots, chunkPasses: c.paths.chunkPasses}
+func SetLookupPaths(c *Config, overlapSlots int) {
+	c.paths = lookupPaths{overlapSlots: overlapSlots, chunkPasses: c.paths.chunkPasses}
 	if overlapSlots != 0 {
 		c.paths.overlapVisits = 1 << 30
 	}
@@ -226,7 +225,6 @@ func SetLookupPaths(c *Config, filterSlots, overlapSlots int) {
 // LookupVersion does, so that they differ from "single" only in the path.
 func LookupPathsTime(t *Table, keys []Key, out []*Rule, path string) time.Duration {
 	s := *t.state.Load()
-	s.paths.filterSlots = 1
 	switch path {
 	case "single-none", "chunk-none":
 		s.filter = nil
