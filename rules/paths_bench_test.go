@@ -21,7 +21,8 @@ import (
 // same memory: only the path differs ("single-nohint": the filter in
 // front of every subtable, none probed directly). The sets are those of
 // BenchmarkClassBench; acl1_1k's first 100 rules with acl1_1k's trace (a
-// small table whose biggest subtable most keys miss); and exact 5-tuple
+// small table whose biggest subtable most keys miss); acl1_10k's rules in
+// front of 100,000 exact flows; and exact 5-tuple
 // tables (as in BenchmarkExact100K) of 1,000 to 100,000 flows, all keys
 // hits, and of 100,000 flows with every other key a miss.
 func BenchmarkLookupPaths(b *testing.B) {
@@ -56,6 +57,42 @@ func BenchmarkLookupPaths(b *testing.B) {
 		for _, err := range p.ApplyBurst(ups, true).Errs {
 			if err != nil {
 				b.Fatal(err)
+			}
+		}
+		return p.Table(0), keys
+	}})
+	// An ACL in front of microflows: acl1_10k's rules (priorities above
+	// the flows') and 100,000 exact flows, keys alternately a flow's and
+	// one of acl1_10k's: the exact subtable holds most keys (directHint)
+	// and a lookup visits the ACL's subtables first.
+	tables = append(tables, table{"acl1_10k+exact100000", func() (*rules.Table, []rules.Key) {
+		set := benchSets[3]
+		rs, err := classbench.Parse(set.rules, readCB(b, set.rules))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ckeys := benchKeys(b, rs, set.trace)
+		ups, ekeys := exactSet(100_000)
+		cups, _ := classbench.TupleUpdates(rs, 0, nil)
+		for i := range cups {
+			cups[i].ID += len(ups)
+		}
+		p, err := rules.New(&rules.Config{Filter: rules.FilterBloomCuckoo, NoPrereqs: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, err := range p.ApplyBurst(append(ups, cups...), true).Errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		keys := make([]rules.Key, 8192)
+		rng := rand.New(rand.NewPCG(5, 6))
+		for i := range keys {
+			if i%2 == 0 {
+				keys[i] = ekeys[rng.IntN(len(ekeys))]
+			} else {
+				keys[i] = ckeys[rng.IntN(len(ckeys))]
 			}
 		}
 		return p.Table(0), keys
