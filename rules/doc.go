@@ -60,9 +60,12 @@
 //     front of every subtable would give 1.05x).
 //
 // From 2^16 slots on, where a probe's first slot is likely a cache miss as
-// the filter's bucket is, a lookup starts loading that slot before it
-// checks the filter, so that a key the subtable holds waits for one miss,
-// not two in a row. The rules are measured with BenchmarkLookupPaths (same
+// the filter's bucket is, a lookup in a table without a named subtable
+// starts loading that slot before it checks the filter, so that a key the
+// subtable holds waits for one miss, not two in a row. Where a subtable
+// is named, the others hold few keys, the checks there are mostly
+// negatives, and the line loaded ahead would go unused; lookups there
+// load nothing ahead. The rules are measured with BenchmarkLookupPaths (same
 // table with and without the filter, paths interleaved).
 //
 // # Priority order
