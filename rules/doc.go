@@ -34,14 +34,12 @@
 //
 //   - At every size: even where slots, nodes and filter all sit in the
 //     first cache levels, a filter check costs less than the probe of a
-//     subtable that lacks the key. (Lookups used to leave the filter off
-//     below 2^14 index slots, on the reasoning that a probe in cache
-//     costs what a check does; measured, consulting it made single
-//     lookups 1.08-1.18x faster on the ClassBench sets of that size,
-//     acl1_1k, fw1_1k, ipc1_1k, ipc1_10k and the PartitionSort fw1_1k,
-//     and left tables of 1,000 to 10,000 exact flows unchanged. The
-//     likely reason, not measured here: a probe walks its slots with a
-//     data-dependent branch on each, a check has one.)
+//     subtable that lacks the key: on index sizes below 2^14 slots,
+//     consulting it makes single lookups 1.08-1.18x faster than probing
+//     every subtable on acl1_1k, fw1_1k, ipc1_1k, ipc1_10k and the
+//     PartitionSort fw1_1k, and leaves tables of 1,000 to 10,000 exact
+//     flows unchanged. The likely reason, not measured: a probe walks its
+//     slots with a data-dependent branch on each, a check has one.
 //   - By share: a subtable that holds more than three quarters of its
 //     table's distinct masked keys is probed without the filter. A key is
 //     most likely found there (a table of exact flows and a few wildcards
