@@ -117,7 +117,10 @@
 // next flow of a run is a copy of the template with the fixed part's fields
 // and the OXM values written over it, with no openflow.OXM or
 // openflow.Instruction built at all. TestEncoderTemplate checks it against
-// the full encoding, byte for byte.
+// the full encoding, byte for byte. The instructions a next flow is
+// compared with are the Encoder's own copy of the first flow's, not that
+// flow's memory, which the caller may have reused for other flows since
+// (ofswitch push parses its file a chunk at a time into the same memory).
 //
 // An ofp_header's length is 16 bits: no message exceeds 65535 bytes
 // (openflow.MaxMessageLen), and a flow of thousands of actions, a group

@@ -51,11 +51,42 @@ func WireFlowMod(fm *openflow.FlowMod, u *rules.Update) { encodeUpdate(u, fm, ni
 // wireInsCache is the last instruction list an Encoder translated, with
 // the ip_proto and eth_type its set_field actions were translated for.
 type wireInsCache struct {
-	ins         []rules.Instruction
+	ins         keptInstructions
 	proto, eth  uint64
 	out         []openflow.Instruction
 	initialized bool
 	plan        matchPlan // of the last match
+}
+
+// keptInstructions is a copy of an instruction list, in memory of its own.
+// An Encoder compares each next flow's instructions with those of the
+// flow its template and translation came from, and that flow's memory is
+// the caller's: a client that parses a file a chunk at a time into the
+// same memory (ofctl.ModsReader.NextInto) has overwritten it with another
+// chunk's instructions by then, which would make a flow with other
+// actions look the same and go out with the template's. Copying costs
+// only the flows encoded in full, the first of each run.
+type keptInstructions struct {
+	ins  []rules.Instruction
+	acts []rules.Action
+}
+
+// keep makes k a copy of ins and returns it.
+func (k *keptInstructions) keep(ins []rules.Instruction) []rules.Instruction {
+	n := 0
+	for i := range ins {
+		n += len(ins[i].Actions)
+	}
+	k.ins = append(k.ins[:0], ins...)
+	k.acts = slices.Grow(k.acts[:0], n)
+	for i := range k.ins {
+		if a := k.ins[i].Actions; a != nil {
+			off := len(k.acts)
+			k.acts = append(k.acts, a...)
+			k.ins[i].Actions = k.acts[off:len(k.acts):len(k.acts)]
+		}
+	}
+	return k.ins
 }
 
 // encodeUpdate is WireFlowMod; with a cache, flows whose instructions
@@ -71,11 +102,12 @@ func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
 	if c != nil {
 		proto, _ := u.Match.Get(rules.FieldIPProto)
 		eth, _ := u.Match.Get(rules.FieldEthType)
-		if c.initialized && c.proto == proto && c.eth == eth && sameInstructions(c.ins, u.Instructions) {
+		if c.initialized && c.proto == proto && c.eth == eth && sameInstructions(c.ins.ins, u.Instructions) {
 			ins = c.out
 		} else {
 			ins = instructionsToWire(u.Instructions, &u.Match)
-			*c = wireInsCache{ins: u.Instructions, proto: proto, eth: eth, out: ins, initialized: true, plan: c.plan}
+			c.ins.keep(u.Instructions)
+			c.proto, c.eth, c.out, c.initialized = proto, eth, ins, true
 		}
 	} else {
 		ins = instructionsToWire(u.Instructions, &u.Match)
@@ -120,7 +152,7 @@ type flowModTemplate struct {
 	version    uint8
 	mask       rules.Key
 	proto, eth uint64
-	ins        []rules.Instruction
+	ins        keptInstructions
 	wire       openflow.FlowModTemplate
 	fields     []tmplField // where each of the plan's fields lies in the message
 }
@@ -157,7 +189,7 @@ func (t *flowModTemplate) learn(msg []byte, u *rules.Update, plan *matchPlan, v 
 		t.fields = append(t.fields, tmplField{f: pf.f, off: oxms[i].Offset, size: size})
 	}
 	t.version, t.mask, t.proto, t.eth = v, plan.mask, plan.proto, plan.eth
-	t.ins = u.Instructions
+	t.ins.keep(u.Instructions)
 	t.ok = true
 }
 
@@ -169,7 +201,7 @@ func (t *flowModTemplate) fits(u *rules.Update, v uint8) bool {
 	}
 	proto, _ := u.Match.Get(rules.FieldIPProto)
 	eth, _ := u.Match.Get(rules.FieldEthType)
-	return t.proto == proto && t.eth == eth && sameInstructions(t.ins, u.Instructions)
+	return t.proto == proto && t.eth == eth && sameInstructions(t.ins.ins, u.Instructions)
 }
 
 // write writes the FLOW_MOD of u with xid into b, which is the template's

@@ -107,3 +107,45 @@ priority=7,tcp,tcp_flags=rst,actions=drop
 		}
 	}
 }
+
+// TestEncoderKeepsInstructions: an Encoder compares each flow's
+// instructions with those of the flow it last encoded in full, and the
+// caller may reuse that flow's memory for the next flows (ofswitch push
+// parses a file a chunk at a time into the same memory). A flow whose
+// actions were written over the memory of the template's flow must still
+// be encoded with its own actions, byte for byte as in full, and a flow
+// of the template's actions, in memory of its own, as a patched copy.
+func TestEncoderKeepsInstructions(t *testing.T) {
+	acts := []rules.Action{{Kind: rules.ActionOutput, Port: 2}}
+	ins := []rules.Instruction{{Kind: rules.InstApplyActions, Actions: acts}}
+	ups := parseFlows(t, "priority=100,tcp,nw_src=10.0.0.1,actions=drop\npriority=100,tcp,nw_src=10.0.0.2,actions=drop\n")
+	first, next := ups[0], ups[1]
+	first.Instructions, next.Instructions = ins, ins
+	for _, version := range []uint8{openflow.Version13, openflow.Version14} {
+		var e Encoder
+		if _, err := e.Encode(nil, &first, version, 1); err != nil {
+			t.Fatal(err)
+		}
+		acts[0].Port = 3 // the caller's memory, reused for the next flow
+		got, err := e.Encode(nil, &next, version, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fm openflow.FlowMod
+		WireFlowMod(&fm, &next)
+		fm.Version, fm.XID = version, 2
+		want, err := fm.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("version %d: a flow of output:3 in the memory of the template's output:2 was encoded as\n% x\nwant\n% x", version, got, want)
+		}
+		same := next
+		same.Instructions = []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{{Kind: rules.ActionOutput, Port: 3}}}}
+		if !e.tmpl.fits(&same, version) {
+			t.Errorf("version %d: a flow of the template's own actions is not a patched copy", version)
+		}
+		acts[0].Port = 2
+	}
+}

@@ -1,12 +1,6 @@
 package rules
 
-import (
-	"sync/atomic"
-	"unsafe"
-
-	"github.com/ofswitch/ofswitch/filter"
-	"github.com/ofswitch/ofswitch/internal/prefetch"
-)
+import "sync/atomic"
 
 // directHint names the subtable, if any, that holds more than three
 // quarters of its table's index nodes (distinct masked keys): lookups that
@@ -27,9 +21,9 @@ import (
 // O(1) per index change; lookups load it once, with an atomic read of a
 // line written only when the hint changes (lookupChunk skips the filter
 // for the named subtable's pass), and only where a subtable is named do
-// single lookups go through lookupDirect, which compares each visited
-// subtable with it: lookupFrom's loop, where none is, pays one load for
-// the rule. It affects only which subtables a lookup checks against the
+// single lookups take lookupFrom's second loop, which compares each
+// visited subtable with it: where none is, a lookup pays one load for the
+// rule. It affects only which subtables a lookup checks against the
 // filter, never an answer.
 type directHint struct {
 	st atomic.Pointer[subtable]
@@ -55,55 +49,3 @@ func (t *Table) noteNodes(st *subtable) {
 // directShare reports whether a subtable of n of a table's total index
 // nodes is probed without the filter: n > 3/4 of total.
 func directShare(n, total int) bool { return 4*n > 3*total }
-
-// lookupDirect is lookupFrom's loop, with filter f and slot prefetches pf
-// as lookupFrom chose them, for a table whose directHint names d: d is
-// probed without the filter, every other subtable behind it. Keep the two
-// loops alike.
-func lookupDirect(k *Key, v uint64, s *tableState, c *Counters, from int, best *Rule, bestRank uint64, f *filter.Filter, pf bool, d *subtable) *Rule {
-	for i := from; i < len(s.order); i++ {
-		oe := &s.order[i]
-		if best != nil && oe.maxRank < bestRank {
-			break
-		}
-		if oe.guarded(k) {
-			c.Guarded++
-			continue
-		}
-		c.Visited++
-		h := oe.hash(k)
-		checked := oe.st != d
-		if checked {
-			if pf {
-				prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
-			}
-			if !f.Contains(h) {
-				c.FilterNegatives++
-				continue
-			}
-		}
-		c.Probes++
-		n := s.find(h, oe.st, k)
-		if n == nil {
-			if checked {
-				c.FalsePositives++
-			}
-			continue
-		}
-		for i := range n.ents {
-			e := &n.ents[i]
-			if best != nil && e.rank <= bestRank {
-				break
-			}
-			if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(k)) {
-				best, bestRank = e.r, e.rank
-				break
-			}
-			if e.ranged {
-				best, bestRank = n.scanRanged(i, k, v, best, bestRank)
-				break
-			}
-		}
-	}
-	return best
-}

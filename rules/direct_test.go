@@ -14,7 +14,6 @@ import (
 // exact subtable a third of the keys it goes behind the filter again.
 func TestDirectSubtable(t *testing.T) {
 	cfg := rules.Config{Filter: rules.FilterBloomCuckoo, UnlinkAfter: -1} // deletions leave the index at once
-	rules.SetLookupPaths(&cfg, 1, 0)                                      // consult the filter at any size
 	p, err := rules.New(&cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -201,13 +201,12 @@ func PrefaultedIndexes(p *Pipeline) int {
 // key at a time after n subtables visited by chunk (zero: the default).
 func SetChunkPasses(c *Config, n int) { c.paths.chunkPasses = n }
 
-// SetLookupPaths makes the pipelines built from c consult their filters
-// in tables whose index has at least filterSlots slots and classify batches
+// SetLookupPaths makes the pipelines built from c classify batches
 // subtable by subtable from overlapSlots slots (zero: the default), so
 // that tests run every lookup path on small tables. With overlapSlots set,
 // batches go by chunks however many subtables their first key visited.
-func SetLookupPaths(c *Config, filterSlots, overlapSlots int) {
-	c.paths = lookupPaths{filterSlots: filterSlots, overlapSlots: overlapSlots, chunkPasses: c.paths.chunkPasses}
+func SetLookupPaths(c *Config, overlapSlots int) {
+	c.paths = lookupPaths{overlapSlots: overlapSlots, chunkPasses: c.paths.chunkPasses}
 	if overlapSlots != 0 {
 		c.paths.overlapVisits = 1 << 30
 	}
@@ -220,14 +219,20 @@ func SetLookupPaths(c *Config, filterSlots, overlapSlots int) {
 // choose their strategy as lookupPaths says; "single-none",
 // "single-filter", "chunk-none" and "chunk-filter" force one, whatever
 // the index size: with or without the filter, one by one or in chunks
-// subtable by subtable.
+// subtable by subtable. "single-nohint" is "single-filter" without the
+// direct hint: every subtable behind the filter. The forced single paths
+// load the version, the state and the unlinked version per key as
+// LookupVersion does, so that they differ from "single" only in the path.
 func LookupPathsTime(t *Table, keys []Key, out []*Rule, path string) time.Duration {
 	s := *t.state.Load()
-	s.paths.filterSlots = 1
-	if path == "single-none" || path == "chunk-none" {
+	switch path {
+	case "single-none", "chunk-none":
 		s.filter = nil
+	case "single-nohint":
+		s.direct = &directHint{}
 	}
-	v := t.p.version.Load()
+	p := t.p
+	v := p.version.Load()
 	var c Counters
 	start := time.Now()
 	switch path {
@@ -245,10 +250,28 @@ func LookupPathsTime(t *Table, keys []Key, out []*Rule, path string) time.Durati
 		}
 	default:
 		for i := range keys {
-			out[i] = lookup(&keys[i], v, &s, &c)
+			out[i] = lookupLike(t, &s, &keys[i], &c)
 		}
 	}
 	return time.Since(start)
+}
+
+// lookupLike is LookupVersion along the path s says: it loads what
+// LookupVersion loads and looks k up in s instead of the published state.
+func lookupLike(t *Table, s *tableState, k *Key, c *Counters) *Rule {
+	p := t.p
+	for {
+		v := p.version.Load()
+		if t.state.Load() == nil {
+			panic("rules: table without state")
+		}
+		r := lookup(k, v, s, c)
+		if p.unlinked.Load() <= v {
+			c.Lookups++
+			return r
+		}
+		c.Retries++
+	}
 }
 
 // DirectShare returns the share of t's index nodes in the subtable its

@@ -3,7 +3,6 @@ package rules
 import (
 	"unsafe"
 
-	"github.com/ofswitch/ofswitch/filter"
 	"github.com/ofswitch/ofswitch/internal/prefetch"
 )
 
@@ -100,19 +99,16 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 	}
 }
 
-// lookupPaths holds the index sizes, in slots, at which lookups change
-// strategy. Both rules compare what a strategy saves, cache misses, with
-// what it costs in instructions, and misses are what a small index does
-// not have: its slots and nodes stay in the first two cache levels, so
-// that a probe of a subtable costs about what a filter check does.
+// lookupPaths holds the index sizes, in slots, at which batch lookups
+// change strategy. The rule compares what a strategy saves, cache misses,
+// with what it costs in instructions, and misses are what a small index
+// does not have.
 //
-//   - filterSlots: lookups consult the filter only in a table whose index
-//     has at least this many slots. In a smaller one every visited
-//     subtable is probed at once (Counters.FilterNegatives stays 0 and
-//     Probes equals Visited): the filter check costs more than the probe
-//     it may save. The filter is kept up to date either way. In a table
-//     that does consult it, single lookups still probe directly the one
-//     subtable directHint names, where most keys are found (direct.go).
+// Whether a lookup consults the filter does not depend on size: it does
+// at every size, for every subtable but the one directHint names (see
+// "Subtables" in doc.go): measured, the check pays even where slots,
+// nodes and filter sit in cache (BenchmarkLookupPaths).
+//
 //   - overlapSlots and overlapVisits: LookupBatch classifies chunks
 //     subtable by subtable (lookupChunk) only in a table whose index has
 //     at least overlapSlots slots, and only if the batch's first key,
@@ -137,13 +133,12 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 //     made batches 1.06-1.17x faster; on the ClassBench sets it changed
 //     nothing measurable.
 //
-// filterSlots and overlapSlots depend only on the published index, and
-// overlapVisits on the batch's own first lookup, so a lookup decides from
-// the state it already loaded and writes nothing. The slot count is a
-// measure of size within a factor of 4: the index holds 2 to 8 slots per
-// distinct masked key, depending on when it last grew.
+// overlapSlots depends only on the published index, and overlapVisits on
+// the batch's own first lookup, so a lookup decides from the state it
+// already loaded and writes nothing. The slot count is a measure of size
+// within a factor of 4: the index holds 2 to 8 slots per distinct masked
+// key, depending on when it last grew.
 type lookupPaths struct {
-	filterSlots   int
 	overlapSlots  int
 	overlapVisits int
 	chunkPasses   int
@@ -155,23 +150,24 @@ type lookupPaths struct {
 // exact flows at the same size: the batch rule keeps to where it never
 // lost (BenchmarkLookupPaths).
 const (
-	defaultFilterSlots   = 1 << 14 // 256 KB of slots
 	defaultOverlapSlots  = 1 << 16 // 1 MB of slots
 	defaultOverlapVisits = 1
 	defaultChunkPasses   = 2
 )
 
-// prefetchSlots is the index size from which a lookup loads a subtable's
-// first slot ahead of the filter check: 1 MB of slots, well beyond the
-// second-level cache. Below it the prefetch cost up to 5% on the 10k
-// ClassBench sets (16,384 slots) and saved little.
+// prefetchSlots is the index size from which a lookup in a table without
+// a directHint loads a subtable's first slot ahead of the filter check:
+// 1 MB of slots, well beyond the second-level cache. Below it the
+// prefetch cost up to 5% on the 10k ClassBench sets (16,384 slots) and
+// saved little. In a table with a directHint the subtables behind the
+// filter hold less than a quarter of the keys, most checks there are
+// negatives, and the line loaded ahead goes unused: without the
+// prefetch, acl1_10k's rules in front of 100,000 exact flows look up
+// 1.14x faster, the exact tables 1.01x.
 const prefetchSlots = 1 << 16
 
 // orDefaults returns lp with the defaults where it has zeros.
 func (lp lookupPaths) orDefaults() lookupPaths {
-	if lp.filterSlots == 0 {
-		lp.filterSlots = defaultFilterSlots
-	}
 	if lp.overlapSlots == 0 {
 		lp.overlapSlots = defaultOverlapSlots
 	}
@@ -184,15 +180,6 @@ func (lp lookupPaths) orDefaults() lookupPaths {
 	return lp
 }
 
-// lookupFilter returns the filter lookups of s consult: s.filter, or nil
-// while the index is smaller than s.paths.filterSlots.
-func (s *tableState) lookupFilter() *filter.Filter {
-	if len(s.slots) < s.paths.filterSlots {
-		return nil
-	}
-	return s.filter
-}
-
 func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 	return lookupFrom(k, v, s, c, 0, nil, 0)
 }
@@ -200,17 +187,65 @@ func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 // lookupFrom is lookup from s.order[from] on, for a key whose best match
 // in the subtables before it is best (nil if none), of rank bestRank.
 func lookupFrom(k *Key, v uint64, s *tableState, c *Counters, from int, best *Rule, bestRank uint64) *Rule {
-	f := s.lookupFilter()
+	f := s.filter
+	if f != nil {
+		if d := s.direct.st.Load(); d != nil {
+			// The loop of a table whose directHint names d: d is probed
+			// without the filter, every other subtable behind it, with
+			// no slot loaded ahead (prefetchSlots). It is here rather
+			// than in a function of its own so that a lookup makes one
+			// call, not two, and the loop below has no comparison with
+			// d per subtable (3% on fw1_1k_ps, 19 subtables visited a
+			// lookup). Keep the two loops alike.
+			for i := from; i < len(s.order); i++ {
+				oe := &s.order[i]
+				if best != nil && oe.maxRank < bestRank {
+					break
+				}
+				if oe.guarded(k) {
+					c.Guarded++
+					continue
+				}
+				c.Visited++
+				h := oe.hash(k)
+				checked := oe.st != d
+				if checked {
+					if !f.Contains(h) {
+						c.FilterNegatives++
+						continue
+					}
+				}
+				c.Probes++
+				n := s.find(h, oe.st, k)
+				if n == nil {
+					if checked {
+						c.FalsePositives++
+					}
+					continue
+				}
+				for i := range n.ents {
+					e := &n.ents[i]
+					if best != nil && e.rank <= bestRank {
+						break
+					}
+					if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(k)) {
+						best, bestRank = e.r, e.rank
+						break
+					}
+					if e.ranged {
+						best, bestRank = n.scanRanged(i, k, v, best, bestRank)
+						break
+					}
+				}
+			}
+			return best
+		}
+	}
 	// In a large index, the slot a probe reads first is likely a cache
 	// miss, and so is the filter's bucket: start loading the slot before
 	// the filter check, so that a key the subtable holds waits for one
 	// miss, not two in a row. A filter negative leaves the line unused.
 	pf := f != nil && len(s.slots) >= prefetchSlots
-	if f != nil {
-		if d := s.direct.st.Load(); d != nil {
-			return lookupDirect(k, v, s, c, from, best, bestRank, f, pf, d)
-		}
-	}
 	for i := from; i < len(s.order); i++ {
 		oe := &s.order[i]
 		if best != nil && oe.maxRank < bestRank {
@@ -281,7 +316,7 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 		active[i] = uint8(i)
 		out[i] = nil
 	}
-	lf := s.lookupFilter()
+	lf := s.filter
 	var direct *subtable
 	if lf != nil {
 		direct = s.direct.st.Load()

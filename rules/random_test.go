@@ -177,9 +177,9 @@ type remKey struct {
 // between its calls, which needs no Reader. setup, if any, runs on the new
 // pipeline before the first update.
 //
-// With forced, the tables consult their filters and classify batches
-// subtable by subtable however small they are (rules.SetLookupPaths), so
-// that the paths large tables take are checked too.
+// With forced, the tables classify batches subtable by subtable however
+// small they are (rules.SetLookupPaths), so that the paths large tables
+// take are checked too.
 func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle, forced bool, more func() bool, setup ...func(*rules.Pipeline)) *rules.Pipeline {
 	const tables = 3
 	clk := &clock{t: time.Unix(1_000_000, 0)}
@@ -188,7 +188,7 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 		cfg.Recycle, cfg.UnlinkAfter = true, -1
 	}
 	if forced {
-		rules.SetLookupPaths(cfg, 1, 1)
+		rules.SetLookupPaths(cfg, 1)
 	}
 	p, err := rules.New(cfg)
 	if err != nil {
@@ -440,7 +440,7 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration, forced bool) 
 	}
 	cfg := &rules.Config{FilterBuckets: 4, Seed: 3, UnlinkAfter: unlinkAfter}
 	if forced {
-		rules.SetLookupPaths(cfg, 1, 1)
+		rules.SetLookupPaths(cfg, 1)
 	}
 	p, o, snaps, record := newOracled(t, cfg)
 	// Merged nodes of two entries at most: the few rules of randMatch's

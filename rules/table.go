@@ -264,9 +264,10 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 // mergeLimit, which tests lower). A lookup that reaches a node tests its
 // entries' checks one by one, best first, until one matches, and an add
 // copies the node: the limit bounds both. It is higher than TupleMerge's
-// 10 rules because a ClassBench rule's port ranges expand into up to 36
-// entries, which share one node of a subtable without ports. Measured on
-// ClassBench's fw1_1k: with 32 a lookup visits 29.5 subtables; with 64,
+// 10 rules because a ClassBench rule's port ranges, expanded into prefixes
+// (classbench.PortPrefixes), make up to 36 entries, which share one node
+// of a subtable without ports; a rule with ranges (Update.Ranges) is one
+// entry. Measured on ClassBench's fw1_1k in the prefix form: with 32 a lookup visits 29.5 subtables; with 64,
 // 11.2, and the set loads as fast as with fixed-granularity merging; with
 // 160, 7.8, and the set loads 2x slower (an add copies its node).
 const mergeLimit = 64

@@ -34,6 +34,11 @@ import (
 //     "ofswitch-flows/s" and "ovs-flows/s" (medians) and "ratio", the
 //     ofswitch median over Open vSwitch's. Skipped, with the reason,
 //     where Open vSwitch cannot run (no root, no packages).
+//   - versus-baseline: the same against another ofswitch binary, named by
+//     $OFSWITCH_BASELINE (another commit's, go build -o), its push into its
+//     own ofswitch run: "flows/s" and "baseline-flows/s" (medians) and
+//     "ratio", this binary's median over the baseline's. Skipped without
+//     it.
 //
 // Before each timed push, untimed, the table is emptied (push of
 // "delete", ovs-ofctl del-flows) and the switches left to go idle.
@@ -89,11 +94,12 @@ func BenchmarkPushProcess(b *testing.B) {
 		}
 		return d
 	}
-	pushCmd := func(path string, args ...string) *exec.Cmd {
+	pushWith := func(bin string, to pushTarget, path string, args ...string) *exec.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		b.Cleanup(cancel)
-		return of.command(ctx, bin, append(append([]string{"push", "--switch", of.addr}, args...), path)...)
+		return to.command(ctx, bin, append(append([]string{"push", "--switch", to.addr}, args...), path)...)
 	}
+	pushCmd := func(path string, args ...string) *exec.Cmd { return pushWith(bin, of, path, args...) }
 	ofctlCmd := func(args ...string) *exec.Cmd {
 		return ovs.Exec("ovs-ofctl", append([]string{"-O", "OpenFlow14"}, args...)...)
 	}
@@ -153,6 +159,45 @@ func BenchmarkPushProcess(b *testing.B) {
 		b.ReportMetric(rate(median(ofs)), "ofswitch-flows/s")
 		b.ReportMetric(rate(median(ovss)), "ovs-flows/s")
 		b.ReportMetric(median(ovss).Seconds()/median(ofs).Seconds(), "ratio")
+		b.ReportMetric(0, "ns/op")
+	})
+	b.Run("versus-baseline", func(b *testing.B) {
+		baseBin := os.Getenv("OFSWITCH_BASELINE")
+		if baseBin == "" {
+			b.Skip("$OFSWITCH_BASELINE names no ofswitch binary to compare with")
+		}
+		basePort := ovstest.Port + 2
+		if ns == "" {
+			basePort = freePort(b)
+		}
+		baseSw := netnstest.Start(b, ns, nil, baseBin, "run", "--listen", "ptcp:"+strconv.Itoa(basePort)+":127.0.0.1")
+		base := pushTarget{"baseline", ns, "tcp:127.0.0.1:" + strconv.Itoa(basePort), baseSw.Cmd.Process.Pid}
+		// Both switches idle before each timed push.
+		all := append(slices.Clone(pids), base.pid)
+		waitFor(b, "answer from the baseline", baseSw.Log, func() (bool, string) {
+			out, err := pushWith(baseBin, base, deleteAll).CombinedOutput()
+			return err == nil, string(out)
+		})
+		pushTo := func(bin string, to pushTarget) time.Duration {
+			run(pushWith(bin, to, deleteAll))
+			time.Sleep(150 * time.Millisecond)
+			waitIdle(b, all)
+			return run(pushWith(bin, to, flows, "--batch", "256"))
+		}
+		pushOfswitch := func() time.Duration { return pushTo(bin, of) }
+		pushBase := func() time.Duration { return pushTo(baseBin, base) }
+		pushOfswitch()
+		pushBase()
+		var ofs, bases []time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			ofs = append(ofs, pushOfswitch())
+			bases = append(bases, pushBase())
+			b.StartTimer()
+		}
+		b.ReportMetric(rate(median(ofs)), "flows/s")
+		b.ReportMetric(rate(median(bases)), "baseline-flows/s")
+		b.ReportMetric(median(bases).Seconds()/median(ofs).Seconds(), "ratio")
 		b.ReportMetric(0, "ns/op")
 	})
 }

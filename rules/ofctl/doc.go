@@ -64,7 +64,9 @@
 // time, each chunk by ParseMods' code with the file's line numbers, so
 // that a file of any size costs the memory of a chunk (ofswitch push);
 // NextInto reads each chunk into the same Mods and memory, without an
-// allocation per line for ordinary flows.
+// allocation per line for ordinary flows. Lines counts the lines read, so
+// that parts of a file read by readers of their own (ofswitch push checks
+// a large file so, a part per CPU) can be numbered as the file's lines.
 //
 // MPLS fields and actions take ovs-ofctl's spelling (mpls_label=,
 // mpls_tc=, mpls_bos=, the mpls and mplsm shorthands, push_mpls:,

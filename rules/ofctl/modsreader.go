@@ -46,6 +46,12 @@ func NewModsReader(name string, r io.Reader, lines int, opt *ParseOptions) *Mods
 // Name returns the name of the file, as errors and Mods.Where give it.
 func (mr *ModsReader) Name() string { return mr.name }
 
+// Lines returns the lines of the chunks read so far, blank lines and
+// comments included: after the last chunk, the file's lines. A caller
+// that reads a file in parts, each with a reader of its own, adds the
+// lines of the parts before to a part's line numbers.
+func (mr *ModsReader) Lines() int { return mr.line }
+
 // Next parses the next chunk of lines and returns its mods and the errors
 // of its bad lines, as ParseMods would: Update.ID, GroupMod.Line,
 // MeterMod.Line, Mods.Where and the errors' lines count from the file's

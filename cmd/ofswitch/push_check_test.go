@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/rules/ofctl"
+)
+
+// TestCheckInputParts: checking a file in parts, a part per reader,
+// finds what checking it whole finds: the same count of mods, the same
+// importance, the same errors in the same order with the file's line
+// numbers, whatever the number of parts and wherever the cuts fall (in
+// comments, blank lines, bad lines, a group or a long line; a file with
+// and without a last line end).
+func TestCheckInputParts(t *testing.T) {
+	var text strings.Builder
+	for i := range 3000 {
+		switch {
+		case i%997 == 5:
+			fmt.Fprintf(&text, "priority=1,ip,nw_src=10.0.0.%d,actions=drop\n", 256+i) // bad address
+		case i%611 == 7:
+			text.WriteString("# a comment\n\n")
+		case i%701 == 9:
+			fmt.Fprintf(&text, "group_id=%d,type=all,bucket=output:1\n", i)
+		case i%1201 == 11:
+			fmt.Fprintf(&text, "importance=3,priority=5,ip,nw_dst=10.1.%d.%d,actions=output:1\n", i>>8, i&0xff)
+		case i == 1500:
+			text.WriteString("priority=5,tcp,tp_dst=80" + strings.Repeat(",tp_dst=80", 2000) + ",actions=output:1\n")
+		case i%1499 == 13:
+			text.WriteString("tp_dst=80,actions=drop\n") // no prerequisite
+		default:
+			fmt.Fprintf(&text, "priority=100,tcp,nw_src=10.2.%d.%d,tp_dst=%d,actions=output:2\n", i>>8, i&0xff, i)
+		}
+	}
+	dir := t.TempDir()
+	for _, tail := range []string{"", "priority=1,ip,nw_src=10.0.0.300,actions=drop"} {
+		data := text.String() + tail
+		path := filepath.Join(dir, "flows")
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in, err := openInput(nil, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := &ofctl.ParseOptions{Check: fitsOneMessage(false)}
+		whole, wholeErr := checkInput(in, opt, 1)
+		if wholeErr == nil || whole.mods < 2900 || !whole.importance {
+			t.Fatalf("whole file: %+v, %v; want errors, 2900 mods or more and an importance", whole, wholeErr)
+		}
+		for _, parts := range []int{2, 3, 7, 64, 500} {
+			cuts, err := lineCuts(in, in.size, parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range cuts[1 : len(cuts)-1] {
+				if c <= cuts[i] || data[c-1] != '\n' {
+					t.Fatalf("%d parts: cut %d at %d after %d, not a line's start", parts, i+1, c, cuts[i])
+				}
+			}
+			if parts <= 64 && len(cuts) != parts+1 {
+				t.Fatalf("%d parts: cuts %v", parts, cuts)
+			}
+			sum, err := checkInput(in, opt, parts)
+			if sum != whole || err == nil || err.Error() != wholeErr.Error() {
+				t.Fatalf("%d parts: %+v\n%v\nwant %+v\n%v", parts, sum, err, whole, wholeErr)
+			}
+		}
+		in.Close()
+	}
+}
+
+// TestCheckParts: a file gets a part per CPU, none smaller than
+// checkPartMin; a small file is checked whole.
+func TestCheckParts(t *testing.T) {
+	for _, c := range []struct {
+		size int64
+		cpus int
+		want int
+	}{{0, 2, 1}, {100, 8, 1}, {checkPartMin, 2, 1}, {2*checkPartMin - 1, 2, 1}, {2 * checkPartMin, 2, 2}, {9 << 20, 2, 2}, {9 << 20, 16, 9}, {9 << 20, 0, 1}} {
+		if got := checkParts(c.size, c.cpus); got != c.want {
+			t.Errorf("checkParts(%d, %d) = %d, want %d", c.size, c.cpus, got, c.want)
+		}
+	}
+}
+
+// TestLineCutsShort: an input of one line, or of lines longer than a
+// part, is cut where lines start or not at all.
+func TestLineCutsShort(t *testing.T) {
+	for _, c := range []struct {
+		data  string
+		parts int
+		want  []int64
+	}{
+		{"", 3, []int64{0, 0}},
+		{"abc", 3, []int64{0, 3}},
+		{"abc\n", 3, []int64{0, 4}},
+		{"a\nb\nc\n", 3, []int64{0, 2, 4, 6}},
+		{strings.Repeat("x", 10000) + "\nshort\n", 2, []int64{0, 10001, 10007}},
+		{"a\n" + strings.Repeat("x", 10000) + "\n", 4, []int64{0, 10003}}, // no line starts after a quarter
+	} {
+		got, err := lineCuts(bytes.NewReader([]byte(c.data)), int64(len(c.data)), c.parts)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("lineCuts(%.20q, %d) = %v, %v; want %v", c.data, c.parts, got, err, c.want)
+		}
+	}
+}
+
+// BenchmarkCheckInput checks a file of 100K ordinary flows, as push does
+// before it sends anything, whole and in a part per CPU: "s/check".
+func BenchmarkCheckInput(b *testing.B) {
+	const n = 100_000
+	var text bytes.Buffer
+	for k := range n {
+		fmt.Fprintf(&text, "priority=100,tcp,nw_src=10.%d.%d.%d,nw_dst=10.%d.%d.%d,tp_src=%d,tp_dst=80,actions=output:2\n",
+			16+k>>16&0xf, k>>8&0xff, k&0xff, 32+k>>16&0xf, k>>8&0xff, k&0xff, 1024+k%50000)
+	}
+	path := filepath.Join(b.TempDir(), "flows")
+	if err := os.WriteFile(path, text.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	in, err := openInput(nil, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	opt := &ofctl.ParseOptions{Check: fitsOneMessage(false)}
+	for _, parts := range []int{1, checkParts(in.size, runtime.GOMAXPROCS(0))} {
+		b.Run(fmt.Sprintf("parts=%d", parts), func(b *testing.B) {
+			for b.Loop() {
+				if sum, err := checkInput(in, opt, parts); err != nil || sum.mods != n {
+					b.Fatalf("check: %+v, %v", sum, err)
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+		})
+	}
+}
