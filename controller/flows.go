@@ -300,7 +300,7 @@ func (a *Agent) selectRules(fr *openflow.FlowStatsRequest, fn func(*rules.Rule))
 				continue
 			}
 			for _, r := range p.Rules(uint8(id)) {
-				if !m.Covers(&r.Match) ||
+				if !r.CoveredBy(&m, rules.Ranges{}) ||
 					r.Cookie&fr.CookieMask != fr.Cookie&fr.CookieMask ||
 					(fr.OutPort != openflow.PortAny && !r.OutputsTo(fr.OutPort)) ||
 					(fr.OutGroup != openflow.GroupAny && !r.UsesGroup(fr.OutGroup)) {
