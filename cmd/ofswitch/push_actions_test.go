@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ofswitch/ofswitch/openflow"
@@ -50,60 +47,15 @@ func TestPushChunksKeepActions(t *testing.T) {
 // returns its address and the ports recorded so far.
 func recordOutputs(t *testing.T) (string, func() []uint32) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	var (
-		mu    sync.Mutex
-		ports []uint32
-	)
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer nc.Close()
-				r, w := openflow.NewReader(nc, 0), openflow.NewWriter(nc)
-				hello := openflow.NewHello(0, openflow.Version13)
-				if w.WriteMessage(&hello) != nil {
-					return
-				}
-				for {
-					msg, err := r.Next()
-					if err != nil {
-						return
-					}
-					switch openflow.Type(msg[1]) {
-					case openflow.TypeFlowMod:
-						var fm openflow.FlowMod
-						if err := fm.UnmarshalBinary(msg); err != nil {
-							t.Errorf("FLOW_MOD: %v", err)
-							return
-						}
-						p := uint32(0)
-						if len(fm.Instructions) > 0 && len(fm.Instructions[0].Actions) > 0 {
-							p = fm.Instructions[0].Actions[0].Port
-						}
-						mu.Lock()
-						ports = append(ports, p)
-						mu.Unlock()
-					case openflow.TypeBarrierRequest:
-						rep := openflow.Empty{Header: openflow.Header{Version: msg[0], Type: openflow.TypeBarrierReply, XID: binary.BigEndian.Uint32(msg[4:])}}
-						if w.WriteMessage(&rep) != nil {
-							return
-						}
-					}
-				}
-			}()
+	return recordPeer(t, func(msg []byte) uint32 {
+		var fm openflow.FlowMod
+		if err := fm.UnmarshalBinary(msg); err != nil {
+			t.Errorf("FLOW_MOD: %v", err)
+			return 0
 		}
-	}()
-	return ln.Addr().String(), func() []uint32 {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]uint32(nil), ports...)
-	}
+		if len(fm.Instructions) > 0 && len(fm.Instructions[0].Actions) > 0 {
+			return fm.Instructions[0].Actions[0].Port
+		}
+		return 0
+	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"net"
 	"os"
 	"path/filepath"
@@ -58,6 +57,14 @@ func TestPushFlags(t *testing.T) {
 // the commands so far.
 func recordFlowMods(t *testing.T) (addr string, got func() []openflow.FlowModCommand) {
 	t.Helper()
+	return recordPeer(t, func(msg []byte) openflow.FlowModCommand { return openflow.FlowModView(msg).Command() })
+}
+
+// recordPeer serves a peer that speaks OpenFlow 1.3 and answers every
+// barrier (ofpeer.Serve), and records what fn makes of every FLOW_MOD it
+// reads; got returns the records so far.
+func recordPeer[T any](t *testing.T, fn func(msg []byte) T) (addr string, got func() []T) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +72,7 @@ func recordFlowMods(t *testing.T) (addr string, got func() []openflow.FlowModCom
 	t.Cleanup(func() { ln.Close() })
 	var (
 		mu   sync.Mutex
-		cmds []openflow.FlowModCommand
+		recs []T
 	)
 	go func() {
 		for {
@@ -73,37 +80,21 @@ func recordFlowMods(t *testing.T) (addr string, got func() []openflow.FlowModCom
 			if err != nil {
 				return
 			}
-			go func() {
-				defer nc.Close()
-				r, w := openflow.NewReader(nc, 0), openflow.NewWriter(nc)
-				hello := openflow.NewHello(0, openflow.Version13)
-				if w.WriteMessage(&hello) != nil {
+			go ofpeer.Serve(nc, func(msg []byte) {
+				if openflow.Type(msg[1]) != openflow.TypeFlowMod {
 					return
 				}
-				for {
-					msg, err := r.Next()
-					if err != nil {
-						return
-					}
-					switch openflow.Type(msg[1]) {
-					case openflow.TypeFlowMod:
-						mu.Lock()
-						cmds = append(cmds, openflow.FlowModView(msg).Command())
-						mu.Unlock()
-					case openflow.TypeBarrierRequest:
-						rep := openflow.Empty{Header: openflow.Header{Version: msg[0], Type: openflow.TypeBarrierReply, XID: binary.BigEndian.Uint32(msg[4:])}}
-						if w.WriteMessage(&rep) != nil {
-							return
-						}
-					}
-				}
-			}()
+				v := fn(msg)
+				mu.Lock()
+				recs = append(recs, v)
+				mu.Unlock()
+			}, openflow.Version13)
 		}
 	}()
-	return ln.Addr().String(), func() []openflow.FlowModCommand {
+	return ln.Addr().String(), func() []T {
 		mu.Lock()
 		defer mu.Unlock()
-		return slices.Clone(cmds)
+		return slices.Clone(recs)
 	}
 }
 
