@@ -114,17 +114,8 @@ func (r *Rule) CoveredBy(m *Match, rg Ranges) bool {
 	if rg.IsZero() && r.Ranges.IsZero() {
 		return m.Covers(&r.Match)
 	}
-	um, rm := *m, r.Match
-	for _, pf := range portFields {
-		uv, umk := um.Get(pf.f)
-		rv, rmk := rm.Get(pf.f)
-		if !portCovers(*pf.of(&rg), uint16(uv), uint16(umk), *pf.of(&r.Ranges), uint16(rv), uint16(rmk)) {
-			return false
-		}
-		um.Clear(pf.f)
-		rm.Clear(pf.f)
-	}
-	return um.Covers(&rm)
+	um, rm, ok := portsThen(m, rg, r, portCovers)
+	return ok && um.Covers(&rm)
 }
 
 // overlapsRule reports whether some packet matches both (m, rg) and r.
@@ -132,17 +123,27 @@ func overlapsRule(m *Match, rg Ranges, r *Rule) bool {
 	if rg.IsZero() && r.Ranges.IsZero() {
 		return m.Overlaps(&r.Match)
 	}
-	um, rm := *m, r.Match
+	um, rm, ok := portsThen(m, rg, r, portOverlaps)
+	return ok && um.Overlaps(&rm)
+}
+
+// portsThen compares (m, rg) with r port field by port field, each
+// side's range and value/mask together, with test (portCovers or
+// portOverlaps); ok is false at the first port that fails. It returns
+// copies of m and of r's match with the port fields cleared, which the
+// caller compares for the other fields.
+func portsThen(m *Match, rg Ranges, r *Rule, test func(ur PortRange, uv, umk uint16, rr PortRange, rv, rmk uint16) bool) (um, rm Match, ok bool) {
+	um, rm = *m, r.Match
 	for _, pf := range portFields {
 		uv, umk := um.Get(pf.f)
 		rv, rmk := rm.Get(pf.f)
-		if !portOverlaps(*pf.of(&rg), uint16(uv), uint16(umk), *pf.of(&r.Ranges), uint16(rv), uint16(rmk)) {
-			return false
+		if !test(*pf.of(&rg), uint16(uv), uint16(umk), *pf.of(&r.Ranges), uint16(rv), uint16(rmk)) {
+			return um, rm, false
 		}
 		um.Clear(pf.f)
 		rm.Clear(pf.f)
 	}
-	return um.Overlaps(&rm)
+	return um, rm, true
 }
 
 // portFields pairs the port fields with their ranges.
