@@ -87,7 +87,12 @@ func classBenchChurn(rs []classbench.Rule, nops int, seed uint64, ports classben
 // BenchmarkClassBenchChurn measures rule updates on the ClassBench sets
 // under insert/delete churn (classBenchChurn), as TupleMerge's driver does:
 // one rule per call (each rule's entries in one atomic burst) and 1024
-// rules per call, for each filter kind. Mrules/s counts ClassBench rules,
+// rules per call, for each filter kind. The pipeline recycles the memory
+// of what it removes (Config.Recycle), as a switch's does (package bridge,
+// controller.Agent) and as TupleMerge's frees it: without, every add and
+// node copy takes fresh memory, and the garbage collector's share of the
+// time depends on whatever else the process holds (the first sub-benchmark
+// of a process ran up to 2x slower than the same one later). Mrules/s counts ClassBench rules,
 // each of one entry per protocol with its port ranges, or of its prefix
 // pairs in the "-prefixes" variants; Mentries/s counts the updates
 // applied.
@@ -115,7 +120,7 @@ func BenchmarkClassBenchChurn(b *testing.B) {
 }
 
 func benchChurn(b *testing.B, c *churnOps, kind rules.FilterKind, per int) {
-	p, err := rules.New(&rules.Config{Filter: kind, NoPrereqs: true})
+	p, err := rules.New(&rules.Config{Filter: kind, NoPrereqs: true, Recycle: true})
 	if err != nil {
 		b.Fatal(err)
 	}
