@@ -243,8 +243,14 @@ func leastAtLeast(a, v, m uint16) (uint16, bool) {
 // without noPrereqs ip_proto must be TCP, UDP or SCTP, as for a port in
 // the Match.
 func checkRanges(m *Match, rg Ranges, noPrereqs bool) error {
-	for _, pf := range portFields {
-		pr := *pf.of(&rg)
+	for i, pf := range portFields {
+		// Selected here, not by pf.of: rg's address passed to a
+		// function value would move rg to the heap, an allocation for
+		// every update checked.
+		pr := rg.Src
+		if i == 1 {
+			pr = rg.Dst
+		}
 		v, mk := m.Get(pf.f)
 		if pr == (PortRange{}) {
 			if mk != 0 && prefixMask(16, bits.LeadingZeros16(^uint16(mk))) != mk {
