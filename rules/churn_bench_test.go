@@ -3,6 +3,7 @@ package rules_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"syscall"
 	"testing"
@@ -240,9 +241,14 @@ func BenchmarkGrowBursts(b *testing.B) {
 
 // TestClassBenchChurn runs the churn of BenchmarkClassBenchChurn, port
 // ranges as ranges and as prefixes, one rule per call and bursts of many,
-// and checks after every call the published
+// with and without recycling, and checks after every call the published
 // subtable order and the index, and lookups of rule corners against a
-// linear scan of the live rules.
+// linear scan of the live rules. With recycling, the pipeline poisons what
+// it reclaims (rule, node, and the node's entry and check arrays, which
+// later node copies reuse) while a reader looks corners up concurrently
+// through a Reader: every rule it finds must match its key and be
+// unpoisoned, and under -race the poisoning writes race with any read of
+// memory reused under the reader.
 func TestClassBenchChurn(t *testing.T) {
 	rs, err := classbench.Parse("fw1_1k", readCB(t, "lyxocs-ruleSet/fw1_1k"))
 	if err != nil {
@@ -253,56 +259,136 @@ func TestClassBenchChurn(t *testing.T) {
 		nops = 300
 	}
 	hs := cornerHeaders(rs)
-	for _, c := range []churnOps{classBenchChurn(rs, nops, 3, classbench.PortRanges), classBenchChurn(rs, nops, 3, classbench.PortPrefixes)} {
-		for _, per := range []int{1, 37, 512} {
-			p, err := rules.New(&rules.Config{NoPrereqs: true, Seed: 5})
+	for _, recycle := range []bool{false, true} {
+		for _, c := range []churnOps{classBenchChurn(rs, nops, 3, classbench.PortRanges), classBenchChurn(rs, nops, 3, classbench.PortPrefixes)} {
+			for _, per := range []int{1, 37, 512} {
+				testClassBenchChurn(t, rs, hs, &c, per, recycle)
+			}
+		}
+	}
+}
+
+func testClassBenchChurn(t *testing.T, rs []classbench.Rule, hs []classbench.Header, c *churnOps, per int, recycle bool) {
+	p, err := rules.New(&rules.Config{NoPrereqs: true, Seed: 5, Recycle: recycle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck *checkers
+	if recycle {
+		rules.Poison(p)
+		ck = newCheckers(1)
+		rd := p.NewReader()
+		ck.wg.Go(func() {
+			defer rd.Close()
+			for i := 0; !ck.stop.Load(); i++ {
+				rd.Enter()
+				k := hs[i*31%len(hs)].Key()
+				if r := p.Table(0).Lookup(&k); r != nil && (r.Priority == 0xdead || !r.Match.Matches(&k) || !r.Ranges.Contains(&k)) {
+					ck.errc <- fmt.Errorf("recycle per=%d: key %v: found a rule that does not match it: %v %v priority %d", per, k, r.Match, r.Ranges, r.Priority)
+					return
+				}
+				ck.checked.Add(1)
+				rd.Leave()
+			}
+		})
+	}
+	live := map[int]bool{}
+	var res rules.BurstResult
+	apply := func(ops [][]rules.Update) {
+		var ups []rules.Update
+		for _, us := range ops {
+			ups = append(ups, us...)
+			live[us[0].ID] = us[0].Command == rules.CmdAdd
+		}
+		p.ApplyBurstTo(&res, ups, true, nil)
+		for i, err := range res.Errs {
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("recycle=%v per=%d: update %d: %v", recycle, per, i, err)
 			}
-			live := map[int]bool{}
-			var res rules.BurstResult
-			apply := func(ops [][]rules.Update) {
-				var ups []rules.Update
-				for _, us := range ops {
-					ups = append(ups, us...)
-					live[us[0].ID] = us[0].Command == rules.CmdAdd
-				}
-				p.ApplyBurstTo(&res, ups, true, nil)
-				for i, err := range res.Errs {
-					if err != nil {
-						t.Fatalf("per=%d: update %d: %v", per, i, err)
-					}
+		}
+	}
+	apply(c.start)
+	for i := 0; i < len(c.ops); i += per {
+		apply(c.ops[i:min(i+per, len(c.ops))])
+		if err := rules.CheckOrder(p); err != nil {
+			t.Fatalf("recycle=%v per=%d call %d: %v", recycle, per, i/per, err)
+		}
+		if err := rules.CheckIndex(p); err != nil {
+			t.Fatalf("recycle=%v per=%d call %d: %v", recycle, per, i/per, err)
+		}
+		for j := i % 7; j < len(hs); j += 97 {
+			k := hs[j].Key()
+			want := -1
+			for _, r := range rs {
+				if live[r.Index] && r.MatchesHeader(&hs[j]) {
+					want = r.Index
+					break
 				}
 			}
-			apply(c.start)
-			for i := 0; i < len(c.ops); i += per {
-				apply(c.ops[i:min(i+per, len(c.ops))])
-				if err := rules.CheckOrder(p); err != nil {
-					t.Fatalf("per=%d call %d: %v", per, i/per, err)
-				}
-				if err := rules.CheckIndex(p); err != nil {
-					t.Fatalf("per=%d call %d: %v", per, i/per, err)
-				}
-				for j := i % 7; j < len(hs); j += 97 {
-					k := hs[j].Key()
-					want := -1
-					for _, r := range rs {
-						if live[r.Index] && r.MatchesHeader(&hs[j]) {
-							want = r.Index
-							break
-						}
-					}
-					got := -1
-					if r := p.Table(0).Lookup(&k); r != nil {
-						got = r.ID
-					}
-					if got != want {
-						t.Fatalf("per=%d call %d: header %d: rule %d, want %d", per, i/per, j, got, want)
-					}
+			got := -1
+			if r := p.Table(0).Lookup(&k); r != nil {
+				got = r.ID
+			}
+			if got != want {
+				t.Fatalf("recycle=%v per=%d call %d: header %d: rule %d, want %d", recycle, per, i/per, j, got, want)
+			}
+		}
+	}
+	if ck != nil {
+		ck.done(t)
+		if p.Recycled() == 0 {
+			t.Fatalf("per=%d: nothing was recycled", per)
+		}
+	}
+}
+
+// TestClassBenchChurnRecycleAllocs: with recycling, ClassBench churn one
+// rule a call, where most adds and deletes copy a node of several merged
+// entries, takes its rules, nodes and the nodes' entry and check arrays
+// from what earlier calls removed: a cycle of the churn, after one that
+// warmed the pools up, allocates a few bytes a call, for the structure
+// that comes and goes with it (subtables made and dropped, a subtable
+// order published anew), where taking node copies' arrays fresh from the
+// slabs allocated some 1,300 bytes a call.
+func TestClassBenchChurnRecycleAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	rs, err := classbench.Parse("fw1_1k", readCB(t, "lyxocs-ruleSet/fw1_1k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := classBenchChurn(rs, 1000, 3, classbench.PortRanges)
+	p, err := rules.New(&rules.Config{NoPrereqs: true, Seed: 5, Recycle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res rules.BurstResult
+	var start []rules.Update
+	for _, us := range c.start {
+		start = append(start, us...)
+	}
+	p.ApplyBurstTo(&res, start, true, nil)
+	cycle := func() {
+		for _, call := range c.ops {
+			p.ApplyBurstTo(&res, call, true, nil)
+			for _, err := range res.Errs {
+				if err != nil {
+					t.Fatal(err)
 				}
 			}
 		}
 	}
+	cycle()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	cycle()
+	runtime.ReadMemStats(&m1)
+	perCall := float64(m1.TotalAlloc-m0.TotalAlloc) / float64(len(c.ops))
+	if perCall > 300 {
+		t.Errorf("%.0f bytes allocated a call, want at most 300", perCall)
+	}
+	t.Logf("%.0f bytes, %d allocations a cycle of %d calls", float64(m1.TotalAlloc-m0.TotalAlloc), m1.Mallocs-m0.Mallocs, len(c.ops))
 }
 
 // TestIndexGrowth grows a table of exact flows through several index

@@ -143,7 +143,13 @@
 // none (Leave); the writer retires what it takes out of the index, tagged
 // with the current epoch, advances the epoch at the end of each burst and
 // idle cleanup that leaves something retired, and reuses what was retired
-// before the oldest epoch an entered reader announced. Readers never wait
+// before the oldest epoch an entered reader announced. A reclaimed node's
+// arrays of entries and checks (a node of several rules has them) go, by
+// length, to pools of its table, from which later node copies take arrays
+// of that length: under churn, where most adds and deletes of merged rules
+// copy a node of several entries, updates then take next to no new memory
+// (ClassBench churn one rule a call: 7-128 bytes a call instead of
+// 113-1,790). Readers never wait
 // and never write shared memory other than their own announcement; a
 // reader that stays entered only keeps memory from being reused. A rule
 // stays out of recycling while a MODIFY's new rule shares its counters (a

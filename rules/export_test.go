@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"time"
+	"unsafe"
 )
 
 // The test hooks of Pipeline: its unexported fields that only tests set or
@@ -51,6 +52,17 @@ func poisonRule(x *ruleWithStats) {
 func poisonNode(n *inode) {
 	for i := range n.key {
 		n.key[i] = ^uint64(0)
+	}
+	for i := range n.ents {
+		n.ents[i].rank, n.ents[i].added = ^uint64(0), ^uint64(0)
+		n.ents[i].removed.Store(^uint64(0))
+	}
+	if n.chk != nil {
+		// A value outside a zero mask: no key meets the check.
+		cs := unsafe.Slice(n.chk, len(n.ents))
+		for i := range cs {
+			cs[i].k, cs[i].m = [len(relaxedWords)]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, [len(relaxedWords)]uint64{}
+		}
 	}
 	n.one[0].rank, n.one[0].added = ^uint64(0), ^uint64(0)
 	n.one[0].removed.Store(^uint64(0))

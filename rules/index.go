@@ -127,7 +127,10 @@ func (n *inode) checkOf(i int) *check {
 func (n *inode) setChecks(t *Table, old *inode, from []int32) {
 	for i := range n.ents {
 		if !n.ents[i].exact {
-			chk := t.chkSlab.take(len(n.ents))
+			chk := t.chkPool.get(len(n.ents))
+			if chk == nil {
+				chk = t.chkSlab.take(len(n.ents))
+			}
 			if old != nil && old.chk != nil {
 				och := unsafe.Slice(old.chk, len(old.ents))
 				for j, f := range from {
@@ -179,7 +182,7 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *ino
 	n.st, n.key = st, *pk
 	if len(rs) == 1 {
 		n.ents = n.one[:]
-	} else {
+	} else if n.ents = t.entPool.get(len(rs)); n.ents == nil {
 		n.ents = t.entSlab.take(len(rs))
 	}
 	for i, r := range rs {

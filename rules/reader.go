@@ -113,7 +113,11 @@ func (p *Pipeline) recycle() {
 	oldest := p.oldestReader()
 	n := p.ruleSlab.reclaim(oldest, p.poisonRule)
 	for _, t := range p.tables {
-		n += t.nodeSlab.reclaim(oldest, p.poisonNode)
+		k := t.nodeSlab.reclaim(oldest, p.poisonNode)
+		n += k
+		for _, x := range t.nodeSlab.recycled[len(t.nodeSlab.recycled)-k:] {
+			t.keepArrays(x)
+		}
 	}
 	p.recycled.Add(uint64(n))
 }
@@ -146,6 +150,18 @@ func (p *Pipeline) releaseSlot(x *ruleWithStats) {
 		}
 	}
 	p.ruleSlab.retire(x, p.epoch.Load())
+}
+
+// keepArrays moves the entry and check arrays of n, a reclaimed node, to
+// the table's pools; n no longer holds them. Writer only.
+func (t *Table) keepArrays(n *inode) {
+	if len(n.ents) > 1 {
+		t.entPool.put(n.ents)
+	}
+	if n.chk != nil {
+		t.chkPool.put(unsafe.Slice(n.chk, len(n.ents)))
+	}
+	n.ents, n.chk = nil, nil
 }
 
 // retireNode hands n, which no slot reaches any more, to recycling, with

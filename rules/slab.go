@@ -199,3 +199,44 @@ func (s *slab[T]) take(n int) []T {
 	s.free = s.free[n:]
 	return xs
 }
+
+// maxPooled is the longest array of entries or checks a recycling table
+// keeps for reuse (arrayPool): a node holds at most the collision limit
+// (64) of merged entries, and longer nodes, of many rules of one match and
+// priority, are rare enough to leave to the garbage collector.
+const maxPooled = 64
+
+// arrayPool keeps the entry and check arrays of reclaimed index nodes of
+// a recycling table (Config.Recycle), by length, for the node copies of
+// later updates: under churn a node copy's arrays then come from a node
+// copied or unlinked before, not from fresh memory that the garbage
+// collector must then scan and free. An array goes into the pool with the
+// node that held it, once that node is reclaimed (no reader can hold it),
+// and comes out as it was: its user writes every element (newNode,
+// setChecks). Writer only.
+type arrayPool[T any] struct {
+	free [maxPooled + 1][]*T // free[n]: arrays of n Ts, by their first element
+}
+
+// put keeps xs, unless it is too long or empty.
+func (p *arrayPool[T]) put(xs []T) {
+	if n := len(xs); n > 0 && n <= maxPooled {
+		p.free[n] = append(p.free[n], &xs[0])
+	}
+}
+
+// get returns an array of n Ts from the pool, with arbitrary contents, or
+// nil if it has none.
+func (p *arrayPool[T]) get(n int) []T {
+	if n > maxPooled {
+		return nil
+	}
+	fl := p.free[n]
+	if len(fl) == 0 {
+		return nil
+	}
+	x := fl[len(fl)-1]
+	fl[len(fl)-1] = nil
+	p.free[n] = fl[:len(fl)-1]
+	return unsafe.Slice(x, n)
+}

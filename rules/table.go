@@ -42,6 +42,10 @@ type Table struct {
 	// chkSlab holds the checks of nodes of merged rules (inode.chk):
 	// no pointers, so its chunks cost the garbage collector no scan.
 	chkSlab slab[check]
+	// entPool and chkPool hold the entry and check arrays of reclaimed
+	// nodes, for reuse (Config.Recycle only).
+	entPool arrayPool[entry]
+	chkPool arrayPool[check]
 	rs      []*Rule // link's buffer
 	from    []int32 // link's buffer: where rs[i] was in the node copied
 	pend    pendingCopy
