@@ -87,8 +87,9 @@ func CheckOrder(p *Pipeline) error {
 // CheckIndex returns an error if a table of p's flow index is
 // inconsistent: the published slots hold exactly the table's nodes, each
 // found by a lookup's probe and by slotOf, used counts the slots in use,
-// and a next index being built holds exactly the nodes of the published
-// slots copied so far.
+// a next index being built holds exactly the nodes of the published
+// slots copied so far, and every node's checks are its rules' (with their
+// addresses packed after them, see addrPair).
 func CheckIndex(p *Pipeline) error {
 	for _, t := range p.tables {
 		s := t.state.Load()
@@ -114,6 +115,9 @@ func CheckIndex(p *Pipeline) error {
 			}
 			if _, sl := t.slotOf(n); sl != &s.slots[i] {
 				return fmt.Errorf("table %d slot %d: slotOf finds another slot", t.id, i)
+			}
+			if err := checkNodeChecks(n); err != nil {
+				return fmt.Errorf("table %d slot %d: %v", t.id, i, err)
 			}
 		}
 		if inUse != t.used {
