@@ -547,11 +547,9 @@ func (t *Table) slotOf(n *inode) (uint64, *slot) {
 func (st *subtable) hashPacked(pk *[KeyWords]uint64) uint64 {
 	h := st.seed
 	for _, w := range pk[:st.nw] {
-		h ^= w
-		h *= 0x9e3779b97f4a7c15
-		h ^= h >> 29
+		h = hashStep(h, w)
 	}
-	return fmix(h)
+	return hashFinish(h)
 }
 
 // replaceNode puts n into the slot of old, a node of the same key.

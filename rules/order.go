@@ -49,11 +49,9 @@ func (oe *orderEntry) hash(k *Key) uint64 {
 	}
 	h := oe.seed
 	for i := range oe.nw {
-		h ^= k[oe.words[i]] & oe.mask[i]
-		h *= 0x9e3779b97f4a7c15
-		h ^= h >> 29
+		h = hashStep(h, k[oe.words[i]]&oe.mask[i])
 	}
-	return fmix(h)
+	return hashFinish(h)
 }
 
 // hash2 is hash of two keys at once: the two multiply chains are
@@ -65,14 +63,10 @@ func (oe *orderEntry) hash2(k1, k2 *Key) (uint64, uint64) {
 	h1, h2 := oe.seed, oe.seed
 	for i := range oe.nw {
 		w, m := oe.words[i], oe.mask[i]
-		h1 ^= k1[w] & m
-		h2 ^= k2[w] & m
-		h1 *= 0x9e3779b97f4a7c15
-		h2 *= 0x9e3779b97f4a7c15
-		h1 ^= h1 >> 29
-		h2 ^= h2 >> 29
+		h1 = hashStep(h1, k1[w]&m)
+		h2 = hashStep(h2, k2[w]&m)
 	}
-	return fmix(h1), fmix(h2)
+	return hashFinish(h1), hashFinish(h2)
 }
 
 // touch marks st for the next publishOrder: its entry in the order (its

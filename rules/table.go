@@ -196,14 +196,32 @@ func (st *subtable) guardNode(n *inode) bool {
 	return changed
 }
 
+// hash is the hash of k masked by st's mask: what the filter and the
+// index key st's node of it by. Every hash of a masked key (hash,
+// orderEntry.hash and hash2, hashPacked) is hashStep over the masked
+// words in order, from st.seed, then hashFinish.
 func (st *subtable) hash(k *Key) uint64 {
 	h := st.seed
 	for _, w := range st.words[:st.nw] {
-		h ^= k[w] & st.mask[w]
-		h *= 0x9e3779b97f4a7c15
-		h ^= h >> 29
+		h = hashStep(h, k[w]&st.mask[w])
 	}
-	return fmix(h)
+	return hashFinish(h)
+}
+
+// hashStep folds the masked word w into h: one multiply, so that a
+// lookup's hash of a subtable's two or three words is a short chain.
+// A word's bit i reaches only bits i and up of the product; hashFinish
+// folds the high half back down.
+func hashStep(h, w uint64) uint64 { return (h ^ w) * 0x9e3779b97f4a7c15 }
+
+// hashFinish mixes the high bits of a hashStep chain into the low ones,
+// which index the slots and the filter's buckets (its fingerprint comes
+// from the high bits): a fold, a multiply and a fold, where fmix has
+// two multiplies and three folds.
+func hashFinish(h uint64) uint64 {
+	h ^= h >> 32
+	h *= 0xff51afd7ed558ccd
+	return h ^ h>>29
 }
 
 func fmix(h uint64) uint64 {
