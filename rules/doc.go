@@ -72,7 +72,12 @@
 // and stops as soon as no remaining subtable can beat the best match found.
 // Rules of equal priority that match the same packet are ordered by
 // insertion (the earlier wins), so ClassBench's "first rule in file order"
-// is reproduced exactly even when priorities run out. The writer keeps the
+// is reproduced exactly even when priorities run out. It passes over,
+// for a few instructions and without hash or filter check, a subtable
+// whose guard the key fails: the bits of in_port, eth_type, vlan_vid,
+// ip_proto and the IPv4 addresses on which all of the subtable's nodes
+// agree (guardWords; the writer narrows a guard before a node that
+// disagrees becomes visible, and never widens it). The writer keeps the
 // order sorted: a subtable whose best rank or guard changed, or that
 // appeared or went, moves by one delete and one insert when the change is
 // published, and a publish that changes no entry stores no new order.

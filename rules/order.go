@@ -22,7 +22,7 @@ type orderEntry struct {
 // guarded reports whether k fails oe's guard: then no rule of the
 // subtable can match k.
 func (oe *orderEntry) guarded(k *Key) bool {
-	return (k[guardWords[0]]&oe.gmask[0]^oe.gval[0])|(k[guardWords[1]]&oe.gmask[1]^oe.gval[1]) != 0
+	return (k[guardWords[0]]&oe.gmask[0]^oe.gval[0])|(k[guardWords[1]]&oe.gmask[1]^oe.gval[1])|(k[guardWords[2]]&oe.gmask[2]^oe.gval[2]) != 0
 }
 
 // orderWords is the most mask words an orderEntry holds (an IPv6 5-tuple
