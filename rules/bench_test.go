@@ -202,10 +202,11 @@ func exactSet(n int) ([]rules.Update, []rules.Key) {
 }
 
 // halfMissing returns keys with every other one replaced by a key no
-// entry of exactSet matches (another source address, outside the
-// wildcards' destinations): a lookup of it visits the exact subtable and
-// then the wildcards' and finds nothing, so that a filter check can save
-// probes there.
+// entry of exactSet matches: flow i's addresses with another source port
+// (only flow i has its source address), outside the wildcards'
+// destinations. A lookup of it passes the exact subtable's guard (its
+// addresses are among the flows'), visits it and finds nothing; the
+// wildcards' subtable's guard passes it over.
 func halfMissing(keys []rules.Key) []rules.Key {
 	out := make([]rules.Key, len(keys))
 	for i := range keys {
@@ -213,7 +214,8 @@ func halfMissing(keys []rules.Key) []rules.Key {
 			out[i] = keys[i]
 			continue
 		}
-		m := exactFlow(11, i)
+		m := exactFlow(10, i)
+		m.SetExact(rules.FieldL4Src, uint64(1024+(i+30_000)%60_000))
 		out[i] = m.Key
 	}
 	return out

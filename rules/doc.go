@@ -72,7 +72,12 @@
 // and stops as soon as no remaining subtable can beat the best match found.
 // Rules of equal priority that match the same packet are ordered by
 // insertion (the earlier wins), so ClassBench's "first rule in file order"
-// is reproduced exactly even when priorities run out. The writer keeps the
+// is reproduced exactly even when priorities run out. It passes over,
+// for a few instructions and without hash or filter check, a subtable
+// whose guard the key fails: the bits of in_port, eth_type, vlan_vid,
+// ip_proto and the IPv4 addresses on which all of the subtable's nodes
+// agree (guardWords; the writer narrows a guard before a node that
+// disagrees becomes visible, and never widens it). The writer keeps the
 // order sorted: a subtable whose best rank or guard changed, or that
 // appeared or went, moves by one delete and one insert when the change is
 // published, and a publish that changes no entry stores no new order.
@@ -168,7 +173,12 @@
 // its own, on the relaxed words (ip_proto's, the IPv4 addresses', the L4
 // ports' and the ARP addresses'); its node keeps the rule's own value and
 // mask on those words (a check), which a lookup tests after the hash
-// match. A rule goes, in this order, to a merged subtable that rules of
+// match. A lookup that finds a node with checks scans them in rank order
+// (scanChecks, scan.go): first the IPv4 address word of each, packed after
+// the checks four to a cache line, then the whole check of an entry whose
+// addresses match, and only then the entry's rank and versions, so that
+// the entries the key fails (most of a merged node's) cost a quarter of a
+// line each. A rule goes, in this order, to a merged subtable that rules of
 // its mask went to before, to the oldest subtable whose mask its own
 // covers, or to a subtable of its mask relaxed: first without ports and
 // ip_proto, then with them; at both, an address more than 4 bits shorter
@@ -192,12 +202,10 @@
 // in a subtable whose mask does not test that port, and its node's check
 // tests lo <= port <= hi after the hash match, as TupleMerge does: the
 // check's L4 word holds each port's low end and span in place of a value
-// and mask (check.matchesRanges). A lookup scans a node's entries as it
-// did before ranges, an entry exact or its check's value and mask met;
-// a ranged check never meets them (rangedMark), and where an entry fails
-// them and is ranged (entry.ranged) the scan of the rest of the node goes
-// out of line (scanRanged), so that unranged entries pay one byte test
-// where their check fails and no call. A single port is an exact match and 0-65535 no test
+// and mask (check.matchesRanges). A lookup tests a check's value and mask
+// first; a ranged check never meets them (rangedMark, a bit on the
+// check's own line), and only where one fails and is ranged does the
+// lookup test the ranges. A single port is an exact match and 0-65535 no test
 // (SetPortRange), so neither is ever a range. Ranges are part of a rule's
 // identity (ADD, MODIFY_STRICT and DELETE_STRICT find a rule by match,
 // ranges and priority), non-strict MODIFY and DELETE compare port sets

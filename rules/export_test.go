@@ -63,6 +63,12 @@ func poisonNode(n *inode) {
 		for i := range cs {
 			cs[i].k, cs[i].m = [len(relaxedWords)]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, [len(relaxedWords)]uint64{}
 		}
+		if len(n.ents) > 1 {
+			as := n.addrs()
+			for i := range as {
+				as[i] = addrPair{^uint64(0), 0}
+			}
+		}
 	}
 	n.one[0].rank, n.one[0].added = ^uint64(0), ^uint64(0)
 	n.one[0].removed.Store(^uint64(0))
@@ -99,8 +105,9 @@ func CheckOrder(p *Pipeline) error {
 // CheckIndex returns an error if a table of p's flow index is
 // inconsistent: the published slots hold exactly the table's nodes, each
 // found by a lookup's probe and by slotOf, used counts the slots in use,
-// and a next index being built holds exactly the nodes of the published
-// slots copied so far.
+// a next index being built holds exactly the nodes of the published
+// slots copied so far, and every node's checks are its rules' (with their
+// addresses packed after them, see addrPair).
 func CheckIndex(p *Pipeline) error {
 	for _, t := range p.tables {
 		s := t.state.Load()
@@ -126,6 +133,9 @@ func CheckIndex(p *Pipeline) error {
 			}
 			if _, sl := t.slotOf(n); sl != &s.slots[i] {
 				return fmt.Errorf("table %d slot %d: slotOf finds another slot", t.id, i)
+			}
+			if err := checkNodeChecks(n); err != nil {
+				return fmt.Errorf("table %d slot %d: %v", t.id, i, err)
 			}
 		}
 		if inUse != t.used {

@@ -64,3 +64,51 @@ func TestSubtableGuard(t *testing.T) {
 		})
 	}
 }
+
+// TestSubtableGuardAddresses checks the guard on the IPv4 addresses: a key
+// from another network passes over a subtable whose rules all name hosts
+// of 10.1.0.0/16 (the guard covers the bits on which their /24s agree),
+// and a rule of 11.0.0.0/24 joining the subtable narrows the guard before
+// it becomes visible, so that keys from there find it.
+func TestSubtableGuardAddresses(t *testing.T) {
+	for _, kind := range []rules.FilterKind{rules.FilterBloomCuckoo, rules.FilterNone} {
+		t.Run(kind.String(), func(t *testing.T) {
+			p, err := rules.New(&rules.Config{Filter: kind})
+			if err != nil {
+				t.Fatal(err)
+			}
+			add := func(dst uint64, id int) {
+				t.Helper()
+				var m rules.Match
+				m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+				m.SetPrefix(rules.FieldIPv4Dst, dst, 24)
+				for _, err := range p.ApplyBurst([]rules.Update{{Match: m, Priority: 10, ID: id}}, true).Errs {
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			lookup := func(dst uint64) (*rules.Rule, rules.Counters) {
+				var k rules.Key
+				k.Set(rules.FieldEthType, rules.EthTypeIPv4)
+				k.Set(rules.FieldIPv4Dst, dst)
+				var c rules.Counters
+				r, _ := p.Table(0).LookupVersion(&k, &c)
+				return r, c
+			}
+			for i := range 4 {
+				add(10<<24|1<<16|uint64(i)<<8, i)
+			}
+			if r, c := lookup(11<<24 | 5); r != nil || c.Guarded != 1 || c.Visited != 0 {
+				t.Fatalf("11.0.0.5 against rules of 10.1.0-3.0/24: rule %v, counters %+v; want no rule, guarded 1, visited 0", r, c)
+			}
+			if r, c := lookup(10<<24 | 1<<16 | 2<<8 | 9); r == nil || r.ID != 2 || c.Guarded != 0 {
+				t.Fatalf("10.1.2.9: rule %v, counters %+v; want rule 2, not guarded", r, c)
+			}
+			add(11<<24, 9)
+			if r, c := lookup(11<<24 | 5); r == nil || r.ID != 9 || c.Guarded != 0 {
+				t.Fatalf("11.0.0.5 after a rule of 11.0.0.0/24 joined the subtable: rule %v, counters %+v; want rule 9, not guarded", r, c)
+			}
+		})
+	}
+}

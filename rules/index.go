@@ -16,7 +16,7 @@ import (
 // Layout: the fields a lookup reads (subtable, entries, the first entry and
 // the packed key) fill the node's first two cache lines. Every link zeroes
 // a node, so the rest is kept small: 32-bit positions, the checks, which
-// only nodes of merged rules have, as a pointer (see checkOf), and no hash
+// only nodes of merged rules have, as a pointer (see scanChecks), and no hash
 // (its slot has it). That makes a node 192 bytes, three cache lines, so
 // all the nodes of a slab chunk sit alike on cache lines; Go's allocator
 // starts an 8 KB chunk 8 bytes into a line (after its header), and then
@@ -65,7 +65,7 @@ func (c *check) set(r *Rule) {
 		c.k[2] = lo[0]<<48 | lo[1]<<32 | c.k[2]&0xffffffff
 		c.m[2] = span[0]<<48 | span[1]<<32 | c.m[2]&0xffffffff
 		// A value bit outside the mask, so that matches fails on a
-		// ranged check and lookups go on to scanRanged.
+		// ranged check and lookups go on to matchesRanges (scanChecks).
 		c.k[3] |= rangedMark
 	}
 }
@@ -75,8 +75,10 @@ func (c *check) set(r *Rule) {
 // no ARP address (checkRanges), so no key meets the value and mask.
 const rangedMark = 1 << 63
 
+// matches reports whether k meets c's values and masks: the four pairs
+// folded into one word, one branch.
 func (c *check) matches(k *Key) bool {
-	return k[3]&c.m[0] == c.k[0] && k[4]&c.m[1] == c.k[1] && k[9]&c.m[2] == c.k[2] && k[10]&c.m[3] == c.k[3]
+	return (k[3]&c.m[0]^c.k[0])|(k[4]&c.m[1]^c.k[1])|(k[9]&c.m[2]^c.k[2])|(k[10]&c.m[3]^c.k[3]) == 0
 }
 
 // matchesRanges is matches for the check of a ranged rule: the low half
@@ -94,31 +96,6 @@ func (c *check) matchesRanges(k *Key) bool {
 	return uint16(d) <= uint16(sp) && d>>16 <= sp>>16
 }
 
-// scanRanged goes on with a lookup's scan of n's entries from entry i, a
-// ranged one, for key k at version v, best so far best of rank bestRank
-// (nil if none), and returns the best then. Lookups scan a node's entries
-// inline as they did before ranges, testing e.exact or the check's value
-// and mask (which fails on a ranged check: rangedMark), and hand the scan
-// over here at the first ranged entry, so that unranged entries pay no
-// call, and no more than a byte test where their check fails.
-func (n *inode) scanRanged(i int, k *Key, v uint64, best *Rule, bestRank uint64) (*Rule, uint64) {
-	for ; i < len(n.ents); i++ {
-		e := &n.ents[i]
-		if best != nil && e.rank <= bestRank {
-			break
-		}
-		if e.added <= v && v < e.removed.Load() && (e.exact || !e.ranged && n.checkOf(i).matches(k) || e.ranged && n.checkOf(i).matchesRanges(k)) {
-			return e.r, e.rank
-		}
-	}
-	return best, bestRank
-}
-
-// checkOf returns the check of n's entry i. n must have checks.
-func (n *inode) checkOf(i int) *check {
-	return &unsafe.Slice(n.chk, len(n.ents))[i]
-}
-
 // setChecks gives n its checks, from t.chkSlab, if one of its rules
 // needs them. A copy of a node (from not nil) takes the check of entry i
 // from entry from[i] of old when that is not -1 and old has checks: a
@@ -127,9 +104,12 @@ func (n *inode) checkOf(i int) *check {
 func (n *inode) setChecks(t *Table, old *inode, from []int32) {
 	for i := range n.ents {
 		if !n.ents[i].exact {
-			chk := t.chkPool.get(len(n.ents))
-			if chk == nil {
-				chk = t.chkSlab.take(len(n.ents))
+			nc := len(n.ents) + addrChecks(len(n.ents))
+			var chk []check
+			if x := t.chkPool.get(len(n.ents)); x != nil {
+				chk = unsafe.Slice(x, nc)
+			} else {
+				chk = t.chkSlab.take(nc)
 			}
 			if old != nil && old.chk != nil {
 				och := unsafe.Slice(old.chk, len(old.ents))
@@ -146,6 +126,7 @@ func (n *inode) setChecks(t *Table, old *inode, from []int32) {
 				}
 			}
 			n.chk = &chk[0]
+			n.setAddrs()
 			return
 		}
 	}
@@ -182,7 +163,9 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *ino
 	n.st, n.key = st, *pk
 	if len(rs) == 1 {
 		n.ents = n.one[:]
-	} else if n.ents = t.entPool.get(len(rs)); n.ents == nil {
+	} else if x := t.entPool.get(len(rs)); x != nil {
+		n.ents = unsafe.Slice(x, len(rs))
+	} else {
 		n.ents = t.entSlab.take(len(rs))
 	}
 	for i, r := range rs {
@@ -572,11 +555,9 @@ func (t *Table) slotOf(n *inode) (uint64, *slot) {
 func (st *subtable) hashPacked(pk *[KeyWords]uint64) uint64 {
 	h := st.seed
 	for _, w := range pk[:st.nw] {
-		h ^= w
-		h *= 0x9e3779b97f4a7c15
-		h ^= h >> 29
+		h = hashStep(h, w)
 	}
-	return fmix(h)
+	return hashFinish(h)
 }
 
 // replaceNode puts n into the slot of old, a node of the same key.

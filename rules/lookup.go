@@ -223,17 +223,17 @@ func lookupFrom(k *Key, v uint64, s *tableState, c *Counters, from int, best *Ru
 					}
 					continue
 				}
+				if n.chk != nil {
+					best, bestRank = n.scanChecks(k, v, best, bestRank)
+					continue
+				}
 				for i := range n.ents {
 					e := &n.ents[i]
 					if best != nil && e.rank <= bestRank {
 						break
 					}
-					if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(k)) {
+					if e.added <= v && v < e.removed.Load() {
 						best, bestRank = e.r, e.rank
-						break
-					}
-					if e.ranged {
-						best, bestRank = n.scanRanged(i, k, v, best, bestRank)
 						break
 					}
 				}
@@ -272,17 +272,17 @@ func lookupFrom(k *Key, v uint64, s *tableState, c *Counters, from int, best *Ru
 			}
 			continue
 		}
+		if n.chk != nil {
+			best, bestRank = n.scanChecks(k, v, best, bestRank)
+			continue
+		}
 		for i := range n.ents {
 			e := &n.ents[i]
 			if best != nil && e.rank <= bestRank {
 				break
 			}
-			if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(k)) {
+			if e.added <= v && v < e.removed.Load() {
 				best, bestRank = e.r, e.rank
-				break
-			}
-			if e.ranged {
-				best, bestRank = n.scanRanged(i, k, v, best, bestRank)
 				break
 			}
 		}
@@ -427,17 +427,17 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 				}
 				continue
 			}
+			if n.chk != nil {
+				out[a], rank[a] = n.scanChecks(&keys[a], v, out[a], rank[a])
+				continue
+			}
 			for i := range n.ents {
 				e := &n.ents[i]
 				if out[a] != nil && e.rank <= rank[a] {
 					break
 				}
-				if e.added <= v && v < e.removed.Load() && (e.exact || n.checkOf(i).matches(&keys[a])) {
+				if e.added <= v && v < e.removed.Load() {
 					out[a], rank[a] = e.r, e.rank
-					break
-				}
-				if e.ranged {
-					out[a], rank[a] = n.scanRanged(i, &keys[a], v, out[a], rank[a])
 					break
 				}
 			}

@@ -22,7 +22,7 @@ type orderEntry struct {
 // guarded reports whether k fails oe's guard: then no rule of the
 // subtable can match k.
 func (oe *orderEntry) guarded(k *Key) bool {
-	return (k[guardWords[0]]&oe.gmask[0]^oe.gval[0])|(k[guardWords[1]]&oe.gmask[1]^oe.gval[1]) != 0
+	return (k[guardWords[0]]&oe.gmask[0]^oe.gval[0])|(k[guardWords[1]]&oe.gmask[1]^oe.gval[1])|(k[guardWords[2]]&oe.gmask[2]^oe.gval[2]) != 0
 }
 
 // orderWords is the most mask words an orderEntry holds (an IPv6 5-tuple
@@ -49,11 +49,9 @@ func (oe *orderEntry) hash(k *Key) uint64 {
 	}
 	h := oe.seed
 	for i := range oe.nw {
-		h ^= k[oe.words[i]] & oe.mask[i]
-		h *= 0x9e3779b97f4a7c15
-		h ^= h >> 29
+		h = hashStep(h, k[oe.words[i]]&oe.mask[i])
 	}
-	return fmix(h)
+	return hashFinish(h)
 }
 
 // hash2 is hash of two keys at once: the two multiply chains are
@@ -65,14 +63,10 @@ func (oe *orderEntry) hash2(k1, k2 *Key) (uint64, uint64) {
 	h1, h2 := oe.seed, oe.seed
 	for i := range oe.nw {
 		w, m := oe.words[i], oe.mask[i]
-		h1 ^= k1[w] & m
-		h2 ^= k2[w] & m
-		h1 *= 0x9e3779b97f4a7c15
-		h2 *= 0x9e3779b97f4a7c15
-		h1 ^= h1 >> 29
-		h2 ^= h2 >> 29
+		h1 = hashStep(h1, k1[w]&m)
+		h2 = hashStep(h2, k2[w]&m)
 	}
-	return fmix(h1), fmix(h2)
+	return hashFinish(h1), hashFinish(h2)
 }
 
 // touch marks st for the next publishOrder: its entry in the order (its

@@ -156,10 +156,10 @@ func (p *Pipeline) releaseSlot(x *ruleWithStats) {
 // the table's pools; n no longer holds them. Writer only.
 func (t *Table) keepArrays(n *inode) {
 	if len(n.ents) > 1 {
-		t.entPool.put(n.ents)
+		t.entPool.put(len(n.ents), &n.ents[0])
 	}
 	if n.chk != nil {
-		t.chkPool.put(unsafe.Slice(n.chk, len(n.ents)))
+		t.chkPool.put(len(n.ents), n.chk)
 	}
 	n.ents, n.chk = nil, nil
 }

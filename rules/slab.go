@@ -207,28 +207,31 @@ func (s *slab[T]) take(n int) []T {
 const maxPooled = 64
 
 // arrayPool keeps the entry and check arrays of reclaimed index nodes of
-// a recycling table (Config.Recycle), by length, for the node copies of
-// later updates: under churn a node copy's arrays then come from a node
-// copied or unlinked before, not from fresh memory that the garbage
-// collector must then scan and free. An array goes into the pool with the
-// node that held it, once that node is reclaimed (no reader can hold it),
-// and comes out as it was: its user writes every element (newNode,
-// setChecks). Writer only.
+// a recycling table (Config.Recycle), by the entry count of the node that
+// held them, for the node copies of later updates: under churn a node
+// copy's arrays then come from a node copied or unlinked before, not from
+// fresh memory that the garbage collector must then scan and free. An
+// array goes into the pool with the node that held it, once that node is
+// reclaimed (no reader can hold it), and comes out as it was: its user
+// writes every element (newNode, setChecks). The caller knows an array's
+// length from its class: n entries, or n checks and their packed
+// addresses (addrChecks). Writer only.
 type arrayPool[T any] struct {
-	free [maxPooled + 1][]*T // free[n]: arrays of n Ts, by their first element
+	free [maxPooled + 1][]*T // free[n]: arrays of nodes of n entries, by their first element
 }
 
-// put keeps xs, unless it is too long or empty.
-func (p *arrayPool[T]) put(xs []T) {
-	if n := len(xs); n > 0 && n <= maxPooled {
-		p.free[n] = append(p.free[n], &xs[0])
+// put keeps the array at x of a node of n entries, unless n is out of
+// the pool's classes.
+func (p *arrayPool[T]) put(n int, x *T) {
+	if n > 0 && n <= maxPooled {
+		p.free[n] = append(p.free[n], x)
 	}
 }
 
-// get returns an array of n Ts from the pool, with arbitrary contents, or
-// nil if it has none.
-func (p *arrayPool[T]) get(n int) []T {
-	if n > maxPooled {
+// get returns the first element of an array of a node of n entries from
+// the pool, with arbitrary contents, or nil if it has none.
+func (p *arrayPool[T]) get(n int) *T {
+	if n <= 0 || n > maxPooled {
 		return nil
 	}
 	fl := p.free[n]
@@ -238,5 +241,5 @@ func (p *arrayPool[T]) get(n int) []T {
 	x := fl[len(fl)-1]
 	fl[len(fl)-1] = nil
 	p.free[n] = fl[:len(fl)-1]
-	return unsafe.Slice(x, n)
+	return x
 }

@@ -1,0 +1,36 @@
+package rules
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// checkNodeChecks returns an error if n's checks are not those of its
+// rules (check.set), if it has checks while every entry is exact or none
+// while one is not, or if a node of several entries does not hold its
+// checks' address words packed after them (addrPair), as scanChecks reads
+// them.
+func checkNodeChecks(n *inode) error {
+	need := false
+	for i := range n.ents {
+		need = need || !n.ents[i].exact
+	}
+	if need != (n.chk != nil) {
+		return fmt.Errorf("node of %d entries: checks %v, needed %v", len(n.ents), n.chk != nil, need)
+	}
+	if n.chk == nil {
+		return nil
+	}
+	chk := unsafe.Slice(n.chk, len(n.ents))
+	for i := range n.ents {
+		var c check
+		c.set(n.ents[i].r)
+		if chk[i] != c {
+			return fmt.Errorf("node of %d entries: entry %d's check is not its rule's", len(n.ents), i)
+		}
+		if len(n.ents) > 1 && n.addrs()[i] != (addrPair{c.k[1], c.m[1]}) {
+			return fmt.Errorf("node of %d entries: entry %d's packed addresses are not its check's", len(n.ents), i)
+		}
+	}
+	return nil
+}
