@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -334,14 +335,28 @@ type earlyDial struct {
 	err    error
 }
 
-// dialEarly starts connecting to target.
+// dialEarly starts connecting to target, and returns once the connection
+// is on its way (its socket made, the connect system call next) or the
+// dial is over: the check's goroutines, started next, take every CPU,
+// and a dial left to compete with them for one may not connect before
+// the check ends.
 func dialEarly(ctx context.Context, target string) *earlyDial {
 	ctx, cancel := context.WithCancel(ctx)
 	d := &earlyDial{cancel: cancel, done: make(chan struct{})}
+	started := make(chan struct{})
+	var once sync.Once
+	dialer := &net.Dialer{ControlContext: func(context.Context, string, string, syscall.RawConn) error {
+		once.Do(func() { close(started) })
+		return nil
+	}}
 	go func() {
 		defer close(d.done)
-		d.nc, d.err = push.Dial(ctx, target)
+		d.nc, d.err = push.Dial(ctx, target, dialer)
 	}()
+	select {
+	case <-started:
+	case <-d.done:
+	}
 	return d
 }
 
