@@ -60,6 +60,8 @@ push reads the file twice, first to check every line (keeping nothing of it;
 a file of megabytes in parts, one per CPU, at once), then to parse and send it
 batch by batch, so that its memory is that of a few batches whatever the
 file's size (standard input, or a pipe, is read into memory first).
+While it checks a file of up to 16 MiB, push connects to the switch,
+sending nothing until the check is done.
 A batch of more than 4 MiB (--batch 0 of a large file) goes out in pieces as
 it is encoded, still one batch, or one bundle. Should the file change between
 the two reads, push sends no more than the size it had when opened and stops
