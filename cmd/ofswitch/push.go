@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -57,6 +60,8 @@ push reads the file twice, first to check every line (keeping nothing of it;
 a file of megabytes in parts, one per CPU, at once), then to parse and send it
 batch by batch, so that its memory is that of a few batches whatever the
 file's size (standard input, or a pipe, is read into memory first).
+While it checks a file of up to 16 MiB, push connects to the switch,
+sending nothing until the check is done.
 A batch of more than 4 MiB (--batch 0 of a large file) goes out in pieces as
 it is encoded, still one batch, or one bundle. Should the file change between
 the two reads, push sends no more than the size it had when opened and stops
@@ -88,17 +93,33 @@ Works against ofswitch and Open vSwitch alike.`,
 			}
 			defer in.Close()
 			opt := &ofctl.ParseOptions{Strict: strict, FixPrereqs: fix, Check: fitsOneMessage(cfg.Bundle)}
-			sum, err := checkInput(in, opt, checkParts(in.size, runtime.GOMAXPROCS(0)))
+			var early *earlyDial
+			if in.size <= earlyDialMax {
+				early = dialEarly(cmd.Context(), target)
+			}
+			src := &modsSource{}
+			sum, err := checkInputInto(in, opt, checkParts(in.size, runtime.GOMAXPROCS(0)), src)
 			if err != nil {
+				early.abandon()
 				return err
 			}
 			if cfg.Batch == 0 {
 				cfg.Batch = max(sum.mods, 1)
 			}
 			cfg.Importance = sum.importance
-			mr := ofctl.NewModsReader(in.name, io.NewSectionReader(in, 0, in.size), chunkLines, opt)
-			res, err := push.Stream(cmd.Context(), target, &modsSource{mr: mr}, &cfg)
+			// The push reads the file with the reader that checked its
+			// first part, whose memory is in place.
+			src.mr.Reset(in.name, io.NewSectionReader(in, 0, in.size))
+			if early != nil {
+				if cfg.Conn, err = early.wait(); err != nil {
+					return err
+				}
+			}
+			res, err := push.Stream(cmd.Context(), target, src, &cfg)
 			if err != nil {
+				if cfg.Conn != nil {
+					err = fmt.Errorf("push to %s: %w", target, err) // as Stream names a target it dials
+				}
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -181,6 +202,15 @@ func checkParts(size int64, cpus int) int {
 // part's line numbers count from its start until all parts before it are
 // done; its errors are then renumbered (ParseError.Line) as the file's.
 func checkInput(in *input, opt *ofctl.ParseOptions, parts int) (inputSummary, error) {
+	return checkInputInto(in, opt, parts, nil)
+}
+
+// checkInputInto is checkInput that checks the first part with the
+// reader and the Mods of keep (new ones into keep if it has none), which
+// it leaves in keep, if not nil: a short-lived process pays for each page
+// of memory it touches first, and push, which reads the file again to
+// send it, then reads it with memory already in place.
+func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSource) (inputSummary, error) {
 	cuts, err := lineCuts(in, in.size, parts)
 	if err != nil {
 		return inputSummary{}, err
@@ -196,7 +226,20 @@ func checkInput(in *input, opt *ofctl.ParseOptions, parts int) (inputSummary, er
 	for k := range res {
 		wg.Go(func() {
 			r := &res[k]
-			r.sum, r.lines, r.bad, r.err = checkPart(in.name, io.NewSectionReader(in, cuts[k], cuts[k+1]-cuts[k]), opt)
+			sec := io.NewSectionReader(in, cuts[k], cuts[k+1]-cuts[k])
+			var mr *ofctl.ModsReader
+			m := &ofctl.Mods{}
+			if k == 0 && keep != nil {
+				if keep.mr == nil {
+					keep.mr = ofctl.NewModsReader(in.name, sec, chunkLines, opt)
+				} else {
+					keep.mr.Reset(in.name, sec)
+				}
+				mr, m = keep.mr, &keep.m
+			} else {
+				mr = ofctl.NewModsReader(in.name, sec, chunkLines, opt)
+			}
+			r.sum, r.lines, r.bad, r.err = checkPart(mr, m)
 		})
 	}
 	wg.Wait()
@@ -224,11 +267,10 @@ func checkInput(in *input, opt *ofctl.ParseOptions, parts int) (inputSummary, er
 	return sum, errors.Join(errs...)
 }
 
-// checkPart parses r as checkInput does a part: its summary, its lines
-// and its bad lines' errors, numbered from its first line.
-func checkPart(name string, r io.Reader, opt *ofctl.ParseOptions) (sum inputSummary, lines int, errs []error, err error) {
-	mr := ofctl.NewModsReader(name, r, chunkLines, opt)
-	m := &ofctl.Mods{}
+// checkPart reads a part with mr, into m, as checkInput does: its
+// summary, its lines and its bad lines' errors, numbered from its first
+// line.
+func checkPart(mr *ofctl.ModsReader, m *ofctl.Mods) (sum inputSummary, lines int, errs []error, err error) {
 	for {
 		bad, err := mr.NextInto(m)
 		if err == io.EOF {
@@ -276,6 +318,70 @@ func lineCuts(r io.ReaderAt, size int64, parts int) ([]int64, error) {
 		}
 	}
 	return append(cuts, size), nil
+}
+
+// earlyDialMax is the largest input push connects to the switch for while
+// it checks the input: the switch waits for push's HELLO meanwhile (an
+// idle connection, which a switch may close after some seconds), and a
+// file of 16 MiB checks in a fraction of a second. Connecting then takes
+// the connect and the switch's start of the connection (its HELLO
+// included) off the time to the first FLOW_MOD.
+const earlyDialMax = 16 << 20
+
+// earlyDial is a connection to the switch being made while the input is
+// checked (push.Dial).
+type earlyDial struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when nc, err are set
+	nc     net.Conn
+	err    error
+}
+
+// dialEarly starts connecting to target, and returns once the connection
+// is on its way (its socket made, the connect system call next) or the
+// dial is over: the check's goroutines, started next, take every CPU,
+// and a dial left to compete with them for one may not connect before
+// the check ends.
+func dialEarly(ctx context.Context, target string) *earlyDial {
+	ctx, cancel := context.WithCancel(ctx)
+	d := &earlyDial{cancel: cancel, done: make(chan struct{})}
+	started := make(chan struct{})
+	var once sync.Once
+	dialer := &net.Dialer{ControlContext: func(context.Context, string, string, syscall.RawConn) error {
+		once.Do(func() { close(started) })
+		return nil
+	}}
+	go func() {
+		defer close(d.done)
+		d.nc, d.err = push.Dial(ctx, target, dialer)
+	}()
+	select {
+	case <-started:
+	case <-d.done:
+	}
+	return d
+}
+
+// wait returns the connection, or why there is none.
+func (d *earlyDial) wait() (net.Conn, error) {
+	<-d.done
+	d.cancel() // a connection made outlives its dial's context
+	return d.nc, d.err
+}
+
+// abandon gives up the connection, made or still being made, without
+// waiting for it. d may be nil.
+func (d *earlyDial) abandon() {
+	if d == nil {
+		return
+	}
+	d.cancel()
+	go func() {
+		<-d.done
+		if d.nc != nil {
+			d.nc.Close()
+		}
+	}()
 }
 
 // modsSource is the push.Source of a file read a chunk at a time, each

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
@@ -140,5 +143,61 @@ func BenchmarkCheckInput(b *testing.B) {
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
 		})
+	}
+}
+
+// TestPushEarlyDial: push connects while it checks its file, and sends
+// nothing before the check is done: of a file with a bad line the switch
+// sees a connection closed without a byte, and push reports the line; of
+// a good file to a switch that is not there, push reports the dial's
+// error, as it did when it connected after the check.
+func TestPushEarlyDial(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	if err := os.WriteFile(bad, []byte("priority=1,ip,actions=drop\npriority=2,ip,nw_src=10.0.0.300,actions=drop\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan []byte, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			got <- nil // closed: no connection came
+			return
+		}
+		defer c.Close()
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, _ := io.ReadAll(c) // until push closes it
+		got <- b
+	}()
+	addr := l.Addr().String()
+	_, _, err = runStderr(t, "push", "--switch", "tcp:"+addr, bad)
+	if err == nil || !strings.Contains(err.Error(), "bad:2:") {
+		t.Fatalf("push of a bad file: %v; want its line 2's error", err)
+	}
+	// The check may end before the connection is made, which push then
+	// gives up: no connection, or one closed with nothing on it.
+	l.Close()
+	select {
+	case b := <-got:
+		if len(b) != 0 {
+			t.Errorf("the switch read %q; want nothing", b)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("push left its connection open")
+	}
+
+	good := filepath.Join(dir, "good")
+	if err := os.WriteFile(good, []byte("priority=1,ip,actions=drop\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing listens at addr now.
+	_, _, err = runStderr(t, "push", "--switch", "tcp:"+addr, good)
+	if err == nil || !strings.HasPrefix(err.Error(), "push: dial tcp") {
+		t.Fatalf("push to no switch: %v; want the dial's error", err)
 	}
 }

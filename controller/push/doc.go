@@ -29,7 +29,11 @@
 // batch (one bundle). An error of the Source ends the push after the
 // switch has answered the batches before it, which the Result counts (a
 // batch in pieces gets no barrier, its bundle no commit); a source that
-// must be all or nothing checks its input first, as ofswitch push does.
+// must be all or nothing checks its input first, as ofswitch push does,
+// and may Dial the switch before it checks, handing Stream the
+// connection (Config.Conn), so that the connection is made and the
+// switch's HELLO waits by the time the push starts (ofswitch push does
+// so for files of up to 16 MiB).
 // FitsOneMessage gives the checks that refuse a mod whose message would
 // not fit in one (65535 bytes, less a bundle add message's header with
 // Config.Bundle): ofswitch push and rules lint refuse such a line before

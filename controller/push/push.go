@@ -197,6 +197,24 @@ func Stream(ctx context.Context, target string, src Source, cfg *Config) (*Resul
 	if cfg != nil && cfg.Conn != nil {
 		return flowsOver(ctx, cfg.Conn, src, cfg)
 	}
+	nc, err := Dial(ctx, target, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := flowsOver(ctx, nc, src, cfg)
+	if err != nil {
+		return res, fmt.Errorf("push to %s: %w", target, err)
+	}
+	return res, nil
+}
+
+// Dial connects to the switch at target ("tcp:IP[:PORT]" or
+// "unix:PATH") with d (nil: a zero net.Dialer) as Stream does, and sends
+// nothing: a caller that has work to do before it pushes (checking its
+// file, say) dials first and hands the connection to Stream in
+// Config.Conn, so that the connection is made, and the switch has sent
+// its HELLO, by the time the push starts.
+func Dial(ctx context.Context, target string, d *net.Dialer) (net.Conn, error) {
 	t, err := oftarget.Parse(target)
 	if err != nil {
 		return nil, err
@@ -204,16 +222,14 @@ func Stream(ctx context.Context, target string, src Source, cfg *Config) (*Resul
 	if t.Passive {
 		return nil, fmt.Errorf("push to %s: want an active target (tcp:IP[:PORT] or unix:PATH)", target)
 	}
-	var d net.Dialer
+	if d == nil {
+		d = &net.Dialer{}
+	}
 	nc, err := d.DialContext(ctx, t.Network(), t.Addr())
 	if err != nil {
 		return nil, fmt.Errorf("push: %w", err)
 	}
-	res, err := flowsOver(ctx, nc, src, cfg)
-	if err != nil {
-		return res, fmt.Errorf("push to %s: %w", target, err)
-	}
-	return res, nil
+	return nc, nil
 }
 
 // flowsOver is Stream over nc, which it closes.

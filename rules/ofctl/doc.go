@@ -66,7 +66,9 @@
 // NextInto reads each chunk into the same Mods and memory, without an
 // allocation per line for ordinary flows. Lines counts the lines read, so
 // that parts of a file read by readers of their own (ofswitch push checks
-// a large file so, a part per CPU) can be numbered as the file's lines.
+// a large file so, a part per CPU) can be numbered as the file's lines;
+// Reset starts a reader on another file with the memory it has (push
+// sends a file with the reader that checked its first part).
 //
 // MPLS fields and actions take ovs-ofctl's spelling (mpls_label=,
 // mpls_tc=, mpls_bos=, the mpls and mplsm shorthands, push_mpls:,

@@ -163,3 +163,54 @@ func TestModsReaderNextIntoAllocs(t *testing.T) {
 		t.Errorf("%.0f allocations for %d lines: %.1f a chunk of %d, want less than 1", allocs, n, perChunk, chunk)
 	}
 }
+
+// TestModsReaderReset: a reader Reset onto a file, after reading part of
+// another (or all of it, to its end), reads it as a new reader does: the
+// same flows, lines and errors.
+func TestModsReaderReset(t *testing.T) {
+	first := "priority=1,ip,actions=drop\npriority=2,tcp,tp_dst=80,actions=output:1\nbad line\n"
+	second := "# a comment\npriority=3,udp,tp_src=53,actions=output:2\n\npriority=4,ip,nw_dst=10.0.0.0/8,actions=drop\nnw_src=1.2.3.300,actions=drop\n"
+	read := func(mr *ofctl.ModsReader) (flows []string, lines []int, errs []string) {
+		var m ofctl.Mods
+		for {
+			es, err := mr.NextInto(&m)
+			if err == io.EOF {
+				return flows, lines, errs
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range m.Flows {
+				flows = append(flows, ofctl.FormatUpdate(&m.Flows[i]))
+				lines = append(lines, m.Flows[i].ID)
+			}
+			for _, e := range es {
+				errs = append(errs, e.Error())
+			}
+		}
+	}
+	wantFlows, wantLines, wantErrs := read(ofctl.NewModsReader("second", strings.NewReader(second), 2, nil))
+	if len(wantFlows) != 2 || len(wantErrs) != 1 {
+		t.Fatalf("fresh reader: flows %q, errors %q; want 2 and 1", wantFlows, wantErrs)
+	}
+	for _, chunks := range []int{1, 100} { // part of the first file, all of it
+		mr := ofctl.NewModsReader("first", strings.NewReader(first), 2, nil)
+		var m ofctl.Mods
+		for range chunks {
+			if _, err := mr.NextInto(&m); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		mr.Reset("second", strings.NewReader(second))
+		if mr.Name() != "second" || mr.Lines() != 0 {
+			t.Fatalf("after Reset: name %q, lines %d", mr.Name(), mr.Lines())
+		}
+		flows, lines, errs := read(mr)
+		if !slices.Equal(flows, wantFlows) || !slices.Equal(lines, wantLines) || !slices.Equal(errs, wantErrs) || mr.Lines() != 5 {
+			t.Errorf("after %d chunks of another file: flows %q lines %v errors %q (%d lines); want %q %v %q (5)",
+				chunks, flows, lines, errs, mr.Lines(), wantFlows, wantLines, wantErrs)
+		}
+	}
+}
