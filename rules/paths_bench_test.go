@@ -10,24 +10,6 @@ import (
 	"github.com/ofswitch/ofswitch/rules/classbench"
 )
 
-// replayBlocks returns keys, if they are fewer than 8 blocks of
-// BenchmarkLookupPaths, followed by shuffled copies of themselves up to 8
-// blocks, as the exact tables' keys are: a trace of one block (fw1_1k_ps
-// has 512 keys) replayed in the same order every round lets the branch
-// predictor learn the lookups' branches, the probes' more than the filter
-// checks': single lookups without the filter took 107 ns there, and 133 ns
-// with the blocks reshuffled, those with the filter 117 and 129 ns.
-func replayBlocks(keys []rules.Key) []rules.Key {
-	rng := rand.New(rand.NewPCG(7, 8))
-	base := keys
-	for len(keys) < 8*512 {
-		c := slices.Clone(base)
-		rng.Shuffle(len(c), func(i, j int) { c[i], c[j] = c[j], c[i] })
-		keys = append(keys, c...)
-	}
-	return keys
-}
-
 // BenchmarkLookupPaths compares the lookup paths on one table, so that
 // the rule choosing between them (rules.lookupPaths) can be checked on a
 // busy machine: each round looks up a fresh block of 512 keys along every
@@ -43,8 +25,8 @@ func replayBlocks(keys []rules.Key) []rules.Key {
 // front of 100,000 exact flows; and exact 5-tuple
 // tables (as in BenchmarkExact100K) of 1,000 to 100,000 flows, all keys
 // hits, and of 100,000 flows with every other key a miss. Every table has
-// at least 8 blocks of keys (replayBlocks), so no round replays the block
-// before it.
+// at least 8 blocks of keys (benchKeys, replayBlocks), so no round replays
+// the block before it.
 func BenchmarkLookupPaths(b *testing.B) {
 	type table struct {
 		name string
@@ -57,7 +39,7 @@ func BenchmarkLookupPaths(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			keys := replayBlocks(benchKeys(b, rs, set.trace))
+			keys := benchKeys(b, rs, set.trace)
 			_, p, _ := loadCB(b, set.rules, &rules.Config{Filter: rules.FilterBloomCuckoo})
 			return p.Table(0), keys
 		}})
