@@ -34,12 +34,17 @@
 //
 //   - At every size: even where slots, nodes and filter all sit in the
 //     first cache levels, a filter check costs less than the probe of a
-//     subtable that lacks the key: on index sizes below 2^14 slots,
-//     consulting it makes single lookups 1.08-1.18x faster than probing
-//     every subtable on acl1_1k, fw1_1k, ipc1_1k, ipc1_10k and the
-//     PartitionSort fw1_1k, and leaves tables of 1,000 to 10,000 exact
-//     flows unchanged. The likely reason, not measured: a probe walks its
-//     slots with a data-dependent branch on each, a check has one.
+//     subtable that lacks the key: consulting it makes single lookups
+//     1.02-1.20x faster than probing every subtable on all eight
+//     ClassBench sets of BenchmarkLookupPaths (index sizes of 2^10 to
+//     2^15 slots; fw1_1k 1.02, fw1_1k_ps 1.03, acl1_1k 1.08, acl1_10k
+//     1.12, acl1_8k 1.14, fw1_10k 1.17, ipc1_10k 1.19, ipc1_1k 1.20), and
+//     leaves tables of 1,000 to 100,000 exact flows unchanged (0.99-1.01).
+//     The likely reason, not measured: a probe walks its slots with a
+//     data-dependent branch on each, a check has one. Checking the key's
+//     home slot before the filter, and skipping the subtable where it is
+//     empty (60-75% of the filter's negatives on those sets), costs more
+//     than the checks it saves: 0.84-0.89x on ipc1_1k, ipc1_10k, acl1_8k.
 //   - By share: a subtable that holds more than three quarters of its
 //     table's distinct masked keys is probed without the filter. A key is
 //     most likely found there (a table of exact flows and a few wildcards
