@@ -155,8 +155,8 @@
 // idle cleanup that leaves something retired, and reuses what was retired
 // before the oldest epoch an entered reader announced. A reclaimed node's
 // arrays of entries and checks (a node of several rules has them) go, by
-// length, to pools of its table, from which later node copies take arrays
-// of that length: under churn, where most adds and deletes of merged rules
+// the node's entry count, to pools of its table, from which later copies
+// of nodes of that count take them: under churn, where most adds and deletes of merged rules
 // copy a node of several entries, updates then take next to no new memory
 // (ClassBench churn one rule a call: 7-128 bytes a call instead of
 // 113-1,790). Readers never wait
