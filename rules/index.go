@@ -140,12 +140,10 @@ type entry struct {
 	removed atomic.Uint64
 	r       *Rule
 	exact   bool // no full-match check needed
-	ranged  bool // the check tests port ranges (check.matchesRanges)
 }
 
 func (e *entry) set(r *Rule) {
 	e.rank, e.added, e.r, e.exact = r.rankOf(), r.added, r, r.exact
-	e.ranged = !r.Ranges.IsZero()
 	e.removed.Store(r.removed.Load())
 }
 
@@ -172,7 +170,7 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *ino
 		e := &n.ents[i]
 		if f := from[i]; f >= 0 {
 			o := &old.ents[f]
-			e.rank, e.added, e.r, e.exact, e.ranged = o.rank, o.added, r, o.exact, o.ranged
+			e.rank, e.added, e.r, e.exact = o.rank, o.added, r, o.exact
 			e.removed.Store(r.removed.Load())
 		} else {
 			e.set(r)
