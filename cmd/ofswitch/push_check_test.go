@@ -170,7 +170,9 @@ func TestPushEarlyDial(t *testing.T) {
 			return
 		}
 		defer c.Close()
-		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		// Past the wait below, so that a connection push leaves open
+		// fails the test rather than ending in an empty read.
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
 		b, _ := io.ReadAll(c) // until push closes it
 		got <- b
 	}()
