@@ -308,6 +308,10 @@ func (c *conn) reply(req []byte, m openflow.Message, t openflow.Type) error {
 
 // sendError answers req with the OFPT_ERROR for err.
 func (c *conn) sendError(req []byte, err error) error {
+	var ct *ofrules.ConnTrackError
+	if errors.As(err, &ct) {
+		c.a.cfg.Logger.Warn("flow refused: connection tracking is not supported", "use", ct.What, "xid", xidOf(req))
+	}
 	em := openflow.ErrorFor(err, req)
 	var src openflow.ErrorMsg
 	if errors.As(err, &src) && src.Type == openflow.ErrTypeExperimenter {
