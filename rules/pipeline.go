@@ -126,7 +126,13 @@ type Pipeline struct {
 	allOrNone func() error
 	failedAt  int // ApplyAllTo: the first update that failed, or -1
 	ndead     int // ApplyAllTo: len(dead) when the burst began
-	masks     maskCache
+	// watch makes bursts and Expire record every change (see Watch);
+	// chg is where the one under way records them (nil: nowhere), and
+	// cur is the index of its update being applied (-1 in Expire).
+	watch bool
+	chg   *[]Change
+	cur   int
+	masks maskCache
 	// ruleSlab holds the rules (with their counters) that add makes.
 	ruleSlab slab[ruleWithStats]
 	// prefaultLow is set when a slab has used half of its spare chunks
