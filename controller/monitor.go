@@ -26,8 +26,12 @@ import (
 //     included), modified (when its instructions change) or removed (a
 //     delete, a timeout, the deletion of its group or meter) that a
 //     monitor asking for that event selects goes to the monitoring
-//     connection in a flow monitor reply of xid 0, the changes of one
-//     burst in one reply. A modify that takes an output to out_port away
+//     connection in flow monitor replies of xid 0: one per update the
+//     flow tables applied (a FLOW_MOD, alone or in a burst or bundle; the
+//     removal of the flows of a deleted group or meter) and one per entry
+//     a timeout removed, as Open vSwitch sends one per FLOW_MOD. The order of the
+//     entries one FLOW_MOD changes is the switch's, which need not be
+//     Open vSwitch's. A modify that takes an output to out_port away
 //     is still reported. Updates carry instructions when a monitor asks.
 //   - Changes the monitoring connection makes itself are abbreviated to
 //     one update naming the xid of the request that made them, unless a
@@ -325,11 +329,24 @@ func (a *Agent) flowsChanged(origin *conn, xids func(int) uint32, version uint64
 			c.mon.mu.Unlock()
 			continue
 		}
+		// One reply per request of the burst (per update index), and
+		// one per entry a timeout removed, as Open vSwitch sends them.
+		var b []byte
 		var ups []openflow.FlowUpdate
+		var err error
+		flush := func() {
+			if len(ups) > 0 && err == nil {
+				b, err = appendUpdates(b, c.version, 0, ups)
+			}
+			ups = ups[:0]
+		}
 		abbrev := false
-		var lastXID uint32
 		for i := range cs {
 			ch := &cs[i]
+			if i > 0 && (ch.Update != cs[i-1].Update || ch.Update < 0) {
+				flush()
+				abbrev = false
+			}
 			event, want := openflow.FlowUpdateAdded, openflow.FlowMonitorAdded
 			var old []rules.Instruction
 			switch ch.Kind {
@@ -351,27 +368,26 @@ func (a *Agent) flowsChanged(origin *conn, xids func(int) uint32, version uint64
 				continue
 			}
 			if c == origin && flags&openflow.FlowMonitorOnlyOwn == 0 {
-				// One abbreviated update per request of the burst.
-				x := uint32(0)
-				if xids != nil && ch.Update >= 0 {
-					x = xids(ch.Update)
-				}
-				if !abbrev || x != lastXID {
+				// One abbreviated update per request.
+				if !abbrev {
+					x := uint32(0)
+					if xids != nil && ch.Update >= 0 {
+						x = xids(ch.Update)
+					}
 					ups = append(ups, openflow.FlowUpdate{Event: openflow.FlowUpdateAbbrev, XID: x})
-					abbrev, lastXID = true, x
+					abbrev = true
 				}
 				continue
 			}
 			ups = append(ups, flowUpdate(ch.Rule, event, ch.Reason, flags, now))
 		}
-		v := c.version
+		flush()
 		c.mon.mu.Unlock()
-		if len(ups) == 0 {
-			continue
-		}
-		b, err := appendUpdates(nil, v, 0, ups)
 		if err != nil {
 			a.cfg.Logger.Error("encode flow monitor update", "err", err)
+			continue
+		}
+		if len(b) == 0 {
 			continue
 		}
 		c.enqueue(b)

@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/hex"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,8 @@ import (
 // same flow changes, over OpenFlow 1.3 (Open vSwitch's ONF extension) and
 // 1.4 (OFPMP_FLOW_MONITOR): the initial entry, adds (again for an
 // identical add), a modify (none for one that changes nothing), adds in
-// another table, a delete, a hard timeout. A second monitor, watch:!own,
+// another table, a delete, the two adds of one add-flows (a reply each,
+// as Open vSwitch sends one per FLOW_MOD), a hard timeout. A second monitor, watch:!own,
 // makes a change itself over its own connection (ovs-appctl ofctl/send),
 // which it sees abbreviated to the FLOW_MOD's xid while the first sees
 // it in full, and then cancels its monitor, after which it sees nothing.
@@ -127,6 +129,13 @@ func monitorSide(t *testing.T, flag string, ver uint8, ofctl, appctl, target str
 	do("add-flow", "table=1,priority=7,cookie=0x12,udp,actions=drop")
 	do("add-flow", "table=1,priority=7,cookie=0x12,udp,actions=drop") // the same again
 	do("del-flows", "tcp")
+	// Several FLOW_MODs in one burst: a reply each, as Open vSwitch
+	// sends one per FLOW_MOD.
+	file := filepath.Join(dir, "two.flows")
+	if err := os.WriteFile(file, []byte("priority=30,icmp,actions=output:4\ntable=1,priority=31,arp,actions=output:5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	do("add-flows", file)
 	// The watch:!own monitor's own change, then its cancel.
 	send(&openflow.FlowMod{Header: openflow.Header{Version: ver, XID: 0x77}, Command: openflow.FlowAdd, Priority: 20,
 		BufferID: openflow.NoBuffer, OutPort: openflow.PortAny, OutGroup: openflow.GroupAny,
