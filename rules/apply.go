@@ -65,9 +65,7 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 	if len(ups) > 0 {
 		p.prefetch(&ups[0])
 	}
-	if p.watch {
-		p.chg = &res.Changes
-	}
+	p.recording = p.watch
 	for i := range ups {
 		p.cur = i
 		// What prefetch found for this update, while the one before
@@ -89,7 +87,14 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 	}
 	p.pre = [2]prepared{} // the caller may reuse ups: no stale pointer
 	p.flushPending()
-	p.chg = nil // undo below records nothing: allOrNoneEnd drops the changes
+	if p.recording {
+		// Handed over by copy: a pointer to res kept in p would make
+		// every caller's result escape to the heap.
+		p.recording = false // undo below records nothing: allOrNoneEnd drops the changes
+		res.Changes = append(res.Changes, p.changes...)
+		clear(p.changes)
+		p.changes = p.changes[:0]
+	}
 	if p.allOrNone != nil {
 		p.allOrNoneEnd(res)
 	}
@@ -273,14 +278,14 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 
 // record notes a change of r for Watch, if the burst under way records.
 func (p *Pipeline) record(kind ChangeKind, r *Rule, reason RemovedReason, replaced bool, old []Instruction) {
-	if p.chg == nil {
+	if !p.recording {
 		return
 	}
 	rec := r
 	if r.recycle {
 		rec = recordCopy(r)
 	}
-	*p.chg = append(*p.chg, Change{Kind: kind, Reason: reason, Replaced: replaced, Update: p.cur, Rule: rec, OldInstructions: old})
+	p.changes = append(p.changes, Change{Kind: kind, Reason: reason, Replaced: replaced, Update: p.cur, Rule: rec, OldInstructions: old})
 }
 
 // Watch makes every later burst and Expire record the changes they make

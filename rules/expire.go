@@ -19,10 +19,7 @@ func (p *Pipeline) Expire() []FlowRemoved {
 // ExpireChanges is Expire that also appends to changes, while the
 // pipeline watches, the removal of every rule it removed (Update -1).
 func (p *Pipeline) ExpireChanges(changes []Change) ([]FlowRemoved, []Change) {
-	if p.watch {
-		p.chg, p.cur = &changes, -1
-		defer func() { p.chg = nil }()
-	}
+	p.recording, p.cur = p.watch, -1
 	ndead := len(p.dead)
 	now := p.cfg.Now()
 	ns := stamp(now)
@@ -48,6 +45,12 @@ func (p *Pipeline) ExpireChanges(changes []Change) ([]FlowRemoved, []Change) {
 		p.publish()
 	}
 	p.cleanup()
+	if p.recording {
+		p.recording = false
+		changes = append(changes, p.changes...)
+		clear(p.changes)
+		p.changes = p.changes[:0]
+	}
 	return out, changes
 }
 
