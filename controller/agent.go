@@ -229,7 +229,12 @@ var versions = []uint8{openflow.Version13, openflow.Version14}
 // An Agent serves any number of connections at once, each on its own
 // goroutine; its methods are safe for concurrent use.
 type Agent struct {
-	cfg    Config
+	cfg Config
+	// monMu guards nmon, the number of flow monitors of all connections
+	// (and requests adding some): the flow tables record their changes
+	// while it is not 0 (see monitor.go).
+	monMu  sync.Mutex
+	nmon   int
 	tables *tables.Owner
 	pipe   *rules.Pipeline // tables.Pipeline(), for its number of tables
 	ofopt  ofrules.Options // the flow tables', for translating FLOW_MODs
@@ -560,6 +565,7 @@ func (a *Agent) register(c *conn) {
 
 func (a *Agent) forget(c *conn) {
 	c.dropQueue()
+	c.dropMonitors()
 	a.mu.Lock()
 	_, was := a.conns[c]
 	delete(a.conns, c)

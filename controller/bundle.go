@@ -235,6 +235,8 @@ func (c *conn) onBundleControl(msg []byte) error {
 			return c.bundleErr(bundleMsgFailed)
 		}
 		c.a.flowsRemoved(res.Removed)
+		xid := xidOf(msg)
+		c.a.flowsChanged(c, func(int) uint32 { return xid }, res.Version, res.Changes)
 		replyType = openflow.BundleCommitReply
 	case openflow.BundleDiscardRequest:
 		if b == nil {

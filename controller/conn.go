@@ -48,6 +48,7 @@ type conn struct {
 	bundleUp rules.Update
 	readAt   time.Time
 	mp       []mpPartial // multipart requests in several parts; see multipart.go
+	mon      monitors    // flow monitors; see monitor.go
 
 	// The applier and the burst it has; see flows.go. job is the spare
 	// applyJob, holding the queue of the applier's last burst.
@@ -308,6 +309,10 @@ func (c *conn) reply(req []byte, m openflow.Message, t openflow.Type) error {
 
 // sendError answers req with the OFPT_ERROR for err.
 func (c *conn) sendError(req []byte, err error) error {
+	var ct *ofrules.ConnTrackError
+	if errors.As(err, &ct) {
+		c.a.cfg.Logger.Warn("flow refused: connection tracking is not supported", "use", ct.What, "xid", xidOf(req))
+	}
 	em := openflow.ErrorFor(err, req)
 	var src openflow.ErrorMsg
 	if errors.As(err, &src) && src.Type == openflow.ErrTypeExperimenter {
@@ -595,6 +600,10 @@ func (c *conn) onEchoRequest(msg []byte) error {
 func (c *conn) onExperimenter(msg []byte) error {
 	if ok, err := c.onExperimenterBundle(msg); ok {
 		return err
+	}
+	if c.version == openflow.Version13 && len(msg) >= 16 && binary.BigEndian.Uint32(msg[8:]) == openflow.ONFExperimenter &&
+		binary.BigEndian.Uint32(msg[12:]) == openflow.ONFTypeFlowMonitor {
+		return c.onFlowMonitorCancel(msg)
 	}
 	var m openflow.Experimenter
 	if err := m.UnmarshalBinary(msg); err != nil {

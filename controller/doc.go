@@ -88,6 +88,16 @@
 // vSwitch refuses METER_MODs in bundles; ofswitch takes them, so that a
 // meter and the flows that use it go in together.
 //
+// # Flow monitoring
+//
+// Flow monitors (OFPMP_FLOW_MONITOR on OpenFlow 1.4, Open vSwitch's ONF
+// extension ONFST_FLOW_MONITOR on 1.3, what ovs-ofctl monitor SWITCH
+// watch: sends) report a connection's selection of the flow entries: the
+// initial ones, then every add, modify, delete and timeout, as Open
+// vSwitch 3.1 reports them (see monitor.go). A slow monitoring connection
+// is held to the asynchronous backlog limit; it is not paused and
+// resumed as Open vSwitch does.
+//
 // # Tables
 //
 // OFPT_TABLE_MOD is taken for a table the switch has, or OFPTT_ALL, when it

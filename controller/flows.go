@@ -141,6 +141,7 @@ func (c *conn) applyBurst(ups []rules.Update, reqs []pendingMod, start time.Time
 		}
 	}
 	c.a.flowsRemoved(res.Removed)
+	c.a.flowsChanged(c, func(i int) uint32 { return xidOf(reqs[i].req[:]) }, res.Version, res.Changes)
 	if werr != nil {
 		return &sendError{werr}
 	}

@@ -29,6 +29,8 @@ func (c *conn) onGroupMod(msg []byte) error {
 		return ofrules.WireError(err)
 	}
 	c.a.flowsRemoved(res.Removed)
+	xid := xidOf(msg)
+	c.a.flowsChanged(c, func(int) uint32 { return xid }, res.Version, res.Changes)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/ofswitch/ofswitch/meters"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 // onMeterMod applies OFPT_METER_MOD (OpenFlow 1.3.5 §7.3.4.4) through the
@@ -16,11 +17,13 @@ func (c *conn) onMeterMod(msg []byte) error {
 		return err
 	}
 	mod := ofrules.MeterMod(&m)
-	removed, err := c.a.tables.ApplyMeter(&mod)
-	if err != nil {
+	var res rules.BurstResult
+	if err := c.a.tables.ApplyMeterTo(&res, &mod); err != nil {
 		return ofrules.WireError(err)
 	}
-	c.a.flowsRemoved(removed)
+	c.a.flowsRemoved(res.Removed)
+	xid := xidOf(msg)
+	c.a.flowsChanged(c, func(int) uint32 { return xid }, res.Version, res.Changes)
 	return nil
 }
 

@@ -69,6 +69,9 @@ type mpPartial struct {
 func (c *conn) onMultipartRequest(msg []byte) error {
 	var req openflow.MultipartRequest
 	more := len(msg) >= multipartHeaderLen && binary.BigEndian.Uint16(msg[10:])&openflow.MultipartRequestMore != 0
+	if !more && (c.version == openflow.Version13 || c.version == openflow.Version14) && openflow.IsFlowMonitor(msg) && c.partial(xidOf(msg)) < 0 {
+		return c.onFlowMonitor(msg)
+	}
 	if !more && c.partial(xidOf(msg)) < 0 {
 		if err := req.UnmarshalBinary(msg); err != nil {
 			return err

@@ -61,6 +61,17 @@
 // *meters.Error, which carries its OFPMMFC_* code; WireError turns either
 // into the openflow.ErrorMsg to send.
 //
+// Connection tracking is not supported. A FLOW_MOD that matches one of
+// Open vSwitch's connection tracking fields (NXM_NX_CT_STATE, _ZONE,
+// _MARK, _LABEL, _NW_PROTO, _NW_SRC, _NW_DST, _IPV6_SRC, _IPV6_DST,
+// _TP_SRC, _TP_DST: ct_state=, ct_zone= ... in ovs-ofctl's flow text) is
+// refused with NXBMC_CT_DATAPATH_SUPPORT, and one whose actions use
+// NXAST_CT, NXAST_NAT or NXAST_CT_CLEAR (ct(...), ct_clear) with
+// NXBAC_CT_DATAPATH_SUPPORT: the Nicira experimenter errors Open vSwitch
+// itself answers where its datapath lacks connection tracking, which
+// ovs-ofctl prints by name. The error is a *ConnTrackError, whose text
+// ("connection tracking (ct_state) is not supported") the switch logs.
+//
 // # Groups
 //
 // GroupMod translates an OFPT_GROUP_MOD into a groups.Mod, each bucket's

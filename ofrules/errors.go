@@ -33,3 +33,75 @@ func WireError(err error) error {
 	}
 	return err
 }
+
+// Connection tracking (Open vSwitch's ct_* match fields, the ct and
+// ct_clear actions) is not supported: a FLOW_MOD that uses it is refused
+// with the error Open vSwitch itself answers when its datapath lacks
+// connection tracking, the Nicira experimenter errors
+// NXBMC_CT_DATAPATH_SUPPORT (a match) and NXBAC_CT_DATAPATH_SUPPORT (an
+// action). ovs-ofctl prints those by name, which says what is missing
+// where OFPBMC_BAD_FIELD or OFPBAC_BAD_EXPERIMENTER_TYPE would not.
+const (
+	nxmClass1              = 0x0001     // NXM_NX fields
+	nxExperimenter         = 0x00002320 // NX_VENDOR_ID
+	nxbacCTDatapathSupport = 42         // NXBAC_CT_DATAPATH_SUPPORT, NX1.2+(42)
+	nxbmcCTDatapathSupport = 43         // NXBMC_CT_DATAPATH_SUPPORT, NX1.2+(43)
+	nxastCT                = 35         // NXAST_CT
+	nxastNAT               = 36         // NXAST_NAT
+	nxastCTClear           = 43         // NXAST_CT_CLEAR
+)
+
+// ctFields names the NXM_NX connection tracking fields by number.
+var ctFields = map[openflow.OXMField]string{
+	105: "ct_state", 106: "ct_zone", 107: "ct_mark", 108: "ct_label",
+	119: "ct_nw_proto", 120: "ct_nw_src", 121: "ct_nw_dst", 122: "ct_ipv6_src",
+	123: "ct_ipv6_dst", 124: "ct_tp_src", 125: "ct_tp_dst",
+}
+
+// ConnTrackError is the refusal of a flow that uses connection tracking.
+// Its text names what was used; it unwraps to the OFPT_ERROR sent.
+type ConnTrackError struct {
+	What string // "ct_state", "ct()", ...
+	Msg  openflow.ErrorMsg
+}
+
+func (e *ConnTrackError) Error() string {
+	return "connection tracking (" + e.What + ") is not supported"
+}
+
+// Unwrap returns the OFPT_ERROR that answers the flow.
+func (e *ConnTrackError) Unwrap() error { return e.Msg }
+
+// ctMatch returns the refusal of o if it is a connection tracking field.
+func ctMatch(o *openflow.OXM) error {
+	if o.Class != nxmClass1 {
+		return nil
+	}
+	name, ok := ctFields[o.Field]
+	if !ok {
+		return nil
+	}
+	return &ConnTrackError{What: name, Msg: openflow.ErrorMsg{Type: openflow.ErrTypeExperimenter,
+		Code: nxbmcCTDatapathSupport, Experimenter: nxExperimenter}}
+}
+
+// ctAction returns the refusal of a if it is a Nicira connection tracking
+// action (ct, its nat, ct_clear).
+func ctAction(a *openflow.Action) error {
+	if a.Type != openflow.ActionExperimenter || a.Experimenter != nxExperimenter || len(a.Data) < 2 {
+		return nil
+	}
+	var what string
+	switch int(a.Data[0])<<8 | int(a.Data[1]) {
+	case nxastCT:
+		what = "ct()"
+	case nxastNAT:
+		what = "nat"
+	case nxastCTClear:
+		what = "ct_clear"
+	default:
+		return nil
+	}
+	return &ConnTrackError{What: what, Msg: openflow.ErrorMsg{Type: openflow.ErrTypeExperimenter,
+		Code: nxbacCTDatapathSupport, Experimenter: nxExperimenter}}
+}

@@ -86,6 +86,9 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 			}
 			out = append(out, rules.Action{Kind: rules.ActionSetField, Field: fieldMap[o.Field], Value: [2]uint64{vhi, vlo}})
 		default:
+			if err := ctAction(a); err != nil {
+				return nil, err
+			}
 			return nil, badAction(openflow.BadActionBadType)
 		}
 	}

@@ -218,6 +218,9 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 			continue
 		}
 		if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
+			if err := ctMatch(o); err != nil {
+				return err
+			}
 			return badMatch(openflow.BadMatchBadField)
 		}
 		if seen[o.Field] {

@@ -50,6 +50,7 @@ var (
 	ErrBadErrorMsg          = errors.New("openflow: bad error message")                     // BAD_REQUEST/BAD_LEN
 	ErrBadExperimenterType  = errors.New("openflow: unknown experimenter message type")     // BAD_REQUEST/BAD_EXP_TYPE
 	ErrBadTableID           = errors.New("openflow: bad table id")                          // BAD_REQUEST/BAD_TABLE_ID
+	ErrBadFlowMonitor       = errors.New("openflow: bad flow monitor entry")                // BAD_REQUEST/BAD_LEN
 )
 
 // sentinelCodes maps each sentinel to its OFPT_ERROR (type, code).
@@ -97,6 +98,7 @@ var sentinelCodes = [...]struct {
 	{ErrBadConfigLength, ErrTypeSwitchConfigFailed, uint16(SwitchConfigFailedBadLen)},
 	{ErrBadQueueProperty, ErrTypeQueueOpFailed, uint16(QueueOpFailedBadQueue)},
 	{ErrBadErrorMsg, ErrTypeBadRequest, uint16(BadRequestBadLen)},
+	{ErrBadFlowMonitor, ErrTypeBadRequest, uint16(BadRequestBadLen)},
 }
 
 // DecodeError reports where decoding failed. It unwraps to one of the

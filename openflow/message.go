@@ -63,7 +63,10 @@ const (
 	kindONFBundleControl = len(decoders)
 	kindONFBundleAdd     = len(decoders) + 1
 	kindONFRoleStatus    = len(decoders) + 2
-	numKinds             = len(decoders) + 3
+	kindFlowMonitorReq   = len(decoders) + 3
+	kindFlowMonitorRep   = len(decoders) + 4
+	kindONFMonitorCancel = len(decoders) + 5
+	numKinds             = len(decoders) + 6
 )
 
 func newKind(k int) Message {
@@ -74,6 +77,12 @@ func newKind(k int) Message {
 		return new(BundleAddMessage)
 	case kindONFRoleStatus:
 		return new(RoleStatus)
+	case kindFlowMonitorReq:
+		return new(FlowMonitorRequest)
+	case kindFlowMonitorRep:
+		return new(FlowMonitorReply)
+	case kindONFMonitorCancel:
+		return new(FlowMonitorCancel)
 	}
 	return decoders[k]()
 }
@@ -84,7 +93,10 @@ func newKind(k int) Message {
 // messages OpenFlow 1.4 bundles use. ONF EXT-230 experimenter messages
 // decode as *BundleControl and *BundleAddMessage; other experimenter
 // messages as *Experimenter, except ONFT_ROLE_STATUS, which decodes as
-// *RoleStatus, as does OFPT_ROLE_STATUS at version 0x05.
+// *RoleStatus, as does OFPT_ROLE_STATUS at version 0x05. Flow monitor
+// requests and replies (OFPMP_FLOW_MONITOR at version 0x05,
+// ONFST_FLOW_MONITOR at 0x04) decode as *FlowMonitorRequest and
+// *FlowMonitorReply, ONFT_FLOW_MONITOR_CANCEL as *FlowMonitorCancel.
 func Decode(b []byte) (Message, error) {
 	k, err := kindOf(b)
 	if err != nil {
@@ -134,6 +146,12 @@ func kindOf(b []byte) (int, error) {
 	if int(h.Type) >= len(decoders) || decoders[h.Type] == nil {
 		return 0, &DecodeError{Type: h.Type, Field: "header.type", Offset: 1, Err: ErrBadType}
 	}
+	if (h.Version == Version13 || h.Version == Version14) && IsFlowMonitor(b) {
+		if h.Type == TypeMultipartRequest {
+			return kindFlowMonitorReq, nil
+		}
+		return kindFlowMonitorRep, nil
+	}
 	switch {
 	case h.Type == TypeHello:
 	case h.Version == Version13 && h.Type < TypeRoleStatus:
@@ -149,6 +167,8 @@ func kindOf(b []byte) (int, error) {
 			return kindONFBundleAdd, nil
 		case ONFTypeRoleStatus:
 			return kindONFRoleStatus, nil
+		case ONFTypeFlowMonitor:
+			return kindONFMonitorCancel, nil
 		}
 	}
 	return int(h.Type), nil

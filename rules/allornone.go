@@ -58,6 +58,8 @@ func (p *Pipeline) allOrNoneEnd(res *BurstResult) {
 	clear(res.Errs[min(p.failedAt+1, len(res.Errs)):])
 	clear(res.Removed)
 	res.Removed = res.Removed[:0]
+	clear(res.Changes)
+	res.Changes = res.Changes[:0]
 	if err := p.undo(p.ndead); err != nil && p.failedAt < len(res.Errs) {
 		res.Errs[p.failedAt] = errors.Join(res.Errs[p.failedAt], err)
 	}

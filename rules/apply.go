@@ -34,6 +34,8 @@ func (p *Pipeline) ApplyBurstTo(res *BurstResult, ups []Update, atomic bool, cos
 	}
 	clear(res.Removed)
 	res.Removed = res.Removed[:0]
+	clear(res.Changes)
+	res.Changes = res.Changes[:0]
 	if costs != nil {
 		costs = costs[:len(ups)]
 	}
@@ -63,7 +65,9 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 	if len(ups) > 0 {
 		p.prefetch(&ups[0])
 	}
+	p.recording = p.watch
 	for i := range ups {
+		p.cur = i
 		// What prefetch found for this update, while the one before
 		// was applied, is pre[0]; the next update's goes to pre[1].
 		p.pre[0], p.pre[1] = p.pre[1], prepared{}
@@ -83,6 +87,14 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 	}
 	p.pre = [2]prepared{} // the caller may reuse ups: no stale pointer
 	p.flushPending()
+	if p.recording {
+		// Handed over by copy: a pointer to res kept in p would make
+		// every caller's result escape to the heap.
+		p.recording = false // undo below records nothing: allOrNoneEnd drops the changes
+		res.Changes = append(res.Changes, p.changes...)
+		clear(p.changes)
+		p.changes = p.changes[:0]
+	}
 	if p.allOrNone != nil {
 		p.allOrNoneEnd(res)
 	}
@@ -249,12 +261,36 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 			r.stats.lastPackets = pk
 		}
 		p.remove(old, RemovedDelete, now, nil)
-	} else {
-		r.seq = p.seq
-		p.seq++
+		if err := p.insert(t, r, &hint); err != nil {
+			return err
+		}
+		p.record(ChangeAdded, r, 0, true, nil)
+		return nil
 	}
-	return p.insert(t, r, &hint)
+	r.seq = p.seq
+	p.seq++
+	if err := p.insert(t, r, &hint); err != nil {
+		return err
+	}
+	p.record(ChangeAdded, r, 0, false, nil)
+	return nil
 }
+
+// record notes a change of r for Watch, if the burst under way records.
+func (p *Pipeline) record(kind ChangeKind, r *Rule, reason RemovedReason, replaced bool, old []Instruction) {
+	if !p.recording {
+		return
+	}
+	rec := r
+	if r.recycle {
+		rec = recordCopy(r)
+	}
+	p.changes = append(p.changes, Change{Kind: kind, Reason: reason, Replaced: replaced, Update: p.cur, Rule: rec, OldInstructions: old})
+}
+
+// Watch makes every later burst and Expire record the changes they make
+// (BurstResult.Changes, ExpireChanges), or stops it. Call it as a writer.
+func (p *Pipeline) Watch(on bool) { p.watch = on }
 
 type ruleWithStats struct {
 	r Rule
@@ -325,10 +361,12 @@ func (p *Pipeline) modify(u *Update, now time.Time) error {
 	}
 	for _, old := range p.selected(t, u, u.Command == CmdModifyStrict) {
 		r := p.successor(old, u.Instructions, u.Flags&FlagResetCounts != 0)
+		oldIns := old.Instructions
 		p.remove(old, RemovedDelete, now, nil)
 		if err := p.insert(t, r, nil); err != nil {
 			return err
 		}
+		p.record(ChangeModified, r, 0, false, oldIns)
 	}
 	return nil
 }
@@ -376,6 +414,7 @@ func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) erro
 	}
 	for _, t := range tables {
 		for _, r := range p.selected(t, u, u.Command == CmdDeleteStrict) {
+			p.record(ChangeRemoved, r, RemovedDelete, false, nil)
 			p.remove(r, RemovedDelete, now, removed)
 		}
 	}

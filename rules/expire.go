@@ -9,9 +9,17 @@ import (
 
 // Expire removes the rules whose idle or hard timeout has passed on the
 // pipeline's clock, as one burst, and returns the flow-removed records of
-// those that asked for them. A rule counts as idle from the last Expire that
-// saw its packet counter unchanged.
+// those that asked for them. A rule counts as idle from the last Expire
+// that saw its packet counter unchanged.
 func (p *Pipeline) Expire() []FlowRemoved {
+	out, _ := p.ExpireChanges(nil)
+	return out
+}
+
+// ExpireChanges is Expire that also appends to changes, while the
+// pipeline watches, the removal of every rule it removed (Update -1).
+func (p *Pipeline) ExpireChanges(changes []Change) ([]FlowRemoved, []Change) {
+	p.recording, p.cur = p.watch, -1
 	ndead := len(p.dead)
 	now := p.cfg.Now()
 	ns := stamp(now)
@@ -29,6 +37,7 @@ func (p *Pipeline) Expire() []FlowRemoved {
 			reason = RemovedIdleTimeout
 		}
 		if reason != 255 {
+			p.record(ChangeRemoved, r, reason, false, nil)
 			p.remove(r, reason, now, &out)
 		}
 	}
@@ -36,7 +45,13 @@ func (p *Pipeline) Expire() []FlowRemoved {
 		p.publish()
 	}
 	p.cleanup()
-	return out
+	if p.recording {
+		p.recording = false
+		changes = append(changes, p.changes...)
+		clear(p.changes)
+		p.changes = p.changes[:0]
+	}
+	return out, changes
 }
 
 // Rebalance lets each table's filter move up to budget elements from its

@@ -126,6 +126,14 @@ type Pipeline struct {
 	allOrNone func() error
 	failedAt  int // ApplyAllTo: the first update that failed, or -1
 	ndead     int // ApplyAllTo: len(dead) when the burst began
+	// watch makes bursts and Expire record every change (see Watch);
+	// recording is set while the one under way records them into
+	// changes, and cur is the index of its update being applied (-1 in
+	// Expire).
+	watch     bool
+	recording bool
+	changes   []Change
+	cur       int
 	masks     maskCache
 	// ruleSlab holds the rules (with their counters) that add makes.
 	ruleSlab slab[ruleWithStats]

@@ -86,6 +86,9 @@ type FlowRemoved struct {
 type BurstResult struct {
 	Errs    []error // one per update; nil where it succeeded
 	Removed []FlowRemoved
+	// Changes lists every rule the burst added, modified or removed, in
+	// order, when the pipeline watches (Pipeline.Watch); empty otherwise.
+	Changes []Change
 	Version uint64 // the published version after the burst
 }
 
@@ -101,4 +104,33 @@ type UpdateCost struct {
 	// filter. An insertion that found the filter full counts the walk that
 	// failed and not the rebuild after it.
 	Iterations int
+}
+
+// ChangeKind says what a Change did to a rule.
+type ChangeKind uint8
+
+// Change kinds.
+const (
+	ChangeAdded    ChangeKind = iota // an add put the rule in (replacing an identical one, or not)
+	ChangeModified                   // a modify gave the rule new instructions
+	ChangeRemoved                    // a delete, a timeout, or a group or meter delete took it out
+)
+
+// Change is one change of the flow tables, recorded while the pipeline
+// watches (Pipeline.Watch), for flow monitoring: Open vSwitch reports
+// each to the controllers that monitor flows (OpenFlow 1.4.1 §7.3.5.19).
+//
+// Rule is the rule added, the new version of a modified one, or the rule
+// removed; a pipeline that recycles rule memory records a copy, which
+// its reader may keep. OldInstructions are those a modify replaced, and
+// Replaced tells an add that took an identical rule's place. Update is
+// the index in its burst of the update that made the change, -1 for a
+// timeout.
+type Change struct {
+	Kind            ChangeKind
+	Reason          RemovedReason // ChangeRemoved
+	Replaced        bool
+	Update          int
+	Rule            *Rule
+	OldInstructions []Instruction
 }

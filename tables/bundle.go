@@ -155,6 +155,15 @@ func (o *Owner) ApplyBundle(res *rules.BurstResult, ups []rules.Update, mods []B
 			}
 		}
 	}
+	for i := range res.Changes {
+		c := &res.Changes[i]
+		for _, id := range delGroups {
+			if c.Kind == rules.ChangeRemoved && c.Rule.UsesGroup(id) {
+				c.Reason = rules.RemovedGroupDelete
+				break
+			}
+		}
+	}
 	o.record(res, len(burst), costs, t0, start, startLks)
 	return nil
 }

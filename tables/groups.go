@@ -35,6 +35,9 @@ func (o *Owner) ApplyGroup(res *rules.BurstResult, m *groups.Mod) error {
 	for i := range res.Removed {
 		res.Removed[i].Reason = rules.RemovedGroupDelete
 	}
+	for i := range res.Changes {
+		res.Changes[i].Reason = rules.RemovedGroupDelete
+	}
 	// The removed flows leave the index in the idle work after a burst,
 	// as a burst's do (see maintain).
 	o.lastBurst.Store(int64(time.Since(o.epoch)) + 1)
@@ -97,6 +100,20 @@ func (o *Owner) applyChecked(res *rules.BurstResult, ups []rules.Update, atomic 
 		k--
 	}
 	res.Errs = errs
+	// The changes name their update in kept: give them its place in ups.
+	for i := range res.Changes {
+		c := &res.Changes[i]
+		for k, j := c.Update, 0; j < len(ups); j++ {
+			if containsInt(o.badIdx, j) {
+				continue
+			}
+			if k == 0 {
+				c.Update = j
+				break
+			}
+			k--
+		}
+	}
 }
 
 func containsInt(s []int, v int) bool {

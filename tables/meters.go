@@ -32,14 +32,24 @@ var noMeters = &meters.Error{Code: meters.CodeInvalidMeter, Why: "the switch has
 // records are returned, with reason DELETE, the only one OpenFlow 1.3
 // has for it. A refused mod returns its *meters.Error.
 func (o *Owner) ApplyMeter(mod *meters.Mod) ([]rules.FlowRemoved, error) {
+	var res rules.BurstResult
+	err := o.ApplyMeterTo(&res, mod)
+	return res.Removed, err
+}
+
+// ApplyMeterTo is ApplyMeter with the flows' removal in res: the
+// FLOW_REMOVED records in res.Removed and, while the tables are watched
+// (Watch), their changes in res.Changes.
+func (o *Owner) ApplyMeterTo(res *rules.BurstResult, mod *meters.Mod) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	res.Removed, res.Changes, res.Errs = res.Removed[:0], res.Changes[:0], res.Errs[:0]
 	if o.meters == nil {
-		return nil, noMeters
+		return noMeters
 	}
 	deleted, err := o.meters.Apply(mod)
 	if err != nil || len(deleted) == 0 {
-		return nil, err
+		return err
 	}
 	var ups []rules.Update
 	for t := range o.pipe.NumTables() {
@@ -55,12 +65,11 @@ func (o *Owner) ApplyMeter(mod *meters.Mod) ([]rules.FlowRemoved, error) {
 		}
 	}
 	if len(ups) == 0 {
-		return nil, nil
+		return nil
 	}
-	var res rules.BurstResult
-	o.pipe.ApplyBurstTo(&res, ups, true, nil)
+	o.pipe.ApplyBurstTo(res, ups, true, nil)
 	o.lastBurst.Store(int64(time.Since(o.epoch)) + 1)
-	return res.Removed, nil
+	return nil
 }
 
 // MeterStats returns the statistics of meter id, or of every meter for

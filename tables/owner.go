@@ -73,6 +73,8 @@ type Owner struct {
 	// beforePublish, a test hook, runs in ApplyBundle just before the
 	// burst is published, after the groups and meters it needs.
 	beforePublish func()
+
+	watcher func([]rules.Change) // Watch's expired; mu guards it
 }
 
 // New returns the owner of p's tables; cfg may be nil for defaults. Nothing
@@ -223,7 +225,24 @@ func (o *Owner) Bursts() []Burst {
 func (o *Owner) Expire() []rules.FlowRemoved {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.pipe.Expire()
+	out, cs := o.pipe.ExpireChanges(nil)
+	if len(cs) > 0 && o.watcher != nil {
+		o.watcher(cs)
+	}
+	return out
+}
+
+// Watch makes the flow tables record every change for flow monitoring
+// (rules.Pipeline.Watch): the bursts of Apply, ApplyBundle, ApplyGroup
+// and ApplyMeterTo return theirs in BurstResult.Changes, and the
+// removals of timed-out entries go to expired, called by the writer (with
+// the tables locked: it must not call back into the Owner). A nil
+// expired stops the recording.
+func (o *Owner) Watch(expired func([]rules.Change)) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.watcher = expired
+	o.pipe.Watch(expired != nil)
 }
 
 // Run does the tables' background work until ctx is done, and returns

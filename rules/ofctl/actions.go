@@ -199,6 +199,8 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 				acts = append(acts, in.Actions...)
 			}
 			write = &rules.Instruction{Kind: rules.InstWriteActions, Actions: acts}
+		case lname == "ct" || lname == "ct_clear":
+			return nil, p.errAt(acol, "connection tracking (%s) is not supported", lname)
 		default:
 			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, mod_nw_ttl, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
 		}

@@ -78,6 +78,12 @@
 // and copy_ttl_in go by their OpenFlow names, and set_field to mpls_bos,
 // which ovs-ofctl refuses, is read.
 //
+// Connection tracking is not supported: a flow that matches ct_state,
+// ct_zone, ct_mark, ct_label, ct_nw_proto, ct_nw_src, ct_nw_dst,
+// ct_ipv6_src, ct_ipv6_dst, ct_tp_src or ct_tp_dst, or uses the ct(...)
+// or ct_clear action, is an error "connection tracking (ct_state) is not
+// supported" at its file:line:column.
+//
 // ParseMeter reads a meter as ovs-ofctl add-meter, mod-meter and
 // del-meters take it ("meter=1,kbps,burst,stats,bands=type=drop,rate=1000,
 // burst_size=100", "type=dscp_remark,rate=10,prec_level=1"), into a

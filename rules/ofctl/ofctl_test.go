@@ -689,3 +689,26 @@ func TestARPAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestConnTrackRefused: Open vSwitch's connection tracking fields and
+// actions are named as not supported, with file:line:column, rather than
+// reported as unknown.
+func TestConnTrackRefused(t *testing.T) {
+	data := []byte("priority=1,ip,actions=drop\npriority=5,ct_state=+trk,ip,actions=drop\nip,ct_mark=1,actions=drop\n" +
+		"ip,actions=ct(commit),output:1\nip,actions=output:1,ct_clear\n")
+	_, errs := ofctl.ParseFlows("f.flows", data, nil)
+	want := []string{
+		"f.flows:2:12: connection tracking (ct_state) is not supported",
+		"f.flows:3:4: connection tracking (ct_mark) is not supported",
+		"f.flows:4:12: connection tracking (ct) is not supported",
+		"f.flows:5:21: connection tracking (ct_clear) is not supported",
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v, want %d", errs, len(want))
+	}
+	for i, err := range errs {
+		if !errors.Is(err, ofctl.ErrSyntax) || !strings.Contains(err.Error(), want[i]) {
+			t.Errorf("error %d = %v, want %q", i, err, want[i])
+		}
+	}
+}

@@ -606,7 +606,21 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, has
 		set(rules.FieldIPv6Exthdr, v, mk)
 		return err
 	}
+	if connTrackField(key) {
+		return p.errAt(col, "connection tracking (%s) is not supported", key)
+	}
 	return p.errAt(col, "unknown field %q", key)
+}
+
+// connTrackField reports whether key is one of Open vSwitch's connection
+// tracking fields, which ofswitch does not support (see doc.go).
+func connTrackField(key string) bool {
+	switch key {
+	case "ct_state", "ct_zone", "ct_mark", "ct_label", "ct_nw_proto", "ct_nw_src", "ct_nw_dst",
+		"ct_ipv6_src", "ct_ipv6_dst", "ct_tp_src", "ct_tp_dst":
+		return true
+	}
+	return false
 }
 
 // splitLines splits a file's text into lines, without a last empty one.
