@@ -105,9 +105,11 @@ func packedAt(w []atomic.Uint64, p, bw, bm uint64) uint64 {
 	return (lo | hi) & bm
 }
 
-// store publishes a new value for bucket i, bumping its version stripe
-// first so that a reader whose two loads straddle the store retries.
+// store publishes a new value for bucket i, bumping the store count and
+// its version stripe first so that a reader whose two loads straddle the
+// store retries.
 func (f *Filter) store(i, w uint64) {
+	f.gen.Add(1)
 	f.stripe(i).Add(1)
 	if f.words != nil {
 		f.storePacked(i, w)

@@ -13,6 +13,7 @@ import (
 type view struct {
 	w1, w2 uint64
 	v1, v2 uint32
+	g      uint32 // the store count, which Contains validates a no by
 }
 
 func (f *Filter) viewOf(h uint64) (v view, fp uint64) {
@@ -21,6 +22,7 @@ func (f *Filter) viewOf(h uint64) (v view, fp uint64) {
 	return view{
 		w1: f.load(i1), w2: f.load(i2),
 		v1: f.stripe(i1).Load(), v2: f.stripe(i2).Load(),
+		g: f.gen.Load(),
 	}, fp
 }
 
@@ -56,7 +58,7 @@ func TestEveryInstant(t *testing.T) {
 					bm := f.bloomBit(fp)
 					// Load bucket 1 before the store and bucket 2
 					// after it, then the other way round.
-					for _, r := range [2]view{{p.w1, now.w2, p.v1, p.v2}, {now.w1, p.w2, p.v1, p.v2}} {
+					for _, r := range [2]view{{p.w1, now.w2, p.v1, p.v2, p.g}, {now.w1, p.w2, p.v1, p.v2, p.g}} {
 						found := f.hit(r.w1, r.w2, fp)
 						if found != (f.has(r.w1, fp) || f.has(r.w2, fp) || r.w1&r.w2&bm != 0) {
 							t.Fatalf("after store %d: hit(%#x, %#x, %#x) = %v, want the contrary", stores, r.w1, r.w2, fp, found)
@@ -65,6 +67,10 @@ func TestEveryInstant(t *testing.T) {
 						// the versions it read before its loads.
 						if !found && f.settled(stripeRead{f.stripe(i1), f.stripe(i2), r.v1, r.v2}) {
 							t.Fatalf("after store %d: a reader straddling it misses %#x without noticing", stores, h)
+						}
+						// Contains re-reads the store count instead.
+						if !found && f.gen.Load() == p.g {
+							t.Fatalf("after store %d: a Contains straddling it misses %#x without noticing", stores, h)
 						}
 						if !found {
 							straddles++

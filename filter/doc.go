@@ -54,14 +54,16 @@
 // moving fingerprints. The writer carries out a walk from its end, so each
 // store copies a fingerprint to its new slot before the next store overwrites
 // its old one, and it bumps a version counter (one of 1024 stripes, chosen by
-// bucket) before every store. A lookup that finds its fingerprint in one of
-// its two buckets answers yes at once: a fingerprint seen anywhere belongs to
-// a live element. A no must be confirmed before it stands, as in MemC3's
-// optimistic cuckoo hashing: a lookup reads the stripes of its two buckets
-// before it loads them and again after a miss, and the no stands if no
-// store hit either stripe meanwhile and the stash is empty. Otherwise the
-// lookup falls back to a probe that reads the stripes before and after the
-// buckets and the stash, and repeats until no store intervened.
+// bucket) and the filter's store count before every store. A lookup that
+// finds its fingerprint in one of its two buckets answers yes at once: a
+// fingerprint seen anywhere belongs to a live element. A no must be
+// confirmed before it stands, as in MemC3's optimistic cuckoo hashing:
+// Contains reads the store count before it loads its two buckets and again
+// after a miss (ContainsBatch, the stripes of the two buckets), and the no
+// stands if no store happened meanwhile (no store hit either stripe) and
+// the stash is empty. Otherwise the lookup falls back to a probe that reads
+// the stripes before and after the buckets and the stash, and repeats until
+// no store intervened.
 //
 // # Performance
 //

@@ -179,6 +179,14 @@ type Filter struct {
 	stash     [StashSize]atomic.Uint64 // stashKey of each key; see stashKey
 	_         [64]byte                 // a cache line between readers' and writer's fields
 
+	// gen counts stores to buckets, bumped by the writer before every
+	// store with the bucket's stripe: Contains reads it before its bucket
+	// loads and again after a miss, and the no stands if it has not moved.
+	// It is on a line of its own, so its bumps invalidate nothing else a
+	// reader holds.
+	gen atomic.Uint32
+	_   [60]byte
+
 	// ver holds the version stripes, bumped by the writer before every
 	// store to a bucket; a reader validates the two of its buckets. Bucket
 	// i has stripe i mod verStripes: a fixed array, so a lookup indexes it

@@ -12,9 +12,14 @@ import (
 //
 // A yes needs one look at the two buckets: two independent loads, so that
 // their cache misses overlap, and those of consecutive lookups overlap too.
-// Contains reads the buckets' version stripes (first-level cache hits)
-// before those loads, so that a no is one seqlock read: it stands if the
-// stripes are settled afterwards, with no second look at the buckets.
+// Contains reads the filter's store count (gen) before those loads, so
+// that a no is one seqlock read: it stands if the stash is empty and no
+// store at all happened meanwhile, with no second look at the buckets.
+// That is settled's test made stricter (every store that bumps a stripe
+// bumps gen too), and costs one load of one line before and after, where
+// the two stripes cost two indexed loads each: lookups on ClassBench's
+// 1k sets ran 1.03-1.05x faster. A store anywhere in the filter sends a
+// concurrent no to probe, which validates it by the buckets' stripes.
 func (f *Filter) Contains(h uint64) bool {
 	b := f.buckets
 	if len(b) == 0 { // packed or the zero Filter; it also drops the bounds checks
@@ -26,12 +31,12 @@ func (f *Filter) Contains(h uint64) bool {
 		fp = 1
 	}
 	i1, i2 := h&m, (h^fp*altMul>>32)&m // as split and alt compute them
-	s := f.readStripes(i1, i2)
+	g := f.gen.Load()
 	w1, w2 := b[i1].Load(), b[i2].Load()
 	if f.hit(w1, w2, fp) {
 		return true
 	}
-	if f.settled(s) {
+	if f.stashN.Load() == 0 && f.gen.Load() == g { // stash first: see settled
 		return false
 	}
 	return f.probe(i1, i2, fp)

@@ -28,7 +28,8 @@ var benchSets = []benchSet{
 }
 
 // benchKeys returns a power-of-two number of keys from the set's trace (or
-// rule corners), shuffled, and at least 4,096 (replayBlocks).
+// rule corners), shuffled, followed by reshuffled copies of themselves up
+// to replayKeys (replayBlocks).
 func benchKeys(b testing.TB, rs []classbench.Rule, trace string) []rules.Key {
 	var hs []classbench.Header
 	if trace != "" {
@@ -52,18 +53,24 @@ func benchKeys(b testing.TB, rs []classbench.Rule, trace string) []rules.Key {
 	return replayBlocks(keys)
 }
 
-// replayBlocks returns keys, if they are fewer than 4,096 (8 blocks of
-// BenchmarkLookupPaths), followed by shuffled copies of themselves up to
-// that, as the exact tables' keys are; a power of two stays one. A short
-// trace (fw1_1k_ps has 512 keys) replayed in the same order lets the
-// branch predictor learn the lookups' branches, the probes' more than the
-// filter checks': in BenchmarkLookupPaths, single lookups without the
-// filter took 107 ns there, and 133 ns with the keys reshuffled, those
-// with the filter 117 and 129 ns.
+// replayKeys is how many keys a ClassBench benchmark replays: a trace's
+// keys and reshuffled copies of them (9 MB of keys, beyond the second
+// level cache and streamed in order, so the prefetcher hides it).
+const replayKeys = 1 << 16
+
+// replayBlocks returns keys, if they are fewer than replayKeys, followed by
+// shuffled copies of themselves up to that; a power of two stays one. A
+// trace (fw1_1k_ps has 512 keys, the largest 8,192) replayed in a short
+// cycle lets the branch predictor learn the lookups' branches, the
+// probes' more than the filter checks': in BenchmarkLookupPaths, single
+// lookups without the filter took 107 ns on fw1_1k_ps's 512 keys in the
+// same order, and 133 ns with the keys reshuffled, those with the filter
+// 117 and 129 ns. A cycle of 4,096 keys is still partly learned; one of
+// 65,536 lowered every set's rate further.
 func replayBlocks(keys []rules.Key) []rules.Key {
 	rng := rand.New(rand.NewPCG(7, 8))
 	base := keys
-	for len(keys) < 8*512 {
+	for len(keys) < replayKeys {
 		c := slices.Clone(base)
 		rng.Shuffle(len(c), func(i, j int) { c[i], c[j] = c[j], c[i] })
 		keys = append(keys, c...)

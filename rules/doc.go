@@ -32,19 +32,33 @@
 // probe of a subtable that lacks the key; where the subtable holds it, the
 // check is pure cost. The rule is per subtable, not per table size:
 //
-//   - At every size: even where slots, nodes and filter all sit in the
-//     first cache levels, a filter check costs less than the probe of a
-//     subtable that lacks the key: consulting it makes single lookups
-//     1.02-1.20x faster than probing every subtable on all eight
-//     ClassBench sets of BenchmarkLookupPaths (index sizes of 2^10 to
-//     2^15 slots; fw1_1k 1.02, fw1_1k_ps 1.03, acl1_1k 1.08, acl1_10k
-//     1.12, acl1_8k 1.14, fw1_10k 1.17, ipc1_10k 1.19, ipc1_1k 1.20), and
-//     leaves tables of 1,000 to 100,000 exact flows unchanged (0.99-1.01).
-//     The likely reason, not measured: a probe walks its slots with a
-//     data-dependent branch on each, a check has one. Checking the key's
-//     home slot before the filter, and skipping the subtable where it is
-//     empty (60-75% of the filter's negatives on those sets), costs more
-//     than the checks it saves: 0.84-0.89x on ipc1_1k, ipc1_10k, acl1_8k.
+//   - At every size: a filter check (Contains: one load of the filter's
+//     store count, two bucket loads and one test, and the store count
+//     again after a no) costs about what the probe of a subtable that
+//     lacks the key costs where slots, nodes and filter all sit in the
+//     first cache levels, and less as soon as they do not. Consulting it
+//     makes single lookups 1.03-1.21x faster than probing every subtable
+//     on all eight ClassBench sets of BenchmarkLookupPaths (same table,
+//     index sizes of 2^10 to 2^15 slots; fw1_1k 1.03, acl1_1k 1.06,
+//     acl1_10k 1.10, acl1_8k 1.10, fw1_1k_ps 1.10, ipc1_1k 1.18, ipc1_10k
+//     1.19, fw1_10k 1.21), and leaves tables of 1,000 to 100,000 exact
+//     flows unchanged (0.99-1.00). Against a table built without a filter
+//     (BenchmarkFilterTables, the tables of BenchmarkClassBench) the
+//     1k sets, 2^10 slots each, come out at 0.98-1.11x (fw1_1k 0.98,
+//     fw1_1k_ps 1.00, acl1_1k 1.02, ipc1_1k 1.11) and the larger ones at
+//     1.25-1.37x. Where the index is small, what decides is the share of
+//     visits that find the subtable lacking the key, a property of the
+//     traffic that the writer does not see, not the size: fw1_1k's most
+//     visited subtables find the key in 15-76% of visits (2.4 negatives
+//     in 4 checks a lookup), ipc1_1k's 7.5 checks a lookup are 72%
+//     negatives, and fw1_10k's first 500 rules, 2^10 slots, looked up
+//     with fw1_10k's trace, run 1.32x faster with the filter than
+//     without. Skipping the filter below some index size would give those
+//     gains up to win back 2% on fw1_1k, and so the filter stays
+//     in front at every size. Checking the key's home slot before the
+//     filter, and skipping the subtable where it is empty (60-75% of the
+//     filter's negatives on those sets), costs more than the checks it
+//     saves: 0.84-0.89x on ipc1_1k, ipc1_10k, acl1_8k.
 //   - By share: a subtable that holds more than three quarters of its
 //     table's distinct masked keys is probed without the filter. A key is
 //     most likely found there (a table of exact flows and a few wildcards

@@ -305,3 +305,6 @@ func DirectShare(t *Table) float64 {
 	}
 	return float64(len(st.nodes)) / float64(t.nodes)
 }
+
+// Slots returns the number of slots of t's published index.
+func Slots(t *Table) int { return len(t.state.Load().slots) }

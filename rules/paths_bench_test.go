@@ -24,9 +24,9 @@ import (
 // small table whose biggest subtable most keys miss); acl1_10k's rules in
 // front of 100,000 exact flows; and exact 5-tuple
 // tables (as in BenchmarkExact100K) of 1,000 to 100,000 flows, all keys
-// hits, and of 100,000 flows with every other key a miss. Every table has
-// at least 8 blocks of keys (benchKeys, replayBlocks), so no round replays
-// the block before it.
+// hits, and of 100,000 flows with every other key a miss. The ClassBench
+// tables replay 65,536 keys (benchKeys, replayBlocks) and every table has
+// at least 8 blocks of keys, so no round replays the block before it.
 func BenchmarkLookupPaths(b *testing.B) {
 	type table struct {
 		name string
