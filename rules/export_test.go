@@ -137,6 +137,9 @@ func CheckIndex(p *Pipeline) error {
 			if err := checkNodeChecks(n); err != nil {
 				return fmt.Errorf("table %d slot %d: %v", t.id, i, err)
 			}
+			if err := checkNodeEntries(n); err != nil {
+				return fmt.Errorf("table %d slot %d: %v", t.id, i, err)
+			}
 		}
 		if inUse != t.used {
 			return fmt.Errorf("table %d: %d slots in use, counted %d", t.id, inUse, t.used)
@@ -304,4 +307,23 @@ func DirectShare(t *Table) float64 {
 		return 0
 	}
 	return float64(len(st.nodes)) / float64(t.nodes)
+}
+
+// checkNodeEntries returns an error if an entry of n, a node in the index
+// between bursts, is not a copy of its rule (rank, versions) or its rule
+// does not name n as its node: link, newNode and identicalIn read a node's
+// entries instead of its rules on that ground.
+func checkNodeEntries(n *inode) error {
+	for i := range n.ents {
+		e := &n.ents[i]
+		r := e.r
+		if r.node != n {
+			return fmt.Errorf("entry %d: its rule's node is another", i)
+		}
+		if e.rank != r.rankOf() || e.added != r.added || e.removed.Load() != r.removed.Load() {
+			return fmt.Errorf("entry %d: rank %#x added %d removed %d, its rule's %#x %d %d",
+				i, e.rank, e.added, e.removed.Load(), r.rankOf(), r.added, r.removed.Load())
+		}
+	}
+	return nil
 }

@@ -153,8 +153,10 @@ var tomb = &inode{}
 // newNode returns a copy of old, a node of st for the packed key pk,
 // holding rs (rank descending) instead: rs[i] is old's entry from[i], or a
 // rule new to the node where from[i] is -1. A kept entry is copied from
-// old, its removal version read from its rule, so that the copy loads of
-// each kept rule only the line link's walk over old loaded already.
+// old whole, its removal version too: a kept rule's node is old (link
+// and unlink keep no other), and remove stores a rule's removal version
+// into the entry of its node (refresh), so old's entry holds the rule's.
+// The copy loads no kept rule.
 func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *inode, from []int32) *inode {
 	t.copies++
 	n := t.nodeSlab.next()
@@ -171,7 +173,7 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *ino
 		if f := from[i]; f >= 0 {
 			o := &old.ents[f]
 			e.rank, e.added, e.r, e.exact = o.rank, o.added, r, o.exact
-			e.removed.Store(r.removed.Load())
+			e.removed.Store(o.removed.Load())
 		} else {
 			e.set(r)
 		}
@@ -295,8 +297,15 @@ func (t *Table) identicalIn(st *subtable, m *Match, rg Ranges, pri uint16, p *Pi
 		}
 		return nil
 	}
+	// An entry's rank holds its rule's priority (makeRank), and its
+	// removal version its rule's: only the rule of the priority sought
+	// and not removed is loaded and compared.
 	for i := range n.ents {
-		if r := n.ents[i].r; r.Priority == pri && r.Match == *m && r.Ranges == rg && p.live(r) {
+		e := &n.ents[i]
+		if uint16(e.rank>>rankSeqBits) != pri || e.removed.Load() != never {
+			continue
+		}
+		if r := e.r; r.Match == *m && r.Ranges == rg {
 			return r
 		}
 	}
@@ -447,25 +456,26 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		t.addNode(n, h)
 		return t.filterInsert(h)
 	}
-	// The new node leaves out the entries of rules already unlinked (see
-	// unlink), and of removed rules no lookup needs (see prunable).
+	// The new node leaves out the entries of removed rules no lookup
+	// needs (see prunable). It reads old's entries, not their rules:
+	// every rule of a node in the index has it as its node (unlink and
+	// link's copies leave out the rules they unlink), and its entry
+	// holds its versions (see newNode).
 	prune := t.prunable(old)
 	published := t.p.next - 1
 	var seen uint64 // the latest removal version of a left-out rule some lookup may have seen
 	rs, from := t.pend.rs[:0], t.pend.from[:0]
 	placed := false
 	for i := range old.ents {
-		x := old.ents[i].r
-		if !placed && old.ents[i].rank <= rank {
+		e := &old.ents[i]
+		if !placed && e.rank <= rank {
 			rs, from = append(rs, r), append(from, -1)
 			placed = true
 		}
-		if x.node != old {
-			continue
-		}
-		if rv := x.removed.Load(); rv != never && (rv == x.added || prune && rv <= published) {
+		x := e.r
+		if rv := e.removed.Load(); rv != never && (rv == e.added || prune && rv <= published) {
 			seenBy := 0
-			if rv != x.added {
+			if rv != e.added {
 				seen = max(seen, rv)
 				seenBy = 1
 			}
@@ -619,7 +629,7 @@ const maxDeadEntries = 4
 func (t *Table) prunable(n *inode) bool {
 	dead := 0
 	for i := range n.ents {
-		if x := n.ents[i].r; x.node == n && x.removed.Load() != never {
+		if n.ents[i].removed.Load() != never { // its rule's removal (see link)
 			dead++
 		}
 	}
