@@ -110,28 +110,35 @@ func (p *Pipeline) prefetch(u *Update) {
 	if t == nil {
 		return
 	}
-	st := t.sub(&u.Match.Mask)
-	if st == nil {
+	mi := t.maskOf(&u.Match.Mask)
+	p.pre[1] = prepared{u: u, t: t, mi: mi, gen: t.dropped}
+	if mi == nil || mi.own == nil {
 		return
 	}
+	st := mi.own
 	s := t.state.Load()
 	h := st.hash(&u.Match.Key)
-	p.pre[1] = prepared{u: u, t: t, st: st, h: h, gen: t.dropped}
+	p.pre[1].st, p.pre[1].h = st, h
 	prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
 	if s.filter != nil && u.Command == CmdAdd {
 		s.filter.Prefetch(h)
 	}
 }
 
-// prepared is the subtable of an update's own mask and the hash of its key
-// there, as prefetch found them while the update before was applied, so
-// that applying it need not look the subtable up (a compare of whole
-// masks) and hash the key again. It holds while its table deletes no
-// subtable (gen is the table's count of deletions then); a subtable's hash
-// of a key never changes.
+// prepared is the maskInfo of an update's mask (nil if it had none), the
+// subtable of the mask and the hash of its key there (nil and 0 if it had
+// none), as prefetch found them while the update before was applied, so
+// that applying it need not look the mask up (a map lookup by a whole
+// Key) and hash the key again. It holds while its table deletes no
+// subtable (gen is the table's count of deletions then; a maskInfo goes
+// only with its subtable); a subtable's hash of a key never changes. An
+// update before may have made the mask's maskInfo or subtable since:
+// identical looks again for a maskInfo prefetch did not find, and takes
+// the subtable from the maskInfo.
 type prepared struct {
 	u   *Update
 	t   *Table
+	mi  *maskInfo
 	st  *subtable
 	h   uint64
 	gen uint64

@@ -231,24 +231,29 @@ func (t *Table) nodeOf(st *subtable, key *Key) (uint64, [KeyWords]uint64, *slot,
 // priority. It
 // looks in the subtables link could have put such a rule in: those of the
 // relaxed masks, then the mask's own. If hint is not nil, it fills it in
-// with what it found in the mask's own subtable. pre, if not nil, is what
-// prefetch found for the update.
+// with the mask's maskInfo and what it found in the mask's own subtable.
+// pre, if not nil, is what prefetch found for the update.
 func (t *Table) identical(m *Match, rg Ranges, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
-	var own *subtable
-	if pre != nil {
-		own = pre.st
+	var mi *maskInfo
+	if pre != nil && pre.mi != nil && !pre.mi.gone {
+		mi = pre.mi
 	} else {
-		own = t.sub(&m.Mask)
+		mi = t.maskOf(&m.Mask)
 	}
+	if hint != nil {
+		*hint = nodeHint{mi: mi}
+	}
+	if mi == nil {
+		return nil // no subtable holds a rule of the mask
+	}
+	own := mi.own
 	if !p.cfg.NoMerge && (own == nil || !own.noRelax || !rg.IsZero()) {
-		if l := t.relaxed(&m.Mask); l != nil {
-			for _, st := range l.subs {
-				if st.dead {
-					continue
-				}
-				if r := t.identicalIn(st, m, rg, pri, p, nil, nil); r != nil {
-					return r
-				}
+		for _, st := range mi.subs {
+			if st.dead {
+				continue
+			}
+			if r := t.identicalIn(st, m, rg, pri, p, nil, nil); r != nil {
+				return r
 			}
 		}
 	}
@@ -260,6 +265,7 @@ func (t *Table) identical(m *Match, rg Ranges, pri uint16, p *Pipeline, hint *no
 // the rule goes to that subtable, need not hash and probe again. It stays
 // true until the index changes, and identical and link run back to back.
 type nodeHint struct {
+	mi *maskInfo // the match's mask's, if it had one
 	st *subtable // nil: no hint
 	h  uint64
 	pk [KeyWords]uint64
@@ -284,7 +290,7 @@ func (t *Table) identicalIn(st *subtable, m *Match, rg Ranges, pri uint16, p *Pi
 		h, pk, sl, n = t.nodeOf(st, &m.Key)
 	}
 	if hint != nil {
-		*hint = nodeHint{st: st, h: h, pk: pk, sl: sl, n: n}
+		*hint = nodeHint{mi: hint.mi, st: st, h: h, pk: pk, sl: sl, n: n}
 	}
 	if n == nil {
 		return nil
@@ -397,23 +403,24 @@ func (t *Table) extendPending(r *Rule, rank uint64) {
 // link makes r physically present (not yet visible unless its added version
 // is published).
 func (t *Table) link(r *Rule, hint *nodeHint) error {
-	// The subtable of r's own mask, if it has one: identical found it
-	// already when it filled the hint in.
-	var own *subtable
-	if hint != nil && hint.st != nil {
-		own = hint.st
-		t.lastSub = own
-	} else {
-		own = t.sub(&r.Match.Mask)
+	// The maskInfo of r's mask, and the subtable of the mask if it has
+	// one: identical found them already when it filled the hint in.
+	var mi *maskInfo
+	if hint != nil {
+		mi = hint.mi
 	}
+	if mi == nil || mi.gone {
+		mi = t.maskFor(&r.Match.Mask)
+	}
+	own := mi.own
 	var st *subtable
 	key := r.Match.Key
 	if !t.p.cfg.NoMerge && (own == nil || !own.noRelax || !r.Ranges.IsZero()) {
-		st, key = t.mergeTarget(r)
+		st, key = t.mergeTarget(r, mi)
 	}
 	if st == nil {
 		if own == nil {
-			own = t.subtableFor(&r.Match.Mask)
+			own = t.subtableFor(mi)
 		}
 		st, key = own, r.Match.Key
 	}
@@ -704,8 +711,8 @@ func (t *Table) forget(r *Rule) {
 		delete(t.subs, st.mask)
 		st.dead = true
 		t.dropped++
-		if t.lastSub == st {
-			t.lastSub = nil
+		if st.mi.own == st {
+			t.dropMask(st.mi)
 		}
 		t.touch(st)
 	} else if r.rankOf() == st.maxRank {
