@@ -50,7 +50,7 @@ func (p *Pipeline) ApplyBurst(ups []Update, atomic bool) BurstResult {
 
 // applyBurst applies ups into res, whose Errs has room for them.
 func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs []UpdateCost) {
-	now := p.cfg.Now()
+	now := clock{p: p}
 	// Each update reads only the monotonic clock (time.Since of a time
 	// with a monotonic reading), not the wall clock too, as time.Now does.
 	var (
@@ -71,7 +71,7 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 			p.prefetch(&ups[i+1])
 		}
 		iters := p.iters
-		res.Errs[i] = p.apply(&ups[i], now, &res.Removed)
+		res.Errs[i] = p.apply(&ups[i], &now, &res.Removed)
 		if !atomic {
 			p.publish()
 		}
@@ -153,7 +153,7 @@ func (p *Pipeline) prepared(u *Update, t *Table) *prepared {
 	return nil
 }
 
-func (p *Pipeline) apply(u *Update, now time.Time, removed *[]FlowRemoved) error {
+func (p *Pipeline) apply(u *Update, now *clock, removed *[]FlowRemoved) error {
 	if u.Command != CmdAdd || u.Flags&FlagCheckOverlap != 0 {
 		// Only an add reads the rules of a node link is copying from
 		// that copy (see pendingCopy).
@@ -209,7 +209,7 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 	return t, nil
 }
 
-func (p *Pipeline) add(u *Update, now time.Time) error {
+func (p *Pipeline) add(u *Update, now *clock) error {
 	t, err := p.checkUpdate(u)
 	if err != nil {
 		return err
@@ -243,7 +243,7 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	r.Flags = u.Flags
 	r.Instructions, r.ID, r.Importance = u.Instructions, u.ID, u.Importance
 	r.recycle = p.cfg.Recycle
-	ns := stamp(now)
+	ns := now.stamp()
 	x.s.created, x.s.lastActive = ns, ns
 	r.stats = &x.s
 	var hint nodeHint
@@ -261,6 +261,30 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 		p.seq++
 	}
 	return p.insert(t, r, &hint)
+}
+
+// clock is a burst's reading of the pipeline's clock (Config.Now), as a
+// stamp, taken when an update first needs one (an add, a flow-removed
+// record): a burst of deletes reads none. With the default clock it
+// reads the monotonic clock only (time.Since), all that a stamp keeps
+// of time.Now's reading of both clocks.
+type clock struct {
+	p  *Pipeline
+	ns int64
+	ok bool
+}
+
+// stamp returns the reading, taken on the first call.
+func (c *clock) stamp() int64 {
+	if !c.ok {
+		if c.p.realClock {
+			c.ns = int64(time.Since(clockEpoch))
+		} else {
+			c.ns = stamp(c.p.cfg.Now())
+		}
+		c.ok = true
+	}
+	return c.ns
 }
 
 type ruleWithStats struct {
@@ -325,7 +349,7 @@ func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 	return out
 }
 
-func (p *Pipeline) modify(u *Update, now time.Time) error {
+func (p *Pipeline) modify(u *Update, now *clock) error {
 	t, err := p.checkUpdate(u)
 	if err != nil {
 		return err
@@ -370,7 +394,7 @@ func (p *Pipeline) successor(old *Rule, ins []Instruction, reset bool) *Rule {
 	return r
 }
 
-func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) error {
+func (p *Pipeline) delete(u *Update, now *clock, removed *[]FlowRemoved) error {
 	var tables []*Table
 	if u.Table == TableAll {
 		tables = p.tables
@@ -389,7 +413,7 @@ func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) erro
 	return nil
 }
 
-func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]FlowRemoved) {
+func (p *Pipeline) remove(r *Rule, reason RemovedReason, now *clock, out *[]FlowRemoved) {
 	r.removed.Store(p.next)
 	p.tables[r.table].refresh(r)
 	p.tables[r.table].flows--
@@ -404,7 +428,7 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]F
 		if r.recycle {
 			rec = recordCopy(r)
 		}
-		*out = append(*out, FlowRemoved{Rule: rec, Reason: reason, Duration: time.Duration(stamp(now) - r.stats.created),
+		*out = append(*out, FlowRemoved{Rule: rec, Reason: reason, Duration: time.Duration(now.stamp() - r.stats.created),
 			Packets: r.Packets(), Bytes: r.Bytes()})
 	}
 }

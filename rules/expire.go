@@ -29,7 +29,7 @@ func (p *Pipeline) Expire() []FlowRemoved {
 			reason = RemovedIdleTimeout
 		}
 		if reason != 255 {
-			p.remove(r, reason, now, &out)
+			p.remove(r, reason, &clock{ns: ns, ok: true}, &out)
 		}
 	}
 	if len(p.dead) > ndead {
