@@ -347,9 +347,10 @@ func (t *Table) flushPending() {
 		return
 	}
 	pd.old = nil
-	// Retired before replaceNode points the rules it keeps at their new
-	// node: old's unlinked rules are those that do not point at it.
-	t.retireNode(old)
+	// old goes without its rules: link kept the rules of old that it
+	// did not leave out, and forgot those it left out early, which
+	// unlink retires in their turn (see retireNode).
+	t.retireBare(old)
 	t.replaceNode(pd.sl, old, t.newNode(pd.st, &pd.pk, pd.rs, old, pd.from))
 	clear(pd.rs)
 	pd.rs, pd.from = pd.rs[:0], pd.from[:0]

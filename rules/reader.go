@@ -164,6 +164,15 @@ func (t *Table) keepArrays(n *inode) {
 	n.ents, n.chk = nil, nil
 }
 
+// retireBare hands n, which no slot reaches any more, to recycling,
+// without its rules: each is in a node that replaced n, or link left it
+// out early. Writer only.
+func (t *Table) retireBare(n *inode) {
+	if t.p.cfg.Recycle {
+		t.nodeSlab.retire(n, t.p.epoch.Load())
+	}
+}
+
 // retireNode hands n, which no slot reaches any more, to recycling, with
 // the rules of its entries that were unlinked while n stayed in the index
 // (not those a copy left out early: unlink retires them in their turn).
