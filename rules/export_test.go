@@ -12,7 +12,9 @@ import (
 // Poison makes p overwrite every rule and index node it reclaims for reuse
 // with values no flow has, so that a reader that still held one fails its
 // oracle (and the race detector sees the writes).
-func Poison(p *Pipeline) { p.poisonRule, p.poisonNode = poisonRule, poisonNode }
+func Poison(p *Pipeline) {
+	p.poisonRule, p.poisonNode, p.poisonOrder = poisonRule, poisonNode, poisonOrder
+}
 
 // PrepHits returns how many updates p has applied with the subtable and
 // hash that prefetch worked out for them while it applied the update
@@ -47,6 +49,16 @@ func poisonRule(x *ruleWithStats) {
 		x.r.Match.Key[i], x.r.Match.Mask[i] = ^uint64(0), ^uint64(0)
 	}
 	x.s.packets.Store(1 << 60)
+}
+
+// poisonOrder makes every entry of a reclaimed order one that a lookup
+// takes for a subtable whose every rule outranks any other and that no
+// guard skips, with no subtable behind it: a reader that walked it would
+// crash.
+func poisonOrder(o []orderEntry) {
+	for i := range o {
+		o[i] = orderEntry{maxRank: ^uint64(0), nw: wideMask}
+	}
 }
 
 func poisonNode(n *inode) {

@@ -150,10 +150,12 @@ type Pipeline struct {
 	// turn to be unlinked (see Table.prunable): [0] those no lookup could
 	// see, [1] those whose removal was published.
 	leftOut [2]int
-	// poisonRule and poisonNode, when not nil, overwrite each rule and
-	// index node recycling reclaims for reuse.
-	poisonRule func(*ruleWithStats)
-	poisonNode func(*inode)
+	// poisonRule, poisonNode and poisonOrder, when not nil, overwrite
+	// each rule, index node and subtable order recycling reclaims for
+	// reuse.
+	poisonRule  func(*ruleWithStats)
+	poisonNode  func(*inode)
+	poisonOrder func([]orderEntry)
 }
 
 // New returns an empty pipeline.

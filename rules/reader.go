@@ -104,7 +104,7 @@ func (p *Pipeline) recycle() {
 	}
 	pending := len(p.ruleSlab.limbo)
 	for _, t := range p.tables {
-		pending += len(t.nodeSlab.limbo)
+		pending += len(t.nodeSlab.limbo) + len(t.ordLimbo)
 	}
 	if pending == 0 {
 		return
@@ -118,6 +118,7 @@ func (p *Pipeline) recycle() {
 		for _, x := range t.nodeSlab.recycled[len(t.nodeSlab.recycled)-k:] {
 			t.keepArrays(x)
 		}
+		t.reclaimOrders(oldest, p.poisonOrder)
 	}
 	p.recycled.Add(uint64(n))
 }

@@ -66,6 +66,11 @@ type Table struct {
 	// subtables whose entries in it may be stale (see publishOrder).
 	ord     []orderEntry
 	touched []*subtable
+	// ordLimbo holds the published orders storeOrder replaced, oldest
+	// first, and ordFree those no reader can hold any more, for reuse
+	// (Config.Recycle only).
+	ordLimbo []retiredOrder
+	ordFree  [][]orderEntry
 	// next is the index being built to replace the published one, nil
 	// when none is (see startGrow): the published slots below moved are
 	// copied into it, and it has nused slots in use.
