@@ -71,7 +71,7 @@ func (p *Pipeline) allOrNoneEnd(res *BurstResult) {
 // removed, p.dead[ndead:], come back as copies visible from the next
 // version, as modify puts a rule's new version in place.
 func (p *Pipeline) undo(ndead int) error {
-	now := p.cfg.Now()
+	now := &clock{p: p}
 	var fresh []*Rule
 	for _, t := range p.tables {
 		t.each(func(r *Rule) bool {

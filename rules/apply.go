@@ -52,7 +52,7 @@ func (p *Pipeline) ApplyBurst(ups []Update, atomic bool) BurstResult {
 
 // applyBurst applies ups into res, whose Errs has room for them.
 func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs []UpdateCost) {
-	now := p.cfg.Now()
+	now := clock{p: p}
 	// Each update reads only the monotonic clock (time.Since of a time
 	// with a monotonic reading), not the wall clock too, as time.Now does.
 	var (
@@ -75,7 +75,7 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 			p.prefetch(&ups[i+1])
 		}
 		iters := p.iters
-		res.Errs[i] = p.apply(&ups[i], now, &res.Removed)
+		res.Errs[i] = p.apply(&ups[i], &now, &res.Removed)
 		if !atomic {
 			p.publish()
 		}
@@ -122,28 +122,35 @@ func (p *Pipeline) prefetch(u *Update) {
 	if t == nil {
 		return
 	}
-	st := t.sub(&u.Match.Mask)
-	if st == nil {
+	mi := t.maskOf(&u.Match.Mask)
+	p.pre[1] = prepared{u: u, t: t, mi: mi, gen: t.dropped}
+	if mi == nil || mi.own == nil {
 		return
 	}
+	st := mi.own
 	s := t.state.Load()
 	h := st.hash(&u.Match.Key)
-	p.pre[1] = prepared{u: u, t: t, st: st, h: h, gen: t.dropped}
+	p.pre[1].st, p.pre[1].h = st, h
 	prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
 	if s.filter != nil && u.Command == CmdAdd {
 		s.filter.Prefetch(h)
 	}
 }
 
-// prepared is the subtable of an update's own mask and the hash of its key
-// there, as prefetch found them while the update before was applied, so
-// that applying it need not look the subtable up (a compare of whole
-// masks) and hash the key again. It holds while its table deletes no
-// subtable (gen is the table's count of deletions then); a subtable's hash
-// of a key never changes.
+// prepared is the maskInfo of an update's mask (nil if it had none), the
+// subtable of the mask and the hash of its key there (nil and 0 if it had
+// none), as prefetch found them while the update before was applied, so
+// that applying it need not look the mask up (a map lookup by a whole
+// Key) and hash the key again. It holds while its table deletes no
+// subtable (gen is the table's count of deletions then; a maskInfo goes
+// only with its subtable); a subtable's hash of a key never changes. An
+// update before may have made the mask's maskInfo or subtable since:
+// identical looks again for a maskInfo prefetch did not find, and takes
+// the subtable from the maskInfo.
 type prepared struct {
 	u   *Update
 	t   *Table
+	mi  *maskInfo
 	st  *subtable
 	h   uint64
 	gen uint64
@@ -158,7 +165,7 @@ func (p *Pipeline) prepared(u *Update, t *Table) *prepared {
 	return nil
 }
 
-func (p *Pipeline) apply(u *Update, now time.Time, removed *[]FlowRemoved) error {
+func (p *Pipeline) apply(u *Update, now *clock, removed *[]FlowRemoved) error {
 	if u.Command != CmdAdd || u.Flags&FlagCheckOverlap != 0 {
 		// Only an add reads the rules of a node link is copying from
 		// that copy (see pendingCopy).
@@ -214,7 +221,7 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 	return t, nil
 }
 
-func (p *Pipeline) add(u *Update, now time.Time) error {
+func (p *Pipeline) add(u *Update, now *clock) error {
 	t, err := p.checkUpdate(u)
 	if err != nil {
 		return err
@@ -248,7 +255,7 @@ func (p *Pipeline) add(u *Update, now time.Time) error {
 	r.Flags = u.Flags
 	r.Instructions, r.ID, r.Importance = u.Instructions, u.ID, u.Importance
 	r.recycle = p.cfg.Recycle
-	ns := stamp(now)
+	ns := now.stamp()
 	x.s.created, x.s.lastActive = ns, ns
 	r.stats = &x.s
 	var hint nodeHint
@@ -291,6 +298,30 @@ func (p *Pipeline) record(kind ChangeKind, r *Rule, reason RemovedReason, replac
 // Watch makes every later burst and Expire record the changes they make
 // (BurstResult.Changes, ExpireChanges), or stops it. Call it as a writer.
 func (p *Pipeline) Watch(on bool) { p.watch = on }
+
+// clock is a burst's reading of the pipeline's clock (Config.Now), as a
+// stamp, taken when an update first needs one (an add, a flow-removed
+// record): a burst of deletes reads none. With the default clock it
+// reads the monotonic clock only (time.Since), all that a stamp keeps
+// of time.Now's reading of both clocks.
+type clock struct {
+	p  *Pipeline
+	ns int64
+	ok bool
+}
+
+// stamp returns the reading, taken on the first call.
+func (c *clock) stamp() int64 {
+	if !c.ok {
+		if c.p.realClock {
+			c.ns = int64(time.Since(clockEpoch))
+		} else {
+			c.ns = stamp(c.p.cfg.Now())
+		}
+		c.ok = true
+	}
+	return c.ns
+}
 
 type ruleWithStats struct {
 	r Rule
@@ -354,7 +385,7 @@ func (p *Pipeline) selected(t *Table, u *Update, strict bool) []*Rule {
 	return out
 }
 
-func (p *Pipeline) modify(u *Update, now time.Time) error {
+func (p *Pipeline) modify(u *Update, now *clock) error {
 	t, err := p.checkUpdate(u)
 	if err != nil {
 		return err
@@ -401,7 +432,7 @@ func (p *Pipeline) successor(old *Rule, ins []Instruction, reset bool) *Rule {
 	return r
 }
 
-func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) error {
+func (p *Pipeline) delete(u *Update, now *clock, removed *[]FlowRemoved) error {
 	var tables []*Table
 	if u.Table == TableAll {
 		tables = p.tables
@@ -421,7 +452,7 @@ func (p *Pipeline) delete(u *Update, now time.Time, removed *[]FlowRemoved) erro
 	return nil
 }
 
-func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]FlowRemoved) {
+func (p *Pipeline) remove(r *Rule, reason RemovedReason, now *clock, out *[]FlowRemoved) {
 	r.removed.Store(p.next)
 	p.tables[r.table].refresh(r)
 	p.tables[r.table].flows--
@@ -436,7 +467,7 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now time.Time, out *[]F
 		if r.recycle {
 			rec = recordCopy(r)
 		}
-		*out = append(*out, FlowRemoved{Rule: rec, Reason: reason, Duration: time.Duration(stamp(now) - r.stats.created),
+		*out = append(*out, FlowRemoved{Rule: rec, Reason: reason, Duration: time.Duration(now.stamp() - r.stats.created),
 			Packets: r.Packets(), Bytes: r.Bytes()})
 	}
 }

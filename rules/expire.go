@@ -38,7 +38,7 @@ func (p *Pipeline) ExpireChanges(changes []Change) ([]FlowRemoved, []Change) {
 		}
 		if reason != 255 {
 			p.record(ChangeRemoved, r, reason, false, nil)
-			p.remove(r, reason, now, &out)
+			p.remove(r, reason, &clock{ns: ns, ok: true}, &out)
 		}
 	}
 	if len(p.dead) > ndead {

@@ -12,7 +12,9 @@ import (
 // Poison makes p overwrite every rule and index node it reclaims for reuse
 // with values no flow has, so that a reader that still held one fails its
 // oracle (and the race detector sees the writes).
-func Poison(p *Pipeline) { p.poisonRule, p.poisonNode = poisonRule, poisonNode }
+func Poison(p *Pipeline) {
+	p.poisonRule, p.poisonNode, p.poisonOrder = poisonRule, poisonNode, poisonOrder
+}
 
 // PrepHits returns how many updates p has applied with the subtable and
 // hash that prefetch worked out for them while it applied the update
@@ -47,6 +49,16 @@ func poisonRule(x *ruleWithStats) {
 		x.r.Match.Key[i], x.r.Match.Mask[i] = ^uint64(0), ^uint64(0)
 	}
 	x.s.packets.Store(1 << 60)
+}
+
+// poisonOrder makes every entry of a reclaimed order one that a lookup
+// takes for a subtable whose every rule outranks any other and that no
+// guard skips, with no subtable behind it: a reader that walked it would
+// crash.
+func poisonOrder(o []orderEntry) {
+	for i := range o {
+		o[i] = orderEntry{maxRank: ^uint64(0), nw: wideMask}
+	}
 }
 
 func poisonNode(n *inode) {
@@ -135,6 +147,9 @@ func CheckIndex(p *Pipeline) error {
 				return fmt.Errorf("table %d slot %d: slotOf finds another slot", t.id, i)
 			}
 			if err := checkNodeChecks(n); err != nil {
+				return fmt.Errorf("table %d slot %d: %v", t.id, i, err)
+			}
+			if err := checkNodeEntries(n); err != nil {
 				return fmt.Errorf("table %d slot %d: %v", t.id, i, err)
 			}
 		}
@@ -308,3 +323,22 @@ func DirectShare(t *Table) float64 {
 
 // Slots returns the number of slots of t's published index.
 func Slots(t *Table) int { return len(t.state.Load().slots) }
+
+// checkNodeEntries returns an error if an entry of n, a node in the index
+// between bursts, is not a copy of its rule (rank, versions) or its rule
+// does not name n as its node: link, newNode and identicalIn read a node's
+// entries instead of its rules on that ground.
+func checkNodeEntries(n *inode) error {
+	for i := range n.ents {
+		e := &n.ents[i]
+		r := e.r
+		if r.node != n {
+			return fmt.Errorf("entry %d: its rule's node is another", i)
+		}
+		if e.rank != r.rankOf() || e.added != r.added || e.removed.Load() != r.removed.Load() {
+			return fmt.Errorf("entry %d: rank %#x added %d removed %d, its rule's %#x %d %d",
+				i, e.rank, e.added, e.removed.Load(), r.rankOf(), r.added, r.removed.Load())
+		}
+	}
+	return nil
+}

@@ -153,8 +153,10 @@ var tomb = &inode{}
 // newNode returns a copy of old, a node of st for the packed key pk,
 // holding rs (rank descending) instead: rs[i] is old's entry from[i], or a
 // rule new to the node where from[i] is -1. A kept entry is copied from
-// old, its removal version read from its rule, so that the copy loads of
-// each kept rule only the line link's walk over old loaded already.
+// old whole, its removal version too: a kept rule's node is old (link
+// and unlink keep no other), and remove stores a rule's removal version
+// into the entry of its node (refresh), so old's entry holds the rule's.
+// The copy loads no kept rule.
 func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *inode, from []int32) *inode {
 	t.copies++
 	n := t.nodeSlab.next()
@@ -171,7 +173,7 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *ino
 		if f := from[i]; f >= 0 {
 			o := &old.ents[f]
 			e.rank, e.added, e.r, e.exact = o.rank, o.added, r, o.exact
-			e.removed.Store(r.removed.Load())
+			e.removed.Store(o.removed.Load())
 		} else {
 			e.set(r)
 		}
@@ -229,24 +231,29 @@ func (t *Table) nodeOf(st *subtable, key *Key) (uint64, [KeyWords]uint64, *slot,
 // priority. It
 // looks in the subtables link could have put such a rule in: those of the
 // relaxed masks, then the mask's own. If hint is not nil, it fills it in
-// with what it found in the mask's own subtable. pre, if not nil, is what
-// prefetch found for the update.
+// with the mask's maskInfo and what it found in the mask's own subtable.
+// pre, if not nil, is what prefetch found for the update.
 func (t *Table) identical(m *Match, rg Ranges, pri uint16, p *Pipeline, hint *nodeHint, pre *prepared) *Rule {
-	var own *subtable
-	if pre != nil {
-		own = pre.st
+	var mi *maskInfo
+	if pre != nil && pre.mi != nil && !pre.mi.gone {
+		mi = pre.mi
 	} else {
-		own = t.sub(&m.Mask)
+		mi = t.maskOf(&m.Mask)
 	}
+	if hint != nil {
+		*hint = nodeHint{mi: mi}
+	}
+	if mi == nil {
+		return nil // no subtable holds a rule of the mask
+	}
+	own := mi.own
 	if !p.cfg.NoMerge && (own == nil || !own.noRelax || !rg.IsZero()) {
-		if l := t.relaxed(&m.Mask); l != nil {
-			for _, st := range l.subs {
-				if st.dead {
-					continue
-				}
-				if r := t.identicalIn(st, m, rg, pri, p, nil, nil); r != nil {
-					return r
-				}
+		for _, st := range mi.subs {
+			if st.dead {
+				continue
+			}
+			if r := t.identicalIn(st, m, rg, pri, p, nil, nil); r != nil {
+				return r
 			}
 		}
 	}
@@ -258,6 +265,7 @@ func (t *Table) identical(m *Match, rg Ranges, pri uint16, p *Pipeline, hint *no
 // the rule goes to that subtable, need not hash and probe again. It stays
 // true until the index changes, and identical and link run back to back.
 type nodeHint struct {
+	mi *maskInfo // the match's mask's, if it had one
 	st *subtable // nil: no hint
 	h  uint64
 	pk [KeyWords]uint64
@@ -282,7 +290,7 @@ func (t *Table) identicalIn(st *subtable, m *Match, rg Ranges, pri uint16, p *Pi
 		h, pk, sl, n = t.nodeOf(st, &m.Key)
 	}
 	if hint != nil {
-		*hint = nodeHint{st: st, h: h, pk: pk, sl: sl, n: n}
+		*hint = nodeHint{mi: hint.mi, st: st, h: h, pk: pk, sl: sl, n: n}
 	}
 	if n == nil {
 		return nil
@@ -295,8 +303,15 @@ func (t *Table) identicalIn(st *subtable, m *Match, rg Ranges, pri uint16, p *Pi
 		}
 		return nil
 	}
+	// An entry's rank holds its rule's priority (makeRank), and its
+	// removal version its rule's: only the rule of the priority sought
+	// and not removed is loaded and compared.
 	for i := range n.ents {
-		if r := n.ents[i].r; r.Priority == pri && r.Match == *m && r.Ranges == rg && p.live(r) {
+		e := &n.ents[i]
+		if uint16(e.rank>>rankSeqBits) != pri || e.removed.Load() != never {
+			continue
+		}
+		if r := e.r; r.Match == *m && r.Ranges == rg {
 			return r
 		}
 	}
@@ -332,9 +347,10 @@ func (t *Table) flushPending() {
 		return
 	}
 	pd.old = nil
-	// Retired before replaceNode points the rules it keeps at their new
-	// node: old's unlinked rules are those that do not point at it.
-	t.retireNode(old)
+	// old goes without its rules: link kept the rules of old that it
+	// did not leave out, and forgot those it left out early, which
+	// unlink retires in their turn (see retireNode).
+	t.retireBare(old)
 	t.replaceNode(pd.sl, old, t.newNode(pd.st, &pd.pk, pd.rs, old, pd.from))
 	clear(pd.rs)
 	pd.rs, pd.from = pd.rs[:0], pd.from[:0]
@@ -388,23 +404,24 @@ func (t *Table) extendPending(r *Rule, rank uint64) {
 // link makes r physically present (not yet visible unless its added version
 // is published).
 func (t *Table) link(r *Rule, hint *nodeHint) error {
-	// The subtable of r's own mask, if it has one: identical found it
-	// already when it filled the hint in.
-	var own *subtable
-	if hint != nil && hint.st != nil {
-		own = hint.st
-		t.lastSub = own
-	} else {
-		own = t.sub(&r.Match.Mask)
+	// The maskInfo of r's mask, and the subtable of the mask if it has
+	// one: identical found them already when it filled the hint in.
+	var mi *maskInfo
+	if hint != nil {
+		mi = hint.mi
 	}
+	if mi == nil || mi.gone {
+		mi = t.maskFor(&r.Match.Mask)
+	}
+	own := mi.own
 	var st *subtable
 	key := r.Match.Key
 	if !t.p.cfg.NoMerge && (own == nil || !own.noRelax || !r.Ranges.IsZero()) {
-		st, key = t.mergeTarget(r)
+		st, key = t.mergeTarget(r, mi)
 	}
 	if st == nil {
 		if own == nil {
-			own = t.subtableFor(&r.Match.Mask)
+			own = t.subtableFor(mi)
 		}
 		st, key = own, r.Match.Key
 	}
@@ -447,25 +464,26 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		t.addNode(n, h)
 		return t.filterInsert(h)
 	}
-	// The new node leaves out the entries of rules already unlinked (see
-	// unlink), and of removed rules no lookup needs (see prunable).
+	// The new node leaves out the entries of removed rules no lookup
+	// needs (see prunable). It reads old's entries, not their rules:
+	// every rule of a node in the index has it as its node (unlink and
+	// link's copies leave out the rules they unlink), and its entry
+	// holds its versions (see newNode).
 	prune := t.prunable(old)
 	published := t.p.next - 1
 	var seen uint64 // the latest removal version of a left-out rule some lookup may have seen
 	rs, from := t.pend.rs[:0], t.pend.from[:0]
 	placed := false
 	for i := range old.ents {
-		x := old.ents[i].r
-		if !placed && old.ents[i].rank <= rank {
+		e := &old.ents[i]
+		if !placed && e.rank <= rank {
 			rs, from = append(rs, r), append(from, -1)
 			placed = true
 		}
-		if x.node != old {
-			continue
-		}
-		if rv := x.removed.Load(); rv != never && (rv == x.added || prune && rv <= published) {
+		x := e.r
+		if rv := e.removed.Load(); rv != never && (rv == e.added || prune && rv <= published) {
 			seenBy := 0
-			if rv != x.added {
+			if rv != e.added {
 				seen = max(seen, rv)
 				seenBy = 1
 			}
@@ -619,7 +637,7 @@ const maxDeadEntries = 4
 func (t *Table) prunable(n *inode) bool {
 	dead := 0
 	for i := range n.ents {
-		if x := n.ents[i].r; x.node == n && x.removed.Load() != never {
+		if n.ents[i].removed.Load() != never { // its rule's removal (see link)
 			dead++
 		}
 	}
@@ -694,8 +712,8 @@ func (t *Table) forget(r *Rule) {
 		delete(t.subs, st.mask)
 		st.dead = true
 		t.dropped++
-		if t.lastSub == st {
-			t.lastSub = nil
+		if st.mi.own == st {
+			t.dropMask(st.mi)
 		}
 		t.touch(st)
 	} else if r.rankOf() == st.maxRank {

@@ -94,9 +94,10 @@ type Config struct {
 // ApplyBurst, Expire, Rebalance and Rules are writer methods: one goroutine
 // at a time.
 type Pipeline struct {
-	cfg     Config
-	tables  []*Table
-	version atomic.Uint64 // published
+	cfg       Config
+	realClock bool // cfg.Now is time.Now, the default (see clock)
+	tables    []*Table
+	version   atomic.Uint64 // published
 	// unlinked is the largest removal version of the rules cleanup has
 	// taken out of the index, stored before it takes them out. A lookup at
 	// version v that then reads unlinked <= v saw only rules and nodes it
@@ -157,10 +158,12 @@ type Pipeline struct {
 	// turn to be unlinked (see Table.prunable): [0] those no lookup could
 	// see, [1] those whose removal was published.
 	leftOut [2]int
-	// poisonRule and poisonNode, when not nil, overwrite each rule and
-	// index node recycling reclaims for reuse.
-	poisonRule func(*ruleWithStats)
-	poisonNode func(*inode)
+	// poisonRule, poisonNode and poisonOrder, when not nil, overwrite
+	// each rule, index node and subtable order recycling reclaims for
+	// reuse.
+	poisonRule  func(*ruleWithStats)
+	poisonNode  func(*inode)
+	poisonOrder func([]orderEntry)
 }
 
 // New returns an empty pipeline.
@@ -175,7 +178,8 @@ func New(cfg *Config) (*Pipeline, error) {
 	if c.Tables < 1 || c.Tables > 255 {
 		return nil, fmt.Errorf("rules: %d tables: want 1 to 255", c.Tables)
 	}
-	if c.Now == nil {
+	realClock := c.Now == nil
+	if realClock {
 		c.Now = time.Now
 	}
 	if c.MaxOccupancy == 0 {
@@ -184,7 +188,7 @@ func New(cfg *Config) (*Pipeline, error) {
 	if c.PrefaultRules < 0 || c.PrefaultRules > MaxPrefaultRules {
 		return nil, fmt.Errorf("rules: PrefaultRules %d: want 0 to %d", c.PrefaultRules, MaxPrefaultRules)
 	}
-	p := &Pipeline{cfg: c, timed: map[*Rule]struct{}{}}
+	p := &Pipeline{cfg: c, timed: map[*Rule]struct{}{}, realClock: realClock}
 	p.ruleSlab.keepSpare(c.PrefaultRules, &p.prefaultLow)
 	p.version.Store(1)
 	p.next = 2

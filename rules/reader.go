@@ -104,7 +104,7 @@ func (p *Pipeline) recycle() {
 	}
 	pending := len(p.ruleSlab.limbo)
 	for _, t := range p.tables {
-		pending += len(t.nodeSlab.limbo)
+		pending += len(t.nodeSlab.limbo) + len(t.ordLimbo)
 	}
 	if pending == 0 {
 		return
@@ -118,6 +118,7 @@ func (p *Pipeline) recycle() {
 		for _, x := range t.nodeSlab.recycled[len(t.nodeSlab.recycled)-k:] {
 			t.keepArrays(x)
 		}
+		t.reclaimOrders(oldest, p.poisonOrder)
 	}
 	p.recycled.Add(uint64(n))
 }
@@ -162,6 +163,15 @@ func (t *Table) keepArrays(n *inode) {
 		t.chkPool.put(len(n.ents), n.chk)
 	}
 	n.ents, n.chk = nil, nil
+}
+
+// retireBare hands n, which no slot reaches any more, to recycling,
+// without its rules: each is in a node that replaced n, or link left it
+// out early. Writer only.
+func (t *Table) retireBare(n *inode) {
+	if t.p.cfg.Recycle {
+		t.nodeSlab.retire(n, t.p.epoch.Load())
+	}
 }
 
 // retireNode hands n, which no slot reaches any more, to recycling, with

@@ -271,5 +271,8 @@ func (r *Rule) UsesGroup(g uint32) bool {
 func (r *Rule) rankOf() uint64 { return makeRank(r.Priority, r.seq) }
 
 func makeRank(pri uint16, seq uint64) uint64 {
-	return uint64(pri)<<47 | (1<<47 - 1 - seq&(1<<47-1))
+	return uint64(pri)<<rankSeqBits | (1<<rankSeqBits - 1 - seq&(1<<rankSeqBits-1))
 }
+
+// rankSeqBits is the width of a rank's sequence part, below its priority.
+const rankSeqBits = 47

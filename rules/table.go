@@ -23,7 +23,6 @@ type Table struct {
 
 	// writer only
 	subs        map[Key]*subtable
-	lastSub     *subtable   // the subtable subtableFor returned last
 	staleSubs   []*subtable // subtables whose maxRank may be too high
 	nextSubID   uint64
 	dropped     uint64 // subtables deleted from subs so far
@@ -55,18 +54,23 @@ type Table struct {
 	// controller's delete of all flows, then its adds) then does not grow
 	// the list from nothing again.
 	spareNodes []*inode
-	// relax maps a mask to the merged subtables link put rules of it in;
-	// targets are the subtables a rule may merge into (all made while
-	// merging is on), oldest first; dead ones leave when mergeTarget next
-	// walks them.
-	relax      map[Key]*relaxList
-	lastRelax  *relaxList
+	// masks maps a mask to what the writer knows of it (maskInfo): its
+	// subtable and the merged subtables link put rules of it in; targets
+	// are the subtables a rule may merge into (all made while merging is
+	// on), oldest first; dead ones leave when mergeTarget next walks them.
+	masks      map[Key]*maskInfo
+	lastMask   *maskInfo
 	targets    []*subtable
 	mergeLimit int // mergeLimit, or less in tests
 	// ord is the subtable order as the writer keeps it, and touched the
 	// subtables whose entries in it may be stale (see publishOrder).
 	ord     []orderEntry
 	touched []*subtable
+	// ordLimbo holds the published orders storeOrder replaced, oldest
+	// first, and ordFree those no reader can hold any more, for reuse
+	// (Config.Recycle only).
+	ordLimbo []retiredOrder
+	ordFree  [][]orderEntry
 	// next is the index being built to replace the published one, nil
 	// when none is (see startGrow): the published slots below moved are
 	// copied into it, and it has nused slots in use.
@@ -148,12 +152,13 @@ type subtable struct {
 	nw    int
 
 	// writer only
-	noRelax  bool     // relaxMask leaves mask as it is
-	dead     bool     // deleted from its table's subs
-	nodes    []*inode // its index nodes, each at its pos
-	n        int      // rules physically present
-	maxRank  uint64   // at least the best rank present
-	staleMax int      // removals of the best rule since maxRank was computed
+	noRelax  bool      // relaxMask leaves mask as it is
+	dead     bool      // deleted from its table's subs
+	mi       *maskInfo // its mask's, whose own it is
+	nodes    []*inode  // its index nodes, each at its pos
+	n        int       // rules physically present
+	maxRank  uint64    // at least the best rank present
+	staleMax int       // removals of the best rule since maxRank was computed
 	// gmask and gval are the subtable's guard: on the bits gmask sets in
 	// guardWords, every node's key equals gval (see guardNode).
 	gmask, gval [len(guardWords)]uint64
@@ -251,24 +256,15 @@ func (st *subtable) pack(k *Key) (pk [KeyWords]uint64) {
 	return pk
 }
 
-// sub returns the subtable of mask, or nil.
-func (t *Table) sub(mask *Key) *subtable {
-	if st := t.lastSub; st != nil && st.mask == *mask {
-		return st
+// subtableFor returns mi's subtable, made if it has none.
+func (t *Table) subtableFor(mi *maskInfo) *subtable {
+	if mi.own != nil {
+		return mi.own
 	}
-	return t.subs[*mask]
-}
-
-func (t *Table) subtableFor(mask *Key) *subtable {
-	if st := t.lastSub; st != nil && st.mask == *mask {
-		return st
-	}
-	if st := t.subs[*mask]; st != nil {
-		t.lastSub = st
-		return st
-	}
+	mask := &mi.mask
 	t.nextSubID++
-	st := &subtable{id: t.nextSubID, mask: *mask, nodes: t.spareNodes}
+	st := &subtable{id: t.nextSubID, mask: *mask, nodes: t.spareNodes, mi: mi}
+	mi.own = st
 	t.spareNodes = nil
 	st.seed = fmix(st.id*0x9e3779b97f4a7c15 + uint64(t.id)<<56 + 1)
 	for w := range mask {
@@ -282,9 +278,68 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 		t.targets = append(t.targets, st)
 	}
 	t.subs[*mask] = st
-	t.lastSub = st
 	t.touch(st)
 	return st
+}
+
+// maskInfo is what the writer knows of one mask of the rules it links:
+// the subtable of the mask, the merged subtables link put rules of it in
+// (so that identical finds them there), and whether relaxMask leaves it
+// as it is. An update looks its mask up once (maskOf; prefetch does it
+// ahead, see prepared), a map lookup by a whole Key, and reaches the rest
+// through it. A mask has one while it has a subtable or a merged
+// subtable took rules of it; dead subtables stay in subs until the next
+// link of the mask drops them.
+type maskInfo struct {
+	mask Key
+	own  *subtable // the subtable of mask, nil when none
+	subs []*subtable
+	// stay[1] says whether relaxMask(&mask, 0, true) == mask, stay[0]
+	// the same for a rule without port ranges.
+	stay [2]bool
+	gone bool // deleted from its table's masks
+}
+
+// maskOf returns the maskInfo of mask, or nil.
+func (t *Table) maskOf(mask *Key) *maskInfo {
+	if mi := t.lastMask; mi != nil && mi.mask == *mask {
+		return mi
+	}
+	mi := t.masks[*mask]
+	if mi != nil {
+		t.lastMask = mi
+	}
+	return mi
+}
+
+// maskFor returns the maskInfo of mask, made if it has none.
+func (t *Table) maskFor(mask *Key) *maskInfo {
+	if mi := t.maskOf(mask); mi != nil {
+		return mi
+	}
+	mi := &maskInfo{mask: *mask}
+	mi.stay[0] = relaxMask(mask, 0, false) == *mask
+	mi.stay[1] = relaxMask(mask, 0, true) == *mask
+	if t.masks == nil {
+		t.masks = map[Key]*maskInfo{}
+	}
+	t.masks[*mask] = mi
+	t.lastMask = mi
+	return mi
+}
+
+// dropMask deletes mi, whose subtable went, unless merged subtables
+// hold rules of it.
+func (t *Table) dropMask(mi *maskInfo) {
+	mi.own = nil
+	if len(mi.subs) > 0 {
+		return
+	}
+	delete(t.masks, mi.mask)
+	mi.gone = true
+	if t.lastMask == mi {
+		t.lastMask = nil
+	}
 }
 
 // mergeLimit is the most entries one node of a merged subtable takes
@@ -305,27 +360,8 @@ func (t *Table) subtableFor(mask *Key) *subtable {
 // with larger node copies.
 const mergeLimit = 64
 
-// relaxList is what link did with the rules of one mask: the merged
-// subtables it put some of them in, so that identical finds them there.
-// Dead subtables stay in it until the next link of the mask drops them.
-type relaxList struct {
-	mask Key
-	subs []*subtable
-}
-
-// relaxed returns the relaxList of mask, or nil.
-func (t *Table) relaxed(mask *Key) *relaxList {
-	if l := t.lastRelax; l != nil && l.mask == *mask {
-		return l
-	}
-	l := t.relax[*mask]
-	if l != nil {
-		t.lastRelax = l
-	}
-	return l
-}
-
-// mergeTarget chooses the merged subtable for r, TupleMerge's way, and
+// mergeTarget chooses the merged subtable for r, whose mask's maskInfo is
+// l, TupleMerge's way, and
 // returns it with r's key masked by its mask; nil when r must go to the
 // subtable of its own mask. In order it tries the merged subtables that
 // rules of r's mask went to before, then every subtable whose mask r's
@@ -337,14 +373,13 @@ func (t *Table) relaxed(mask *Key) *relaxList {
 // identical need look only in its own subtable; a ranged rule of such a
 // mask may (relaxMask), and identical looks in the mask's list for every
 // ranged rule, which holds only ranged rules' subtables then.
-func (t *Table) mergeTarget(r *Rule) (*subtable, Key) {
+func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
 	m := &r.Match.Mask
-	l := t.relaxed(m)
 	ranged := !r.Ranges.IsZero()
-	if relaxMask(m, 0, ranged) == *m {
+	if l.stay[b2i(ranged)] {
 		return nil, Key{}
 	}
-	if l != nil {
+	{
 		live := l.subs[:0]
 		for _, st := range l.subs {
 			if !st.dead {
@@ -379,9 +414,10 @@ func (t *Table) mergeTarget(r *Rule) (*subtable, Key) {
 		if cm == *m {
 			return nil, Key{}
 		}
-		st := t.sub(&cm)
+		cmi := t.maskFor(&cm)
+		st := cmi.own
 		if st == nil {
-			st = t.subtableFor(&cm)
+			st = t.subtableFor(cmi)
 		} else if l.has(st) {
 			continue // tried above: full
 		}
@@ -392,19 +428,11 @@ func (t *Table) mergeTarget(r *Rule) (*subtable, Key) {
 	if target == nil {
 		return nil, Key{}
 	}
-	if l == nil {
-		if t.relax == nil {
-			t.relax = map[Key]*relaxList{}
-		}
-		l = &relaxList{mask: *m}
-		t.relax[*m] = l
-		t.lastRelax = l
-	}
 	l.subs = append(l.subs, target)
 	return target, r.Match.Key.And(&target.mask)
 }
 
-func (l *relaxList) has(st *subtable) bool {
+func (l *maskInfo) has(st *subtable) bool {
 	if l == nil {
 		return false
 	}
@@ -544,4 +572,11 @@ func (t *Table) each(fn func(*Rule) bool) {
 			}
 		}
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
