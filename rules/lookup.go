@@ -105,15 +105,12 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 // does not have.
 //
 // Whether a lookup consults the filter does not depend on size: it does
-// at every size, for every subtable but the one directHint names (see
-// "Subtables" in doc.go): measured, the check pays even where slots,
-// nodes and filter sit in cache, 1.02-1.20x against probing every
-// subtable on the ClassBench sets of BenchmarkLookupPaths, with the
-// fewest subtables visited a lookup (fw1_1k, 4.0; fw1_1k_ps, 5.2) at the
-// low end. A trace of one block replayed in the same order had
-// fw1_1k_ps at 0.91x: the branch predictor learns the probes' branches
-// more than the checks', which traffic that does not repeat in a fixed
-// cycle does not let it (replayBlocks, in paths_bench_test.go).
+// at every size, for every subtable but the one directHint names; the
+// measurements behind that rule are in "Subtables" in doc.go. Benchmarks
+// replay traces in reshuffled copies (replayBlocks, in bench_test.go):
+// one block replayed in the same order lets the branch predictor learn
+// the probes' branches more than the checks', which traffic that does
+// not repeat in a fixed cycle does not let it.
 //
 //   - overlapSlots and overlapVisits: LookupBatch classifies chunks
 //     subtable by subtable (lookupChunk) only in a table whose index has
