@@ -158,7 +158,7 @@ func (t *Table) publishOrder() {
 
 // storeOrder publishes a copy of t.ord. With Config.Recycle the copy
 // reuses the array of an order published before, which it retires (see
-// orderLimbo), and the order it replaces is retired.
+// ordLimbo), and the order it replaces is retired.
 func (t *Table) storeOrder() {
 	old := *t.state.Load()
 	ns := old
@@ -175,38 +175,18 @@ func (t *Table) storeOrder() {
 	}
 	t.state.Store(&ns)
 	if t.p.cfg.Recycle && old.order != nil {
-		t.ordLimbo = append(t.ordLimbo, retiredOrder{old.order, t.p.epoch.Load()})
+		t.ordLimbo = append(t.ordLimbo, retired[[]orderEntry]{old.order, t.p.epoch.Load()})
 	}
-}
-
-// retiredOrder is a published order that a later one replaced, and the
-// epoch at which it was (see Reader): lookups that loaded a state before
-// may still walk it.
-type retiredOrder struct {
-	order []orderEntry
-	epoch uint64
 }
 
 // reclaimOrders moves the retired orders of epochs before oldest to
 // t.ordFree, for storeOrder to reuse, and calls poison, if not nil, on
 // each. It returns how many it reclaimed. Writer only.
 func (t *Table) reclaimOrders(oldest uint64, poison func([]orderEntry)) int {
-	k := 0
-	for k < len(t.ordLimbo) && t.ordLimbo[k].epoch < oldest {
-		o := t.ordLimbo[k].order
-		if poison != nil {
-			poison(o)
-		}
-		// A lookup reads no entry past the order's length; the reuse
-		// overwrites them all, and clears none of the pointers the
-		// garbage collector then sees in it past its length.
-		t.ordFree = append(t.ordFree, o)
-		k++
-	}
-	n := copy(t.ordLimbo, t.ordLimbo[k:])
-	clear(t.ordLimbo[n:])
-	t.ordLimbo = t.ordLimbo[:n]
-	return k
+	// A lookup reads no entry past an order's length; the reuse
+	// overwrites them all, and clears none of the pointers the garbage
+	// collector then sees in it past its length.
+	return reclaimRetired(&t.ordLimbo, &t.ordFree, oldest, poison)
 }
 
 // maxOrderMoves is the most touched subtables publishOrder moves one by

@@ -35,7 +35,7 @@ type slab[T any] struct {
 	// limbo holds the retired elements, oldest first, with the epoch at
 	// which each was retired; recycled the reclaimed ones, ready for
 	// reuse. Writer only.
-	limbo    []retired[T]
+	limbo    []retired[*T]
 	recycled []*T
 	// spare holds zeroed chunks, their pages touched, made by fill; nil
 	// when the slab keeps none.
@@ -136,35 +136,43 @@ func touch[T any](c []T) {
 	b[n-1] = 0
 }
 
-// retired is an element in a slab's limbo.
-type retired[T any] struct {
-	x     *T
+// retired is an element in a limbo (a slab's, or a table's retired
+// orders), with the epoch at which it was retired.
+type retired[E any] struct {
+	x     E
 	epoch uint64
+}
+
+// reclaimRetired moves the elements of *limbo (oldest first) retired at
+// epochs before oldest to *free, calling poison, if not nil, on each, and
+// returns how many it moved.
+func reclaimRetired[E any](limbo *[]retired[E], free *[]E, oldest uint64, poison func(E)) int {
+	l := *limbo
+	k := 0
+	for k < len(l) && l[k].epoch < oldest {
+		if poison != nil {
+			poison(l[k].x)
+		}
+		*free = append(*free, l[k].x)
+		k++
+	}
+	n := copy(l, l[k:])
+	clear(l[n:])
+	*limbo = l[:n]
+	return k
 }
 
 // retire puts x, which no index node reaches any more, into the limbo at
 // epoch e.
 func (s *slab[T]) retire(x *T, e uint64) {
-	s.limbo = append(s.limbo, retired[T]{x, e})
+	s.limbo = append(s.limbo, retired[*T]{x, e})
 }
 
 // reclaim makes the retired elements of epochs before oldest available to
 // next, and calls poison, if not nil, on each. It returns how many it
 // reclaimed.
 func (s *slab[T]) reclaim(oldest uint64, poison func(*T)) int {
-	k := 0
-	for k < len(s.limbo) && s.limbo[k].epoch < oldest {
-		x := s.limbo[k].x
-		if poison != nil {
-			poison(x)
-		}
-		s.recycled = append(s.recycled, x)
-		k++
-	}
-	n := copy(s.limbo, s.limbo[k:])
-	clear(s.limbo[n:])
-	s.limbo = s.limbo[:n]
-	return k
+	return reclaimRetired(&s.limbo, &s.recycled, oldest, poison)
 }
 
 // next returns a zero T: the element reclaimed last, if any, else the next

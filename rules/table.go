@@ -69,7 +69,7 @@ type Table struct {
 	// ordLimbo holds the published orders storeOrder replaced, oldest
 	// first, and ordFree those no reader can hold any more, for reuse
 	// (Config.Recycle only).
-	ordLimbo []retiredOrder
+	ordLimbo []retired[[]orderEntry]
 	ordFree  [][]orderEntry
 	// next is the index being built to replace the published one, nil
 	// when none is (see startGrow): the published slots below moved are
