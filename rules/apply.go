@@ -189,7 +189,13 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 	}
 	// Prerequisites are validation's last check: a BAD_PREREQ error means
 	// the match passed every other.
-	if err := u.Match.validateCached(p.cfg.StrictPorts, &p.masks); err != nil && !(p.cfg.NoPrereqs && errors.Is(err, ErrBadPrereq)) {
+	// The mask's maskInfo, if prefetch found one, remembers whether the
+	// mask passed validation's mask checks before.
+	var mi *maskInfo
+	if pr := &p.pre[0]; pr.u == u && pr.t == t {
+		mi = pr.mi
+	}
+	if err := u.Match.validateCached(p.cfg.StrictPorts, &p.masks, mi); err != nil && !(p.cfg.NoPrereqs && errors.Is(err, ErrBadPrereq)) {
 		return nil, err
 	}
 	for i := range u.Instructions {

@@ -58,7 +58,11 @@ type Table struct {
 	// subtable and the merged subtables link put rules of it in; targets
 	// are the subtables a rule may merge into (all made while merging is
 	// on), oldest first; dead ones leave when mergeTarget next walks them.
-	masks      map[Key]*maskInfo
+	// masks is keyed by maskHash, masks of one hash chained by
+	// maskInfo.next: a map of a whole Key hashes and compares 144 bytes
+	// at every update, where maskHash folds the words in three
+	// independent multiply chains and the map is one of uint64 keys.
+	masks      map[uint64]*maskInfo
 	lastMask   *maskInfo
 	targets    []*subtable
 	mergeLimit int // mergeLimit, or less in tests
@@ -298,6 +302,29 @@ type maskInfo struct {
 	// the same for a rule without port ranges.
 	stay [2]bool
 	gone bool // deleted from its table's masks
+	// passed says which mask checks of validation the mask passed
+	// (validateCached): bit 0 without StrictPorts, bit 1 with; present is
+	// then the fields it tests.
+	passed  uint8
+	present uint64
+	hash    uint64    // maskHash(&mask)
+	next    *maskInfo // the next mask of the same hash in masks
+}
+
+// maskHash is the key of a mask in Table.masks: three hashStep chains over
+// every third word, folded, so that the multiplies overlap.
+// KeyWords is a multiple of three (else the constant below is negative and
+// does not compile).
+const _ uint = -(KeyWords % 3)
+
+func maskHash(mask *Key) uint64 {
+	a, b, c := uint64(1), uint64(2), uint64(3)
+	for i := 0; i+2 < len(mask); i += 3 {
+		a = hashStep(a, mask[i])
+		b = hashStep(b, mask[i+1])
+		c = hashStep(c, mask[i+2])
+	}
+	return hashFinish(a ^ b<<21 ^ b>>43 ^ c<<42 ^ c>>22)
 }
 
 // maskOf returns the maskInfo of mask, or nil.
@@ -305,11 +332,13 @@ func (t *Table) maskOf(mask *Key) *maskInfo {
 	if mi := t.lastMask; mi != nil && mi.mask == *mask {
 		return mi
 	}
-	mi := t.masks[*mask]
-	if mi != nil {
-		t.lastMask = mi
+	for mi := t.masks[maskHash(mask)]; mi != nil; mi = mi.next {
+		if mi.mask == *mask {
+			t.lastMask = mi
+			return mi
+		}
 	}
-	return mi
+	return nil
 }
 
 // maskFor returns the maskInfo of mask, made if it has none.
@@ -317,13 +346,14 @@ func (t *Table) maskFor(mask *Key) *maskInfo {
 	if mi := t.maskOf(mask); mi != nil {
 		return mi
 	}
-	mi := &maskInfo{mask: *mask}
+	mi := &maskInfo{mask: *mask, hash: maskHash(mask)}
 	mi.stay[0] = relaxMask(mask, 0, false) == *mask
 	mi.stay[1] = relaxMask(mask, 0, true) == *mask
 	if t.masks == nil {
-		t.masks = map[Key]*maskInfo{}
+		t.masks = map[uint64]*maskInfo{}
 	}
-	t.masks[*mask] = mi
+	mi.next = t.masks[mi.hash]
+	t.masks[mi.hash] = mi
 	t.lastMask = mi
 	return mi
 }
@@ -335,7 +365,20 @@ func (t *Table) dropMask(mi *maskInfo) {
 	if len(mi.subs) > 0 {
 		return
 	}
-	delete(t.masks, mi.mask)
+	pp := t.masks[mi.hash]
+	if pp == mi {
+		if mi.next == nil {
+			delete(t.masks, mi.hash)
+		} else {
+			t.masks[mi.hash] = mi.next
+		}
+	} else {
+		for pp.next != mi {
+			pp = pp.next
+		}
+		pp.next = mi.next
+	}
+	mi.next = nil
 	mi.gone = true
 	if t.lastMask == mi {
 		t.lastMask = nil

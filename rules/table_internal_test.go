@@ -250,3 +250,57 @@ func TestOneCopyPerRun(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskChains checks Table.masks' chains of masks of one hash: maskOf
+// walks a chain past masks that are not its own and dropMask unlinks a
+// mask from the head, the middle or the end of one. No two masks found
+// have one maskHash, so the chain is made by hand: b and c file under a's
+// hash.
+func TestMaskChains(t *testing.T) {
+	p, err := New(&Config{NoPrereqs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := p.Table(0)
+	var ma, mb, mc Key
+	ma[0], mb[1], mc[2] = 1, 1, 1
+	a := tb.maskFor(&ma)
+	b := &maskInfo{mask: mb, hash: a.hash}
+	c := &maskInfo{mask: mc, hash: a.hash}
+	// The chain a's hash files: c, b, a.
+	b.next, c.next = a, b
+	tb.masks[a.hash] = c
+	find := func(m *Key) *maskInfo {
+		tb.lastMask = nil
+		mi := tb.masks[a.hash]
+		for ; mi != nil; mi = mi.next {
+			if mi.mask == *m {
+				return mi
+			}
+		}
+		return nil
+	}
+	for _, mi := range []*maskInfo{a, b, c} {
+		if got := find(&mi.mask); got != mi {
+			t.Fatalf("mask %v: chain found %p, want %p", mi.mask[:3], got, mi)
+		}
+	}
+	if got := tb.maskOf(&ma); got != a {
+		t.Fatalf("maskOf(a) = %p, want %p (the end of its chain)", got, a)
+	}
+	if len(tb.masks) != 1 {
+		t.Fatalf("%d chains, want 1", len(tb.masks))
+	}
+	tb.dropMask(b) // the middle
+	if find(&mb) != nil || find(&ma) != a || find(&mc) != c || !b.gone || b.next != nil {
+		t.Fatal("dropMask of the middle of a chain")
+	}
+	tb.dropMask(c) // the head
+	if tb.masks[a.hash] != a || tb.maskOf(&ma) != a || !c.gone {
+		t.Fatal("dropMask of the head of a chain")
+	}
+	tb.dropMask(a) // the last
+	if len(tb.masks) != 0 || tb.maskOf(&ma) != nil {
+		t.Fatalf("dropMask of a chain's last: %d chains left", len(tb.masks))
+	}
+}

@@ -10,4 +10,4 @@ type Validator struct {
 }
 
 // Validate returns what m.Validate returns.
-func (v *Validator) Validate(m *Match) error { return m.validateCached(false, &v.c) }
+func (v *Validator) Validate(m *Match) error { return m.validateCached(false, &v.c, nil) }
