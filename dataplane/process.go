@@ -19,7 +19,7 @@ type frameState struct {
 	dropped bool // dec_ttl expired, a meter dropped it or an action panicked
 	expired bool // dropped by a failed TTL decrement (see ttlExpired)
 	sent    bool // output somewhere or sent to the controller
-	exit    bool // an exit action ran: no more actions but the action set's
+	exit    bool // an exit action ran: no more actions, the action set's neither
 	inPort  uint32
 	l3, l4  int // header offsets, 0 if absent
 	vlans   int // VLAN tags in the frame now
@@ -226,10 +226,9 @@ func (w *Worker) instructions(j int, r *rules.Rule, t uint8) {
 		for a := range ins[i].Actions {
 			w.act(j, &ins[i].Actions[a], r, t)
 			if fs.dropped || fs.exit {
-				// exit ends the actions of every level, and this
-				// entry's other instructions (clear, write, metadata,
-				// goto) with them; the action set runs all the same
-				// (Open vSwitch's xlate_actions).
+				// exit ends the actions of every level, this entry's
+				// other instructions (clear, write, metadata, goto)
+				// and the action set (see finishRun).
 				// A failed TTL decrement ends this entry's
 				// instructions only: the action set that earlier
 				// tables wrote still runs (see ttlExpired).
@@ -278,7 +277,11 @@ func (w *Worker) finishRun(n, j int) (next int) {
 	}()
 	for ; j < n; j++ {
 		fs := &w.pkt[j]
-		if s := &w.set[j]; s.n > 0 && !fs.dropped {
+		// After exit the action set does not run either: Open vSwitch
+		// 3.1 still calls it, but its action loop stops before the
+		// first action once exit is set (do_xlate_actions), which
+		// ofproto/trace shows as an empty "Executing action set".
+		if s := &w.set[j]; s.n > 0 && !fs.dropped && !fs.exit {
 			// setOrder puts group before output: a group that ran
 			// takes precedence over the output (§5.10).
 			grouped := false
