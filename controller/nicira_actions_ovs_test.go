@@ -71,6 +71,21 @@ func TestOvsOfctlNiciraActions(t *testing.T) {
 				t.Fatalf("%d flows, want %d:\n%s", len(got), len(niciraActionFlows), strings.Join(got, "\n"))
 			}
 			t.Logf("%d flows agree:\n%s", len(got), strings.Join(got, "\n"))
+			// controller(...) outputs to CONTROLLER for out_port.
+			if out, err := exec.Command(ofctl, "-O", ver, "del-flows", ours, "out_port=CONTROLLER").CombinedOutput(); err != nil {
+				t.Fatalf("del-flows out_port=CONTROLLER on ofswitch: %v\n%s", err, out)
+			}
+			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "del-flows", ovs.Target(), "out_port=CONTROLLER").CombinedOutput(); err != nil {
+				t.Fatalf("del-flows out_port=CONTROLLER on Open vSwitch: %v\n%s", err, out)
+			}
+			got = dump(exec.Command(ofctl, "-O", ver, "dump-flows", ours).CombinedOutput())
+			want = dump(ovs.Exec("ovs-ofctl", "-O", ver, "dump-flows", ovs.Target()).CombinedOutput())
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("dump-flows after del-flows out_port=CONTROLLER (-Open vSwitch +ofswitch):\n%s", diff)
+			}
+			if len(got) != len(niciraActionFlows)-5 {
+				t.Fatalf("%d flows left after del-flows out_port=CONTROLLER, want %d:\n%s", len(got), len(niciraActionFlows)-5, strings.Join(got, "\n"))
+			}
 		})
 	}
 }

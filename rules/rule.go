@@ -272,14 +272,15 @@ func (r *Rule) Created() time.Time {
 
 // OutputsTo reports whether r's instructions output to port (in an apply or
 // write action list), the out_port filter of FLOW_MOD DELETE. PortAny
-// matches every rule.
+// matches every rule; a controller(...) action outputs to PortController,
+// as in Open vSwitch (its ofpact_outputs_to_port).
 func (r *Rule) OutputsTo(port uint32) bool {
 	if port == PortAny {
 		return true
 	}
 	for i := range r.Instructions {
 		for _, a := range r.Instructions[i].Actions {
-			if a.Kind == ActionOutput && a.Port == port {
+			if a.Kind == ActionOutput && a.Port == port || a.Kind == ActionController && port == PortController {
 				return true
 			}
 		}
