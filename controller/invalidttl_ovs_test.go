@@ -106,6 +106,18 @@ func TestOvsInvalidTTL(t *testing.T) {
 		{"in-action-set-ttl-2", []string{"table=0,cookie=0x11,ip,actions=write_actions(dec_ttl,output:controller),goto_table:1",
 			"table=1,cookie=0x22,ip,actions=mod_nw_tos:8"}, "ip", 2},
 		{"group-bucket", []string{"cookie=0x11,ip,actions=group:1,controller:1000"}, "ip", 1},
+		// Nicira actions: controller(...) with its reasons and ids,
+		// dec_ttl(ids) (a packet-in per id 0), exit (nothing after it,
+		// not even the action set). Open vSwitch sends packet-ins whole
+		// whatever max_len says, ofswitch cuts them to it (§7.2.5): the
+		// max_lens here are above the frame's length.
+		{"nx-controller", []string{"cookie=0x11,ip,actions=controller(reason=no_match,max_len=64),controller(id=3),controller(reason=invalid_ttl),controller(reason=action_set,max_len=100),controller(reason=packet_out),controller:1000"}, "ip", 64},
+		{"nx-dec-ttl-ids", []string{"cookie=0x11,ip,actions=dec_ttl(0,3,0),controller:1000"}, "ip", 1},
+		{"nx-dec-ttl-other-ids", []string{"cookie=0x11,ip,actions=controller:1000,dec_ttl(3),controller:1000"}, "ip", 1},
+		{"nx-dec-ttl-ids-ttl-2", []string{"cookie=0x11,ip,actions=dec_ttl(4),controller:1000"}, "ip", 2},
+		{"nx-exit", []string{"cookie=0x11,ip,actions=note:aa.bb,controller:1000,exit,controller:1000"}, "ip", 64},
+		{"nx-exit-action-set", []string{"table=0,cookie=0x11,ip,actions=write_actions(output:controller),goto_table:1",
+			"table=1,cookie=0x22,ip,actions=controller:1000,exit,controller:1000"}, "ip", 64},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, run := range []func(...string){ofctlOVS, ofctlOurs} {

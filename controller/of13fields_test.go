@@ -110,6 +110,37 @@ var refusals = []refusal{
 	{name: "set_nw_ttl no eth_type", acts: []openflow.Action{setTTL}, want: "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
 	{name: "dec_nw_ttl ipv6", match: []openflow.OXM{mIPv6}, acts: []openflow.Action{decTTL}},
 	{name: "dec_nw_ttl no eth_type", acts: []openflow.Action{decTTL}, want: "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
+	// Nicira extension actions (vendor 0x2320): lengths, subtypes and
+	// must-be-zero fields as Open vSwitch checks them. It checks no pad
+	// but dec_ttl(ids)'s zeros.
+	{name: "nx note", acts: []openflow.Action{nx(0, 8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)}},
+	{name: "nx exit", acts: []openflow.Action{nx(0, 17, 0, 0, 0, 0, 0, 0)}},
+	{name: "nx exit pad not zero", acts: []openflow.Action{nx(0, 17, 1, 2, 3, 4, 5, 6)}},
+	{name: "nx exit len 24", acts: []openflow.Action{nx(0, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_LEN"},
+	{name: "nx controller", acts: []openflow.Action{nx(0, 20, 0, 64, 0, 3, 0, 0)}},
+	{name: "nx controller zero not zero", acts: []openflow.Action{nx(0, 20, 0, 64, 0, 0, 2, 9)}},
+	{name: "nx controller len 24", acts: []openflow.Action{nx(0, 20, 0, 64, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_LEN"},
+	{name: "nx set_tunnel", acts: []openflow.Action{nx(0, 2, 0, 0, 0, 0, 0, 5)}},
+	{name: "nx set_tunnel64", acts: []openflow.Action{nx(0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 5)}},
+	{name: "nx set_tunnel64 len 16", acts: []openflow.Action{nx(0, 9, 0, 0, 0, 0, 0, 5)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_LEN"},
+	{name: "nx dec_ttl ids", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{nx(0, 21, 0, 2, 0, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0)}},
+	{name: "nx dec_ttl ids no eth_type", acts: []openflow.Action{nx(0, 21, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
+	{name: "nx dec_ttl ids zeros", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{nx(0, 21, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0)}, want: "OFPET_EXPERIMENTER/4"},
+	{name: "nx dec_ttl ids short", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{nx(0, 21, 0, 5, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_LEN"},
+	{name: "nx unknown subtype", acts: []openflow.Action{nx(0, 0xfe, 0, 0, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_EXP_TYPE"},
+	{name: "nx write note", write: true, acts: []openflow.Action{nx(0, 8, 1, 2, 3, 4, 5, 6)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_TYPE"},
+	{name: "nx write exit", write: true, acts: []openflow.Action{nx(0, 17, 0, 0, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_TYPE"},
+	{name: "nx write controller", write: true, acts: []openflow.Action{nx(0, 20, 0, 64, 0, 3, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_TYPE"},
+	{name: "nx write dec_ttl ids", write: true, match: []openflow.OXM{mIPv6}, acts: []openflow.Action{nx(0, 21, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0)}},
+	{name: "other vendor", acts: []openflow.Action{{Type: openflow.ActionExperimenter, Experimenter: 0x1234, Data: []byte{0, 1, 0, 0, 0, 0, 0, 0}}}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_EXPERIMENTER"},
+	// resubmit, which ofswitch does not run yet: Open vSwitch takes it.
+	{name: "nx resubmit", acts: []openflow.Action{nx(0, 1, 0, 1, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_EXP_TYPE", ovsOff: true},
+}
+
+// nx returns a Nicira experimenter action whose bytes from the subtype on
+// are b.
+func nx(b ...byte) openflow.Action {
+	return openflow.Action{Type: openflow.ActionExperimenter, Experimenter: 0x2320, Data: b}
 }
 
 // flowModAnswer sends one FLOW_MOD and a barrier on c and returns the

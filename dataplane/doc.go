@@ -80,7 +80,18 @@
 // counted as Counters.TTLExpired; as in Open vSwitch, the rest of the action list
 // does not run (in apply-actions, none of the entry's other instructions
 // either: the frame leaves the pipeline), while an action set that
-// earlier tables wrote still does. A rewritten frame is first copied into the
+// earlier tables wrote still does.
+//
+// Open vSwitch's Nicira actions run as in Open vSwitch 3.1: note does
+// nothing; exit ends every action that remains, the entry's clear, write,
+// metadata and goto instructions, and the action set too (Open vSwitch
+// enters the action set after exit but runs none of it), while an exit in
+// a group bucket ends that bucket only. controller(reason=...,max_len=...,
+// id=...) sends a packet-in with that reason (action_set, group and
+// packet_out, which OpenFlow 1.3 lacks, as OFPR_ACTION) to controller id
+// id: every connection has id 0 (there is no NXT_SET_CONTROLLER_ID), so
+// another id sends nothing. dec_ttl(id,...) expires like dec_ttl and sends
+// one packet-in per id 0 it lists, none without. A rewritten frame is first copied into the
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
 //

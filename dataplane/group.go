@@ -105,7 +105,7 @@ func (w *Worker) bucket(j int, b *groups.Bucket, r *rules.Rule, t uint8, depth i
 		} else {
 			w.act(j, a, r, t)
 		}
-		if fs.dropped {
+		if fs.dropped || fs.exit { // exit ends the bucket only: restore clears it
 			break
 		}
 	}

@@ -76,7 +76,8 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 			}
 		case rules.ActionSetField, rules.ActionPushVLAN, rules.ActionPopVLAN, rules.ActionDecNwTTL, rules.ActionSetNwTTL, rules.ActionSetQueue,
 			rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
-			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
+			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn,
+			rules.ActionNote, rules.ActionExit, rules.ActionController:
 		default:
 			return &PacketOutError{Action: i, Err: ErrBadAction}
 		}
@@ -97,7 +98,7 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 			continue
 		}
 		w.act(0, a, nil, 0xff)
-		if w.pkt[0].dropped {
+		if w.pkt[0].dropped || w.pkt[0].exit {
 			break
 		}
 	}

@@ -19,6 +19,7 @@ type frameState struct {
 	dropped bool // dec_ttl expired, a meter dropped it or an action panicked
 	expired bool // dropped by a failed TTL decrement (see ttlExpired)
 	sent    bool // output somewhere or sent to the controller
+	exit    bool // an exit action ran: no more actions, the action set's neither
 	inPort  uint32
 	l3, l4  int // header offsets, 0 if absent
 	vlans   int // VLAN tags in the frame now
@@ -95,7 +96,7 @@ func (w *Worker) Process(v *Vector) {
 		// temporary and copied with a write barrier.
 		fs := &w.pkt[n]
 		fs.data = v.Frames[i]
-		fs.owned, fs.dropped, fs.sent, fs.expired = false, false, false, false
+		fs.owned, fs.dropped, fs.sent, fs.expired, fs.exit = false, false, false, false, false
 		fs.eth = v.Link[i] == layers.LinkTypeEthernet
 		fs.inPort = h.InPort
 		fs.l3, fs.l4, fs.vlans = int(h.L3Off), int(h.L4Off), int(h.VLANs)
@@ -224,7 +225,10 @@ func (w *Worker) instructions(j int, r *rules.Rule, t uint8) {
 		}
 		for a := range ins[i].Actions {
 			w.act(j, &ins[i].Actions[a], r, t)
-			if fs.dropped {
+			if fs.dropped || fs.exit {
+				// exit ends the actions of every level, this entry's
+				// other instructions (clear, write, metadata, goto)
+				// and the action set (see finishRun).
 				// A failed TTL decrement ends this entry's
 				// instructions only: the action set that earlier
 				// tables wrote still runs (see ttlExpired).
@@ -273,7 +277,11 @@ func (w *Worker) finishRun(n, j int) (next int) {
 	}()
 	for ; j < n; j++ {
 		fs := &w.pkt[j]
-		if s := &w.set[j]; s.n > 0 && !fs.dropped {
+		// After exit the action set does not run either: Open vSwitch
+		// 3.1 still calls it, but its action loop stops before the
+		// first action once exit is set (do_xlate_actions), which
+		// ofproto/trace shows as an empty "Executing action set".
+		if s := &w.set[j]; s.n > 0 && !fs.dropped && !fs.exit {
 			// setOrder puts group before output: a group that ran
 			// takes precedence over the output (§5.10).
 			grouped := false
@@ -325,7 +333,7 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		case ttlDone:
 			w.stats.Rewrites++
 		case ttlExpired:
-			w.ttlExpired(j, r, t)
+			w.ttlExpired(j, a, r, t)
 		default:
 			w.stats.Skipped++
 		}
@@ -340,6 +348,11 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		}
 	case rules.ActionGroup:
 		w.group(j, a, r, t, 0)
+	case rules.ActionController:
+		w.controller(j, a, r, t)
+	case rules.ActionExit:
+		w.pkt[j].exit = true
+	case rules.ActionNote: // a comment for the controller
 	default: // queues are not modelled
 		w.stats.Skipped++
 	}
@@ -416,12 +429,43 @@ func (w *Worker) packetIn(j int, reason uint8, maxLen uint16, r *rules.Rule, t u
 // none of r's other instructions (no write-actions, no goto-table), but
 // the action set earlier tables wrote still executes; in the action set,
 // the remaining actions; in a group bucket, that bucket's.
-func (w *Worker) ttlExpired(j int, r *rules.Rule, t uint8) {
+//
+// dec_ttl(id,...) (a, when not nil, with controller ids) sends the
+// packet-in to each id listed: every connection has controller id 0 (there
+// is no NXT_SET_CONTROLLER_ID), so one per 0 in the list, none without.
+func (w *Worker) ttlExpired(j int, a *rules.Action, r *rules.Rule, t uint8) {
 	w.stats.TTLExpired++
-	w.packetIn(j, PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer, r, t)
+	if a == nil || a.Ext == nil || a.Ext.IDs == nil {
+		w.packetIn(j, PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer, r, t)
+	} else {
+		for _, id := range a.Ext.IDs {
+			if id == 0 {
+				w.packetIn(j, PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer, r, t)
+			}
+		}
+	}
 	fs := &w.pkt[j]
 	fs.dropped, fs.expired = true, true
 	w.next[j] = 0xff
+}
+
+// controller runs controller(reason=...,max_len=...,id=...) (NXAST_CONTROLLER)
+// of entry r in table t: a packet-in with a's reason and max_len to the
+// connections of controller id a.CtlID. Every connection has id 0, so an
+// other id sends nothing. The reasons OpenFlow 1.3 lacks (action_set,
+// group, packet_out) go out as OFPR_ACTION, as Open vSwitch encodes them
+// for 1.3.
+func (w *Worker) controller(j int, a *rules.Action, r *rules.Rule, t uint8) {
+	if a.CtlID != 0 {
+		w.stats.Skipped++
+		return
+	}
+	reason := a.Reason
+	if reason > PacketInInvalidTTL {
+		reason = PacketInAction
+	}
+	w.pkt[j].sent = true
+	w.packetIn(j, reason, a.MaxLen, r, t)
 }
 
 // transmit counts frame j out of port index pi (-1: no such port) and

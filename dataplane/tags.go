@@ -76,7 +76,7 @@ func (w *Worker) tagAct(j int, a *rules.Action, e *rules.Rule, t uint8) {
 	case ttlDone:
 		w.stats.Rewrites++
 	case ttlExpired:
-		w.ttlExpired(j, e, t)
+		w.ttlExpired(j, nil, e, t)
 	default:
 		w.stats.Skipped++
 	}

@@ -135,7 +135,8 @@ func sameInstructions(a, b []rules.Instruction) bool {
 	for i := range a {
 		x, y := &a[i], &b[i]
 		if x.Kind != y.Kind || x.Table != y.Table || x.Metadata != y.Metadata ||
-			x.MetadataMask != y.MetadataMask || x.Meter != y.Meter || !slices.Equal(x.Actions, y.Actions) {
+			x.MetadataMask != y.MetadataMask || x.Meter != y.Meter ||
+			!slices.EqualFunc(x.Actions, y.Actions, func(p, q rules.Action) bool { return p.Equal(&q) }) {
 			return false
 		}
 	}

@@ -85,10 +85,21 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 				return nil, badAction(openflow.BadActionBadSetArgument) // e.g. a label beyond 20 bits
 			}
 			out = append(out, rules.Action{Kind: rules.ActionSetField, Field: fieldMap[o.Field], Value: [2]uint64{vhi, vlo}})
-		default:
+		case openflow.ActionExperimenter:
+			// The connection tracking refusal first: it names what
+			// was asked for.
 			if err := ctAction(a); err != nil {
 				return nil, err
 			}
+			if a.Experimenter != openflow.NXExperimenter {
+				return nil, badAction(openflow.BadActionBadExperimenter)
+			}
+			ra, err := nxAction(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ra)
+		default:
 			return nil, badAction(openflow.BadActionBadType)
 		}
 	}
@@ -125,6 +136,11 @@ func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) (
 			kind := rules.InstApplyActions
 			if in.Type == openflow.InstructionWriteActions {
 				kind = rules.InstWriteActions
+				for _, a := range as {
+					if !inActionSet(a.Kind) {
+						return nil, badAction(openflow.BadActionBadType)
+					}
+				}
 			}
 			out = append(out, rules.Instruction{Kind: kind, Actions: as})
 		case openflow.InstructionClearActions:
@@ -141,6 +157,18 @@ func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) (
 		}
 	}
 	return out, nil
+}
+
+// inActionSet reports whether an action of kind k may be written to the
+// action set. Open vSwitch refuses note, exit and controller(...) there
+// with OFPBAC_BAD_TYPE (its action_set_classify): the set has no slot
+// for them.
+func inActionSet(k rules.ActionKind) bool {
+	switch k {
+	case rules.ActionNote, rules.ActionExit, rules.ActionController:
+		return false
+	}
+	return true
 }
 
 // actionsToWire translates actions of an entry whose match is m.
@@ -161,10 +189,16 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 		case rules.ActionPopVLAN:
 			out = append(out, openflow.Action{Type: openflow.ActionPopVLAN})
 		case rules.ActionDecNwTTL:
+			if a.Ext != nil && a.Ext.IDs != nil {
+				out = append(out, nxActionToWire(&a))
+				break
+			}
 			out = append(out, openflow.Action{Type: openflow.ActionDecNWTTL})
 		case rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
 			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
 			out = append(out, tagActionToWire(&a))
+		case rules.ActionNote, rules.ActionExit, rules.ActionController:
+			out = append(out, nxActionToWire(&a))
 		case rules.ActionSetNwTTL:
 			out = append(out, openflow.Action{Type: openflow.ActionSetNWTTL, TTL: a.TTL})
 		case rules.ActionSetField:

@@ -88,6 +88,11 @@ func CheckFlowMod(u *rules.Update, bundled bool) error {
 	bound := openflow.FlowModMatchOffset + maxMatchLen
 	for i := range u.Instructions {
 		bound += maxInsLen + maxActionLen*len(u.Instructions[i].Actions)
+		for j := range u.Instructions[i].Actions {
+			if x := u.Instructions[i].Actions[j].Ext; x != nil {
+				bound += len(x.Note) + 2*len(x.IDs) // beyond maxActionLen's bound
+			}
+		}
 	}
 	if bound <= room {
 		return nil
@@ -102,6 +107,11 @@ func CheckGroupMod(m *groups.Mod, bundled bool) error {
 	bound := groupModFixed
 	for i := range m.Buckets {
 		bound += bucketFixed + maxActionLen*len(m.Buckets[i].Actions)
+		for j := range m.Buckets[i].Actions {
+			if x := m.Buckets[i].Actions[j].Ext; x != nil {
+				bound += len(x.Note) + 2*len(x.IDs)
+			}
+		}
 	}
 	if bound <= room {
 		return nil

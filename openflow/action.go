@@ -308,6 +308,9 @@ func (a *Action) String() string {
 	case ActionSetField:
 		return "set_field:" + a.Field.String()
 	case ActionExperimenter:
+		if x, err := DecodeNXAction(a); err == nil {
+			return x.String()
+		}
 		return fmt.Sprintf("experimenter(0x%08x,%x)", a.Experimenter, a.Data)
 	}
 	return a.Type.String()

@@ -21,7 +21,9 @@
 // Matches are lists of OXM TLVs, actions and instructions are tagged
 // structs (Action{Type, Port, ...}), not interfaces, so a list decodes into a
 // reused slice without allocating. Unknown experimenter payloads and
-// Nicira-class OXMs are kept opaque and re-encoded byte for byte.
+// Nicira-class OXMs are kept opaque and re-encoded byte for byte;
+// DecodeNXAction gives a typed view (NXAction) of the Nicira actions
+// note, exit, controller, dec_ttl(ids) and set_tunnel(64).
 //
 // Reader frames messages from an io.Reader into one reused buffer, with a
 // maximum message length; Writer appends messages to one reused buffer,

@@ -132,6 +132,15 @@ func goldens() []struct {
 		{"flow_mod_goto_table.hex", withLen(ovsFlowMod(22, 700, []OXM{InPort(2), EthType(0x0800)},
 			ApplyActions(SetField(EthDst([6]byte{2, 0, 0, 0, 0, 0x0b}))), GotoTable(1)), 104)},
 		{"flow_mod_group_action.hex", withLen(group, 80)},
+		// The Nicira actions, built with NXAction.Action: its encoding
+		// is Open vSwitch's byte for byte.
+		{"flow_mod_nx_note.hex", withLen(ovsFlowMod(2, 900, nil, ApplyActions(nxAct(NXAction{Subtype: NXNote, Note: []byte{1, 2, 0, 0, 0, 0}}),
+			nxAct(NXAction{Subtype: NXExit}))), 96)},
+		{"flow_mod_nx_controller.hex", withLen(ovsFlowMod(2, 904, nil, ApplyActions(
+			nxAct(NXAction{Subtype: NXController, MaxLen: 64, ControllerID: 3, Reason: PacketInNoMatch}),
+			nxAct(NXAction{Subtype: NXController, MaxLen: 0xffff, Reason: PacketInInvalidTTL}))), 96)},
+		{"flow_mod_nx_dec_ttl_ids.hex", withLen(ovsFlowMod(2, 908, []OXM{EthType(0x0800)}, ApplyActions(
+			nxAct(NXAction{Subtype: NXDecTTLCntIDs, IDs: []uint16{1, 2, 3}}), Output(1, 0))), 112)},
 		{"flow_mod_mpls_pop.hex", withLen(ovsFlowMod(6, 800, []OXM{EthType(0x8847), NewOXM(FieldMPLSTC, []byte{3}, nil),
 			NewOXM(FieldMPLSBOS, []byte{1}, nil), NewOXM(FieldMPLSLabel, []byte{0, 0, 0, 100}, nil)},
 			ApplyActions(Action{Type: ActionPopMPLS, EtherType: 0x0800}, Output(2, 0))), 112)},
@@ -248,6 +257,8 @@ func goldens() []struct {
 }
 
 func withLen(fm *FlowMod, n uint16) *FlowMod { fm.Length = n; return fm }
+
+func nxAct(x NXAction) Action { return x.Action() }
 
 func mustHexT(s string) []byte {
 	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))

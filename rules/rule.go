@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -46,6 +47,11 @@ const (
 	ActionCopyTTLOut // OFPAT_COPY_TTL_OUT: next-to-outermost TTL to the outermost
 	ActionCopyTTLIn  // OFPAT_COPY_TTL_IN: outermost TTL to the next-to-outermost
 	ActionSetNwTTL   // OFPAT_SET_NW_TTL: TTL
+
+	// Open vSwitch's Nicira extension actions.
+	ActionNote       // NXAST_NOTE: Ext.Note; does nothing
+	ActionExit       // NXAST_EXIT: ends the translation of the packet's action lists
+	ActionController // NXAST_CONTROLLER: MaxLen, Reason, CtlID
 )
 
 // Action is one action of an action list or set, as a tagged struct: Kind
@@ -60,6 +66,37 @@ type Action struct {
 	Value   [2]uint64 // ActionSetField: Value[1] for fields up to 64 bits; Value[0], Value[1] = high, low for IPv6
 	EthType uint16    // ActionPushVLAN, ActionPushMPLS, ActionPopMPLS, ActionPushPBB
 	TTL     uint8     // ActionSetMPLSTTL, ActionSetNwTTL
+	Reason  uint8     // ActionController: the packet-in's ofp_packet_in_reason
+	CtlID   uint16    // ActionController: the controller id it goes to
+	// Ext holds what few actions need, so that the others stay small:
+	// nil but for ActionNote and an ActionDecNwTTL with controller ids.
+	Ext *ActionExt
+}
+
+// ActionExt is the rarely used part of an Action.
+type ActionExt struct {
+	// Note is an ActionNote's bytes, as they came (Open vSwitch keeps
+	// the padding of the wire action in them).
+	Note []byte
+	// IDs, when not nil, are the controller ids of an ActionDecNwTTL
+	// written dec_ttl(id,...) (NXAST_DEC_TTL_CNT_IDS): an expiry sends a
+	// packet-in to each. A plain dec_ttl (nil IDs) sends one to id 0.
+	IDs []uint16
+}
+
+// Equal reports whether a and b are the same action, Ext compared by
+// content.
+func (a *Action) Equal(b *Action) bool {
+	x, y := *a, *b
+	x.Ext, y.Ext = nil, nil
+	if x != y || (a.Ext == nil) != (b.Ext == nil) {
+		return false
+	}
+	if a.Ext == nil {
+		return true
+	}
+	return string(a.Ext.Note) == string(b.Ext.Note) && (a.Ext.IDs == nil) == (b.Ext.IDs == nil) &&
+		slices.Equal(a.Ext.IDs, b.Ext.IDs)
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).
@@ -235,14 +272,15 @@ func (r *Rule) Created() time.Time {
 
 // OutputsTo reports whether r's instructions output to port (in an apply or
 // write action list), the out_port filter of FLOW_MOD DELETE. PortAny
-// matches every rule.
+// matches every rule; a controller(...) action outputs to PortController,
+// as in Open vSwitch (its ofpact_outputs_to_port).
 func (r *Rule) OutputsTo(port uint32) bool {
 	if port == PortAny {
 		return true
 	}
 	for i := range r.Instructions {
 		for _, a := range r.Instructions[i].Actions {
-			if a.Kind == ActionOutput && a.Port == port {
+			if a.Kind == ActionOutput && a.Port == port || a.Kind == ActionController && port == PortController {
 				return true
 			}
 		}

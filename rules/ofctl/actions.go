@@ -2,6 +2,7 @@ package ofctl
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,15 +72,27 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 			}
 			apply = append(apply, rules.Action{Kind: rules.ActionOutput, Port: port})
 		case lname == "controller":
-			ml := uint64(rules.ControllerMaxLenNoBuffer)
-			if hasArg {
-				v, err := p.num(strings.TrimPrefix(arg, "max_len="), acol+len(name)+1, 16, "controller max_len")
-				if err != nil {
-					return nil, err
-				}
-				ml = v
+			act, err := p.controller(arg, hasArg, acol+len(name)+1)
+			if err != nil {
+				return nil, err
 			}
-			apply = append(apply, rules.Action{Kind: rules.ActionOutput, Port: rules.PortController, MaxLen: uint16(ml)})
+			apply = append(apply, act)
+		case lname == "note":
+			b, err := p.hexBytes(arg, acol+len(name)+1, "note")
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionNote, Ext: &rules.ActionExt{Note: b}})
+		case lname == "exit" && !hasArg:
+			apply = append(apply, rules.Action{Kind: rules.ActionExit})
+		case lname == "set_tunnel" || lname == "set_tunnel64":
+			// Open vSwitch sends both as set_field of tun_id over
+			// OpenFlow 1.2 and later, and prints them so back.
+			v, err := p.num(arg, acol+len(name)+1, 64, "tunnel id")
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionSetField, Field: rules.FieldTunnelID, Value: [2]uint64{0, v}})
 		case !hasArg && (lname == "flood" || lname == "all" || lname == "in_port" || lname == "normal" || lname == "local" || lname == "table"):
 			apply = append(apply, rules.Action{Kind: rules.ActionOutput, Port: portNames[strings.ToUpper(name)]})
 		case !hasArg && isNumber(a):
@@ -135,13 +148,18 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 		case !hasArg && tagActionNames[lname] != 0:
 			apply = append(apply, rules.Action{Kind: tagActionNames[lname]})
 		case lname == "dec_ttl":
-			if hasArg {
-				// dec_ttl(id,...) names the controllers of its packet-in,
-				// an Open vSwitch extension (NXAST_DEC_TTL_CNT_IDS): taking
-				// it as plain dec_ttl would drop the ids unsaid.
-				return nil, p.errAt(acol+len(name), "dec_ttl takes no controller ids: dec_ttl(id,...) is an Open vSwitch extension ofswitch does not support")
+			act := rules.Action{Kind: rules.ActionDecNwTTL}
+			if strings.TrimSpace(arg) != "" {
+				// dec_ttl(id,...) names the controllers of its
+				// packet-in (NXAST_DEC_TTL_CNT_IDS); dec_ttl() is plain
+				// dec_ttl, as in Open vSwitch.
+				ids, err := p.controllerIDs(arg, acol+len(name)+1)
+				if err != nil {
+					return nil, err
+				}
+				act.Ext = &rules.ActionExt{IDs: ids}
 			}
-			apply = append(apply, rules.Action{Kind: rules.ActionDecNwTTL})
+			apply = append(apply, act)
 		case lname == "mod_nw_ttl":
 			v, err := p.num(arg, acol+len(name)+1, 8, "TTL")
 			if err != nil {
@@ -196,13 +214,20 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 				if in.Kind != rules.InstApplyActions {
 					return nil, p.errAt(acol, "write_actions takes actions only")
 				}
+				for _, a := range in.Actions {
+					switch a.Kind {
+					case rules.ActionNote, rules.ActionExit, rules.ActionController:
+						// Open vSwitch: "disallowed action in action set".
+						return nil, p.errAt(acol, "write_actions cannot hold note, exit or controller(...): the action set has no place for them")
+					}
+				}
 				acts = append(acts, in.Actions...)
 			}
 			write = &rules.Instruction{Kind: rules.InstWriteActions, Actions: acts}
 		case lname == "ct" || lname == "ct_clear":
 			return nil, p.errAt(acol, "connection tracking (%s) is not supported", lname)
 		default:
-			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, mod_nw_ttl, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
+			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, dec_ttl(ids), mod_nw_ttl, note, exit, controller(...), set_tunnel, set_tunnel64, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
 		}
 	}
 	if meter != nil {
@@ -402,7 +427,53 @@ func (nm fieldNamer) formatAction(a *rules.Action) string {
 	case rules.ActionPopVLAN:
 		return "pop_vlan"
 	case rules.ActionDecNwTTL:
+		if a.Ext != nil && a.Ext.IDs != nil {
+			ids := make([]string, len(a.Ext.IDs))
+			for i, id := range a.Ext.IDs {
+				ids[i] = strconv.Itoa(int(id))
+			}
+			return "dec_ttl(" + strings.Join(ids, ",") + ")"
+		}
 		return "dec_ttl"
+	case rules.ActionNote:
+		var note []byte
+		if a.Ext != nil {
+			note = a.Ext.Note
+		}
+		// Padded with zeros as the wire action is (to a multiple of 8
+		// bytes, at least 16, after its 10-byte header): Open vSwitch
+		// prints the padding it decodes back.
+		n := max(16, (10+len(note)+7)&^7) - 10
+		var b strings.Builder
+		b.WriteString("note:")
+		for i := range n {
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			var c byte
+			if i < len(note) {
+				c = note[i]
+			}
+			fmt.Fprintf(&b, "%02x", c)
+		}
+		return b.String()
+	case rules.ActionExit:
+		return "exit"
+	case rules.ActionController:
+		if a.Reason == reasonAction && a.CtlID == 0 {
+			return fmt.Sprintf("CONTROLLER:%d", a.MaxLen)
+		}
+		var args []string
+		if a.Reason != reasonAction {
+			args = append(args, "reason="+reasonName(a.Reason))
+		}
+		if a.MaxLen != rules.ControllerMaxLenNoBuffer {
+			args = append(args, fmt.Sprintf("max_len=%d", a.MaxLen))
+		}
+		if a.CtlID != 0 {
+			args = append(args, fmt.Sprintf("id=%d", a.CtlID))
+		}
+		return "controller(" + strings.Join(args, ",") + ")"
 	case rules.ActionPushMPLS:
 		return fmt.Sprintf("push_mpls:0x%04x", a.EthType)
 	case rules.ActionPopMPLS:
@@ -436,4 +507,111 @@ func (nm fieldNamer) formatAction(a *rules.Action) string {
 		return "set_field:" + v + "->" + nm.name(a.Field)
 	}
 	return fmt.Sprintf("action(%d)", a.Kind)
+}
+
+// reasonAction is OFPR_ACTION, the packet-in reason of output:CONTROLLER.
+const reasonAction = 1
+
+// packetInReasons are ovs-ofctl's names of the packet-in reasons, by
+// ofp_packet_in_reason.
+var packetInReasons = []string{"no_match", "action", "invalid_ttl", "action_set", "group", "packet_out"}
+
+func reasonName(r uint8) string {
+	if int(r) < len(packetInReasons) {
+		return packetInReasons[r]
+	}
+	return strconv.Itoa(int(r))
+}
+
+// controller parses the argument of controller: none, a decimal max_len
+// (controller:N or controller(N)), or Open vSwitch's key=value list
+// reason=, max_len=, id=. As ovs-ofctl does, reason=action with id 0 is
+// output:CONTROLLER, the rest controller(...) (NXAST_CONTROLLER).
+// userdata, pause and meter_id need NXAST_CONTROLLER2 and a resumable
+// packet-in, which ofswitch does not have: they are refused by name.
+func (p *flowParser) controller(arg string, hasArg bool, col int) (rules.Action, error) {
+	a := rules.Action{Kind: rules.ActionOutput, Port: rules.PortController, MaxLen: rules.ControllerMaxLenNoBuffer}
+	if !hasArg || arg == "" {
+		return a, nil
+	}
+	if strings.Trim(arg, "0123456789") == "" {
+		v, err := p.num(arg, col, 16, "controller max_len")
+		a.MaxLen = uint16(v)
+		return a, err
+	}
+	reason, id := uint8(reasonAction), uint16(0)
+	off := 0
+	for _, kv := range strings.Split(arg, ",") {
+		kcol := col + off
+		off += len(kv) + 1
+		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+		switch k {
+		case "reason":
+			i := slices.Index(packetInReasons, v)
+			if i < 0 {
+				return a, p.errAt(kcol, "unknown reason %q", v)
+			}
+			reason = uint8(i)
+		case "max_len":
+			n, err := p.num(v, kcol+len(k)+1, 16, "max_len")
+			if err != nil {
+				return a, err
+			}
+			a.MaxLen = uint16(n)
+		case "id":
+			n, err := p.num(v, kcol+len(k)+1, 16, "id")
+			if err != nil {
+				return a, err
+			}
+			id = uint16(n)
+		case "userdata", "pause", "meter_id":
+			return a, p.errAt(kcol, "controller(%s) is not supported: it needs NXAST_CONTROLLER2, which ofswitch does not have", k)
+		default:
+			return a, p.errAt(kcol, "unknown key %q parsing controller action", k)
+		}
+	}
+	if reason != reasonAction || id != 0 {
+		a = rules.Action{Kind: rules.ActionController, MaxLen: a.MaxLen, Reason: reason, CtlID: id}
+	}
+	return a, nil
+}
+
+// controllerIDs parses dec_ttl's list of controller ids, separated by
+// commas or spaces.
+func (p *flowParser) controllerIDs(arg string, col int) ([]uint16, error) {
+	ids := []uint16{}
+	off := 0
+	for _, f := range strings.FieldsFunc(arg, func(r rune) bool { return r == ',' || r == ' ' }) {
+		i := strings.Index(arg[off:], f) + off
+		v, err := p.num(f, col+i, 16, "controller id")
+		if err != nil {
+			return nil, err
+		}
+		off = i + len(f)
+		ids = append(ids, uint16(v))
+	}
+	return ids, nil
+}
+
+// hexBytes parses hex digit pairs, which periods may separate, as Open
+// vSwitch's ofpbuf_put_hex does (its blanks end the action in a flow).
+func (p *flowParser) hexBytes(s string, col int, what string) ([]byte, error) {
+	var b []byte
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '.':
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			return nil, p.errAt(col+i, "bad hex digit in `%s' argument", what)
+		}
+		v, err := strconv.ParseUint(s[i:i+2], 16, 8)
+		if err != nil {
+			return nil, p.errAt(col+i, "bad hex digit in `%s' argument", what)
+		}
+		b = append(b, byte(v))
+		i += 2
+	}
+	return b, nil
 }

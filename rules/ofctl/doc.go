@@ -78,6 +78,14 @@
 // and copy_ttl_in go by their OpenFlow names, and set_field to mpls_bos,
 // which ovs-ofctl refuses, is read.
 //
+// Open vSwitch's note:hh.hh..., exit, controller(reason=R,max_len=N,id=I),
+// dec_ttl(id,...), set_tunnel:V and set_tunnel64:V are read and printed as
+// ovs-ofctl does them (a note with the zero padding its wire form adds;
+// controller(...) with reason=action and id 0 is CONTROLLER:N; set_tunnel
+// is set_field:V->tun_id); controller's userdata, pause and meter_id are
+// refused by name, and so are note, exit and controller(...) in
+// write_actions.
+//
 // Connection tracking is not supported: a flow that matches ct_state,
 // ct_zone, ct_mark, ct_label, ct_nw_proto, ct_nw_src, ct_nw_dst,
 // ct_ipv6_src, ct_ipv6_dst, ct_tp_src or ct_tp_dst, or uses the ct(...)

@@ -1,0 +1,132 @@
+package dataplane
+
+import (
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/internal/testutil"
+)
+
+// TestNiciraActionsAgainstOVS puts each of nxCases into Open vSwitch 3.1
+// and traces its frame (ovs-appctl ofproto/trace): the datapath actions
+// must be nxCases' ports, in order, and its packet-ins to controller id 0,
+// which TestNiciraActions checks ofswitch against. Open vSwitch's reasons
+// beyond invalid_ttl (action_set, group, packet_out) are compared as
+// OpenFlow 1.3 carries them: OFPR_ACTION.
+func TestNiciraActionsAgainstOVS(t *testing.T) {
+	if testing.Short() && !testutil.InCI() {
+		t.Skip("starts Open vSwitch")
+	}
+	ovs := ovstest.Start(t)
+	for i, name := range []string{"p1", "p2", "p3"} {
+		if out, err := ovs.Exec("ovs-vsctl", "add-port", "br0", name, "--", "set", "interface", name,
+			"type=internal", "ofport_request="+strconv.Itoa(i+1)).CombinedOutput(); err != nil {
+			t.Fatalf("ovs-vsctl add-port %s: %v\n%s", name, err, out)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if out, _ := ovs.Ofctl("", "show"); strings.Contains(out, " 3(p3): ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("br0 does not show port 3(p3) within 10 s")
+		}
+	}
+	// Datapath port numbers to OpenFlow ones: "p2 2/3: (tap)".
+	out, err := ovs.Exec("ovs-appctl", "dpif/show").CombinedOutput()
+	if err != nil {
+		t.Fatalf("dpif/show: %v\n%s", err, out)
+	}
+	ofPort := map[string]uint32{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+p\d (\d+)/(\d+):`).FindAllStringSubmatch(string(out), -1) {
+		n, _ := strconv.Atoi(m[1])
+		ofPort[m[2]] = uint32(n)
+	}
+	if len(ofPort) != 3 {
+		t.Fatalf("dpif/show: %d ports of p1-p3:\n%s", len(ofPort), out)
+	}
+	ctl := regexp.MustCompile(`^userspace\(.*controller\(reason=(\d+),.*controller_id=(\d+),max_len=(\d+)\)\)$`)
+	for i := range nxCases {
+		c := &nxCases[i]
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := ovs.Ofctl("", "del-flows"); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range c.flows {
+				if out, err := ovs.Ofctl("", "add-flow", f); err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+			}
+			out, err := ovs.Exec("ovs-appctl", "ofproto/trace", "br0", "in_port=1", hex.EncodeToString(nxFrame(t, c.ttl))).CombinedOutput()
+			if err != nil {
+				t.Fatalf("ofproto/trace: %v\n%s", err, out)
+			}
+			_, acts, ok := strings.Cut(string(out), "Datapath actions: ")
+			if !ok {
+				t.Fatalf("no datapath actions:\n%s", out)
+			}
+			acts, _, _ = strings.Cut(acts, "\n")
+			var ports []uint32
+			var pins []pinRec
+			var sets []string
+			for _, a := range splitTopLevel(acts) {
+				if a == "drop" {
+					continue
+				}
+				if p, ok := ofPort[a]; ok {
+					ports = append(ports, p)
+					continue
+				}
+				if m := ctl.FindStringSubmatch(a); m != nil {
+					if m[2] != "0" {
+						continue
+					}
+					r, _ := strconv.Atoi(m[1])
+					ml, _ := strconv.Atoi(m[3])
+					if r > PacketInInvalidTTL {
+						r = PacketInAction
+					}
+					pins = append(pins, pinRec{uint8(r), uint16(ml)})
+					continue
+				}
+				sets = append(sets, a)
+			}
+			if !slices.Equal(ports, c.ports) {
+				t.Errorf("Open vSwitch sends on ports %v, want %v\n%s", ports, c.ports, out)
+			}
+			if !slices.Equal(pins, c.pins) {
+				t.Errorf("Open vSwitch packet-ins %v, want %v\n%s", pins, c.pins, out)
+			}
+			if c.outTTL != 0 && !strings.Contains(strings.Join(sets, ","), fmt.Sprintf("ttl=%d", c.outTTL)) {
+				t.Errorf("Open vSwitch does not set TTL %d: %v", c.outTTL, sets)
+			}
+		})
+	}
+}
+
+// splitTopLevel splits s at the commas outside parentheses.
+func splitTopLevel(s string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
+}

@@ -1,0 +1,107 @@
+package dataplane
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// pinRec is what a test keeps of a packet-in.
+type pinRec struct {
+	Reason uint8
+	MaxLen uint16
+}
+
+// nxCase is a pipeline of flows (ovs-ofctl syntax, the frame comes in on
+// port 1), an IPv4 TCP frame's TTL, and what Open vSwitch 3.1 does with
+// it (ovs-appctl ofproto/trace): the ports it leaves on, in order, and the
+// packet-ins to controller id 0 (the one every ofswitch connection has).
+type nxCase struct {
+	name  string
+	flows []string
+	ttl   uint8
+	ports []uint32
+	pins  []pinRec
+	// outTTL, if not 0, is the TTL of the frame that leaves.
+	outTTL uint8
+}
+
+var nxCases = []nxCase{
+	{name: "exit before output", flows: []string{"in_port=1,actions=output:2,exit,output:3"}, ttl: 64, ports: []uint32{2}},
+	{name: "exit ends write and goto", flows: []string{"in_port=1,actions=exit,write_actions(output:3),goto_table:1", "table=1,actions=output:2"}, ttl: 64},
+	// Open vSwitch starts the action set after exit, but runs none of it.
+	{name: "exit then the action set", flows: []string{
+		"in_port=1,actions=write_actions(output:3),goto_table:1",
+		"table=1,actions=output:2,exit,write_actions(output:1),goto_table:2",
+		"table=2,actions=output:1"}, ttl: 64, ports: []uint32{2}},
+	{name: "note", flows: []string{"in_port=1,actions=note:01.02,output:2,note:ff"}, ttl: 64, ports: []uint32{2}},
+	{name: "dec_ttl ids expiry", flows: []string{"in_port=1,ip,actions=dec_ttl(0,0,3),output:2"}, ttl: 1,
+		pins: []pinRec{{PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer}, {PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer}}},
+	{name: "dec_ttl other ids expiry", flows: []string{"in_port=1,ip,actions=dec_ttl(3),output:2"}, ttl: 1},
+	{name: "dec_ttl(0) expiry then the action set", flows: []string{
+		"in_port=1,ip,actions=write_actions(output:3),goto_table:1",
+		"table=1,ip,actions=dec_ttl(0),output:2"}, ttl: 1, ports: []uint32{3},
+		pins: []pinRec{{PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer}}},
+	{name: "dec_ttl ids", flows: []string{"in_port=1,ip,actions=dec_ttl(1,2),output:2"}, ttl: 5, ports: []uint32{2}, outTTL: 4},
+	{name: "controller", flows: []string{"in_port=1,ip,actions=controller(reason=no_match,max_len=64),controller(id=3),controller(reason=group,max_len=10),controller(reason=invalid_ttl),output:2"},
+		ttl: 64, ports: []uint32{2}, pins: []pinRec{{PacketInNoMatch, 64}, {PacketInAction, 10}, {PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer}}},
+}
+
+// run sends c's frame through ofswitch and returns the ports it left on,
+// in order, the frames, and the packet-ins.
+func (c *nxCase) run(t *testing.T, in []byte) ([]uint32, [][]byte, []pinRec) {
+	t.Helper()
+	pipe := testPipeline(t, 4, rules.FilterBloomCuckoo, strings.Join(c.flows, "\n"))
+	var ports []uint32
+	var frames [][]byte
+	devs := map[uint32]Port{}
+	for _, n := range []uint32{1, 2, 3} {
+		devs[n] = portFunc(func(f []byte) {
+			ports = append(ports, n)
+			frames = append(frames, slices.Clone(f))
+		})
+	}
+	var pins []pinRec
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: devs,
+		PacketIn: func(p *PacketIn) { pins = append(pins, pinRec{p.Reason, p.MaxLen}) }})
+	vec := &Vector{N: 1}
+	vec.Frames[0], vec.Link[0], vec.InPort[0] = slices.Clone(in), layers.LinkTypeEthernet, 1
+	sw.Worker(0).Process(vec)
+	return ports, frames, pins
+}
+
+func nxFrame(t *testing.T, ttl uint8) []byte {
+	ip := ipv4(layers.IPProtocolTCP)
+	ip.TTL = ttl
+	return build(t, eth(layers.EthernetTypeIPv4), ip, tcp(), payload)
+}
+
+// TestNiciraActions runs note, exit, controller(...) and dec_ttl(ids)
+// through the data plane: nxCases' results are Open vSwitch's, which
+// TestNiciraActionsAgainstOVS checks.
+func TestNiciraActions(t *testing.T) {
+	for i := range nxCases {
+		c := &nxCases[i]
+		t.Run(c.name, func(t *testing.T) {
+			ports, frames, pins := c.run(t, nxFrame(t, c.ttl))
+			if !slices.Equal(ports, c.ports) {
+				t.Errorf("sent on ports %v, want %v", ports, c.ports)
+			}
+			if !slices.Equal(pins, c.pins) {
+				t.Errorf("packet-ins %v, want %v", pins, c.pins)
+			}
+			if c.outTTL != 0 && len(frames) > 0 && frames[0][14+8] != c.outTTL {
+				t.Errorf("TTL %d leaves, want %d", frames[0][14+8], c.outTTL)
+			}
+		})
+	}
+}
+
+// portFunc is a Port that calls itself with each frame.
+type portFunc func([]byte)
+
+func (f portFunc) Transmit(b []byte) { f(b) }
