@@ -60,7 +60,25 @@ func TestOvsOfctlFlows(t *testing.T) {
 		"priority=334,tun_id=0x1234/0xffff,actions=set_field:0x99->tun_id,set_field:0x5->metadata,goto_table:1\n"+
 		"priority=335,ip,actions=mod_nw_ttl:3,write_actions(mod_nw_ttl:4,output:2)\n"+
 		"priority=336,udp6,actions=set_field:53->udp_src,set_field:0->ipv6_label\n"+
-		"table=1,priority=337,tun_id=0,actions=drop\n"...)
+		"table=1,priority=337,tun_id=0,actions=drop\n"+
+		// The Nicira fields that have no OXM, which ovs-ofctl sends as
+		// NXM_NX_IP_TTL, IP_FRAG, PKT_MARK and TUN_FLAGS, and that Open
+		// vSwitch prints its own way (nw_frag, pkt_mark first).
+		"priority=10000,ip,nw_ttl=1,actions=CONTROLLER:64\n"+
+		"priority=340,ipv6,nw_ttl=255,actions=drop\n"+
+		"priority=341,tcp,nw_ttl=0,tp_dst=80,actions=output:1\n"+
+		"priority=342,ip,ip_frag=no,actions=output:1\n"+
+		"priority=343,ip,ip_frag=yes,actions=output:2\n"+
+		"priority=344,ip,nw_frag=first,actions=drop\n"+
+		"priority=345,ipv6,ip_frag=later,actions=drop\n"+
+		"priority=346,udp,ip_frag=not_later,tp_src=53,actions=drop\n"+
+		"priority=347,pkt_mark=0x5,actions=drop\n"+
+		"priority=348,ip,pkt_mark=0x10/0xf0,nw_ttl=64,actions=drop\n"+
+		"priority=349,pkt_mark=0,actions=drop\n"+
+		"priority=350,tun_flags=+oam,actions=drop\n"+
+		"priority=351,tun_id=0x7,tun_flags=-oam,actions=drop\n"+
+		"priority=352,tun_flags=oam,pkt_mark=0xffffffff,actions=drop\n"+
+		"table=1,priority=353,icmp,nw_ttl=2,nw_frag=later,icmp_type=8,actions=drop\n"...)
 	file := filepath.Join(t.TempDir(), "test.flows")
 	if err := os.WriteFile(file, flows, 0o644); err != nil {
 		t.Fatal(err)

@@ -307,7 +307,7 @@ func (m *Match) checkPrereqsOf(p uint64) error {
 			return prereq(FieldVLANPCP, "needs vlan_vid with OFPVID_PRESENT")
 		}
 	}
-	if s := p & (1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto); s != 0 && !isIP {
+	if s := p & (1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto | 1<<FieldNwTTL | 1<<FieldIPFrag); s != 0 && !isIP {
 		return prereq(first(s), "needs eth_type=0x0800 or 0x86dd")
 	}
 	if s := p & (1<<FieldIPv4Src | 1<<FieldIPv4Dst); s != 0 && !ethIs(EthTypeIPv4) {
@@ -365,7 +365,7 @@ const (
 	prereqFields = 1<<FieldVLANPCP | 1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto | 1<<FieldIPv4Src |
 		1<<FieldIPv4Dst | 1<<FieldIPv6Src | 1<<FieldIPv6Dst | arpFields | 1<<FieldL4Src | 1<<FieldL4Dst |
 		1<<FieldICMPType | 1<<FieldICMPCode | 1<<FieldTCPFlags | 1<<FieldIPv6FLabel | 1<<FieldIPv6Exthdr |
-		1<<FieldNDTarget | mplsFields | 1<<FieldPBBISID | 1<<FieldPBBUCA
+		1<<FieldNDTarget | mplsFields | 1<<FieldPBBISID | 1<<FieldPBBUCA | 1<<FieldNwTTL | 1<<FieldIPFrag
 )
 
 // FixPrereqs returns the matches that m becomes once its missing

@@ -599,6 +599,25 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, has
 		v, mk, err := p.numMask(val, vcol, 64, key)
 		set(rules.FieldTunnelID, v, mk)
 		return err
+	case "nw_ttl":
+		v, err := p.num(val, vcol, 8, key)
+		set(rules.FieldNwTTL, v, 0xff)
+		return err
+	case "ip_frag", "nw_frag":
+		v, mk, ok := fragValue(val)
+		if !ok {
+			return p.errAt(vcol, "%s: unknown fragment type %q (valid types are no, yes, first, later, not_later)", key, val)
+		}
+		set(rules.FieldIPFrag, v, mk)
+		return nil
+	case "pkt_mark":
+		v, mk, err := p.numMask(val, vcol, 32, key)
+		set(rules.FieldPktMark, v, mk)
+		return err
+	case "tun_flags":
+		v, mk, err := p.tunFlags(val, vcol)
+		set(rules.FieldTunFlags, v, mk)
+		return err
 	case "ipv6_exthdr":
 		// OXM_OF_IPV6_EXTHDR, which ovs-ofctl does not know: 9 bits of
 		// OFPIEH_* flags, maskable.
