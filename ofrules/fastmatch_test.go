@@ -513,7 +513,7 @@ func realFlowMods(t *testing.T) [][]byte {
 }
 
 // readHexFile reads a golden *.hex file: hex bytes, "#" comments.
-func readHexFile(t *testing.T, path string) []byte {
+func readHexFile(t testing.TB, path string) []byte {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
