@@ -78,7 +78,24 @@ func TestOvsOfctlFlows(t *testing.T) {
 		"priority=350,tun_flags=+oam,actions=drop\n"+
 		"priority=351,tun_id=0x7,tun_flags=-oam,actions=drop\n"+
 		"priority=352,tun_flags=oam,pkt_mark=0xffffffff,actions=drop\n"+
-		"table=1,priority=353,icmp,nw_ttl=2,nw_frag=later,icmp_type=8,actions=drop\n"...)
+		"table=1,priority=353,icmp,nw_ttl=2,nw_frag=later,icmp_type=8,actions=drop\n"+
+		// The 802.1Q TCI forms: ovs-ofctl sends VLAN_VID (masked unless
+		// the mask covers the id and CFI) and VLAN_PCP only when the
+		// id's value is not 0 and the mask has PCP bits.
+		"priority=360,vlan_tci=0,actions=drop\n"+
+		"priority=361,vlan_tci=0x1000/0x1000,actions=drop\n"+
+		"priority=362,vlan_tci=0x0000/0x1fff,actions=drop\n"+
+		"priority=363,vlan_tci=0x2000/0xe000,actions=drop\n"+
+		"priority=364,vlan_tci=0xf123,actions=drop\n"+
+		"priority=365,vlan_tci=0xf123/0xffff,actions=drop\n"+
+		"priority=366,vlan_tci=0x3005/0xf0ff,actions=drop\n"+
+		"priority=367,vlan_tci=0x1005/0x1fff,actions=drop\n"+
+		"priority=368,vlan_tci=0x1000/0x1f00,actions=drop\n"+
+		"priority=369,dl_vlan=5,dl_vlan_pcp=3,actions=drop\n"+
+		"priority=370,dl_vlan_pcp=7,actions=drop\n"+
+		"priority=371,dl_vlan=0xffff,actions=drop\n"+
+		"priority=372,vlan_tci=0x5000/0x5000,actions=drop\n"+
+		"priority=373,vlan_tci=0xa000/0xa000,actions=drop\n"...)
 	file := filepath.Join(t.TempDir(), "test.flows")
 	if err := os.WriteFile(file, flows, 0o644); err != nil {
 		t.Fatal(err)

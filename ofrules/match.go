@@ -234,10 +234,16 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 			if err != nil {
 				return err
 			}
-			if seenRules&(1<<f) != 0 {
+			if seenRules&(1<<f) != 0 || f == rules.FieldVLANVID && seenRules&(1<<rules.FieldVLANPCP) != 0 {
 				return badMatch(openflow.BadMatchDupField)
 			}
 			seenRules |= 1 << f
+			if f == rules.FieldVLANVID { // NXM_OF_VLAN_TCI holds both
+				seenRules |= 1 << rules.FieldVLANPCP
+				if v, mk := nx.Get(rules.FieldVLANPCP); mk != 0 {
+					out.Set(rules.FieldVLANPCP, v, mk)
+				}
+			}
 			if f.Bits() == 128 {
 				vhi, vlo := nx.Key.Get128(f)
 				mhi, mlo := nx.Mask.Get128(f)
@@ -245,6 +251,18 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 			} else {
 				v, mk := nx.Get(f)
 				out.Set(f, v, mk)
+			}
+			continue
+		}
+		if o.Class == openflow.OXMClassOpenFlow && o.Field == openflow.FieldPacketType {
+			// Every frame here is Ethernet, packet_type (0,0): a match
+			// on it is no match at all; another type is refused.
+			if seen[o.Field] {
+				return badMatch(openflow.BadMatchDupField)
+			}
+			seen[o.Field] = true
+			if o.Uint() != 0 {
+				return badMatch(openflow.BadMatchBadValue)
 			}
 			continue
 		}

@@ -22,6 +22,7 @@ const (
 	nxmIPTos           // the TOS byte's DSCP bits, ECN bits zero
 	nxmIPFrag          // only the low two bits of the mask count
 	nxmTunFlags        // only the oam bit of the mask counts
+	nxmVLANTCI         // 802.1Q TCI: vlan_vid (id and CFI) and vlan_pcp
 )
 
 // nxmKey is a Nicira field's class and field number as one index.
@@ -40,6 +41,7 @@ var nxmFields = map[uint16]nxmField{
 	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfEthDst):   {rules.FieldEthDst, 6, true, nxmPlain},
 	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfEthSrc):   {rules.FieldEthSrc, 6, true, nxmPlain},
 	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfEthType):  {rules.FieldEthType, 2, false, nxmPlain},
+	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfVLANTCI):  {rules.FieldVLANVID, 2, true, nxmVLANTCI},
 	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfIPTos):    {rules.FieldIPDSCP, 1, false, nxmIPTos},
 	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfIPProto):  {rules.FieldIPProto, 1, false, nxmPlain},
 	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfIPSrc):    {rules.FieldIPv4Src, 4, true, nxmPlain},
@@ -92,7 +94,8 @@ var nxmOnly = map[rules.Field]struct {
 // mask on a field that takes none other than all-ones (OFPBMC_BAD_MASK)
 // and values out of the field's range (OFPBMC_BAD_VALUE). A field it does
 // not know is OFPBMC_BAD_FIELD (or the connection tracking refusal). It
-// returns the rules field set.
+// returns the rules field set (NXM_OF_VLAN_TCI: vlan_vid, and vlan_pcp if
+// set).
 func nxmMatch(out *rules.Match, o *openflow.OXM) (rules.Field, error) {
 	nf, ok := nxmFields[nxmKey(o.Class, o.Field)]
 	if !ok {
@@ -146,6 +149,26 @@ func nxmMatch(out *rules.Match, o *openflow.OXM) (rules.Field, error) {
 			return 0, badMatch(openflow.BadMatchBadValue)
 		}
 		mk &= 3
+	case nxmVLANTCI:
+		// The id and CFI bits are vlan_vid's, CFI standing for
+		// OFPVID_PRESENT. The priority bits are vlan_pcp, which the
+		// flow tables match exactly or not at all, and only on a tagged
+		// frame: a partial priority mask is OFPBMC_BAD_MASK, priority
+		// bits under a CFI of 0 (an untagged frame) OFPBMC_BAD_VALUE.
+		pm := mk >> 13
+		if pm != 0 && pm != 7 {
+			return 0, badMatch(openflow.BadMatchBadMask)
+		}
+		if pm == 7 {
+			if v&rules.VIDPresent == 0 || mk&rules.VIDPresent == 0 {
+				if v>>13 != 0 {
+					return 0, badMatch(openflow.BadMatchBadValue)
+				}
+			} else {
+				out.Set(rules.FieldVLANPCP, v>>13, 7)
+			}
+		}
+		v, mk = v&0x1fff, mk&0x1fff
 	case nxmTunFlags:
 		if v&^rules.TunFlagOAM != 0 {
 			return 0, badMatch(openflow.BadMatchBadValue)

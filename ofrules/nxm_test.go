@@ -57,7 +57,15 @@ func TestNXMMatch(t *testing.T) {
 		{"pkt_mark=0xffffffff", []openflow.OXM{nx1(openflow.NXMNxPktMark, []byte{0xff, 0xff, 0xff, 0xff}, nil)}},
 		{"tun_flags=+oam", []openflow.OXM{nx1(openflow.NXMNxTunFlags, []byte{0, 1}, []byte{0, 1})}},
 		{"tun_flags=-oam", []openflow.OXM{nx1(openflow.NXMNxTunFlags, []byte{0, 0}, nil)}},
+		// packet_type=(0,0), Ethernet, which ovs-ofctl sends for a match
+		// whose only bits no OXM carries (vlan_tci=0x2000/0xe000).
+		{"ip", []openflow.OXM{openflow.NewOXM(openflow.FieldPacketType, []byte{0, 0, 0, 0}, nil), oxmIPv4}},
 		// Aliases of basic fields, decoded only.
+		{"dl_vlan=5", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0x10, 0x05}, []byte{0x1f, 0xff})}},
+		{"vlan_tci=0xf123", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0xf1, 0x23}, nil)}},
+		{"vlan_tci=0x0000", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0, 0}, nil)}},
+		{"vlan_tci=0x1000/0x1000", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0x10, 0}, []byte{0x10, 0})}},
+		{"dl_vlan_pcp=3", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0x70, 0}, []byte{0xf0, 0})}},
 		{"tun_id=0x1234/0xffff", []openflow.OXM{nx1(openflow.NXMNxTunID, []byte{0, 0, 0, 0, 0, 0, 0x12, 0x34}, []byte{0, 0, 0, 0, 0, 0, 0xff, 0xff})}},
 		{"arp,arp_sha=02:00:00:00:00:01,arp_tha=02:00:00:00:00:00/ff:ff:ff:00:00:00", []openflow.OXM{nx0(openflow.NXMOfEthType, []byte{8, 6}, nil),
 			nx1(openflow.NXMNxARPSHA, mac, nil), nx1(openflow.NXMNxARPTHA, []byte{2, 0, 0, 0, 0, 0}, ff)}},
@@ -147,6 +155,10 @@ func TestNXMRefusals(t *testing.T) {
 		{"tun_id twice", []openflow.OXM{openflow.NewOXM(openflow.FieldTunnelID, make([]byte, 8), nil), nx1(openflow.NXMNxTunID, make([]byte, 8), nil)}, openflow.BadMatchDupField},
 		{"tun_id twice, NXM first", []openflow.OXM{nx1(openflow.NXMNxTunID, make([]byte, 8), nil), openflow.NewOXM(openflow.FieldTunnelID, make([]byte, 8), nil)}, openflow.BadMatchDupField},
 		{"nw_ttl twice", []openflow.OXM{oxmIPv4, nx1(openflow.NXMNxIPTTL, []byte{1}, nil), nx1(openflow.NXMNxIPTTL, []byte{2}, nil)}, openflow.BadMatchDupField},
+		{"vlan_tci partial priority mask", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0x50, 0}, []byte{0x50, 0})}, openflow.BadMatchBadMask},
+		{"vlan_tci priority without a tag", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0x20, 0}, []byte{0xe0, 0})}, openflow.BadMatchBadValue},
+		{"vlan_tci and vlan_pcp", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0x10, 5}, []byte{0x1f, 0xff}), openflow.NewOXM(openflow.FieldVLANPCP, []byte{3}, nil)}, openflow.BadMatchDupField},
+		{"packet_type (1,0x800)", []openflow.OXM{openflow.NewOXM(openflow.FieldPacketType, []byte{0, 1, 8, 0}, nil)}, openflow.BadMatchBadValue},
 		{"unknown NXM", []openflow.OXM{nx1(31, make([]byte, 4), nil)}, openflow.BadMatchBadField},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -68,8 +68,13 @@ const (
 	// FieldPBBUCA is OpenFlow 1.4's OFPXMT_OFB_PBB_UCA (field 40 is
 	// unassigned); it is taken in any version, as the switch matches it.
 	FieldPBBUCA OXMField = 41
+	// FieldPacketType is OpenFlow 1.5's OFPXMT_OFB_PACKET_TYPE: a 32-bit
+	// namespace and type, 0 for an Ethernet frame. ovs-ofctl sends
+	// packet_type=0 over OpenFlow 1.3 when a match holds only bits that no
+	// other OXM carries (vlan_tci=0x2000/0xe000: PCP bits without an id).
+	FieldPacketType OXMField = 44
 
-	numFields = 42
+	numFields = 45
 )
 
 // fieldInfo is one row of the OXM table of OpenFlow 1.3.5 §7.2.3.7 (Table
@@ -147,6 +152,8 @@ var fields = [numFields]fieldInfo{
 	{"ipv6_exthdr", 2, true, preIPv6},
 	{}, // 40: unassigned
 	{"pbb_uca", 1, false, prePBB},
+	{}, {}, // 42, 43: OpenFlow 1.5's tcp_flags and actset_output, not taken as basic OXMs
+	{"packet_type", 4, false, preNone},
 }
 
 // known reports whether f is a field this package knows: one of OpenFlow
