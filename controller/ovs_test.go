@@ -390,3 +390,51 @@ func TestPortMod(t *testing.T) {
 		c.expectError(7, openflow.ErrTypePortModFailed, uint16(openflow.PortModFailedBadPort))
 	}
 }
+
+// TestOvsOfctlNXMFieldsOF14: the Nicira match fields and the vlan_tci forms
+// given by ovs-ofctl over OpenFlow 1.4 (the same NXM encodings as over 1.3)
+// dump the same from ofswitch and Open vSwitch, over 1.4 and 1.3.
+func TestOvsOfctlNXMFieldsOF14(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	file := filepath.Join(t.TempDir(), "nx.flows")
+	flows := "priority=10000,ip,nw_ttl=1,actions=CONTROLLER:64\n" +
+		"priority=1,ipv6,nw_ttl=64,nw_frag=later,actions=drop\n" +
+		"priority=2,udp,ip_frag=no,tp_dst=53,actions=output:1\n" +
+		"priority=3,ip,nw_frag=not_later,actions=drop\n" +
+		"priority=4,pkt_mark=0x1234/0xffff,actions=drop\n" +
+		"priority=5,tun_flags=+oam,tun_id=0x9,actions=drop\n" +
+		"priority=6,vlan_tci=0x5000/0x5000,actions=drop\n" +
+		"priority=7,vlan_tci=0x2000/0xe000,actions=drop\n" +
+		"priority=8,vlan_tci=0x3005/0xf0ff,actions=drop\n" +
+		"table=1,priority=9,icmp6,nw_ttl=255,icmp_type=135,nd_target=fe80::1,actions=drop\n"
+	if err := os.WriteFile(file, []byte(flows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(target string, ovsSide bool, args ...string) string {
+		t.Helper()
+		a := append([]string{args[0], args[1], args[2], target}, args[3:]...)
+		var out []byte
+		var err error
+		if ovsSide {
+			out, err = ovs.Exec("ovs-ofctl", a...).CombinedOutput()
+		} else {
+			out, err = exec.Command(ofctl, a...).CombinedOutput()
+		}
+		if err != nil {
+			t.Fatalf("ovs-ofctl %s (Open vSwitch %t): %v\n%s", strings.Join(a, " "), ovsSide, err, out)
+		}
+		return string(out)
+	}
+	run(ours, false, "-O", "OpenFlow14", "add-flows", file)
+	run(ovs.Target(), true, "-O", "OpenFlow14", "add-flows", file)
+	for _, v := range []string{"OpenFlow14", "OpenFlow13"} {
+		got := ovstest.FlowLines(run(ours, false, "-O", v, "dump-flows"))
+		want := ovstest.FlowLines(run(ovs.Target(), true, "-O", v, "dump-flows"))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("dump-flows over %s (-Open vSwitch +ofswitch):\n%s", v, diff)
+		}
+		if len(got) != 10 {
+			t.Fatalf("%d flows over %s:\n%s", len(got), v, strings.Join(got, "\n"))
+		}
+	}
+}
