@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
@@ -28,6 +29,8 @@ table=1,priority=20,ip,nw_ttl=63,actions=output:3,output:2
 table=1,priority=10,ip,nw_frag=no,actions=output:2
 table=1,priority=20,ipv6,nw_ttl=254,nw_frag=no,actions=output:2,output:3
 table=1,priority=5,ip,actions=drop
+table=1,priority=15,ipv6,nw_frag=first,actions=output:3
+table=1,priority=15,ipv6,nw_frag=later,actions=output:2
 `
 
 // ttlFragFrames are frames for ttlFragFlows with the ports they leave on
@@ -50,11 +53,25 @@ func ttlFragFrames(t *testing.T) []struct {
 		ip.HopLimit = hl
 		return build(t, eth(layers.EthernetTypeIPv6), ip, udp(), payload)
 	}
+	// v6frag is an IPv6 fragment: a fragment header (next header UDP,
+	// offset off in 8-byte units, more fragments if more) and bytes.
+	v6frag := func(off uint16, more bool) []byte {
+		ip := ipv6(layers.IPProtocolIPv6Fragment)
+		ip.HopLimit = 255
+		fo := off << 3
+		if more {
+			fo |= 1
+		}
+		fh := []byte{byte(layers.IPProtocolUDP), 0, byte(fo >> 8), byte(fo), 0, 0, 0x12, 0x34}
+		return build(t, eth(layers.EthernetTypeIPv6), ip, gopacket.Payload(append(fh, make([]byte, 24)...)))
+	}
 	return []struct {
 		name  string
 		frame []byte
 		ports []uint32
 	}{
+		{"ipv6 first fragment", v6frag(0, true), []uint32{3}},
+		{"ipv6 later fragment", v6frag(100, false), []uint32{2}},
 		{"ttl 1", v4(1, 0, 0), []uint32{2}},
 		{"ttl 64, 63 after dec_ttl", v4(64, 0, 0), []uint32{2, 3}},
 		{"ttl 10", v4(10, 0, 0), []uint32{2}},
