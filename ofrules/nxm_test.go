@@ -3,6 +3,7 @@ package ofrules
 import (
 	"bytes"
 	"errors"
+	"net/netip"
 	"path/filepath"
 	"testing"
 
@@ -72,6 +73,9 @@ func TestNXMMatch(t *testing.T) {
 		{"icmp6,icmp_type=135,nd_target=2001:db8::1,nd_sll=02:00:00:00:00:01", []openflow.OXM{oxmIPv6, openflow.IPProto(58),
 			nx1(openflow.NXMNxICMPv6Type, []byte{135}, nil), nx1(openflow.NXMNxNDTarget, []byte{0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, nil),
 			nx1(openflow.NXMNxNDSLL, mac, nil)}},
+		// NXM prerequisites of basic OXMs.
+		{"tcp,nw_dst=10.1.2.3,tp_src=22", []openflow.OXM{nx0(openflow.NXMOfEthType, []byte{8, 0}, nil), nx0(openflow.NXMOfIPProto, []byte{6}, nil),
+			openflow.IPv4Dst(netip.MustParsePrefix("10.1.2.3/32")), openflow.TCPSrc(22)}},
 		{"in_port=65533,dl_dst=02:00:00:00:00:01,tcp,nw_src=10.0.0.0/8,nw_tos=32,tp_dst=80", []openflow.OXM{nx0(openflow.NXMOfInPort, []byte{0xff, 0xfd}, nil),
 			nx0(openflow.NXMOfEthDst, mac, nil), nx0(openflow.NXMOfEthType, []byte{8, 0}, nil), nx0(openflow.NXMOfIPProto, []byte{6}, nil),
 			nx0(openflow.NXMOfIPSrc, []byte{10, 0, 0, 0}, []byte{255, 0, 0, 0}), nx0(openflow.NXMOfIPTos, []byte{32}, nil),

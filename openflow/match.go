@@ -686,6 +686,36 @@ func (m *Match) facts() (f matchFacts) {
 	for i := range m.Fields {
 		o := &m.Fields[i]
 		if o.Class != OXMClassOpenFlow {
+			// The NXM names of the fields prerequisites test, as a
+			// controller that speaks NXM may send them beside basic
+			// OXMs: NXM_OF_ETH_TYPE, NXM_OF_IP_PROTO, NXM_NX_ICMPV6_TYPE
+			// (exact, the length right) and NXM_OF_IN_PORT.
+			var bit uint8
+			var v uint64
+			switch {
+			case o.Class == OXMClassNXM0 && o.Field == NXMOfEthType && !o.HasMask && len(o.Data) == 2:
+				bit, v = 1, uint64(binary.BigEndian.Uint16(o.Data))
+			case o.Class == OXMClassNXM0 && o.Field == NXMOfIPProto && !o.HasMask && len(o.Data) == 1:
+				bit, v = 2, uint64(o.Data[0])
+			case o.Class == OXMClassNXM1 && o.Field == NXMNxICMPv6Type && !o.HasMask && len(o.Data) == 1:
+				bit, v = 4, uint64(o.Data[0])
+			case o.Class == OXMClassNXM0 && o.Field == NXMOfInPort:
+				bit = 8
+			}
+			if bit == 0 || seen&bit != 0 {
+				continue
+			}
+			seen |= bit
+			switch bit {
+			case 1:
+				f.eth, f.hasEth = v, true
+			case 2:
+				f.proto, f.hasProto = v, true
+			case 4:
+				f.icmp6, f.hasICMP = v, true
+			case 8:
+				f.inPort = true
+			}
 			continue
 		}
 		var bit uint8
