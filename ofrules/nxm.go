@@ -196,11 +196,11 @@ const onfBadSetMask = 4250
 // OpenFlow 1.2 and later (set_field_to_set_field in Open vSwitch's
 // lib/ofp-actions.c), as their NXM_NX fields. It checks as Open vSwitch's
 // decode_ofpat_set_field: a payload not of the field's size is
-// OFPBAC_BAD_SET_LEN, a mask OFPBAC_BAD_SET_MASK (ONF 4250), a field that is not
-// writable (ip_frag; the connection tracking fields, refused by name)
-// OFPBAC_BAD_SET_ARGUMENT. The value's range and the prerequisites are
-// rules.CheckActions'. The other Nicira fields, aliases of basic OXMs, are
-// OFPBAC_BAD_SET_TYPE.
+// OFPBAC_BAD_SET_LEN, a mask OFPBAC_BAD_SET_MASK (ONF 4250), a
+// connection tracking field OFPBAC_BAD_SET_ARGUMENT (refused by name).
+// Whether the field is writable (ip_frag is not: OFPBAC_BAD_SET_ARGUMENT),
+// the value's range and the prerequisites are rules.CheckActions'. The
+// other Nicira fields, aliases of basic OXMs, are OFPBAC_BAD_SET_TYPE.
 func nxmSetField(o *openflow.OXM) (rules.Action, error) {
 	if err := ctSetField(o); err != nil {
 		return rules.Action{}, err
