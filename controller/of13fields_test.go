@@ -55,6 +55,11 @@ var (
 
 func set(o openflow.OXM) openflow.Action { return openflow.SetField(o) }
 
+// nxm returns the NXM_NX field f (class 0x0001) with value b, unmasked.
+func nxm(f openflow.OXMField, b ...byte) openflow.OXM {
+	return openflow.NXM(openflow.OXMClassNXM1, f, b, nil)
+}
+
 // refusals are the FLOW_MODs whose answer ofswitch and Open vSwitch
 // must agree on: the set_field actions a switch cannot perform
 // (OpenFlow 1.3.5 §7.2.5), set_field of a field whose prerequisites the
@@ -110,6 +115,30 @@ var refusals = []refusal{
 	{name: "set_nw_ttl no eth_type", acts: []openflow.Action{setTTL}, want: "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
 	{name: "dec_nw_ttl ipv6", match: []openflow.OXM{mIPv6}, acts: []openflow.Action{decTTL}},
 	{name: "dec_nw_ttl no eth_type", acts: []openflow.Action{decTTL}, want: "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
+	// set_field of the Nicira fields that have no basic OXM, as ovs-ofctl
+	// sends them (an OXM of class NXM_NX): nw_ttl needs IPv4 or IPv6,
+	// tun_flags takes only its oam bit; ip_frag and the connection
+	// tracking fields are not writable.
+	{name: "set nx nw_ttl ipv4", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{set(nxm(openflow.NXMNxIPTTL, 9))}},
+	{name: "set nx nw_ttl ipv6", match: []openflow.OXM{mIPv6}, acts: []openflow.Action{set(nxm(openflow.NXMNxIPTTL, 9))}},
+	{name: "set nx nw_ttl no eth_type", acts: []openflow.Action{set(nxm(openflow.NXMNxIPTTL, 9))}, want: "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
+	{name: "write set nx nw_ttl arp", write: true, match: []openflow.OXM{oxmU(openflow.FieldEthType, 0x0806)}, acts: []openflow.Action{set(nxm(openflow.NXMNxIPTTL, 9))}, want: "OFPET_BAD_ACTION/OFPBAC_MATCH_INCONSISTENT"},
+	{name: "set nx pkt_mark", acts: []openflow.Action{set(nxm(openflow.NXMNxPktMark, 0, 0, 0, 5))}},
+	{name: "write set nx pkt_mark", write: true, acts: []openflow.Action{set(nxm(openflow.NXMNxPktMark, 0xff, 0xff, 0xff, 0xff))}},
+	{name: "set nx pkt_mark short", acts: []openflow.Action{set(nxm(openflow.NXMNxPktMark, 0, 5))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	// A mask: OFPBAC_BAD_SET_MASK, as the ONF experimenter error 4250.
+	{name: "set nx pkt_mark masked", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxPktMark, []byte{0, 0, 0, 5}, []byte{0, 0, 0, 0xff}))}, want: "OFPET_EXPERIMENTER/4250"},
+	// Open vSwitch also takes the Nicira aliases of basic OXMs in
+	// set_field, which ovs-ofctl never sends there; ofswitch does not.
+	{name: "set nx eth_dst", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM0, openflow.NXMOfEthDst, []byte{2, 0, 0, 0, 0, 1}, nil))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_TYPE", ovsOff: true},
+	{name: "set nx tun_flags oam", acts: []openflow.Action{set(nxm(openflow.NXMNxTunFlags, 0, 1))}},
+	{name: "set nx tun_flags 0", acts: []openflow.Action{set(nxm(openflow.NXMNxTunFlags, 0, 0))}},
+	{name: "set nx tun_flags 2", acts: []openflow.Action{set(nxm(openflow.NXMNxTunFlags, 0, 2))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	{name: "set nx ip_frag", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{set(nxm(openflow.NXMNxIPFrag, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	{name: "set nx ct_mark", acts: []openflow.Action{set(nxm(107, 0, 0, 0, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	{name: "set nx ct_label", acts: []openflow.Action{set(nxm(108, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	{name: "set nx ct_state", acts: []openflow.Action{set(nxm(105, 0, 0, 0, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
+	{name: "set nx ct_zone", acts: []openflow.Action{set(nxm(106, 0, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_ARGUMENT"},
 	// Nicira extension actions (vendor 0x2320): lengths, subtypes and
 	// must-be-zero fields as Open vSwitch checks them. It checks no pad
 	// but dec_ttl(ids)'s zeros.

@@ -66,8 +66,9 @@
 // (a packet-in callback), drop, set_field (MACs, VLAN, IPs, DSCP/ECN, L4
 // ports, ICMP, ARP, MPLS label, TC and bottom of stack, PBB I-SID, the
 // IPv6 flow label, the ND target and link-layer address options, with
-// incremental checksum updates and SCTP's CRC32c; metadata and tunnel_id,
-// which live in the key only), push/pop VLAN, set_nw_ttl and dec_ttl (IPv4
+// incremental checksum updates and SCTP's CRC32c; nw_ttl as set_nw_ttl;
+// metadata, tunnel_id, pkt_mark and tun_flags, which live in the key only
+// and so reach the later tables), push/pop VLAN, set_nw_ttl and dec_ttl (IPv4
 // TTL with its checksum, IPv6 hop limit), push/pop MPLS, set_mpls_ttl,
 // dec_mpls_ttl, push/pop PBB, copy_ttl_out/in and group (see "Groups"). A push or pop of an MPLS label or PBB I-TAG parses the
 // frame again, so that later actions and tables see the frame as it now

@@ -199,8 +199,11 @@ func (w *Worker) setField(j int, a *rules.Action) bool {
 			code = uint8(v)
 		}
 		replace16(d, fs.l4, uint16(typ)<<8|uint16(code), fs.l4Sum(d, false))
-	case rules.FieldMetadata, rules.FieldTunnelID:
-		// Pipeline metadata: the key only (no tunnel takes the frame).
+	case rules.FieldMetadata, rules.FieldTunnelID, rules.FieldPktMark, rules.FieldTunFlags:
+		// Pipeline metadata: the key only (no tunnel takes the frame,
+		// and pkt_mark is no socket mark here).
+	case rules.FieldNwTTL:
+		return w.setTTL(j, uint8(v)) // as mod_nw_ttl: the checksum fixed, the key too
 	case rules.FieldIPv6FLabel, rules.FieldNDTarget:
 		return w.setIPv6(j, a)
 	case rules.FieldARPOp, rules.FieldARPSPA, rules.FieldARPTPA, rules.FieldARPSHA, rules.FieldARPTHA:

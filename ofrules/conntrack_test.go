@@ -12,7 +12,10 @@ import (
 // uses NXAST_CT or NXAST_CT_CLEAR (as ovs-ofctl sends ct_state=+trk,
 // ct_mark=1, ct(commit) and ct_clear over OpenFlow 1.3) is refused with
 // Open vSwitch's NXBMC_CT_DATAPATH_SUPPORT / NXBAC_CT_DATAPATH_SUPPORT,
-// and the error's text names connection tracking.
+// and the error's text names connection tracking. set_field of a ct field
+// (ct_mark, ct_label, ct_state: NXM_NX_CT_* in OFPAT_SET_FIELD) is
+// refused with OFPBAC_BAD_SET_ARGUMENT, Open vSwitch's answer (code 0
+// below), and named too.
 func TestConnTrackRefused(t *testing.T) {
 	ip := openflow.EthType(0x0800)
 	ctState := openflow.OXM{Class: 0x0001, Field: 105, HasMask: true, Data: []byte{0, 0, 0, 0x20, 0, 0, 0, 0x20}}
@@ -33,6 +36,9 @@ func TestConnTrackRefused(t *testing.T) {
 		{"ct", []openflow.OXM{ip}, nx(35), "ct()", 42},
 		{"ct_clear", []openflow.OXM{ip}, nx(43), "ct_clear", 42},
 		{"other NXM field", []openflow.OXM{ip, otherNXM}, openflow.Output(1, 0), "", 0},
+		{"set_field ct_mark", []openflow.OXM{ip}, openflow.SetField(ctMark), "ct_mark", 0},
+		{"set_field ct_label", []openflow.OXM{ip}, openflow.SetField(openflow.OXM{Class: 0x0001, Field: 108, Data: make([]byte, 16)}), "ct_label", 0},
+		{"set_field ct_state", []openflow.OXM{ip}, openflow.SetField(openflow.OXM{Class: 0x0001, Field: 105, Data: []byte{0, 0, 0, 0x20}}), "ct_state", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fm := openflow.FlowMod{Header: openflow.Header{Version: openflow.Version13, XID: 6}, Priority: 5,
@@ -58,6 +64,12 @@ func TestConnTrackRefused(t *testing.T) {
 				t.Errorf("text %q", err.Error())
 			}
 			var em openflow.ErrorMsg
+			if tt.code == 0 {
+				if !errors.As(err, &em) || em.Type != openflow.ErrTypeBadAction || em.Code != uint16(openflow.BadActionBadSetArgument) {
+					t.Errorf("wire error %+v, want OFPBAC_BAD_SET_ARGUMENT", em)
+				}
+				return
+			}
 			if !errors.As(err, &em) || em.Type != openflow.ErrTypeExperimenter || em.Experimenter != 0x2320 || em.Code != tt.code {
 				t.Errorf("wire error %+v, want Nicira experimenter error %d", em, tt.code)
 			}

@@ -33,7 +33,12 @@
 // NXM, and written back as basic OXMs. The checks are Open vSwitch's
 // nx_pull_match_entry's: payload length (OFPBMC_BAD_LEN), a mask on a field
 // that takes none (OFPBMC_BAD_MASK), values out of range (OFPBMC_BAD_VALUE),
-// a field given twice under either name (OFPBMC_DUP_FIELD).
+// a field given twice under either name (OFPBMC_DUP_FIELD). set_field takes
+// NXM_NX_IP_TTL, NXM_NX_PKT_MARK and NXM_NX_TUN_FLAGS (as ovs-ofctl sends
+// set_field of nw_ttl, pkt_mark and tun_flags) and writes them back so;
+// NXM_NX_IP_FRAG and the connection tracking fields are not writable
+// (OFPBAC_BAD_SET_ARGUMENT, the latter as a *ConnTrackError naming the
+// field), the NXM aliases of basic OXMs OFPBAC_BAD_SET_TYPE.
 // NXM_OF_VLAN_TCI becomes vlan_vid (id and CFI bits) and vlan_pcp, which
 // the flow tables match exactly or not at all: a partial priority mask is
 // OFPBMC_BAD_MASK, priority bits under a CFI of 0 OFPBMC_BAD_VALUE. The
@@ -90,7 +95,8 @@
 // NXAST_CT, NXAST_NAT or NXAST_CT_CLEAR (ct(...), ct_clear) with
 // NXBAC_CT_DATAPATH_SUPPORT: the Nicira experimenter errors Open vSwitch
 // itself answers where its datapath lacks connection tracking, which
-// ovs-ofctl prints by name. The error is a *ConnTrackError, whose text
+// ovs-ofctl prints by name; a set_field of a connection tracking field with
+// OFPBAC_BAD_SET_ARGUMENT, as Open vSwitch answers it outside ct(...). The error is a *ConnTrackError, whose text
 // ("connection tracking (ct_state) is not supported") the switch logs.
 //
 // Of Open vSwitch's Nicira extension actions (experimenter 0x2320),

@@ -85,6 +85,22 @@ func ctMatch(o *openflow.OXM) error {
 		Code: nxbmcCTDatapathSupport, Experimenter: nxExperimenter}}
 }
 
+// ctSetField returns the refusal of a set_field of o if o is a connection
+// tracking field. Open vSwitch answers OFPBAC_BAD_SET_ARGUMENT there
+// whether or not its datapath tracks connections: ct_mark and ct_label
+// are written only inside ct(...), the others not at all.
+func ctSetField(o *openflow.OXM) error {
+	if o.Class != nxmClass1 {
+		return nil
+	}
+	name, ok := ctFields[o.Field]
+	if !ok {
+		return nil
+	}
+	return &ConnTrackError{What: name, Msg: openflow.ErrorMsg{Type: openflow.ErrTypeBadAction,
+		Code: uint16(openflow.BadActionBadSetArgument)}}
+}
+
 // ctAction returns the refusal of a if it is a Nicira connection tracking
 // action (ct, its nat, ct_clear).
 func ctAction(a *openflow.Action) error {

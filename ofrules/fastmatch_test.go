@@ -632,9 +632,17 @@ func fuzzFlowMods(f *testing.F) [][]byte {
 	nx.Set(rules.FieldIPFrag, 0, rules.IPFragAny|rules.IPFragLater)
 	nx.Set(rules.FieldPktMark, 0x10, 0xf0)
 	nx.Set(rules.FieldTunFlags, rules.TunFlagOAM, rules.TunFlagOAM)
+	// set_field of nw_ttl, pkt_mark and tun_flags goes out as NXM_NX
+	// OXMs in OFPAT_SET_FIELD.
+	sf := []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{
+		{Kind: rules.ActionSetField, Field: rules.FieldNwTTL, Value: [2]uint64{0, 9}},
+		{Kind: rules.ActionSetField, Field: rules.FieldPktMark, Value: [2]uint64{0, 5}},
+		{Kind: rules.ActionSetField, Field: rules.FieldTunFlags, Value: [2]uint64{0, 1}},
+		{Kind: rules.ActionOutput, Port: 1}}}}
 	ups = append(ups, rules.Update{Match: m, Priority: 7, Instructions: ups[0].Instructions},
 		rules.Update{Command: rules.CmdDeleteStrict, Match: ups[1].Match, Priority: 100},
-		rules.Update{Match: nx, Priority: 9, Instructions: ups[0].Instructions})
+		rules.Update{Match: nx, Priority: 9, Instructions: ups[0].Instructions},
+		rules.Update{Match: ups[0].Match, Priority: 11, Instructions: sf})
 	var out [][]byte
 	for i := range ups {
 		var fm openflow.FlowMod

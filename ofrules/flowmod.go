@@ -74,6 +74,14 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 			out = append(out, rules.Action{Kind: rules.ActionSetNwTTL, TTL: a.TTL})
 		case openflow.ActionSetField:
 			o := &a.Field
+			if o.IsNXM() {
+				ra, err := nxmSetField(o)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, ra)
+				break
+			}
 			if o.Class != openflow.OXMClassOpenFlow || int(o.Field) >= len(fieldMap) || fieldMap[o.Field] == noField {
 				return nil, badAction(openflow.BadActionBadSetType)
 			}
@@ -202,6 +210,10 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 		case rules.ActionSetNwTTL:
 			out = append(out, openflow.Action{Type: openflow.ActionSetNWTTL, TTL: a.TTL})
 		case rules.ActionSetField:
+			if _, ok := nxmOnly[a.Field]; ok {
+				out = append(out, openflow.SetField(nxmSetFieldOXM(a.Field, a.Value[1])))
+				break
+			}
 			of := wireField(a.Field, proto, eth)
 			out = append(out, openflow.SetField(oxmOf(of, a.Value[0], a.Value[1], 0, 0, true)))
 		}
@@ -304,7 +316,7 @@ func setFieldsNamed(ins []openflow.Instruction, m *rules.Match) error {
 	for i := range ins {
 		for j := range ins[i].Actions {
 			a := &ins[i].Actions[j]
-			if a.Type != openflow.ActionSetField || int(a.Field.Field) >= len(fieldMap) {
+			if a.Type != openflow.ActionSetField || a.Field.Class != openflow.OXMClassOpenFlow || int(a.Field.Field) >= len(fieldMap) {
 				continue
 			}
 			if f := fieldMap[a.Field.Field]; f != noField && sharedField(f) && wireField(f, proto, eth) != a.Field.Field {

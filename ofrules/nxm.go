@@ -187,6 +187,53 @@ func nxmMatch(out *rules.Match, o *openflow.OXM) (rules.Field, error) {
 	return f, nil
 }
 
+// onfBadSetMask is OFPBAC_BAD_SET_MASK as the ONF experimenter error of
+// OpenFlow 1.3 (Open vSwitch's ONF1.3(4250)).
+const onfBadSetMask = 4250
+
+// nxmSetField translates a set_field whose field is of a Nicira class:
+// ovs-ofctl sends set_field of nw_ttl, pkt_mark and tun_flags so over
+// OpenFlow 1.2 and later (set_field_to_set_field in Open vSwitch's
+// lib/ofp-actions.c), as their NXM_NX fields. It checks as Open vSwitch's
+// decode_ofpat_set_field: a payload not of the field's size is
+// OFPBAC_BAD_SET_LEN, a mask OFPBAC_BAD_SET_MASK (ONF 4250), a
+// connection tracking field OFPBAC_BAD_SET_ARGUMENT (refused by name).
+// Whether the field is writable (ip_frag is not: OFPBAC_BAD_SET_ARGUMENT),
+// the value's range and the prerequisites are rules.CheckActions'. The
+// other Nicira fields, aliases of basic OXMs, are OFPBAC_BAD_SET_TYPE.
+func nxmSetField(o *openflow.OXM) (rules.Action, error) {
+	if err := ctSetField(o); err != nil {
+		return rules.Action{}, err
+	}
+	nf, ok := nxmFields[nxmKey(o.Class, o.Field)]
+	if _, only := nxmOnly[nf.f]; !ok || !only {
+		return rules.Action{}, badAction(openflow.BadActionBadSetType)
+	}
+	size := int(nf.size)
+	if o.HasMask {
+		size *= 2
+	}
+	if len(o.Data) != size {
+		return rules.Action{}, badAction(openflow.BadActionBadSetLen)
+	}
+	if o.HasMask {
+		// OFPBAC_BAD_SET_MASK, which OpenFlow 1.3 and 1.4 lack: Open
+		// vSwitch sends it as the ONF extension error 4250.
+		return rules.Action{}, openflow.ErrorMsg{Type: openflow.ErrTypeExperimenter, Code: onfBadSetMask,
+			Experimenter: openflow.ONFExperimenter}
+	}
+	return rules.Action{Kind: rules.ActionSetField, Field: nf.f, Value: [2]uint64{0, beUint(o.Data)}}, nil
+}
+
+// nxmSetFieldOXM is the OXM of a set_field of rules field f (one of
+// nxmOnly) to v, as Open vSwitch sends it: its NXM_NX field, unmasked.
+func nxmSetFieldOXM(f rules.Field, v uint64) openflow.OXM {
+	nx := nxmOnly[f]
+	var b [8]byte
+	putValue(b[:nx.size], 0, v)
+	return openflow.NXM(openflow.OXMClassNXM1, nx.of, b[:nx.size], nil)
+}
+
 // appendNXM appends the Nicira OXM of rules field f (one of nxmOnly) with
 // value v under mask mk as Open vSwitch encodes it: unmasked when mk is the
 // field's full mask (ip_frag's two bits included, nx_put_frag), except

@@ -4,20 +4,18 @@ import "fmt"
 
 // setFieldRefusal returns the OFPET_BAD_ACTION code with which a set_field
 // of f is refused, or -1 if the data plane performs it. in_port is where
-// the frame came from: Open vSwitch refuses it with
-// OFPBAC_BAD_SET_ARGUMENT, as this does. ipv6_exthdr and tcp_flags
-// describe the frame and are no field of it. eth_type and ip_proto, which
-// Open vSwitch also refuses, are written: the rest of the frame is then
-// read as the new type or protocol says.
+// the frame came from and ip_frag describes how the frame was cut: Open
+// vSwitch refuses both with OFPBAC_BAD_SET_ARGUMENT (not writable), as
+// this does. ipv6_exthdr and tcp_flags describe the frame and are no field
+// of it. eth_type and ip_proto, which Open vSwitch also refuses, are
+// written: the rest of the frame is then read as the new type or protocol
+// says. nw_ttl is written as mod_nw_ttl writes it; pkt_mark and tun_flags
+// are pipeline metadata, as in Open vSwitch.
 func setFieldRefusal(f Field) int {
 	switch f {
-	case FieldInPort:
+	case FieldInPort, FieldIPFrag:
 		return BadActionBadSetArg
-	case FieldIPv6Exthdr, FieldTCPFlags, FieldIPFrag:
-		return BadActionBadSetType
-	case FieldNwTTL, FieldTunFlags, FieldPktMark:
-		// Open vSwitch writes these with set_field; this data plane
-		// does not (mod_nw_ttl and dec_ttl write the TTL).
+	case FieldIPv6Exthdr, FieldTCPFlags:
 		return BadActionBadSetType
 	}
 	if f >= numFields {

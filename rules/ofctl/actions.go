@@ -272,6 +272,7 @@ var setFieldNames = map[string]rules.Field{
 	"mpls_label": rules.FieldMPLSLabel, "mpls_tc": rules.FieldMPLSTC, "mpls_bos": rules.FieldMPLSBoS, "pbb_isid": rules.FieldPBBISID,
 	"pbb_uca": rules.FieldPBBUCA, "eth_type": rules.FieldEthType, "dl_type": rules.FieldEthType,
 	"ip_proto": rules.FieldIPProto, "nw_proto": rules.FieldIPProto,
+	"nw_ttl": rules.FieldNwTTL, "pkt_mark": rules.FieldPktMark, "tun_flags": rules.FieldTunFlags,
 }
 
 // tagActionNames are the MPLS, PBB and TTL-copy actions without an
@@ -290,10 +291,33 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 	fcol := col + len(vs) + 2
 	f, ok := setFieldNames[fname]
 	if !ok {
+		switch {
+		case connTrackField(fname):
+			return rules.Action{}, p.errAt(fcol, "connection tracking (%s) is not supported", fname)
+		case fname == "ip_frag" || fname == "nw_frag":
+			return rules.Action{}, p.errAt(fcol, "%s is read-only", fname) // as ovs-ofctl says
+		}
 		return rules.Action{}, p.errAt(fcol, "unknown set_field field %q", fname)
 	}
 	a := rules.Action{Kind: rules.ActionSetField, Field: f}
 	switch f {
+	case rules.FieldTunFlags:
+		// oam, or a number whose one bit is oam's. Open vSwitch makes
+		// +oam, -oam and a masked value a load of the bit, which
+		// ofswitch does not have.
+		if vs == "oam" {
+			a.Value[1] = rules.TunFlagOAM
+			return a, nil
+		}
+		if vs == "" || vs[0] < '0' || vs[0] > '9' || strings.Contains(vs, "/") {
+			return a, p.errAt(col, "set_field takes tun_flags oam or a number (0 or 1), found %q", vs)
+		}
+		v, err := p.num(vs, col, 16, "tun_flags value")
+		if err == nil && v&^rules.TunFlagOAM != 0 {
+			err = p.errAt(col, "tun_flags %s: unknown tunnel flag(s) (oam, 0x1, is the one)", vs)
+		}
+		a.Value[1] = v
+		return a, err
 	case rules.FieldEthDst, rules.FieldEthSrc, rules.FieldARPSHA, rules.FieldARPTHA:
 		v, err := p.mac(vs, col)
 		a.Value[1] = v
@@ -375,6 +399,7 @@ var setFieldPrint = map[rules.Field]string{
 	rules.FieldPBBUCA:     "pbb_uca",
 	rules.FieldIPv6FLabel: "ipv6_label", rules.FieldNDTarget: "nd_target", rules.FieldTunnelID: "tun_id",
 	rules.FieldEthType: "eth_type", rules.FieldIPProto: "nw_proto",
+	rules.FieldNwTTL: "nw_ttl", rules.FieldPktMark: "pkt_mark", rules.FieldTunFlags: "tun_flags",
 }
 
 // fieldNamer names set_field's fields after the match of their flow: the
@@ -499,8 +524,13 @@ func (nm fieldNamer) formatAction(a *rules.Action) string {
 			v = ipv4String(a.Value[1])
 		case rules.FieldIPv6Src, rules.FieldIPv6Dst, rules.FieldNDTarget:
 			v = ipv6Addr(a.Value[0], a.Value[1]).String()
-		case rules.FieldMetadata, rules.FieldTunnelID, rules.FieldIPv6FLabel:
+		case rules.FieldMetadata, rules.FieldTunnelID, rules.FieldIPv6FLabel, rules.FieldPktMark:
 			v = cHex(a.Value[1])
+		case rules.FieldTunFlags:
+			v = "0"
+			if a.Value[1]&rules.TunFlagOAM != 0 {
+				v = "oam"
+			}
 		default:
 			v = strconv.FormatUint(a.Value[1], 10)
 		}

@@ -40,6 +40,10 @@
 // first, later, not_later), pkt_mark and tun_flags (+oam, -oam) are
 // Open vSwitch's Nicira fields and print where ovs-ofctl prints them:
 // pkt_mark first, tun_flags after tun_id, nw_ttl and nw_frag after nw_ecn.
+// set_field writes nw_ttl, pkt_mark (printed in hex) and tun_flags (oam,
+// 0 or 1; printed oam or 0); set_field of ip_frag is "ip_frag is
+// read-only", as ovs-ofctl says, and +oam or a masked value, which
+// ovs-ofctl turns into a load, is an error.
 // vlan_tci=V/M is read as Open vSwitch holds it once ovs-ofctl has sent
 // it over OpenFlow 1.3: vlan_vid takes the id and CFI bits of V&M and M,
 // vlan_pcp the priority of V&M, exactly, only when the id's value is not
@@ -97,8 +101,9 @@
 // Connection tracking is not supported: a flow that matches ct_state,
 // ct_zone, ct_mark, ct_label, ct_nw_proto, ct_nw_src, ct_nw_dst,
 // ct_ipv6_src, ct_ipv6_dst, ct_tp_src or ct_tp_dst, or uses the ct(...)
-// or ct_clear action, is an error "connection tracking (ct_state) is not
-// supported" at its file:line:column.
+// or ct_clear action, or writes one of those fields with set_field, is an
+// error "connection tracking (ct_state) is not supported" at its
+// file:line:column.
 //
 // ParseMeter reads a meter as ovs-ofctl add-meter, mod-meter and
 // del-meters take it ("meter=1,kbps,burst,stats,bands=type=drop,rate=1000,

@@ -731,13 +731,17 @@ func TestARPAddresses(t *testing.T) {
 // reported as unknown.
 func TestConnTrackRefused(t *testing.T) {
 	data := []byte("priority=1,ip,actions=drop\npriority=5,ct_state=+trk,ip,actions=drop\nip,ct_mark=1,actions=drop\n" +
-		"ip,actions=ct(commit),output:1\nip,actions=output:1,ct_clear\n")
+		"ip,actions=ct(commit),output:1\nip,actions=output:1,ct_clear\n" +
+		"actions=set_field:1->ct_mark\nactions=output:1,set_field:0x5->ct_label\nactions=set_field:1->ct_state\n")
 	_, errs := ofctl.ParseFlows("f.flows", data, nil)
 	want := []string{
 		"f.flows:2:12: connection tracking (ct_state) is not supported",
 		"f.flows:3:4: connection tracking (ct_mark) is not supported",
 		"f.flows:4:12: connection tracking (ct) is not supported",
 		"f.flows:5:21: connection tracking (ct_clear) is not supported",
+		"f.flows:6:22: connection tracking (ct_mark) is not supported",
+		"f.flows:7:33: connection tracking (ct_label) is not supported",
+		"f.flows:8:22: connection tracking (ct_state) is not supported",
 	}
 	if len(errs) != len(want) {
 		t.Fatalf("errors %v, want %d", errs, len(want))

@@ -1,0 +1,83 @@
+package controller
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+)
+
+// setFieldNXFlows write the Nicira fields that set_field takes besides the
+// basic OXMs: nw_ttl (under ip and ipv6), pkt_mark and tun_flags, which
+// ovs-ofctl sends as set_field of NXM_NX_IP_TTL, NXM_NX_PKT_MARK and
+// NXM_NX_TUN_FLAGS, in apply-actions and in write-actions.
+var setFieldNXFlows = []string{
+	"priority=920,ip,actions=set_field:64->nw_ttl,output:1",
+	"priority=921,ipv6,actions=set_field:7->nw_ttl,set_field:0->nw_ttl,output:2",
+	"priority=922,actions=set_field:5->pkt_mark,goto_table:1",
+	"priority=923,in_port=2,actions=set_field:0xffffffff->pkt_mark,set_field:0->pkt_mark",
+	"priority=924,in_port=3,actions=set_field:oam->tun_flags,output:1",
+	"priority=925,in_port=4,actions=set_field:1->tun_flags,set_field:0->tun_flags",
+	"priority=926,tcp,actions=write_actions(set_field:9->nw_ttl,set_field:0x3->pkt_mark,output:1)",
+	"table=1,priority=5,pkt_mark=5,ip,actions=set_field:1->nw_ttl,output:3",
+}
+
+// TestOvsOfctlSetFieldNX adds setFieldNXFlows to ofswitch and to Open
+// vSwitch with ovs-ofctl add-flows, over OpenFlow 1.3 and 1.4, and
+// compares what dump-flows prints for each; both refuse set_field of
+// nw_ttl without IPv4 or IPv6 in the match. (ovs-ofctl refuses set_field
+// of ip_frag itself, "ip_frag is read-only": TestRefusalsAsOVS sends it.)
+func TestOvsOfctlSetFieldNX(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	file := filepath.Join(t.TempDir(), "sf.flows")
+	if err := os.WriteFile(file, []byte(strings.Join(setFieldNXFlows, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ver := range []string{"OpenFlow13", "OpenFlow14"} {
+		t.Run(ver, func(t *testing.T) {
+			if out, err := exec.Command(ofctl, "-O", ver, "del-flows", ours).CombinedOutput(); err != nil {
+				t.Fatalf("del-flows on ofswitch: %v\n%s", err, out)
+			}
+			if out, err := exec.Command(ofctl, "-O", ver, "add-flows", ours, file).CombinedOutput(); err != nil {
+				t.Fatalf("ovs-ofctl add-flows on ofswitch: %v\n%s", err, out)
+			}
+			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "del-flows", ovs.Target()).CombinedOutput(); err != nil {
+				t.Fatalf("del-flows on Open vSwitch: %v\n%s", err, out)
+			}
+			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "add-flows", ovs.Target(), file).CombinedOutput(); err != nil {
+				t.Fatalf("ovs-ofctl add-flows on Open vSwitch: %v\n%s", err, out)
+			}
+			dump := func(out []byte, err error) []string {
+				t.Helper()
+				if err != nil {
+					t.Fatalf("dump-flows: %v\n%s", err, out)
+				}
+				return ovstest.FlowLines(string(out))
+			}
+			got := dump(exec.Command(ofctl, "-O", ver, "dump-flows", ours).CombinedOutput())
+			want := dump(ovs.Exec("ovs-ofctl", "-O", ver, "dump-flows", ovs.Target()).CombinedOutput())
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("dump-flows (-Open vSwitch +ofswitch):\n%s", diff)
+			}
+			if len(got) != len(setFieldNXFlows) {
+				t.Fatalf("%d flows, want %d:\n%s", len(got), len(setFieldNXFlows), strings.Join(got, "\n"))
+			}
+			t.Logf("%d flows agree:\n%s", len(got), strings.Join(got, "\n"))
+			// The prerequisites: nw_ttl needs IPv4 or IPv6.
+			for _, f := range []string{"priority=1,actions=set_field:64->nw_ttl", "priority=1,arp,actions=set_field:64->nw_ttl"} {
+				ourOut, ourErr := exec.Command(ofctl, "-O", ver, "add-flow", ours, f).CombinedOutput()
+				theirOut, theirErr := ovs.Exec("ovs-ofctl", "-O", ver, "add-flow", ovs.Target(), f).CombinedOutput()
+				if ourErr == nil || theirErr == nil || !strings.Contains(string(ourOut), "OFPBAC_MATCH_INCONSISTENT") ||
+					!strings.Contains(string(theirOut), "OFPBAC_MATCH_INCONSISTENT") {
+					t.Errorf("add-flow %s: ofswitch %v %s, Open vSwitch %v %s, want OFPBAC_MATCH_INCONSISTENT from both",
+						f, ourErr, ourOut, theirErr, theirOut)
+				}
+			}
+		})
+	}
+}

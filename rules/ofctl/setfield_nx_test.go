@@ -1,0 +1,72 @@
+package ofctl_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
+)
+
+// TestSetFieldNXText parses set_field of the Nicira fields nw_ttl, pkt_mark
+// and tun_flags and prints the actions back, against what ovs-ofctl
+// parse-flow prints for the same lines over OpenFlow 1.3; and refuses
+// what ovs-ofctl refuses: set_field of ip_frag (read-only), a tun_flags
+// other than oam, and the +oam and masked forms (a load in Open vSwitch).
+func TestSetFieldNXText(t *testing.T) {
+	ovsOfctl, err := exec.LookPath("ovs-ofctl")
+	if err != nil {
+		testutil.SkipOrFail(t, "ovs-ofctl not installed")
+	}
+	for _, line := range []string{
+		"ip,actions=set_field:64->nw_ttl,output:1",
+		"ipv6,actions=set_field:0->nw_ttl,set_field:255->nw_ttl",
+		"actions=set_field:5->pkt_mark,set_field:0xffffffff->pkt_mark,set_field:0->pkt_mark,goto_table:1",
+		"actions=set_field:1->tun_flags,set_field:oam->tun_flags,set_field:0->tun_flags",
+		"ip,actions=write_actions(set_field:9->nw_ttl,set_field:0x3->pkt_mark,output:1)",
+	} {
+		out, err := exec.Command(ovsOfctl, "-O", "OpenFlow13", "parse-flow", line).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ovs-ofctl parse-flow %q: %v\n%s", line, err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		_, want, ok := strings.Cut(lines[len(lines)-1], " actions=")
+		if !ok {
+			t.Fatalf("ovs-ofctl parse-flow %q printed no actions:\n%s", line, out)
+		}
+		ups, errs := ofctl.ParseFlows("flow", []byte(line), nil)
+		if len(errs) > 0 {
+			t.Errorf("%q: %v", line, errs)
+			continue
+		}
+		if got := ofctl.FormatActions(ups[0].Instructions); got != want {
+			t.Errorf("%q:\n got %s\nwant %s", line, got, want)
+		}
+	}
+	for _, c := range []struct {
+		line, want string
+		load       bool // ovs-ofctl takes it as a load, which ofswitch does not have
+	}{
+		{"ip,actions=set_field:1->ip_frag", "ip_frag is read-only", false},
+		{"ip,actions=set_field:1->nw_frag", "nw_frag is read-only", false},
+		{"actions=set_field:2->tun_flags", "unknown tunnel flag", false},
+		{"actions=set_field:256->nw_ttl", "nw_ttl", false},
+		{"actions=set_field:+oam->tun_flags", "set_field takes tun_flags oam or a number", true},
+		{"actions=set_field:1/1->tun_flags", "set_field takes tun_flags oam or a number", true},
+		{"actions=set_field:5/0xf->pkt_mark", "pkt_mark", true},
+	} {
+		out, err := exec.Command(ovsOfctl, "-O", "OpenFlow13", "parse-flow", c.line).CombinedOutput()
+		if took := err == nil; took != c.load || c.load && !strings.Contains(string(out), "load:") {
+			t.Errorf("ovs-ofctl parse-flow %q: %v\n%s", c.line, err, out)
+		}
+		_, errs := ofctl.ParseFlows("flow", []byte(c.line), nil)
+		if len(errs) == 0 {
+			t.Errorf("%q parsed", c.line)
+			continue
+		}
+		if !strings.Contains(errs[0].Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.line, errs[0], c.want)
+		}
+	}
+}
