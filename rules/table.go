@@ -533,37 +533,44 @@ const relaxLevels = 2
 var relaxedFields = [...]Field{FieldIPv4Src, FieldIPv4Dst, FieldL4Src, FieldL4Dst, FieldARPSPA, FieldARPTPA}
 
 // relaxMask is the mask of a merged subtable that a rule of mask m starts
-// when no merged subtable takes it, after TupleMerge's relaxed tuples.
-// At level 0 the ports and ip_proto go; at level 1 they stay. At both, an
-// address prefix more than 4 bits shorter than the other address goes,
-// and the address prefixes lose a few bits (32 to 28, 25..31 three,
-// 17..24 two, 9..16 one), so that rules of nearby lengths share a
-// subtable. An address mask that is not a prefix stays. The mask of an
-// exact flow is left as it is: IPv4 and ARP addresses and ports each
-// exact or absent, and either no IPv4 or ARP address (an IPv6 or L2
-// flow) or a microflow (both L4 ports exact, or ICMP type and code): its
-// subtable's nodes hold one rule each and need no check, where a relaxed
-// one would gather the flows of 16 neighbouring addresses, or of all ports
-// of a host pair, in a node, to be copied on each add and scanned on each
-// lookup. A host pair's rule that tests one port or none (ClassBench's
-// rules of exact addresses) is relaxed: such rules are few beside the
-// rules of prefixes, and their subtables of one rule a node, one per
-// pair of address lengths and port tests, each cost every lookup that
-// passes their guard a hash and a filter check. Relaxed, they join the
-// prefixes' merged subtables: the subtables a lookup visits go from 6.5
-// to 4.0 on fw1_10k, 3.8 to 2.7 on acl1_10k, 12.1 to 8.7 on ipc1_10k,
-// 5.2 to 4.3 on fw1_1k_ps, and single lookups are 1.04-1.43x faster on
-// every ClassBench set, with and without the filter (fw1_10k 1.38-1.43x).
-// The price is in updates: such a rule's add or delete copies a merged
-// node of up to mergeLimit entries where it made a node of its own
-// (BenchmarkClassBenchChurn, acl1_10k: 0.82-0.89x the rules a CPU
-// second). A rule with port ranges (ranged) is no exact flow, whatever
-// its mask: its ports are a range, not absent, and its node holds a
-// check anyway; relaxed like the others,
-// ClassBench's ranged rules of exact addresses join merged subtables
-// instead of one subtable per pair of address lengths, as their
-// prefix-expanded entries did (fw1_10k: 25 subtables, 6.8 visited a
-// lookup, instead of 31 and 9.1).
+// when no merged subtable takes it, after TupleMerge's relaxed tuples. At
+// level 0 the ports and ip_proto go; at level 1 they stay. At both, an
+// address prefix more than 4 bits shorter than the other address goes, and
+// the address prefixes lose a few bits (32 to 28, 25..31 three, 17..24
+// two, 9..16 one), so that rules of nearby lengths share a subtable. An
+// address mask that is not a prefix stays.
+//
+// The mask of an exact flow is left as it is: IPv4 and ARP addresses and
+// ports each exact or absent, and either no IPv4 or ARP address (an IPv6
+// or L2 flow) or a microflow (both ARP addresses, or both IPv4 addresses
+// and both L4 ports or ICMP type and code): its subtable's nodes hold one
+// rule each and need no check, where a relaxed one would gather the flows
+// of 16 neighbouring addresses, or of all ports of a host pair, in a node,
+// to be copied on each add and scanned on each lookup.
+//
+// A rule of exact IPv4 addresses that tests one of them or one port or
+// none (ClassBench's rules of exact addresses) is relaxed: such rules are
+// few beside the rules of prefixes, and their subtables of one rule a
+// node, one per pair of address lengths and port tests, each cost every
+// lookup that passes their guard a hash and a filter check. Relaxed, they
+// join the prefixes' merged subtables: the subtables a lookup visits go
+// from 6.5 to 3.5 on fw1_10k, 3.8 to 2.7 on acl1_10k, 12.1 to 8.7 on
+// ipc1_10k, 5.2 to 4.3 on fw1_1k_ps, and single lookups are 1.05-1.36x
+// faster on every ClassBench set, with and without the filter, fw1_10k
+// 1.6-1.7x. Where such rules make the table (a host's rules for 100,000
+// hosts), a node gathers up to 16 neighbouring hosts and a lookup scans
+// their addresses (scanChecks) instead of finding one rule a node; no
+// benchmark here has that shape. The price is in updates: such a rule's
+// add or delete copies a merged node of up to mergeLimit entries where it
+// made a node of its own (BenchmarkClassBenchChurn, acl1_10k: 0.82-0.89x
+// the rules a CPU second).
+//
+// A rule with port ranges (ranged) is no exact flow, whatever its mask:
+// its ports are a range, not absent, and its node holds a check anyway;
+// relaxed like the others, ClassBench's ranged rules of exact addresses
+// join merged subtables instead of one subtable per pair of address
+// lengths, as their prefix-expanded entries did (fw1_10k: 25 subtables,
+// 6.8 visited a lookup, instead of 31 and 9.1).
 func relaxMask(m *Key, level int, ranged bool) Key {
 	var plen [len(relaxedFields)]int
 	partial, addr := false, false
@@ -605,11 +612,13 @@ func relaxMask(m *Key, level int, ranged bool) Key {
 }
 
 // microflow reports whether m, whose IPv4 or ARP addresses are each
-// exact or absent, names one transport flow: both L4 ports exact, or ICMP
-// type and code.
+// exact or absent, names one flow between two hosts: both ARP addresses
+// exact, or both IPv4 addresses and both L4 ports, or ICMP type and code.
 func microflow(m *Key) bool {
-	return m.Get(FieldL4Src) == FieldL4Src.FullMask() && m.Get(FieldL4Dst) == FieldL4Dst.FullMask() ||
-		m.Get(FieldICMPType) == FieldICMPType.FullMask() && m.Get(FieldICMPCode) == FieldICMPCode.FullMask()
+	exact := func(f Field) bool { return m.Get(f) == f.FullMask() }
+	return exact(FieldARPSPA) && exact(FieldARPTPA) ||
+		exact(FieldIPv4Src) && exact(FieldIPv4Dst) &&
+			(exact(FieldL4Src) && exact(FieldL4Dst) || exact(FieldICMPType) && exact(FieldICMPCode))
 }
 
 // shorten is TupleMerge's shortening of an address prefix length.

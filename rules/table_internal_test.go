@@ -330,6 +330,24 @@ func TestHostPairsMerge(t *testing.T) {
 		if relaxMask(&icmp.Mask, 0, false) != icmp.Mask {
 			t.Fatal("an ICMP microflow's mask relaxed")
 		}
+		var arp Match
+		arp.SetExact(FieldEthType, EthTypeARP)
+		arp.SetExact(FieldARPSPA, 10<<24|1)
+		arp.SetExact(FieldARPTPA, 10<<24|2)
+		if relaxMask(&arp.Mask, 0, false) != arp.Mask {
+			t.Fatal("an ARP host pair's mask relaxed")
+		}
+		// A source host and both ports: no microflow.
+		half := icmp
+		half.Set(FieldIPv4Dst, 0, 0)
+		half.Set(FieldICMPType, 0, 0)
+		half.Set(FieldICMPCode, 0, 0)
+		half.SetExact(FieldIPProto, IPProtoTCP)
+		half.SetExact(FieldL4Src, 1)
+		half.SetExact(FieldL4Dst, 2)
+		if relaxMask(&half.Mask, 0, false) == half.Mask {
+			t.Fatal("the mask of a source host and both ports left as it is")
+		}
 		const n = 24
 		flow := func(i int, full bool) Match {
 			var m Match
