@@ -220,3 +220,98 @@ func TestHostMasksDropped(t *testing.T) {
 		t.Fatalf("%d host masks listed, want 1 at most", n)
 	}
 }
+
+// TestHostPairsFirst: ClassBench's order, host pairs first and then the
+// prefix rules in one burst. The pairs start in their own subtable and
+// move to merged subtables at the end of the burst, before it is
+// published: their own subtable is gone at once. Strict adds, modifies
+// and deletes then find each pair where it went.
+func TestHostPairsFirst(t *testing.T) {
+	const pairs, prefixes = 200, 2000
+	pair := func(i int) Match {
+		var m Match
+		m.SetExact(FieldEthType, EthTypeIPv4)
+		m.SetExact(FieldIPProto, IPProtoTCP)
+		m.SetExact(FieldIPv4Src, uint64(10<<24|i*13))
+		m.SetExact(FieldIPv4Dst, uint64(11<<24|i*7))
+		m.SetExact(FieldL4Dst, 80)
+		return m
+	}
+	key := func(i int) Key {
+		k := pair(i).Key
+		k.Set(FieldL4Src, 5555)
+		return k
+	}
+	p, err := New(&Config{Filter: FilterBloomCuckoo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ups []Update
+	for i := range pairs {
+		ups = append(ups, Update{Match: pair(i), Priority: 1000, ID: i})
+	}
+	for i := range prefixes {
+		var m Match
+		m.SetExact(FieldEthType, EthTypeIPv4)
+		m.SetPrefix(FieldIPv4Src, uint64(20<<24|i<<8), 16+i%9)
+		m.SetPrefix(FieldIPv4Dst, uint64(30<<24|i<<8), 16+i%7)
+		ups = append(ups, Update{Match: m, Priority: 500, ID: pairs + i})
+	}
+	apply := func(ups []Update) {
+		t.Helper()
+		for i, err := range p.ApplyBurst(ups, true).Errs {
+			if err != nil {
+				t.Fatalf("update %d: %v", i, err)
+			}
+		}
+	}
+	apply(ups)
+	tbl := p.Table(0)
+	m0 := pair(0)
+	mi := tbl.maskOf(&m0.Mask)
+	if mi == nil || !mi.merged || mi.own != nil {
+		t.Fatalf("pairs' mask %+v: want merged, own subtable gone", mi)
+	}
+	check := func(what string, gone func(int) bool, meta uint64) {
+		t.Helper()
+		for i := range pairs {
+			k := key(i)
+			r := tbl.Lookup(&k)
+			if gone(i) {
+				if r != nil {
+					t.Fatalf("%s: pair %d deleted, found %v", what, i, r)
+				}
+				continue
+			}
+			if r == nil || r.ID != i || r.exact {
+				t.Fatalf("%s: pair %d: found %v", what, i, r)
+			}
+			if meta != 0 && (len(r.Instructions) != 1 || r.Instructions[0].Metadata != meta) {
+				t.Fatalf("%s: pair %d: instructions %v", what, i, r.Instructions)
+			}
+		}
+	}
+	none := func(int) bool { return false }
+	check("loaded", none, 0)
+	flows := tbl.Stats().Flows // some prefix rules are the same
+	apply(ups[:pairs])         // strict adds replace
+	if f := tbl.Stats().Flows; f != flows {
+		t.Fatalf("%d flows after adding the pairs again, want %d", f, flows)
+	}
+	check("added again", none, 0)
+	var mods, dels []Update
+	meta := []Instruction{{Kind: InstWriteMetadata, Metadata: 9, MetadataMask: 0xff}}
+	for i := range pairs {
+		mods = append(mods, Update{Command: CmdModifyStrict, Match: pair(i), Priority: 1000, Instructions: meta})
+		if i%2 == 0 {
+			dels = append(dels, Update{Command: CmdDeleteStrict, Match: pair(i), Priority: 1000})
+		}
+	}
+	apply(mods)
+	check("modified", none, 9)
+	apply(dels)
+	check("half deleted", func(i int) bool { return i%2 == 0 }, 9)
+	if f := tbl.Stats().Flows; f != flows-pairs/2 {
+		t.Fatalf("%d flows after deleting half the pairs, want %d", f, flows-pairs/2)
+	}
+}
