@@ -60,7 +60,42 @@ func TestOvsOfctlFlows(t *testing.T) {
 		"priority=334,tun_id=0x1234/0xffff,actions=set_field:0x99->tun_id,set_field:0x5->metadata,goto_table:1\n"+
 		"priority=335,ip,actions=mod_nw_ttl:3,write_actions(mod_nw_ttl:4,output:2)\n"+
 		"priority=336,udp6,actions=set_field:53->udp_src,set_field:0->ipv6_label\n"+
-		"table=1,priority=337,tun_id=0,actions=drop\n"...)
+		"table=1,priority=337,tun_id=0,actions=drop\n"+
+		// The Nicira fields that have no OXM, which ovs-ofctl sends as
+		// NXM_NX_IP_TTL, IP_FRAG, PKT_MARK and TUN_FLAGS, and that Open
+		// vSwitch prints its own way (nw_frag, pkt_mark first).
+		"priority=10000,ip,nw_ttl=1,actions=CONTROLLER:64\n"+
+		"priority=340,ipv6,nw_ttl=255,actions=drop\n"+
+		"priority=341,tcp,nw_ttl=0,tp_dst=80,actions=output:1\n"+
+		"priority=342,ip,ip_frag=no,actions=output:1\n"+
+		"priority=343,ip,ip_frag=yes,actions=output:2\n"+
+		"priority=344,ip,nw_frag=first,actions=drop\n"+
+		"priority=345,ipv6,ip_frag=later,actions=drop\n"+
+		"priority=346,udp,ip_frag=not_later,tp_src=53,actions=drop\n"+
+		"priority=347,pkt_mark=0x5,actions=drop\n"+
+		"priority=348,ip,pkt_mark=0x10/0xf0,nw_ttl=64,actions=drop\n"+
+		"priority=349,pkt_mark=0,actions=drop\n"+
+		"priority=350,tun_flags=+oam,actions=drop\n"+
+		"priority=351,tun_id=0x7,tun_flags=-oam,actions=drop\n"+
+		"priority=352,tun_flags=oam,pkt_mark=0xffffffff,actions=drop\n"+
+		"table=1,priority=353,icmp,nw_ttl=2,nw_frag=later,icmp_type=8,actions=drop\n"+
+		// The 802.1Q TCI forms: ovs-ofctl sends VLAN_VID (masked unless
+		// the mask covers the id and CFI) and VLAN_PCP only when the
+		// id's value is not 0 and the mask has PCP bits.
+		"priority=360,vlan_tci=0,actions=drop\n"+
+		"priority=361,vlan_tci=0x1000/0x1000,actions=drop\n"+
+		"priority=362,vlan_tci=0x0000/0x1fff,actions=drop\n"+
+		"priority=363,vlan_tci=0x2000/0xe000,actions=drop\n"+
+		"priority=364,vlan_tci=0xf123,actions=drop\n"+
+		"priority=365,vlan_tci=0xf123/0xffff,actions=drop\n"+
+		"priority=366,vlan_tci=0x3005/0xf0ff,actions=drop\n"+
+		"priority=367,vlan_tci=0x1005/0x1fff,actions=drop\n"+
+		"priority=368,vlan_tci=0x1000/0x1f00,actions=drop\n"+
+		"priority=369,dl_vlan=5,dl_vlan_pcp=3,actions=drop\n"+
+		"priority=370,dl_vlan_pcp=7,actions=drop\n"+
+		"priority=371,dl_vlan=0xffff,actions=drop\n"+
+		"priority=372,vlan_tci=0x5000/0x5000,actions=drop\n"+
+		"priority=373,vlan_tci=0xa000/0xa000,actions=drop\n"...)
 	file := filepath.Join(t.TempDir(), "test.flows")
 	if err := os.WriteFile(file, flows, 0o644); err != nil {
 		t.Fatal(err)
@@ -353,5 +388,53 @@ func TestPortMod(t *testing.T) {
 		c.handshake(openflow.Version13)
 		c.send(&pm)
 		c.expectError(7, openflow.ErrTypePortModFailed, uint16(openflow.PortModFailedBadPort))
+	}
+}
+
+// TestOvsOfctlNXMFieldsOF14: the Nicira match fields and the vlan_tci forms
+// given by ovs-ofctl over OpenFlow 1.4 (the same NXM encodings as over 1.3)
+// dump the same from ofswitch and Open vSwitch, over 1.4 and 1.3.
+func TestOvsOfctlNXMFieldsOF14(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	file := filepath.Join(t.TempDir(), "nx.flows")
+	flows := "priority=10000,ip,nw_ttl=1,actions=CONTROLLER:64\n" +
+		"priority=1,ipv6,nw_ttl=64,nw_frag=later,actions=drop\n" +
+		"priority=2,udp,ip_frag=no,tp_dst=53,actions=output:1\n" +
+		"priority=3,ip,nw_frag=not_later,actions=drop\n" +
+		"priority=4,pkt_mark=0x1234/0xffff,actions=drop\n" +
+		"priority=5,tun_flags=+oam,tun_id=0x9,actions=drop\n" +
+		"priority=6,vlan_tci=0x5000/0x5000,actions=drop\n" +
+		"priority=7,vlan_tci=0x2000/0xe000,actions=drop\n" +
+		"priority=8,vlan_tci=0x3005/0xf0ff,actions=drop\n" +
+		"table=1,priority=9,icmp6,nw_ttl=255,icmp_type=135,nd_target=fe80::1,actions=drop\n"
+	if err := os.WriteFile(file, []byte(flows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(target string, ovsSide bool, args ...string) string {
+		t.Helper()
+		a := append([]string{args[0], args[1], args[2], target}, args[3:]...)
+		var out []byte
+		var err error
+		if ovsSide {
+			out, err = ovs.Exec("ovs-ofctl", a...).CombinedOutput()
+		} else {
+			out, err = exec.Command(ofctl, a...).CombinedOutput()
+		}
+		if err != nil {
+			t.Fatalf("ovs-ofctl %s (Open vSwitch %t): %v\n%s", strings.Join(a, " "), ovsSide, err, out)
+		}
+		return string(out)
+	}
+	run(ours, false, "-O", "OpenFlow14", "add-flows", file)
+	run(ovs.Target(), true, "-O", "OpenFlow14", "add-flows", file)
+	for _, v := range []string{"OpenFlow14", "OpenFlow13"} {
+		got := ovstest.FlowLines(run(ours, false, "-O", v, "dump-flows"))
+		want := ovstest.FlowLines(run(ovs.Target(), true, "-O", v, "dump-flows"))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("dump-flows over %s (-Open vSwitch +ofswitch):\n%s", v, diff)
+		}
+		if len(got) != 10 {
+			t.Fatalf("%d flows over %s:\n%s", len(got), v, strings.Join(got, "\n"))
+		}
 	}
 }

@@ -7,8 +7,9 @@ import (
 )
 
 // Key fills k with the match fields of h in the word layout of rules.Key,
-// leaving metadata (word 0) and tunnel_id (word 13: no tunnel delivers
-// frames here) zero. Fields that the frame does not carry, or
+// leaving metadata (word 0), tunnel_id (word 13), pkt_mark and tun_flags
+// (word 17's low bits: no tunnel delivers frames here, and the mark is
+// metadata a frame starts without) zero. Fields that the frame does not carry, or
 // that OpenFlow's prerequisites make meaningless for it (L4 ports of a
 // later fragment, ARP fields of an IP packet), are zero. It allocates
 // nothing.
@@ -31,6 +32,7 @@ func (h *Headers) Key(k *rules.Key) {
 		k[4] = uint64(binary.BigEndian.Uint32(h.IPv4Src[:]))<<32 | uint64(binary.BigEndian.Uint32(h.IPv4Dst[:]))
 		k[9] = h.l4Word()
 		k[11] = h.tcpFlagsWord()
+		k[17] = uint64(h.IPTTL)<<ttlShift | uint64(h.Frag&3)<<fragShift
 	case EtherTypeIPv6:
 		k[2] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)
 		k[3] |= uint64(h.IPProto)
@@ -41,7 +43,7 @@ func (h *Headers) Key(k *rules.Key) {
 		k[9] = h.l4Word()
 		k[11] = h.tcpFlagsWord()
 		k[12] = uint64(h.IPv6Exthdr&0x1ff) << 48
-		k[17] = uint64(h.IPv6Label&0xfffff) << 44
+		k[17] = uint64(h.IPv6Label&0xfffff)<<44 | uint64(h.IPTTL)<<ttlShift | uint64(h.Frag&3)<<fragShift
 		if h.IPProto == ProtoICMPv6 && h.L4Off != 0 {
 			// Neighbor discovery: the target and the link-layer address
 			// options, which share arp_sha's and arp_tha's bits.
@@ -61,6 +63,16 @@ func (h *Headers) Key(k *rules.Key) {
 		k[12] = mac48(&h.ARPTha)
 	}
 }
+
+// Where nw_ttl and ip_frag sit in word 17 of a rules.Key. FragAny and
+// FragLater are rules.IPFragAny and rules.IPFragLater.
+const (
+	ttlShift  = 36
+	fragShift = 34
+	// keepMask is the part of word 17 that a reparse keeps: pkt_mark
+	// and tun_flags, which no header carries.
+	keepMask = 1<<33 - 1
+)
 
 // l4Word returns word 9 of the key: ports or ICMP type and code, for a
 // frame whose transport header was decoded.

@@ -583,14 +583,18 @@ func (w *Worker) decTTL(j int) int {
 		}
 		d = w.writable(j)
 		replace16(d, fs.l3+8, uint16(ttl-1)<<8|uint16(d[fs.l3+9]), fs.l3+10)
+		w.keys[j].Set(rules.FieldNwTTL, uint64(ttl-1))
 	case fs.ethType == EtherTypeIPv6 && has(d, fs.l3, 40):
 		if d[fs.l3+7] <= 1 {
 			return ttlExpired
 		}
 		d = w.writable(j)
 		d[fs.l3+7]--
+		w.keys[j].Set(rules.FieldNwTTL, uint64(d[fs.l3+7]))
 	default:
 		return ttlSkipped
 	}
+	// The key follows the header, so that a later table matching nw_ttl
+	// sees the new TTL.
 	return ttlDone
 }

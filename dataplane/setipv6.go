@@ -102,5 +102,6 @@ func (w *Worker) setTTL(j int, ttl uint8) bool {
 	default:
 		return false
 	}
+	w.keys[j].Set(rules.FieldNwTTL, uint64(ttl)) // for a later table matching nw_ttl
 	return true
 }

@@ -100,7 +100,8 @@ func (w *Worker) grow(j, n int) []byte {
 func (w *Worker) setData(j int, d []byte) { w.bufs[j], w.pkt[j].data = d, d }
 
 // reparse parses frame j again after a push or pop and rebuilds its key
-// and offsets, keeping the metadata (word 0) and tunnel_id (word 13).
+// and offsets, keeping the metadata (word 0), tunnel_id (word 13),
+// pkt_mark and tun_flags (word 17's low bits).
 func (w *Worker) reparse(j int) {
 	fs := &w.pkt[j]
 	h := &w.rehdr
@@ -108,9 +109,10 @@ func (w *Worker) reparse(j int) {
 	fs.l3, fs.l4, fs.vlans = int(h.L3Off), int(h.L4Off), int(h.VLANs)
 	fs.ethType, fs.proto = h.EthType, h.IPProto
 	k := &w.keys[j]
-	meta, tun := k[0], k[13]
+	meta, tun, keep := k[0], k[13], k[17]&keepMask
 	h.Key(k)
 	k[0], k[13] = meta, tun
+	k[17] |= keep
 }
 
 // ipTTLAt returns the offset of the TTL (IPv4) or hop limit (IPv6) of an

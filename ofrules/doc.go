@@ -22,6 +22,27 @@
 // refused with OFPBMC_BAD_VALUE, as Open vSwitch refuses it, not
 // truncated.
 //
+// Nicira-class OXMs (classes 0x0000 and 0x0001, Open vSwitch's NXM
+// fields) are read too. nw_ttl, ip_frag, pkt_mark and tun_flags have no
+// OXM: ovs-ofctl sends them as NXM_NX_IP_TTL, NXM_NX_IP_FRAG,
+// NXM_NX_PKT_MARK and NXM_NX_TUN_FLAGS over OpenFlow 1.3 and 1.4, and
+// WireMatch writes them back so, as Open vSwitch does (ip_frag's full
+// two-bit mask unmasked, tun_flags always masked). The NXM names of the
+// other fields (NXM_OF_ETH_DST, NXM_NX_TUN_ID, NXM_NX_ARP_SHA,
+// NXM_NX_ND_TARGET, ...) are read as aliases for controllers that speak
+// NXM, and written back as basic OXMs. The checks are Open vSwitch's
+// nx_pull_match_entry's: payload length (OFPBMC_BAD_LEN), a mask on a field
+// that takes none (OFPBMC_BAD_MASK), values out of range (OFPBMC_BAD_VALUE),
+// a field given twice under either name (OFPBMC_DUP_FIELD).
+// NXM_OF_VLAN_TCI becomes vlan_vid (id and CFI bits) and vlan_pcp, which
+// the flow tables match exactly or not at all: a partial priority mask is
+// OFPBMC_BAD_MASK, priority bits under a CFI of 0 OFPBMC_BAD_VALUE. The
+// registers, the tunnel metadata and addresses are not read
+// (OFPBMC_BAD_FIELD). OpenFlow 1.5's packet_type, which ovs-ofctl sends
+// over OpenFlow 1.3 for a match whose only bits no OXM carries
+// (vlan_tci=0x2000/0xe000), is taken when it says Ethernet, (0,0), and
+// matches everything then; another type is OFPBMC_BAD_VALUE.
+//
 // A set_field of one of those shared fields must name the OXM field that
 // the match makes it (udp_src under ip_proto 17, ipv6_nd_sll under an
 // IPv6 match), else OFPBAC_MATCH_INCONSISTENT; the rest of the checks of

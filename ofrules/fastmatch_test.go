@@ -513,7 +513,7 @@ func realFlowMods(t *testing.T) [][]byte {
 }
 
 // readHexFile reads a golden *.hex file: hex bytes, "#" comments.
-func readHexFile(t *testing.T, path string) []byte {
+func readHexFile(t testing.TB, path string) []byte {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -626,8 +626,15 @@ func fuzzFlowMods(f *testing.F) [][]byte {
 	m.SetExact(rules.FieldIPProto, 17)
 	m.SetPrefix128(rules.FieldIPv6Src, 0x20010db8<<32, 0, 48)
 	m.Set(rules.FieldL4Dst, 0x50, 0xfff0)
+	// The Nicira fields go out as NXM entries, which take the full path.
+	nx := ups[0].Match
+	nx.SetExact(rules.FieldNwTTL, 1)
+	nx.Set(rules.FieldIPFrag, 0, rules.IPFragAny|rules.IPFragLater)
+	nx.Set(rules.FieldPktMark, 0x10, 0xf0)
+	nx.Set(rules.FieldTunFlags, rules.TunFlagOAM, rules.TunFlagOAM)
 	ups = append(ups, rules.Update{Match: m, Priority: 7, Instructions: ups[0].Instructions},
-		rules.Update{Command: rules.CmdDeleteStrict, Match: ups[1].Match, Priority: 100})
+		rules.Update{Command: rules.CmdDeleteStrict, Match: ups[1].Match, Priority: 100},
+		rules.Update{Match: nx, Priority: 9, Instructions: ups[0].Instructions})
 	var out [][]byte
 	for i := range ups {
 		var fm openflow.FlowMod

@@ -205,15 +205,64 @@ func checkRulesMatch(out *rules.Match, strict, check bool) error {
 func matchChecked(out *rules.Match, m *openflow.Match) error {
 	var seen [64]bool
 	seenFlags := false
+	// seenRules has the rules fields set so far, bit f for Field f; a
+	// Nicira field that sets one a basic OXM set, or the other way round,
+	// is a duplicate. Among basic OXMs seen decides alone: the L4 and
+	// ICMP OXMs of other protocols share rules fields, and their
+	// prerequisites refuse them.
+	var seenRules uint64
+	seenNXM := false
 	for i := range m.Fields {
 		o := &m.Fields[i]
+		seenNXM = seenNXM || o.IsNXM()
 		if o.Class == openflow.OXMClassExperimenter && o.Experimenter == openflow.ONFExperimenter && o.Field == openflow.ONFFieldTCPFlags {
-			if seenFlags {
+			if seenFlags || seenRules&(1<<rules.FieldTCPFlags) != 0 {
 				return badMatch(openflow.BadMatchDupField)
 			}
 			seenFlags = true
+			seenRules |= 1 << rules.FieldTCPFlags
 			if err := tcpFlagsFromWire(out, o); err != nil {
 				return err
+			}
+			continue
+		}
+		if o.IsNXM() {
+			// A Nicira field: one of those no basic OXM holds, or an
+			// alias of one that does, which may not come twice either.
+			var nx rules.Match
+			f, err := nxmMatch(&nx, o)
+			if err != nil {
+				return err
+			}
+			if seenRules&(1<<f) != 0 || f == rules.FieldVLANVID && seenRules&(1<<rules.FieldVLANPCP) != 0 {
+				return badMatch(openflow.BadMatchDupField)
+			}
+			seenRules |= 1 << f
+			if f == rules.FieldVLANVID { // NXM_OF_VLAN_TCI holds both
+				seenRules |= 1 << rules.FieldVLANPCP
+				if v, mk := nx.Get(rules.FieldVLANPCP); mk != 0 {
+					out.Set(rules.FieldVLANPCP, v, mk)
+				}
+			}
+			if f.Bits() == 128 {
+				vhi, vlo := nx.Key.Get128(f)
+				mhi, mlo := nx.Mask.Get128(f)
+				out.Set128(f, vhi, vlo, mhi, mlo)
+			} else {
+				v, mk := nx.Get(f)
+				out.Set(f, v, mk)
+			}
+			continue
+		}
+		if o.Class == openflow.OXMClassOpenFlow && o.Field == openflow.FieldPacketType {
+			// Every frame here is Ethernet, packet_type (0,0): a match
+			// on it is no match at all; another type is refused.
+			if seen[o.Field] {
+				return badMatch(openflow.BadMatchDupField)
+			}
+			seen[o.Field] = true
+			if o.Uint() != 0 {
+				return badMatch(openflow.BadMatchBadValue)
 			}
 			continue
 		}
@@ -223,11 +272,12 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 			}
 			return badMatch(openflow.BadMatchBadField)
 		}
-		if seen[o.Field] {
+		if seen[o.Field] || seenRules&(1<<fieldMap[o.Field]) != 0 && seenNXM {
 			return badMatch(openflow.BadMatchDupField)
 		}
 		seen[o.Field] = true
 		f := fieldMap[o.Field]
+		seenRules |= 1 << f
 		vhi, vlo, mhi, mlo := oxmValue(o)
 		if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
 			return badMatch(openflow.BadMatchBadWildcards) // value bits outside the mask
@@ -431,6 +481,11 @@ func appendMatch(dst []openflow.OXM, m *rules.Match) []openflow.OXM {
 			out.Fields = append(out.Fields, openflow.TCPFlags(uint16(v), uint16(mask)))
 			continue
 		}
+		if _, ok := nxmOnly[f]; ok {
+			v, mask := m.Get(f)
+			out.Fields = appendNXM(out.Fields, f, v, mask)
+			continue
+		}
 		of := wireField(f, proto, eth)
 		if f.Bits() == 128 {
 			vhi, vlo, mhi, mlo := get128(m, f)
@@ -458,6 +513,7 @@ type planField struct {
 	f          rules.Field
 	of         openflow.OXMField
 	full, wide bool // exact; 128 bits
+	nxm        bool // a Nicira field (nxmOnly)
 }
 
 // appendMatchPlanned is appendMatch with the field list kept in p.
@@ -470,6 +526,10 @@ func appendMatchPlanned(dst []openflow.OXM, m *rules.Match, p *matchPlan) []open
 	for _, pf := range p.fields {
 		if pf.f == rules.FieldTCPFlags {
 			dst = append(dst, openflow.TCPFlags(uint16(m.Key.Get(pf.f)), uint16(m.Mask.Get(pf.f))))
+			continue
+		}
+		if pf.nxm {
+			dst = appendNXM(dst, pf.f, m.Key.Get(pf.f), m.Mask.Get(pf.f))
 			continue
 		}
 		if pf.wide {
@@ -491,6 +551,7 @@ func (p *matchPlan) build(m *rules.Match, proto, eth uint64) {
 			continue
 		}
 		pf := planField{f: f, of: wireField(f, proto, eth), wide: f.Bits() == 128}
+		_, pf.nxm = nxmOnly[f]
 		if pf.wide {
 			_, _, mhi, mlo := get128(m, f)
 			pf.full = mhi == ^uint64(0) && mlo == ^uint64(0)

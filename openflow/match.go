@@ -68,8 +68,13 @@ const (
 	// FieldPBBUCA is OpenFlow 1.4's OFPXMT_OFB_PBB_UCA (field 40 is
 	// unassigned); it is taken in any version, as the switch matches it.
 	FieldPBBUCA OXMField = 41
+	// FieldPacketType is OpenFlow 1.5's OFPXMT_OFB_PACKET_TYPE: a 32-bit
+	// namespace and type, 0 for an Ethernet frame. ovs-ofctl sends
+	// packet_type=0 over OpenFlow 1.3 when a match holds only bits that no
+	// other OXM carries (vlan_tci=0x2000/0xe000: PCP bits without an id).
+	FieldPacketType OXMField = 44
 
-	numFields = 42
+	numFields = 45
 )
 
 // fieldInfo is one row of the OXM table of OpenFlow 1.3.5 §7.2.3.7 (Table
@@ -147,6 +152,8 @@ var fields = [numFields]fieldInfo{
 	{"ipv6_exthdr", 2, true, preIPv6},
 	{}, // 40: unassigned
 	{"pbb_uca", 1, false, prePBB},
+	{}, {}, // 42, 43: OpenFlow 1.5's tcp_flags and actset_output, not taken as basic OXMs
+	{"packet_type", 4, false, preNone},
 }
 
 // known reports whether f is a field this package knows: one of OpenFlow
@@ -499,6 +506,8 @@ func (o *OXM) String() string {
 		return s
 	case OXMClassExperimenter:
 		return fmt.Sprintf("experimenter(0x%08x,field=%d,data=%x)", o.Experimenter, o.Field, o.Data)
+	case OXMClassNXM0, OXMClassNXM1:
+		return o.nxmString()
 	}
 	return fmt.Sprintf("oxm(class=0x%04x,field=%d,hasmask=%t,data=%x)", uint16(o.Class), o.Field, o.HasMask, o.Data)
 }
@@ -677,6 +686,36 @@ func (m *Match) facts() (f matchFacts) {
 	for i := range m.Fields {
 		o := &m.Fields[i]
 		if o.Class != OXMClassOpenFlow {
+			// The NXM names of the fields prerequisites test, as a
+			// controller that speaks NXM may send them beside basic
+			// OXMs: NXM_OF_ETH_TYPE, NXM_OF_IP_PROTO, NXM_NX_ICMPV6_TYPE
+			// (exact, the length right) and NXM_OF_IN_PORT.
+			var bit uint8
+			var v uint64
+			switch {
+			case o.Class == OXMClassNXM0 && o.Field == NXMOfEthType && !o.HasMask && len(o.Data) == 2:
+				bit, v = 1, uint64(binary.BigEndian.Uint16(o.Data))
+			case o.Class == OXMClassNXM0 && o.Field == NXMOfIPProto && !o.HasMask && len(o.Data) == 1:
+				bit, v = 2, uint64(o.Data[0])
+			case o.Class == OXMClassNXM1 && o.Field == NXMNxICMPv6Type && !o.HasMask && len(o.Data) == 1:
+				bit, v = 4, uint64(o.Data[0])
+			case o.Class == OXMClassNXM0 && o.Field == NXMOfInPort:
+				bit = 8
+			}
+			if bit == 0 || seen&bit != 0 {
+				continue
+			}
+			seen |= bit
+			switch bit {
+			case 1:
+				f.eth, f.hasEth = v, true
+			case 2:
+				f.proto, f.hasProto = v, true
+			case 4:
+				f.icmp6, f.hasICMP = v, true
+			case 8:
+				f.inPort = true
+			}
 			continue
 		}
 		var bit uint8

@@ -13,7 +13,11 @@ func setFieldRefusal(f Field) int {
 	switch f {
 	case FieldInPort:
 		return BadActionBadSetArg
-	case FieldIPv6Exthdr, FieldTCPFlags:
+	case FieldIPv6Exthdr, FieldTCPFlags, FieldIPFrag:
+		return BadActionBadSetType
+	case FieldNwTTL, FieldTunFlags, FieldPktMark:
+		// Open vSwitch writes these with set_field; this data plane
+		// does not (mod_nw_ttl and dec_ttl write the TTL).
 		return BadActionBadSetType
 	}
 	if f >= numFields {
@@ -132,7 +136,8 @@ func (m *Match) clearAbove() {
 	for f := Field(0); f < numFields; f++ {
 		switch f {
 		case FieldInPort, FieldMetadata, FieldTunnelID, FieldEthDst, FieldEthSrc, FieldEthType,
-			FieldVLANVID, FieldVLANPCP, FieldMPLSLabel, FieldMPLSTC, FieldMPLSBoS, FieldPBBISID, FieldPBBUCA:
+			FieldVLANVID, FieldVLANPCP, FieldMPLSLabel, FieldMPLSTC, FieldMPLSBoS, FieldPBBISID, FieldPBBUCA,
+			FieldTunFlags, FieldPktMark:
 			continue
 		}
 		m.Clear(f)

@@ -30,7 +30,7 @@ const KeyWords = 18
 //	13: tunnel_id
 //	14-15: ipv6_nd_target
 //	16: mpls_label(20) mpls_tc(3) mpls_bos(1) unused(7) pbb_uca(1) unused(8) pbb_isid(24)
-//	17: ipv6_flabel(20) unused(44)
+//	17: ipv6_flabel(20) nw_ttl(8) ip_frag(2) unused(1) tun_flags(1) pkt_mark(32)
 //
 // One field may hold several OXM fields that no packet carries together, as
 // the transport ports hold TCP, UDP or SCTP ports: FieldARPSHA and
@@ -82,6 +82,10 @@ const (
 	FieldPBBUCA                  // OXM_OF_PBB_UCA: 1 bit of the I-TAG
 	FieldPBBISID                 // OXM_OF_PBB_ISID: 24 bits of the I-TAG
 	FieldIPv6FLabel              // OXM_OF_IPV6_FLABEL: 20 bits
+	FieldNwTTL                   // NXM_NX_IP_TTL: the IPv4 TTL or IPv6 hop limit, 8 bits, no mask
+	FieldIPFrag                  // NXM_NX_IP_FRAG: IPFragAny | IPFragLater, 2 bits
+	FieldTunFlags                // NXM_NX_TUN_FLAGS: the public tunnel flags, 1 bit (TunFlagOAM)
+	FieldPktMark                 // NXM_NX_PKT_MARK: packet metadata, 32 bits
 	numFields
 )
 
@@ -131,7 +135,24 @@ var fields = [numFields]fieldInfo{
 	FieldPBBUCA:     {"pbb_uca", 16, 32, 1, false},
 	FieldPBBISID:    {"pbb_isid", 16, 0, 24, true},
 	FieldIPv6FLabel: {"ipv6_flabel", 17, 44, 20, true},
+	FieldNwTTL:      {"nw_ttl", 17, 36, 8, false},
+	FieldIPFrag:     {"ip_frag", 17, 34, 2, true},
+	FieldTunFlags:   {"tun_flags", 17, 32, 1, true},
+	FieldPktMark:    {"pkt_mark", 17, 0, 32, true},
 }
+
+// The bits of FieldIPFrag, as Open vSwitch's FLOW_NW_FRAG_ANY and
+// FLOW_NW_FRAG_LATER: a fragment of an IPv4 or IPv6 datagram has
+// IPFragAny, and one at a non-zero offset also IPFragLater.
+const (
+	IPFragAny   = 1
+	IPFragLater = 2
+)
+
+// TunFlagOAM is FieldTunFlags' one bit, Open vSwitch's FLOW_TNL_F_OAM (the
+// only tunnel flag it lets a flow match). No packet of this switch comes
+// from a tunnel, so the data plane leaves it 0.
+const TunFlagOAM = 1
 
 // String returns the field's OXM-style name, e.g. "ipv4_src".
 func (f Field) String() string {

@@ -307,7 +307,7 @@ func (m *Match) checkPrereqsOf(p uint64) error {
 			return prereq(FieldVLANPCP, "needs vlan_vid with OFPVID_PRESENT")
 		}
 	}
-	if s := p & (1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto); s != 0 && !isIP {
+	if s := p & (1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto | 1<<FieldNwTTL | 1<<FieldIPFrag); s != 0 && !isIP {
 		return prereq(first(s), "needs eth_type=0x0800 or 0x86dd")
 	}
 	if s := p & (1<<FieldIPv4Src | 1<<FieldIPv4Dst); s != 0 && !ethIs(EthTypeIPv4) {
@@ -365,14 +365,15 @@ const (
 	prereqFields = 1<<FieldVLANPCP | 1<<FieldIPDSCP | 1<<FieldIPECN | 1<<FieldIPProto | 1<<FieldIPv4Src |
 		1<<FieldIPv4Dst | 1<<FieldIPv6Src | 1<<FieldIPv6Dst | arpFields | 1<<FieldL4Src | 1<<FieldL4Dst |
 		1<<FieldICMPType | 1<<FieldICMPCode | 1<<FieldTCPFlags | 1<<FieldIPv6FLabel | 1<<FieldIPv6Exthdr |
-		1<<FieldNDTarget | mplsFields | 1<<FieldPBBISID | 1<<FieldPBBUCA
+		1<<FieldNDTarget | mplsFields | 1<<FieldPBBISID | 1<<FieldPBBUCA | 1<<FieldNwTTL | 1<<FieldIPFrag
 )
 
 // FixPrereqs returns the matches that m becomes once its missing
 // prerequisites are added, the way a lenient loader repairs rule sets such as
 // ClassBench's OpenFlow sets: IPv4 fields (or an IP protocol or DSCP without
 // any address family) add eth_type=0x0800, IPv6 fields 0x86dd, ARP fields
-// 0x0806, ICMP type/code ip_proto 1 (58 under IPv6), and L4 ports without a
+// 0x0806, ICMP type/code ip_proto 1 (58 under IPv6), nw_ttl and ip_frag
+// 0x0800 like an IP protocol, and L4 ports without a
 // protocol become two matches, one for TCP and one for UDP. A match that
 // needs nothing comes back unchanged; a contradiction (IPv4 and IPv6 fields
 // together, say) is reported with the Validate error.
@@ -387,7 +388,7 @@ func (m Match) FixPrereqs() ([]Match, error) {
 		v4 := m.Has(FieldIPv4Src) || m.Has(FieldIPv4Dst)
 		v6 := m.Has(FieldIPv6Src) || m.Has(FieldIPv6Dst)
 		arp := m.Has(FieldARPOp) || m.Has(FieldARPSPA) || m.Has(FieldARPTPA) || m.Has(FieldARPSHA) || m.Has(FieldARPTHA)
-		l3 := m.Has(FieldIPProto) || m.Has(FieldIPDSCP) || m.Has(FieldIPECN) || m.Has(FieldL4Src) || m.Has(FieldL4Dst) || m.Has(FieldICMPType) || m.Has(FieldICMPCode) || m.Has(FieldTCPFlags)
+		l3 := m.Has(FieldIPProto) || m.Has(FieldIPDSCP) || m.Has(FieldIPECN) || m.Has(FieldL4Src) || m.Has(FieldL4Dst) || m.Has(FieldICMPType) || m.Has(FieldICMPCode) || m.Has(FieldTCPFlags) || m.Has(FieldNwTTL) || m.Has(FieldIPFrag)
 		switch {
 		case v6 && !v4 && !arp:
 			m.SetExact(FieldEthType, EthTypeIPv6)

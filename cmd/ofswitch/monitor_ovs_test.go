@@ -56,6 +56,7 @@ func TestOvsOfctlFlowMonitor(t *testing.T) {
 				"event=DELETED reason=delete table=0 cookie=0 tcp,tp_dst=80 actions=output:3",
 				"event=ADDED table=0 cookie=0 udp\n", // no actions: drop
 				"event=DELETED reason=hard table=0 hard_timeout=1 cookie=0 arp",
+				"event=ADDED table=0 cookie=0 pkt_mark=0x5/0xff,ip,tun_flags=+oam,nw_ttl=1,nw_frag=first actions=CONTROLLER:64",
 			} {
 				if !strings.Contains(all, want) {
 					t.Errorf("watch: lacks %q:\n%s", want, all)
@@ -129,6 +130,8 @@ func monitorSide(t *testing.T, flag string, ver uint8, ofctl, appctl, target str
 	do("add-flow", "table=1,priority=7,cookie=0x12,udp,actions=drop")
 	do("add-flow", "table=1,priority=7,cookie=0x12,udp,actions=drop") // the same again
 	do("del-flows", "tcp")
+	// Nicira match fields, sent and reported as NXM entries.
+	do("add-flow", "priority=11,ip,nw_ttl=1,nw_frag=first,pkt_mark=0x5/0xff,tun_flags=+oam,actions=CONTROLLER:64")
 	// Several FLOW_MODs in one burst: a reply each, as Open vSwitch
 	// sends one per FLOW_MOD.
 	file := filepath.Join(dir, "two.flows")

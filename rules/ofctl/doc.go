@@ -36,7 +36,15 @@
 // nd_sll and nd_tll (held in rules' arp_sha and arp_tha fields), tun_id
 // (tunnel_id too), mod_nw_ttl (OFPAT_SET_NW_TTL); ipv6_exthdr, which
 // ovs-ofctl does not know, is read and printed as a 9-bit number with an
-// optional mask (its OFPIEH_* flags).
+// optional mask (its OFPIEH_* flags). nw_ttl, ip_frag (nw_frag: no, yes,
+// first, later, not_later), pkt_mark and tun_flags (+oam, -oam) are
+// Open vSwitch's Nicira fields and print where ovs-ofctl prints them:
+// pkt_mark first, tun_flags after tun_id, nw_ttl and nw_frag after nw_ecn.
+// vlan_tci=V/M is read as Open vSwitch holds it once ovs-ofctl has sent
+// it over OpenFlow 1.3: vlan_vid takes the id and CFI bits of V&M and M,
+// vlan_pcp the priority of V&M, exactly, only when the id's value is not
+// 0 and M has priority bits (so 0x5000/0x5000 is dl_vlan_pcp=2 and
+// 0x2000/0xe000 matches all).
 //
 // ParseFlowMods reads the files ovs-ofctl --bundle add-flows reads, whose
 // lines may start with add, modify, modify_strict, delete or

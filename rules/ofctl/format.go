@@ -18,6 +18,10 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 	if priority != DefaultPriority {
 		parts = append(parts, fmt.Sprintf("priority=%d", priority))
 	}
+	if v, mk := m.Get(rules.FieldPktMark); mk != 0 {
+		// Open vSwitch prints pkt_mark before the protocol shorthand.
+		parts = append(parts, "pkt_mark="+hexMasked(v, mk, rules.FieldPktMark.FullMask()))
+	}
 	eth, ethMask := m.Get(rules.FieldEthType)
 	proto, protoMask := m.Get(rules.FieldIPProto)
 	skipType, skipProto := false, false
@@ -66,6 +70,15 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 	}
 	if v, mk := m.Get(rules.FieldTunnelID); mk != 0 {
 		parts = append(parts, "tun_id="+hexMasked(v, mk, ^uint64(0)))
+	}
+	if v, mk := m.Get(rules.FieldTunFlags); mk != 0 {
+		// format_flags_masked: the one matchable flag under a mask that
+		// is not all of Open vSwitch's tunnel flags.
+		if v != 0 {
+			parts = append(parts, "tun_flags=+oam")
+		} else {
+			parts = append(parts, "tun_flags=-oam")
+		}
 	}
 	if v, mk := m.Get(rules.FieldMetadata); mk != 0 {
 		parts = append(parts, "metadata="+hexMasked(v, mk, ^uint64(0)))
@@ -158,6 +171,12 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 	}
 	if v, mk := m.Get(rules.FieldIPECN); mk != 0 {
 		parts = append(parts, fmt.Sprintf("nw_ecn=%d", v))
+	}
+	if v, mk := m.Get(rules.FieldNwTTL); mk != 0 {
+		parts = append(parts, fmt.Sprintf("nw_ttl=%d", v))
+	}
+	if v, mk := m.Get(rules.FieldIPFrag); mk != 0 {
+		parts = append(parts, "nw_frag="+fragString(v, mk))
 	}
 	if v, mk := m.Get(rules.FieldICMPType); mk != 0 {
 		parts = append(parts, fmt.Sprintf("icmp_type=%d", v))

@@ -478,12 +478,14 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, has
 		if err != nil {
 			return err
 		}
-		pm := mk >> 13
-		if pm != 0 && pm != 7 {
-			return p.errAt(vcol, "vlan_tci mask %#x: the priority bits must be all or none", mk)
-		}
+		// What ovs-ofctl sends for it over OpenFlow 1.3 and 1.4, and
+		// Open vSwitch then holds (nx_put_raw): vlan_vid with the id and
+		// CFI bits of the mask, and vlan_pcp, exact, only if the id's
+		// value is not 0 and the mask has priority bits. So
+		// 0x5000/0x5000 is dl_vlan_pcp=2 and 0x2000/0xe000 matches all.
+		v &= mk
 		set(rules.FieldVLANVID, v&0x1fff, mk&0x1fff)
-		if pm != 0 {
+		if v&0x1fff != 0 && mk&0xe000 != 0 {
 			set(rules.FieldVLANPCP, v>>13, 7)
 		}
 		return nil
@@ -598,6 +600,25 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, has
 	case "tun_id", "tunnel_id":
 		v, mk, err := p.numMask(val, vcol, 64, key)
 		set(rules.FieldTunnelID, v, mk)
+		return err
+	case "nw_ttl":
+		v, err := p.num(val, vcol, 8, key)
+		set(rules.FieldNwTTL, v, 0xff)
+		return err
+	case "ip_frag", "nw_frag":
+		v, mk, ok := fragValue(val)
+		if !ok {
+			return p.errAt(vcol, "%s: unknown fragment type %q (valid types are no, yes, first, later, not_later)", key, val)
+		}
+		set(rules.FieldIPFrag, v, mk)
+		return nil
+	case "pkt_mark":
+		v, mk, err := p.numMask(val, vcol, 32, key)
+		set(rules.FieldPktMark, v, mk)
+		return err
+	case "tun_flags":
+		v, mk, err := p.tunFlags(val, vcol)
+		set(rules.FieldTunFlags, v, mk)
 		return err
 	case "ipv6_exthdr":
 		// OXM_OF_IPV6_EXTHDR, which ovs-ofctl does not know: 9 bits of

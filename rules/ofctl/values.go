@@ -284,3 +284,82 @@ func (p *flowParser) port(val string, col int) (uint32, error) {
 	v, err := p.num(val, col, 32, "port number")
 	return uint32(v), err
 }
+
+// fragNames are Open vSwitch's names of ip_frag (nw_frag) values with their
+// value and mask over rules.IPFragAny and rules.IPFragLater
+// (lib/meta-flow.c all_frags), read without regard to case.
+var fragNames = [...]struct {
+	name     string
+	val, msk uint64
+}{
+	{"no", 0, rules.IPFragAny | rules.IPFragLater},
+	{"yes", rules.IPFragAny, rules.IPFragAny},
+	{"first", rules.IPFragAny, rules.IPFragAny | rules.IPFragLater},
+	{"later", rules.IPFragAny | rules.IPFragLater, rules.IPFragAny | rules.IPFragLater},
+	{"not_later", 0, rules.IPFragLater},
+}
+
+// fragValue returns the value and mask of an ip_frag name.
+func fragValue(s string) (v, mk uint64, ok bool) {
+	for _, f := range fragNames {
+		if strings.EqualFold(s, f.name) {
+			return f.val, f.msk, true
+		}
+	}
+	return 0, 0, false
+}
+
+// fragString returns the name Open vSwitch prints for ip_frag v under mask
+// mk (lib/match.c), or "" for a mask of neither bit.
+func fragString(v, mk uint64) string {
+	switch mk & (rules.IPFragAny | rules.IPFragLater) {
+	case rules.IPFragAny | rules.IPFragLater:
+		switch v & mk {
+		case rules.IPFragAny | rules.IPFragLater:
+			return "later"
+		case rules.IPFragAny:
+			return "first"
+		case rules.IPFragLater:
+			return "<error>"
+		}
+		return "no"
+	case rules.IPFragAny:
+		if v&rules.IPFragAny != 0 {
+			return "yes"
+		}
+		return "no"
+	case rules.IPFragLater:
+		if v&rules.IPFragLater != 0 {
+			return "later"
+		}
+		return "not_later"
+	}
+	return ""
+}
+
+// tunFlags reads tun_flags as Open vSwitch's parse_flags does, with oam
+// (rules.TunFlagOAM) the one flag a flow may match: a number with a mask
+// ("0x1/0x1"), flags each preceded by + (set) or - (not set) ("+oam"), or
+// flags joined by '|', or a number, which match exactly.
+func (p *flowParser) tunFlags(val string, col int) (uint64, uint64, error) {
+	switch {
+	case val == "":
+		return 0, 0, p.errAt(col, "expected tun_flags, found nothing")
+	case val[0] >= '0' && val[0] <= '9':
+		v, mk, err := p.numMask(val, col, 16, "tun_flags")
+		if err == nil && (v|mk)&^rules.TunFlagOAM != 0 {
+			err = p.errAt(col, "tun_flags %s: only the oam flag (0x1) can be matched", val)
+		}
+		if !strings.Contains(val, "/") {
+			mk = rules.TunFlagOAM
+		}
+		return v, mk, err
+	case val == "+oam":
+		return rules.TunFlagOAM, rules.TunFlagOAM, nil
+	case val == "-oam":
+		return 0, rules.TunFlagOAM, nil
+	case val == "oam":
+		return rules.TunFlagOAM, rules.TunFlagOAM, nil
+	}
+	return 0, 0, p.errAt(col, "tun_flags %q: expected +oam, -oam, oam or a number (the tunnel flag oam is the one to match)", val)
+}
