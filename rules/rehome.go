@@ -17,9 +17,11 @@ package rules
 //
 // So a host mask starts in its own subtable; rehome, at the end of a
 // burst, moves it to merged when its live host rules (maskInfo.n) are at
-// most half the table's flows, and back to own when they are more than
-// three quarters (directHint's "decides most lookups"): the gap keeps a
-// mask from flipping back and forth on a few updates. A mask is
+// most half the table's flows and its rules would share a subtable with
+// other masks' (a merged subtable of its own rules only is still a visit,
+// and adds a scan to its hits), and back to own when they are more than
+// three quarters (directHint's "decides most lookups") or share none:
+// the gap keeps a mask from flipping back and forth on a few updates. A mask is
 // re-decided when its n doubled or halved since its last decision
 // (countHost puts it on the dirty list), and every host mask is when the
 // table's flows doubled or halved.
@@ -70,6 +72,14 @@ func (t *Table) rehome(now *clock) (int, error) {
 	}
 	moved := 0
 	var err error
+	mv := func(mi *maskInfo, merged bool) {
+		m, e := t.move(mi, merged, now)
+		moved += m
+		if err == nil {
+			err = e
+		}
+	}
+	check, joins := t.checkBuf[:0], t.joinBuf[:0]
 	for _, mi := range cands {
 		if mi.gone {
 			continue
@@ -81,14 +91,60 @@ func (t *Table) rehome(now *clock) (int, error) {
 		} else if mi.merged && 4*mi.n > 3*n {
 			want = false
 		}
-		if want != mi.merged {
-			m, e := t.move(mi, want, now)
-			moved += m
-			if err == nil {
-				err = e
-			}
+		switch {
+		case want && !mi.merged:
+			joins = append(joins, mi)
+		case want:
+			check = append(check, mi)
+		case mi.merged:
+			mv(mi, false)
 		}
 	}
+	// Merged, a mask saves a visit only where its rules share subtables
+	// with other masks' (several host masks relaxed into one subtable,
+	// as ClassBench's, or prefix rules'): a mask whose merged subtables
+	// hold its own rules only (hosts beside /24 routes of other
+	// addresses) is still one subtable every lookup reaching it visits,
+	// and its hits scan a node of neighbours. A mask joins merged
+	// subtables only where it would share the one its rules try first
+	// (see mergeTarget: its relaxed mask's), which already holds rules
+	// or which another joining mask relaxes to; a group-by of the
+	// joining masks by relaxed mask. Then every mask that is merged and
+	// was decided now goes back home if its subtables hold no rule of
+	// another mask after all (its rules went elsewhere, or its partners'
+	// did); the check follows all of the burst's moves, so that masks
+	// merged together see each other, and a mask alone in its subtables
+	// leaving them makes no other mask alone.
+	if len(joins) > 0 {
+		cnt := t.joinCount
+		if cnt == nil {
+			cnt = make(map[Key]int32)
+			t.joinCount = cnt
+		}
+		for _, mi := range joins {
+			cnt[relaxMask(&mi.mask, 0, false)]++
+		}
+		for _, mi := range joins {
+			cm := relaxMask(&mi.mask, 0, false)
+			if st := t.subs[cm]; cnt[cm] > 1 || st != nil && !st.dead && st.n > 0 {
+				mv(mi, true)
+				check = append(check, mi)
+			}
+		}
+		clear(cnt)
+	}
+	if len(check) > 0 {
+		t.p.flushPending() // nodes as linked
+	}
+	for _, mi := range check {
+		if !mi.gone && mi.merged && t.mergedAlone(mi) {
+			mv(mi, false)
+		}
+	}
+	clear(joins)
+	t.joinBuf = joins[:0]
+	clear(check)
+	t.checkBuf = check[:0]
 	// The nodes the moves left took filter slots: they may have made the
 	// burst grow the filter, which the set without them does not need
 	// (ClassBench's host pairs, loaded first in their own subtables, one
@@ -197,4 +253,24 @@ func (t *Table) move(mi *maskInfo, merged bool, now *clock) (int, error) {
 	clear(rs)
 	t.moveBuf = rs[:0]
 	return len(rs), err
+}
+
+// mergedAlone says whether no live subtable of mi.subs holds a live rule
+// of another mask than mi's. It stops at the first such rule: a mask
+// that shares its subtables costs a few entries, one that does not its
+// own rules there.
+func (t *Table) mergedAlone(mi *maskInfo) bool {
+	for _, st := range mi.subs {
+		if st.dead {
+			continue
+		}
+		for _, nd := range st.nodes {
+			for i := range nd.ents {
+				if r := nd.ents[i].r; r.Match.Mask != mi.mask && t.p.live(r) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

@@ -82,6 +82,85 @@ func TestHostRoutesStayExact(t *testing.T) {
 	}
 }
 
+// TestHostRoutesWithNetsStayExact: 1,000 host routes beside 1,500 or
+// 4,000 /24 routes of other addresses (ip,nw_dst=10.16.j.0/24) and a
+// match-all, loaded in one burst (hosts first or last) or one update a
+// burst: the hosts are under half the table, but merged they would sit
+// in a relaxed subtable of their own, which every lookup reaching them
+// still visits, and scan their neighbours on every hit. They stay in
+// their own subtable, one rule a node; a lookup to a host visits one
+// subtable, and one to a /24 finds its route.
+func TestHostRoutesWithNetsStayExact(t *testing.T) {
+	const n = 1000
+	net := func(j int) Match {
+		var m Match
+		m.SetExact(FieldEthType, EthTypeIPv4)
+		m.SetPrefix(FieldIPv4Dst, uint64(10<<24|16<<16|j<<8), 24)
+		return m
+	}
+	for _, nets := range []int{1500, 4000} {
+		for _, load := range []string{"hosts first", "nets first", "per burst"} {
+			p, err := New(&Config{Filter: FilterBloomCuckoo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hs, ns []Update
+			for i := range n {
+				hs = append(hs, Update{Match: hostRoute(i), Priority: 100, ID: i})
+			}
+			for j := range nets {
+				ns = append(ns, Update{Match: net(j), Priority: 50, ID: n + j})
+			}
+			ups := append(append([]Update{}, hs...), ns...)
+			if load == "nets first" {
+				ups = append(append([]Update{}, ns...), hs...)
+			}
+			ups = append(ups, Update{Priority: 0, ID: n + nets})
+			if load == "per burst" {
+				for i := range ups {
+					if err := p.ApplyBurst(ups[i:i+1], true).Errs[0]; err != nil {
+						t.Fatal(err)
+					}
+				}
+			} else {
+				for i, err := range p.ApplyBurst(ups, true).Errs {
+					if err != nil {
+						t.Fatalf("update %d: %v", i, err)
+					}
+				}
+			}
+			tbl := p.Table(0)
+			m0 := hostRoute(0)
+			mi := tbl.maskOf(&m0.Mask)
+			if mi == nil || !mi.host || mi.merged || len(mi.subs) != 0 {
+				t.Fatalf("%d nets, %s: host mask %+v", nets, load, mi)
+			}
+			var c Counters
+			for i := range n {
+				k := tcpTo(i)
+				before := c.Visited
+				r, _ := tbl.LookupVersion(&k, &c)
+				if r == nil || r.ID != i {
+					t.Fatalf("%d nets, %s: host %d: found %v", nets, load, i, r)
+				}
+				if !r.exact || r.st != mi.own {
+					t.Fatalf("%d nets, %s: host %d not in its own subtable (exact %v)", nets, load, i, r.exact)
+				}
+				if v := c.Visited - before; v != 1 {
+					t.Fatalf("%d nets, %s: host %d: %d subtables visited, want 1", nets, load, i, v)
+				}
+			}
+			for j := 0; j < nets; j += 7 {
+				k := tcpTo(0)
+				k.Set(FieldIPv4Dst, uint64(10<<24|16<<16|j<<8|j%256))
+				if r, _ := tbl.LookupVersion(&k, &c); r == nil || r.ID != n+j {
+					t.Fatalf("%d nets, %s: net %d: found %v", nets, load, j, r)
+				}
+			}
+		}
+	}
+}
+
 // TestHomeFlips: a host mask moves to merged subtables when other rules
 // come to outnumber it, and back home when they go, each time at the end
 // of the burst, without a Change or FlowRemoved of its own, with its
@@ -96,9 +175,18 @@ func TestHomeFlips(t *testing.T) {
 	p.Watch(true)
 	tbl := p.Table(0)
 	const hosts, others = 100, 300
+	// Every fourth other rule is of a host mask (TCP to port 80 of a
+	// host) that relaxes into the subtable the hosts merge into: merged,
+	// the hosts share it and save a visit (see rehome).
 	other := func(i int) Match {
 		var m Match
 		m.SetExact(FieldEthType, EthTypeIPv4)
+		if i%4 == 3 {
+			m.SetExact(FieldIPProto, IPProtoTCP)
+			m.SetExact(FieldIPv4Dst, uint64(10<<24|1<<16|i))
+			m.SetExact(FieldL4Dst, 80)
+			return m
+		}
 		m.SetPrefix(FieldIPv4Src, uint64(20<<24|i<<8), 24)
 		return m
 	}
@@ -237,6 +325,16 @@ func TestHostPairsFirst(t *testing.T) {
 		m.SetExact(FieldL4Dst, 80)
 		return m
 	}
+	// Pairs of another host mask (a source port instead) that relaxes
+	// into the pairs' subtable: merged, the pairs share it (see rehome).
+	const mates = 50
+	mate := func(i int) Match {
+		m := pair(i)
+		m.Set(FieldL4Dst, 0, 0)
+		m.SetExact(FieldL4Src, 80)
+		m.Set(FieldIPv4Src, uint64(12<<24|i), 1<<32-1)
+		return m
+	}
 	key := func(i int) Key {
 		k := pair(i).Key
 		k.Set(FieldL4Src, 5555)
@@ -249,6 +347,9 @@ func TestHostPairsFirst(t *testing.T) {
 	var ups []Update
 	for i := range pairs {
 		ups = append(ups, Update{Match: pair(i), Priority: 1000, ID: i})
+	}
+	for i := range mates {
+		ups = append(ups, Update{Match: mate(i), Priority: 1000, ID: pairs + prefixes + i})
 	}
 	for i := range prefixes {
 		var m Match

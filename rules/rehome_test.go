@@ -43,9 +43,18 @@ func testHostHomeConcurrent(t *testing.T, unlinkAfter time.Duration, recycle boo
 		m.SetExact(rules.FieldIPv4Dst, uint64(10<<24|i))
 		return m
 	}
+	// Every fourth other rule is of a host mask (TCP to port 80 of a
+	// host) that relaxes into the subtable the hosts merge into: merged,
+	// the hosts share it and save a visit (see rehome).
 	other := func(i int) rules.Match {
 		var m rules.Match
 		m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+		if i%4 == 3 {
+			m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
+			m.SetExact(rules.FieldIPv4Dst, uint64(10<<24|i%(hosts+2)))
+			m.SetExact(rules.FieldL4Dst, 80)
+			return m
+		}
 		m.SetPrefix(rules.FieldIPv4Src, uint64(20<<24|i<<8), 24)
 		return m
 	}
@@ -124,7 +133,14 @@ func testHostHomeConcurrent(t *testing.T, unlinkAfter time.Duration, recycle boo
 			if !crowd && rng.IntN(4) == 0 {
 				// All of them: hosts alone make the table.
 				u.Command = rules.CmdDelete
-				u.Match.SetPrefix(rules.FieldIPv4Src, 20<<24, 8)
+				if rng.IntN(2) == 0 {
+					u.Match.SetPrefix(rules.FieldIPv4Src, 20<<24, 8)
+				} else { // the host mask of TCP to port 80
+					u.Match = rules.Match{}
+					u.Match.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
+					u.Match.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
+					u.Match.SetExact(rules.FieldL4Dst, 80)
+				}
 			} else if !crowd {
 				u.Command = rules.CmdDeleteStrict
 			}

@@ -74,7 +74,10 @@ type Table struct {
 	evalFlows int
 	moveBuf   []*Rule // rehome's buffers
 	evalBuf   []*maskInfo
-	moving    bool // rehome is moving host rules to merged subtables
+	moving    bool          // rehome is moving host rules to merged subtables
+	checkBuf  []*maskInfo   // rehome's merged masks to check,
+	joinBuf   []*maskInfo   // its masks to join merged subtables,
+	joinCount map[Key]int32 // and their count by relaxed mask; reused
 	// grownFrom is the filter's buckets before an insertion of the
 	// burst under way first found it full and grew it (0: none did).
 	grownFrom  int

@@ -367,6 +367,17 @@ func TestHostPairsMerge(t *testing.T) {
 				Update{Match: flow(i, false), Priority: uint16(100 + i), ID: i},
 				Update{Match: flow(i, true), Priority: uint16(200 + i), ID: n + i})
 		}
+		// Pairs of another host mask (a source port, no destination
+		// port) that relaxes into the same subtable: merged, the pairs
+		// save a visit only where they share subtables (see rehome).
+		const mates = 8
+		for i := range mates {
+			m := flow(i, false)
+			m.Set(FieldL4Dst, 0, 0)
+			m.SetExact(FieldL4Src, 7)
+			m.SetExact(FieldIPv4Src, uint64(10<<24|2<<16|i<<4)) // a node of its own
+			adds = append(adds, Update{Match: m, Priority: 90, ID: 2*n + i})
+		}
 		apply := func(ups []Update) {
 			t.Helper()
 			for i, err := range p.ApplyBurst(ups, true).Errs {
@@ -403,8 +414,8 @@ func TestHostPairsMerge(t *testing.T) {
 		}
 		// Adding every rule again replaces it in place.
 		apply(adds)
-		if f := tbl.Stats().Flows; f != 2*n {
-			t.Fatalf("limit %d: %d flows after adding all again, want %d", limit, f, 2*n)
+		if f := tbl.Stats().Flows; f != 2*n+mates {
+			t.Fatalf("limit %d: %d flows after adding all again, want %d", limit, f, 2*n+mates)
 		}
 		var mods, dels []Update
 		meta7 := []Instruction{{Kind: InstWriteMetadata, Metadata: 7, MetadataMask: 0xff}}
@@ -421,8 +432,8 @@ func TestHostPairsMerge(t *testing.T) {
 			}
 		}
 		apply(dels)
-		if f := tbl.Stats().Flows; f != n {
-			t.Fatalf("limit %d: %d flows after deleting the pairs, want %d", limit, f, n)
+		if f := tbl.Stats().Flows; f != n+mates {
+			t.Fatalf("limit %d: %d flows after deleting the pairs, want %d", limit, f, n+mates)
 		}
 		for i := range n {
 			k := flow(i, false).Key
