@@ -98,6 +98,19 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 	if p.allOrNone != nil {
 		p.allOrNoneEnd(res)
 	}
+	// Host masks change home only here, once the burst is whole: a
+	// bundle's undo never meets a moved rule.
+	moved, err := p.rehome(&now)
+	if err != nil {
+		for i := range res.Errs {
+			if res.Errs[i] == nil {
+				res.Errs[i] = err
+			}
+		}
+	}
+	if moved > 0 && !atomic {
+		p.publish()
+	}
 	if atomic {
 		p.publish()
 	}
@@ -462,6 +475,14 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now *clock, out *[]Flow
 	r.removed.Store(p.next)
 	p.tables[r.table].refresh(r)
 	p.tables[r.table].flows--
+	// A host rule (of a host mask, without port ranges) leaves its
+	// mask's count; a table without host masks looks no mask up. (The
+	// mask lookup is mostly maskOf's last mask: a strict delete's.)
+	if t := p.tables[r.table]; len(t.hostMasks) > 0 && r.Ranges.IsZero() {
+		if mi := t.maskOf(&r.Match.Mask); mi != nil && mi.host {
+			t.countHost(mi, -1)
+		}
+	}
 	d := deadRule{r: r, table: r.table}
 	if n := r.node; n != nil {
 		d.node, d.si = n, n.si

@@ -7,7 +7,9 @@ import (
 	"github.com/ofswitch/ofswitch/rules"
 )
 
-// exactAdds returns n adds of distinct exact UDP flows, from offset on.
+// exactAdds returns n adds of distinct exact UDP flows, from offset on:
+// both addresses and both ports exact, so that none merges (rules'
+// relaxMask).
 func exactAdds(n, offset int) []rules.Update {
 	ups := make([]rules.Update, n)
 	for i := range ups {
@@ -15,6 +17,8 @@ func exactAdds(n, offset int) []rules.Update {
 		m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
 		m.SetExact(rules.FieldIPProto, rules.IPProtoUDP)
 		m.SetExact(rules.FieldIPv4Src, uint64(10<<24|offset+i))
+		m.SetExact(rules.FieldIPv4Dst, 10<<24|1)
+		m.SetExact(rules.FieldL4Src, 5353)
 		m.SetExact(rules.FieldL4Dst, 53)
 		ups[i] = rules.Update{Match: m, Priority: 100}
 	}

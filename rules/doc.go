@@ -207,7 +207,18 @@
 // 25..31 by three, 17..24 by two, 9..16 by one). The first whose node for
 // the rule holds fewer than 64 entries (the collision limit) takes it,
 // else its own mask does. An exact flow (addresses and ports each exact
-// or absent, and no port ranges) never merges. The table remembers, per mask, the merged
+// or absent, no port ranges, and a microflow where it tests an IPv4 or
+// ARP address: both ARP addresses, or both IPv4 addresses and both ports
+// or ICMP type and code) never merges. A rule of exact IPv4 addresses
+// that tests one of them, or one port or none (a host mask's), merges
+// while its mask's rules are a minority of the table: at the end of a
+// burst, a host mask whose rules are at most half the table's moves them
+// to merged subtables where they share a subtable with other masks'
+// rules (a merged subtable of its mask's own rules only saves no visit),
+// and one whose rules are more than three quarters, or that shares none,
+// moves them back to its own subtable (rehome), where a host-route table,
+// or one of hosts beside routes of other addresses, keeps one rule a node
+// and no scan. The table remembers, per mask, the merged
 // subtables its rules went to, so that finding a rule by match and
 // priority probes those and its own. This cuts the subtables a lookup
 // visits on ClassBench's firewall sets from 17-21 to 8.4-11.2 (with port

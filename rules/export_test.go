@@ -342,3 +342,13 @@ func checkNodeEntries(n *inode) error {
 	}
 	return nil
 }
+
+// HostHome reports whether mask is a host mask of table 0 of p and
+// whether its host rules' home is merged subtables.
+func HostHome(p *Pipeline, mask *Key) (host, merged bool) {
+	mi := p.tables[0].maskOf(mask)
+	if mi == nil {
+		return false, false
+	}
+	return mi.host, mi.merged
+}

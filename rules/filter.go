@@ -53,6 +53,9 @@ func (t *Table) filterInsert(h uint64) error {
 	if r.Placement != filter.Full {
 		return nil
 	}
+	if t.grownFrom == 0 {
+		t.grownFrom = s.filter.Buckets()
+	}
 	return t.rebuildFilter(s.filter.Buckets() * 2)
 }
 

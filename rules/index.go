@@ -247,7 +247,11 @@ func (t *Table) identical(m *Match, rg Ranges, pri uint16, p *Pipeline, hint *no
 		return nil // no subtable holds a rule of the mask
 	}
 	own := mi.own
-	if !p.cfg.NoMerge && (own == nil || !own.noRelax || !rg.IsZero()) {
+	// mi.subs lists the merged subtables that took rules of the mask:
+	// its ranged rules, and its host rules while or since their home was
+	// merged (see rehome). A rule is in one place; the first live match
+	// is it.
+	if len(mi.subs) > 0 && (!rg.IsZero() || !mi.stay[0]) {
 		for _, st := range mi.subs {
 			if st.dead {
 				continue
@@ -416,7 +420,12 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	own := mi.own
 	var st *subtable
 	key := r.Match.Key
-	if !t.p.cfg.NoMerge && (own == nil || !own.noRelax || !r.Ranges.IsZero()) {
+	ranged := !r.Ranges.IsZero()
+	host := mi.host && !ranged // a host rule: its mask's home decides
+	if host {
+		t.countHost(mi, 1)
+	}
+	if !t.p.cfg.NoMerge && !mi.stay[b2i(ranged)] && (!host || mi.merged) {
 		st, key = t.mergeTarget(r, mi)
 	}
 	if st == nil {

@@ -22,6 +22,8 @@ func TestPrefetchPrepares(t *testing.T) {
 		m.SetExact(rules.FieldEthType, rules.EthTypeIPv4)
 		m.SetExact(rules.FieldIPProto, rules.IPProtoTCP)
 		m.SetExact(rules.FieldIPv4Src, uint64(10<<24|i))
+		m.SetExact(rules.FieldIPv4Dst, 10<<24|1)
+		m.SetExact(rules.FieldL4Src, 1024)
 		m.SetExact(rules.FieldL4Dst, 80)
 		ups[i] = rules.Update{Match: m, Priority: 100}
 		if i > 0 {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"math/bits"
+	"slices"
 	"sync/atomic"
 
 	"github.com/ofswitch/ofswitch/filter"
@@ -62,8 +63,24 @@ type Table struct {
 	// maskInfo.next: a map of a whole Key hashes and compares 144 bytes
 	// at every update, where maskHash folds the words in three
 	// independent multiply chains and the map is one of uint64 keys.
-	masks      map[uint64]*maskInfo
-	lastMask   *maskInfo
+	masks    map[uint64]*maskInfo
+	lastMask *maskInfo
+	// hostMasks are the maskInfos of the host masks (dropMask takes
+	// them out), dirty those whose count of live host rules doubled or
+	// halved since their home was decided, and evalFlows is flows when
+	// rehome last decided them all (see rehome).
+	hostMasks []*maskInfo
+	dirty     []*maskInfo
+	evalFlows int
+	moveBuf   []*Rule // rehome's buffers
+	evalBuf   []*maskInfo
+	moving    bool          // rehome is moving host rules to merged subtables
+	checkBuf  []*maskInfo   // rehome's merged masks to check,
+	joinBuf   []*maskInfo   // its masks to join merged subtables,
+	joinCount map[Key]int32 // and their count by relaxed mask; reused
+	// grownFrom is the filter's buckets before an insertion of the
+	// burst under way first found it full and grew it (0: none did).
+	grownFrom  int
 	targets    []*subtable
 	mergeLimit int // mergeLimit, or less in tests
 	// ord is the subtable order as the writer keeps it, and touched the
@@ -156,7 +173,6 @@ type subtable struct {
 	nw    int
 
 	// writer only
-	noRelax  bool      // relaxMask leaves mask as it is
 	dead     bool      // deleted from its table's subs
 	mi       *maskInfo // its mask's, whose own it is
 	nodes    []*inode  // its index nodes, each at its pos
@@ -277,7 +293,6 @@ func (t *Table) subtableFor(mi *maskInfo) *subtable {
 			st.nw++
 		}
 	}
-	st.noRelax = relaxMask(mask, 0, false) == *mask
 	if !t.p.cfg.NoMerge {
 		t.targets = append(t.targets, st)
 	}
@@ -309,6 +324,13 @@ type maskInfo struct {
 	present uint64
 	hash    uint64    // maskHash(&mask)
 	next    *maskInfo // the next mask of the same hash in masks
+	// host says that mask is a host mask (hostMask): its rules without
+	// port ranges (host rules) live in one home, merged says which: the
+	// merged subtables mergeTarget chooses, or own. n counts its live
+	// host rules, evalN is n when rehome last decided the home, and
+	// dirty says that mi is on its table's dirty list (see rehome).
+	host, merged, dirty bool
+	n, evalN            int
 }
 
 // maskHash is the key of a mask in Table.masks: three hashStep chains over
@@ -349,6 +371,9 @@ func (t *Table) maskFor(mask *Key) *maskInfo {
 	mi := &maskInfo{mask: *mask, hash: maskHash(mask)}
 	mi.stay[0] = relaxMask(mask, 0, false) == *mask
 	mi.stay[1] = relaxMask(mask, 0, true) == *mask
+	if mi.host = hostMask(mask); mi.host {
+		t.hostMasks = append(t.hostMasks, mi)
+	}
 	if t.masks == nil {
 		t.masks = map[uint64]*maskInfo{}
 	}
@@ -380,6 +405,13 @@ func (t *Table) dropMask(mi *maskInfo) {
 	}
 	mi.next = nil
 	mi.gone = true
+	if mi.host {
+		// A host mask made and dropped over and over (a rule of its own
+		// added and deleted) leaves no trail in hostMasks.
+		if i := slices.Index(t.hostMasks, mi); i >= 0 {
+			t.hostMasks = slices.Delete(t.hostMasks, i, i+1)
+		}
+	}
 	if t.lastMask == mi {
 		t.lastMask = nil
 	}
@@ -438,6 +470,26 @@ func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
 		}
 	}
 	var target *subtable
+	// A host rule that rehome moves tries the relaxed subtables first
+	// (see Table.move): its mask's rules placed where they would have
+	// gone had they come first.
+	relaxedFirst := t.moving && l.host && !ranged
+	for level := 0; relaxedFirst && target == nil && level < relaxLevels; level++ {
+		cm := relaxMask(m, level, ranged)
+		if cm == *m {
+			return nil, Key{}
+		}
+		cmi := t.maskFor(&cm)
+		st := cmi.own
+		if st == nil {
+			st = t.subtableFor(cmi)
+		} else if l.has(st) {
+			continue // tried above: full
+		}
+		if _, ok := t.hasRoom(st, r); ok {
+			target = st
+		}
+	}
 	live := t.targets[:0]
 	for _, st := range t.targets {
 		if st.dead {
@@ -452,7 +504,7 @@ func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
 	}
 	clear(t.targets[len(live):])
 	t.targets = live
-	for level := 0; target == nil && level < relaxLevels; level++ {
+	for level := 0; !relaxedFirst && target == nil && level < relaxLevels; level++ {
 		cm := relaxMask(m, level, ranged)
 		if cm == *m {
 			return nil, Key{}
@@ -533,26 +585,48 @@ const relaxLevels = 2
 var relaxedFields = [...]Field{FieldIPv4Src, FieldIPv4Dst, FieldL4Src, FieldL4Dst, FieldARPSPA, FieldARPTPA}
 
 // relaxMask is the mask of a merged subtable that a rule of mask m starts
-// when no merged subtable takes it, after TupleMerge's relaxed tuples.
-// At level 0 the ports and ip_proto go; at level 1 they stay. At both, an
-// address prefix more than 4 bits shorter than the other address goes,
-// and the address prefixes lose a few bits (32 to 28, 25..31 three,
-// 17..24 two, 9..16 one), so that rules of nearby lengths share a
-// subtable. An address mask that is not a prefix stays. A mask whose
-// IPv4 and ARP addresses and ports are each exact or absent (an exact
-// flow: a 5-tuple, IPv4 or IPv6, or an L2 flow) is left as it is: its
-// subtable's nodes hold one rule each and need no check, where a relaxed
-// one would gather the flows of 16 neighbouring addresses, or of all ports
-// of a host pair, in a node, to be copied on each add and scanned on each
-// lookup. A rule with port ranges (ranged) is no exact flow, whatever its
-// mask: its ports are a range, not absent, and its node holds a check
-// anyway; relaxed like the others, ClassBench's ranged rules of exact
-// addresses join merged subtables instead of one subtable per pair of
-// address lengths, as their prefix-expanded entries did (fw1_10k: 25
-// subtables, 6.8 visited a lookup, instead of 31 and 9.1).
+// when no merged subtable takes it, after TupleMerge's relaxed tuples. At
+// level 0 the ports and ip_proto go; at level 1 they stay. At both, an
+// address prefix more than 4 bits shorter than the other address goes, and
+// the address prefixes lose a few bits (32 to 28, 25..31 three, 17..24
+// two, 9..16 one), so that rules of nearby lengths share a subtable. An
+// address mask that is not a prefix stays.
+//
+// The mask of an exact flow is left as it is: IPv4 and ARP addresses and
+// ports each exact or absent, and either no IPv4 or ARP address (an IPv6
+// or L2 flow) or a microflow (both ARP addresses, or both IPv4 addresses
+// and both L4 ports or ICMP type and code): its subtable's nodes hold one
+// rule each and need no check, where a relaxed one would gather the flows
+// of 16 neighbouring addresses, or of all ports of a host pair, in a node,
+// to be copied on each add and scanned on each lookup.
+//
+// A rule of exact IPv4 addresses that tests one of them or one port or
+// none (ClassBench's rules of exact addresses) is relaxed: such rules are
+// few beside the rules of prefixes, and their subtables of one rule a
+// node, one per pair of address lengths and port tests, each cost every
+// lookup that passes their guard a hash and a filter check. Relaxed, they
+// join the prefixes' merged subtables: the subtables a lookup visits go
+// from 6.5 to 3.5 on fw1_10k, 3.8 to 2.7 on acl1_10k, 12.1 to 8.7 on
+// ipc1_10k, 5.2 to 4.3 on fw1_1k_ps, and single lookups are 1.05-1.36x
+// faster on every ClassBench set, with and without the filter, fw1_10k
+// 1.6-1.7x. Where such rules make the table (a host's rules for 100,000
+// hosts), a node would gather up to 16 neighbouring hosts and a lookup
+// scan their addresses (scanChecks) instead of finding one rule a node:
+// so link merges them only while rehome says their mask's home is merged
+// (BenchmarkHostRoutes). The price is in updates: such a rule's
+// add or delete copies a merged node of up to mergeLimit entries where it
+// made a node of its own (BenchmarkClassBenchChurn, acl1_10k: 0.82-0.89x
+// the rules a CPU second).
+//
+// A rule with port ranges (ranged) is no exact flow, whatever its mask:
+// its ports are a range, not absent, and its node holds a check anyway;
+// relaxed like the others, ClassBench's ranged rules of exact addresses
+// join merged subtables instead of one subtable per pair of address
+// lengths, as their prefix-expanded entries did (fw1_10k: 25 subtables,
+// 6.8 visited a lookup, instead of 31 and 9.1).
 func relaxMask(m *Key, level int, ranged bool) Key {
 	var plen [len(relaxedFields)]int
-	partial := false
+	partial, addr := false, false
 	for i, f := range relaxedFields {
 		v, w := m.Get(f), f.Bits()
 		plen[i] = -1
@@ -560,8 +634,9 @@ func relaxMask(m *Key, level int, ranged bool) Key {
 			plen[i] = p
 		}
 		partial = partial || v != 0 && v != f.FullMask()
+		addr = addr || v != 0 && f != FieldL4Src && f != FieldL4Dst
 	}
-	if !partial && !ranged {
+	if !partial && !ranged && (!addr || microflow(m)) {
 		return *m
 	}
 	c := *m
@@ -587,6 +662,30 @@ func relaxMask(m *Key, level int, ranged bool) Key {
 		}
 	}
 	return c
+}
+
+// microflow reports whether m, whose IPv4 or ARP addresses are each
+// exact or absent, names one flow between two hosts: both ARP addresses
+// exact, or both IPv4 addresses and both L4 ports, or ICMP type and code.
+func microflow(m *Key) bool {
+	exact := func(f Field) bool { return m.Get(f) == f.FullMask() }
+	return exact(FieldARPSPA) && exact(FieldARPTPA) ||
+		exact(FieldIPv4Src) && exact(FieldIPv4Dst) &&
+			(exact(FieldL4Src) && exact(FieldL4Dst) || exact(FieldICMPType) && exact(FieldICMPCode))
+}
+
+// hostMask reports whether m is a host mask: an exact flow (IPv4 and ARP
+// addresses and ports each exact or absent) that tests an IPv4 or ARP
+// address and is no microflow. relaxMask relaxes it, but where its rules
+// go is the table's choice (see rehome).
+func hostMask(m *Key) bool {
+	partial, addr := false, false
+	for _, f := range relaxedFields {
+		v := m.Get(f)
+		partial = partial || v != 0 && v != f.FullMask()
+		addr = addr || v != 0 && f != FieldL4Src && f != FieldL4Dst
+	}
+	return !partial && addr && !microflow(m)
 }
 
 // shorten is TupleMerge's shortening of an address prefix length.

@@ -304,3 +304,144 @@ func TestMaskChains(t *testing.T) {
 		t.Fatalf("dropMask of a chain's last: %d chains left", len(tb.masks))
 	}
 }
+
+// TestHostPairsMerge: rules of exact addresses that are not full 5-tuples
+// (a host pair with ip_proto and one port, as ClassBench's sets have)
+// merge into relaxed subtables, while full 5-tuples keep their exact
+// subtable of one rule a node; strict adds, modifies and deletes find
+// each rule wherever link put it, with a collision limit that sends some
+// of the pairs to their own mask's subtable too.
+func TestHostPairsMerge(t *testing.T) {
+	for _, limit := range []int{0, 2} {
+		p, err := New(&Config{Filter: FilterBloomCuckoo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit > 0 {
+			p.tables[0].mergeLimit = limit
+		}
+		var icmp Match
+		icmp.SetExact(FieldEthType, EthTypeIPv4)
+		icmp.SetExact(FieldIPProto, IPProtoICMP)
+		icmp.SetExact(FieldIPv4Src, 10<<24|1)
+		icmp.SetExact(FieldIPv4Dst, 10<<24|2)
+		icmp.SetExact(FieldICMPType, 8)
+		icmp.SetExact(FieldICMPCode, 0)
+		if relaxMask(&icmp.Mask, 0, false) != icmp.Mask {
+			t.Fatal("an ICMP microflow's mask relaxed")
+		}
+		var arp Match
+		arp.SetExact(FieldEthType, EthTypeARP)
+		arp.SetExact(FieldARPSPA, 10<<24|1)
+		arp.SetExact(FieldARPTPA, 10<<24|2)
+		if relaxMask(&arp.Mask, 0, false) != arp.Mask {
+			t.Fatal("an ARP host pair's mask relaxed")
+		}
+		// A source host and both ports: no microflow.
+		half := icmp
+		half.Set(FieldIPv4Dst, 0, 0)
+		half.Set(FieldICMPType, 0, 0)
+		half.Set(FieldICMPCode, 0, 0)
+		half.SetExact(FieldIPProto, IPProtoTCP)
+		half.SetExact(FieldL4Src, 1)
+		half.SetExact(FieldL4Dst, 2)
+		if relaxMask(&half.Mask, 0, false) == half.Mask {
+			t.Fatal("the mask of a source host and both ports left as it is")
+		}
+		const n = 24
+		flow := func(i int, full bool) Match {
+			var m Match
+			m.SetExact(FieldEthType, EthTypeIPv4)
+			m.SetExact(FieldIPProto, IPProtoTCP)
+			m.SetExact(FieldIPv4Src, uint64(10<<24|i))
+			m.SetExact(FieldIPv4Dst, uint64(10<<24|1<<16|i%3))
+			m.SetExact(FieldL4Dst, uint64(80+i%2))
+			if full {
+				m.SetExact(FieldL4Src, 1024)
+			}
+			return m
+		}
+		var adds []Update
+		for i := range n {
+			adds = append(adds,
+				Update{Match: flow(i, false), Priority: uint16(100 + i), ID: i},
+				Update{Match: flow(i, true), Priority: uint16(200 + i), ID: n + i})
+		}
+		// Pairs of another host mask (a source port, no destination
+		// port) that relaxes into the same subtable: merged, the pairs
+		// save a visit only where they share subtables (see rehome).
+		const mates = 8
+		for i := range mates {
+			m := flow(i, false)
+			m.Set(FieldL4Dst, 0, 0)
+			m.SetExact(FieldL4Src, 7)
+			m.SetExact(FieldIPv4Src, uint64(10<<24|2<<16|i<<4)) // a node of its own
+			adds = append(adds, Update{Match: m, Priority: 90, ID: 2*n + i})
+		}
+		apply := func(ups []Update) {
+			t.Helper()
+			for i, err := range p.ApplyBurst(ups, true).Errs {
+				if err != nil {
+					t.Fatalf("limit %d: update %d: %v", limit, i, err)
+				}
+			}
+		}
+		apply(adds)
+		tbl := p.Table(0)
+		merged, own := 0, 0
+		for i := range n {
+			k := flow(i, true).Key
+			r := tbl.Lookup(&k)
+			if r == nil || r.Match != flow(i, true) {
+				t.Fatalf("limit %d: 5-tuple %d: lookup found %v", limit, i, r)
+			}
+			if r.st.mask != r.Match.Mask || !r.exact {
+				t.Fatalf("limit %d: 5-tuple %d merged", limit, i)
+			}
+			k.Set(FieldL4Src, 999)
+			pr := tbl.Lookup(&k)
+			if pr == nil || pr.Match != flow(i, false) {
+				t.Fatalf("limit %d: pair %d: lookup found %v", limit, i, pr)
+			}
+			if pr.st.mask != pr.Match.Mask {
+				merged++
+			} else {
+				own++
+			}
+		}
+		if merged == 0 || limit > 0 && own == 0 {
+			t.Fatalf("limit %d: %d pairs merged, %d in their own subtable", limit, merged, own)
+		}
+		// Adding every rule again replaces it in place.
+		apply(adds)
+		if f := tbl.Stats().Flows; f != 2*n+mates {
+			t.Fatalf("limit %d: %d flows after adding all again, want %d", limit, f, 2*n+mates)
+		}
+		var mods, dels []Update
+		meta7 := []Instruction{{Kind: InstWriteMetadata, Metadata: 7, MetadataMask: 0xff}}
+		for i := range n {
+			mods = append(mods, Update{Command: CmdModifyStrict, Match: flow(i, false), Priority: uint16(100 + i), Instructions: meta7})
+			dels = append(dels, Update{Command: CmdDeleteStrict, Match: flow(i, false), Priority: uint16(100 + i)})
+		}
+		apply(mods)
+		for i := range n {
+			k := flow(i, false).Key
+			k.Set(FieldL4Src, 999)
+			if r := tbl.Lookup(&k); r == nil || len(r.Instructions) != 1 || r.Instructions[0].Metadata != 7 {
+				t.Fatalf("limit %d: pair %d not modified: %v", limit, i, r)
+			}
+		}
+		apply(dels)
+		if f := tbl.Stats().Flows; f != n+mates {
+			t.Fatalf("limit %d: %d flows after deleting the pairs, want %d", limit, f, n+mates)
+		}
+		for i := range n {
+			k := flow(i, false).Key
+			k.Set(FieldL4Src, 999)
+			if r := tbl.Lookup(&k); r != nil {
+				t.Fatalf("limit %d: pair %d deleted, lookup found %v", limit, i, r)
+			}
+		}
+		t.Logf("limit %d: %d pairs merged, %d in their own subtable", limit, merged, own)
+	}
+}
