@@ -17,7 +17,8 @@ import (
 // TestNiciraActionsAgainstOVS puts each of nxCases into Open vSwitch 3.1
 // and traces its frame (ovs-appctl ofproto/trace): the datapath actions
 // must be nxCases' ports, in order, and its packet-ins to controller id 0,
-// which TestNiciraActions checks ofswitch against. Open vSwitch's reasons
+// and the trace must report a resubmit limit exactly for the cases with
+// xerr, which TestNiciraActions checks ofswitch against. Open vSwitch's reasons
 // beyond invalid_ttl (action_set, group, packet_out) are compared as
 // OpenFlow 1.3 carries them: OFPR_ACTION.
 func TestNiciraActionsAgainstOVS(t *testing.T) {

@@ -130,9 +130,9 @@ func nxFrame(t *testing.T, ttl uint8) []byte {
 	return build(t, eth(layers.EthernetTypeIPv4), ip, tcp(), payload)
 }
 
-// TestNiciraActions runs note, exit, controller(...) and dec_ttl(ids)
-// through the data plane: nxCases' results are Open vSwitch's, which
-// TestNiciraActionsAgainstOVS checks.
+// TestNiciraActions runs note, exit, controller(...), dec_ttl(ids) and
+// resubmit through the data plane: nxCases' results are Open vSwitch's,
+// which TestNiciraActionsAgainstOVS checks, translation errors included.
 func TestNiciraActions(t *testing.T) {
 	for i := range nxCases {
 		c := &nxCases[i]
