@@ -15,7 +15,7 @@ import (
 // niciraActionFlows use each of the simple Nicira extension actions the way
 // flow files write them: ovs-ofctl sends note, exit, controller(...) and
 // dec_ttl(ids) as NXAST actions, set_tunnel and set_tunnel64 as set_field
-// of tun_id.
+// of tun_id, every resubmit as NXAST_RESUBMIT_TABLE.
 var niciraActionFlows = []string{
 	"priority=900,actions=note:01.02,output:2",
 	"priority=901,ip,actions=note:0102030405060708,dec_ttl(1,2),output:1",
@@ -30,6 +30,9 @@ var niciraActionFlows = []string{
 	"priority=910,actions=set_tunnel:5,set_tunnel64:0x123456789,goto_table:1",
 	"priority=911,tcp,actions=exit,write_actions(output:2),goto_table:2",
 	"table=1,priority=1,actions=note:ff.ee.dd.cc.bb.aa.99,controller(reason=no_match)",
+	"priority=912,in_port=2,actions=resubmit:3,resubmit(,1),resubmit(4,2),output:1",
+	"priority=913,actions=resubmit(,0),resubmit(LOCAL,255),resubmit(IN_PORT,200),resubmit(CONTROLLER,),write_actions(resubmit(,3))",
+	"table=1,priority=2,ip,actions=resubmit(,1),dec_ttl,resubmit:1,exit",
 }
 
 // TestOvsOfctlNiciraActions adds niciraActionFlows to ofswitch and to Open

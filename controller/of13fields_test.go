@@ -162,8 +162,12 @@ var refusals = []refusal{
 	{name: "nx write controller", write: true, acts: []openflow.Action{nx(0, 20, 0, 64, 0, 3, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_TYPE"},
 	{name: "nx write dec_ttl ids", write: true, match: []openflow.OXM{mIPv6}, acts: []openflow.Action{nx(0, 21, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0)}},
 	{name: "other vendor", acts: []openflow.Action{{Type: openflow.ActionExperimenter, Experimenter: 0x1234, Data: []byte{0, 1, 0, 0, 0, 0, 0, 0}}}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_EXPERIMENTER"},
-	// resubmit, which ofswitch does not run yet: Open vSwitch takes it.
-	{name: "nx resubmit", acts: []openflow.Action{nx(0, 1, 0, 1, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_EXP_TYPE", ovsOff: true},
+	{name: "nx resubmit", acts: []openflow.Action{nx(0, 1, 0, 1, 0, 0, 0, 0)}},
+	{name: "nx resubmit ignores its pad", acts: []openflow.Action{nx(0, 1, 0, 1, 9, 1, 2, 3)}},
+	{name: "nx resubmit_table", acts: []openflow.Action{nx(0, 14, 0xff, 0xf8, 200, 0, 0, 0)}},
+	{name: "nx resubmit_table pad", acts: []openflow.Action{nx(0, 14, 0, 1, 1, 0, 1, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_ARGUMENT"},
+	{name: "nx resubmit long", acts: []openflow.Action{nx(0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_LEN"},
+	{name: "nx write resubmit", write: true, acts: []openflow.Action{nx(0, 14, 0xff, 0xf8, 1, 0, 0, 0)}},
 }
 
 // nx returns a Nicira experimenter action whose bytes from the subtype on

@@ -96,6 +96,32 @@
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
 //
+// resubmit(port,table) runs inline, where it is in its action list: the
+// vector pass goes through the tables in order and cannot go back to
+// one, so the frame is looked up alone (Table.LookupVersion) in the
+// resubmit's table, the current one if it names none, with in_port
+// replaced by port for that lookup only. A hit runs that entry's
+// instructions at once (its counters count the frame, counted in
+// Counters.Resubmits): its actions act on the frame in place, its
+// write-actions add to the frame's action set, a goto_table in it runs
+// inline too, its exit ends every level, and a dec_ttl expiry in it ends
+// its own action list only. A miss does nothing, and a table the switch
+// lacks is a miss (Open vSwitch has 255 tables). In the action set a
+// resubmit is a final action, run only when the set holds no group and no
+// output, as in Open vSwitch. Open vSwitch's limits hold: 64 nested
+// resubmits to the same or an earlier table (MaxResubmitDepth), 4,096
+// resubmits and goto_tables that found an entry in one frame's
+// translation (MaxResubmits), checked before each lookup. A frame that
+// reaches one is dropped and counted in Counters.XlateErrors; nothing of
+// its translation runs after, the action set included.
+//
+// That is the one difference from Open vSwitch, which also discards what
+// the failed translation did before the limit: an output or packet-in
+// that ran before the limit was reached has gone out here (outputs are
+// sent as their actions run, not held until the translation ends). A
+// resubmit loop whose entries output nothing, the usual mistake, behaves
+// exactly as in Open vSwitch.
+//
 // # Groups
 //
 // A group action (in an apply-actions list, a bucket, or the action set,

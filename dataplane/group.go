@@ -86,6 +86,9 @@ func (w *Worker) group(j int, a *rules.Action, r *rules.Rule, t uint8, depth int
 	for i := range g.Buckets {
 		if i > 0 {
 			w.reset(j, sv)
+			if w.pkt[j].xerr {
+				break
+			}
 		}
 		g.CountBucket(i, n)
 		sent = w.bucket(j, &g.Buckets[i], r, t, depth) || sent
@@ -127,9 +130,18 @@ func (w *Worker) save(j, depth int) *savedFrame {
 	return sv
 }
 
-// reset gives frame j back the state sv kept, for the next bucket.
+// reset gives frame j back the state sv kept, for the next bucket. The
+// resubmit count is the translation's, not the bucket's, and a
+// translation error (xlateError) in a bucket ends the frame's: both stay.
 func (w *Worker) reset(j int, sv *savedFrame) {
-	w.pkt[j], w.keys[j], w.next[j] = sv.fs, sv.key, sv.next
+	fs := &w.pkt[j]
+	n, xerr := fs.nresub, fs.xerr
+	*fs, w.keys[j], w.next[j] = sv.fs, sv.key, sv.next
+	fs.nresub = n
+	if xerr {
+		fs.xerr, fs.dropped = true, true
+		w.next[j] = 0xff
+	}
 }
 
 // restore gives frame j back the state sv kept after the group ran, as

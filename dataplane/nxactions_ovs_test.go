@@ -17,7 +17,8 @@ import (
 // TestNiciraActionsAgainstOVS puts each of nxCases into Open vSwitch 3.1
 // and traces its frame (ovs-appctl ofproto/trace): the datapath actions
 // must be nxCases' ports, in order, and its packet-ins to controller id 0,
-// which TestNiciraActions checks ofswitch against. Open vSwitch's reasons
+// and the trace must report a resubmit limit exactly for the cases with
+// xerr, which TestNiciraActions checks ofswitch against. Open vSwitch's reasons
 // beyond invalid_ttl (action_set, group, packet_out) are compared as
 // OpenFlow 1.3 carries them: OFPR_ACTION.
 func TestNiciraActionsAgainstOVS(t *testing.T) {
@@ -98,6 +99,9 @@ func TestNiciraActionsAgainstOVS(t *testing.T) {
 				}
 				sets = append(sets, a)
 			}
+			if xerr := translationFailed.Find(out); (xerr != nil) != c.xerr {
+				t.Errorf("Open vSwitch translation error %q, want one: %v\n%s", xerr, c.xerr, tail(out))
+			}
 			if !slices.Equal(ports, c.ports) {
 				t.Errorf("Open vSwitch sends on ports %v, want %v\n%s", ports, c.ports, out)
 			}
@@ -109,6 +113,16 @@ func TestNiciraActionsAgainstOVS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// translationFailed is how ofproto/trace reports a translation that hit a
+// resubmit limit (xlate_report_error).
+var translationFailed = regexp.MustCompile(`over max translation depth 64|over 4096 resubmit actions`)
+
+// tail returns the last lines of a long trace.
+func tail(out []byte) string {
+	lines := strings.Split(string(out), "\n")
+	return strings.Join(lines[max(0, len(lines)-15):], "\n")
 }
 
 // splitTopLevel splits s at the commas outside parentheses.

@@ -28,6 +28,14 @@ type nxCase struct {
 	pins  []pinRec
 	// outTTL, if not 0, is the TTL of the frame that leaves.
 	outTTL uint8
+	// xerr says that the translation fails on a resubmit limit: Open
+	// vSwitch drops the packet, ofswitch counts Counters.XlateErrors.
+	xerr bool
+}
+
+// resubmits returns n resubmits to table t, comma-separated.
+func resubmits(n int, t string) string {
+	return strings.TrimSuffix(strings.Repeat("resubmit(,"+t+"),", n), ",")
 }
 
 var nxCases = []nxCase{
@@ -49,10 +57,49 @@ var nxCases = []nxCase{
 	{name: "dec_ttl ids", flows: []string{"in_port=1,ip,actions=dec_ttl(1,2),output:2"}, ttl: 5, ports: []uint32{2}, outTTL: 4},
 	{name: "controller", flows: []string{"in_port=1,ip,actions=controller(reason=no_match,max_len=64),controller(id=3),controller(reason=group,max_len=10),controller(reason=invalid_ttl),output:2"},
 		ttl: 64, ports: []uint32{2}, pins: []pinRec{{PacketInNoMatch, 64}, {PacketInAction, 10}, {PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer}}},
+
+	// resubmit
+	{name: "resubmit to an earlier table", flows: []string{"in_port=1,actions=goto_table:2", "table=2,actions=resubmit(,1),output:2",
+		"table=1,actions=output:3"}, ttl: 64, ports: []uint32{3, 2}},
+	{name: "resubmit to the same table with another in_port", flows: []string{"priority=2,in_port=1,actions=resubmit:3,output:in_port",
+		"in_port=3,actions=output:2"}, ttl: 64, ports: []uint32{2, 1}},
+	{name: "resubmit with in_port changed, then restored", flows: []string{"in_port=1,actions=resubmit(3,1),output:2",
+		"table=1,in_port=3,actions=output:3,output:in_port", "table=1,in_port=1,actions=output:2"}, ttl: 64, ports: []uint32{3, 1, 2}},
+	{name: "resubmit miss does nothing", flows: []string{"in_port=1,actions=resubmit(,1),resubmit(,200),output:2",
+		"table=1,in_port=2,actions=output:3"}, ttl: 64, ports: []uint32{2}},
+	{name: "resubmit then goto inside it", flows: []string{"in_port=1,actions=resubmit(,1),output:3",
+		"table=1,actions=goto_table:2", "table=2,actions=output:2"}, ttl: 64, ports: []uint32{2, 3}},
+	{name: "resubmit sees and makes rewrites", flows: []string{"in_port=1,ip,actions=set_field:02:00:00:00:00:07->eth_dst,resubmit(,1),output:2",
+		"table=1,ip,dl_dst=02:00:00:00:00:07,actions=dec_ttl", "table=1,priority=0,actions=output:3"}, ttl: 64, ports: []uint32{2}, outTTL: 63},
+	{name: "exit inside a resubmit", flows: []string{"in_port=1,actions=resubmit(,1),output:3",
+		"table=1,actions=output:2,exit,output:1"}, ttl: 64, ports: []uint32{2}},
+	{name: "dec_ttl expiry inside a resubmit", flows: []string{"in_port=1,ip,actions=resubmit(,1),output:3",
+		"table=1,ip,actions=dec_ttl,output:2"}, ttl: 1, ports: []uint32{3},
+		pins: []pinRec{{PacketInInvalidTTL, rules.ControllerMaxLenNoBuffer}}},
+	{name: "resubmit writes the action set", flows: []string{"in_port=1,actions=resubmit(,2),goto_table:1",
+		"table=1,actions=output:3", "table=2,actions=write_actions(output:2)"}, ttl: 64, ports: []uint32{3, 2}},
+	{name: "resubmit in the action set", flows: []string{"in_port=1,actions=write_actions(resubmit(,2)),goto_table:1",
+		"table=1,actions=note:00", "table=2,actions=output:2"}, ttl: 64, ports: []uint32{2}},
+	{name: "resubmit in the action set after output", flows: []string{"in_port=1,actions=write_actions(resubmit(,2),output:3)",
+		"table=2,actions=output:2"}, ttl: 64, ports: []uint32{3}},
+	{name: "resubmit loop", flows: []string{"in_port=1,ip,actions=resubmit(,1)", "table=1,ip,actions=resubmit(,0)"},
+		ttl: 64, xerr: true},
+	{name: "resubmit loop in one table", flows: []string{"in_port=1,ip,actions=resubmit:1"}, ttl: 64, xerr: true},
+	{name: "resubmit loop then the action set", flows: []string{"in_port=1,ip,actions=write_actions(output:2),goto_table:1",
+		"table=1,ip,actions=resubmit(,2)", "table=2,ip,actions=resubmit(,1)"}, ttl: 64, xerr: true},
+	// 16 + 16*255 = 4096 resubmits that find an entry, none deeper than
+	// the first: the limit is not reached.
+	{name: "4096 resubmits", flows: []string{"in_port=1,actions=" + resubmits(16, "1") + ",output:2",
+		"table=1,actions=" + resubmits(255, "2"), "table=2,actions=note:00"}, ttl: 64, ports: []uint32{2}},
+	// One more, even to a table that misses, is over: the limit is
+	// checked before the lookup.
+	{name: "4097 resubmits", flows: []string{"in_port=1,actions=" + resubmits(16, "1") + ",resubmit(,3),output:2",
+		"table=1,actions=" + resubmits(255, "2"), "table=2,actions=note:00"}, ttl: 64, xerr: true},
 }
 
 // run sends c's frame through ofswitch and returns the ports it left on,
-// in order, the frames, and the packet-ins.
+// in order, the frames, and the packet-ins; it checks c.xerr against the
+// translation errors counted.
 func (c *nxCase) run(t *testing.T, in []byte) ([]uint32, [][]byte, []pinRec) {
 	t.Helper()
 	pipe := testPipeline(t, 4, rules.FilterBloomCuckoo, strings.Join(c.flows, "\n"))
@@ -71,6 +118,9 @@ func (c *nxCase) run(t *testing.T, in []byte) ([]uint32, [][]byte, []pinRec) {
 	vec := &Vector{N: 1}
 	vec.Frames[0], vec.Link[0], vec.InPort[0] = slices.Clone(in), layers.LinkTypeEthernet, 1
 	sw.Worker(0).Process(vec)
+	if st := sw.Stats(); (st.XlateErrors == 1) != c.xerr || st.XlateErrors > 1 {
+		t.Errorf("%d translation errors, want %v", st.XlateErrors, c.xerr)
+	}
 	return ports, frames, pins
 }
 
@@ -80,9 +130,9 @@ func nxFrame(t *testing.T, ttl uint8) []byte {
 	return build(t, eth(layers.EthernetTypeIPv4), ip, tcp(), payload)
 }
 
-// TestNiciraActions runs note, exit, controller(...) and dec_ttl(ids)
-// through the data plane: nxCases' results are Open vSwitch's, which
-// TestNiciraActionsAgainstOVS checks.
+// TestNiciraActions runs note, exit, controller(...), dec_ttl(ids) and
+// resubmit through the data plane: nxCases' results are Open vSwitch's,
+// which TestNiciraActionsAgainstOVS checks, translation errors included.
 func TestNiciraActions(t *testing.T) {
 	for i := range nxCases {
 		c := &nxCases[i]

@@ -14,12 +14,16 @@ import (
 // copy) and where its headers are.
 type frameState struct {
 	data    []byte
-	owned   bool // data is the worker's copy
-	eth     bool // the frame starts with an Ethernet header
-	dropped bool // dec_ttl expired, a meter dropped it or an action panicked
-	expired bool // dropped by a failed TTL decrement (see ttlExpired)
-	sent    bool // output somewhere or sent to the controller
-	exit    bool // an exit action ran: no more actions, the action set's neither
+	owned   bool   // data is the worker's copy
+	eth     bool   // the frame starts with an Ethernet header
+	dropped bool   // dec_ttl expired, a meter dropped it or an action panicked
+	expired bool   // dropped by a failed TTL decrement (see ttlExpired)
+	sent    bool   // output somewhere or sent to the controller
+	exit    bool   // an exit action ran: no more actions, the action set's neither
+	xerr    bool   // the translation hit a resubmit limit: dropped, nothing more runs
+	table   uint8  // the pipeline table the frame was last looked up in (a resubmit's current table in the action set)
+	depth   uint8  // resubmits running now that went to the same or an earlier table
+	nresub  uint16 // resubmits and goto_tables that found an entry, Open vSwitch's ctx->resubmits
 	inPort  uint32
 	l3, l4  int // header offsets, 0 if absent
 	vlans   int // VLAN tags in the frame now
@@ -58,7 +62,8 @@ var setOrder = [...]rules.ActionKind{rules.ActionCopyTTLIn,
 	rules.ActionPopVLAN, rules.ActionPopPBB, rules.ActionPopMPLS,
 	rules.ActionPushMPLS, rules.ActionPushPBB, rules.ActionPushVLAN,
 	rules.ActionCopyTTLOut, rules.ActionDecNwTTL, rules.ActionDecMPLSTTL,
-	rules.ActionSetMPLSTTL, rules.ActionSetField, rules.ActionSetNwTTL, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput}
+	rules.ActionSetMPLSTTL, rules.ActionSetField, rules.ActionSetNwTTL, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput,
+	rules.ActionResubmit}
 
 // Process parses the frames of v, classifies them through the pipeline
 // (one LookupBatch per table for the whole vector), runs the instructions
@@ -96,7 +101,8 @@ func (w *Worker) Process(v *Vector) {
 		// temporary and copied with a write barrier.
 		fs := &w.pkt[n]
 		fs.data = v.Frames[i]
-		fs.owned, fs.dropped, fs.sent, fs.expired, fs.exit = false, false, false, false, false
+		fs.owned, fs.dropped, fs.sent, fs.expired, fs.exit, fs.xerr = false, false, false, false, false, false
+		fs.table, fs.depth, fs.nresub = 0, 0, 0
 		fs.eth = v.Link[i] == layers.LinkTypeEthernet
 		fs.inPort = h.InPort
 		fs.l3, fs.l4, fs.vlans = int(h.L3Off), int(h.L4Off), int(h.VLANs)
@@ -186,6 +192,13 @@ func (w *Worker) instrRun(t uint8, m, k int) (next int) {
 		r := w.bout[k]
 		w.next[j] = 0xff
 		fs := &w.pkt[j]
+		fs.table = t
+		if t > 0 && fs.nresub >= MaxResubmits {
+			// A goto_table is a resubmit to Open vSwitch: the limit
+			// holds for it too, checked before its lookup.
+			w.xlateError(j)
+			continue
+		}
 		if r == nil {
 			st.Misses++
 			if t == 0 {
@@ -198,7 +211,10 @@ func (w *Worker) instrRun(t uint8, m, k int) (next int) {
 		}
 		st.Hits++
 		r.Hit(len(fs.data))
-		w.instructions(j, r, t)
+		if t > 0 {
+			fs.nresub++
+		}
+		w.instructions(j, r, t, false)
 	}
 	return k
 }
@@ -208,7 +224,12 @@ func (w *Worker) instrRun(t uint8, m, k int) (next int) {
 // write-metadata, goto-table. The meter instruction is first in a rule's
 // list if it is there at all (rules.Pipeline refuses it elsewhere), so a
 // rule without one pays one compare for it.
-func (w *Worker) instructions(j int, r *rules.Rule, t uint8) {
+//
+// inline says that r was found by a resubmit: its goto_table then runs
+// at once, inside the resubmit, as Open vSwitch runs it (see
+// tableAction), where the pipeline's goto_table only names the next
+// table of the vector pass.
+func (w *Worker) instructions(j int, r *rules.Rule, t uint8, inline bool) {
 	ins := r.Instructions
 	fs := &w.pkt[j]
 	if len(ins) > 0 && ins[0].Kind == rules.InstMeter {
@@ -261,7 +282,11 @@ func (w *Worker) instructions(j int, r *rules.Rule, t uint8) {
 			k := &w.keys[j]
 			k[0] = k[0]&^in.MetadataMask | in.Metadata&in.MetadataMask
 		case rules.InstGotoTable:
-			w.next[j] = in.Table
+			if inline {
+				w.tableAction(j, rules.PortInPort, in.Table, t)
+			} else {
+				w.next[j] = in.Table
+			}
 		}
 	}
 }
@@ -284,14 +309,18 @@ func (w *Worker) finishRun(n, j int) (next int) {
 		if s := &w.set[j]; s.n > 0 && !fs.dropped && !fs.exit {
 			// setOrder puts group before output: a group that ran
 			// takes precedence over the output (§5.10).
-			grouped := false
+			// A resubmit is a final action as in Open vSwitch
+			// (ofpacts_execute_action_set): after both, and only
+			// when the set holds neither group nor output.
+			grouped, final := false, false
 			for _, kind := range setOrder {
-				if kind == rules.ActionOutput && grouped {
+				if kind == rules.ActionOutput && grouped || kind == rules.ActionResubmit && final {
 					continue
 				}
-				for i := 0; i < s.n && !fs.dropped; i++ {
+				for i := 0; i < s.n && !fs.dropped && !fs.exit; i++ {
 					if s.acts[i].Kind == kind {
 						grouped = grouped || kind == rules.ActionGroup
+						final = final || kind == rules.ActionGroup || kind == rules.ActionOutput
 						w.act(j, s.acts[i], nil, 0xff)
 					}
 				}
@@ -352,6 +381,8 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		w.controller(j, a, r, t)
 	case rules.ActionExit:
 		w.pkt[j].exit = true
+	case rules.ActionResubmit:
+		w.resubmit(j, a, t)
 	case rules.ActionNote: // a comment for the controller
 	default: // queues are not modelled
 		w.stats.Skipped++
@@ -597,4 +628,95 @@ func (w *Worker) decTTL(j int) int {
 	// The key follows the header, so that a later table matching nw_ttl
 	// sees the new TTL.
 	return ttlDone
+}
+
+// Open vSwitch's limits on a packet's translation (ofproto-dpif-xlate.c
+// MAX_DEPTH, MAX_RESUBMITS): resubmits nested that each went to the same
+// or an earlier table, and resubmits (goto_table included) that found an
+// entry.
+const (
+	MaxResubmitDepth = 64
+	MaxResubmits     = MaxResubmitDepth * MaxResubmitDepth
+)
+
+// resubmit runs resubmit(port,table) (NXAST_RESUBMIT, _TABLE) of entry r
+// in table t (0xff: the action set or a PACKET_OUT, whose current table is
+// the last one the frame was looked up in, fs.table).
+func (w *Worker) resubmit(j int, a *rules.Action, t uint8) {
+	if t == 0xff {
+		t = w.pkt[j].table
+	}
+	tt := a.Table
+	if tt == rules.TableAll {
+		tt = t
+	}
+	w.tableAction(j, a.Port, tt, t)
+}
+
+// tableAction looks frame j up in table tt with in_port replaced by port
+// (rules.PortInPort: the frame's own) and, on a hit, runs the entry's
+// instructions inline, as Open vSwitch's xlate_table_action does for a
+// resubmit from table cur (and for a goto_table inside one):
+//
+//   - The limits are checked first: MaxResubmitDepth resubmits deep (depth
+//     grows only when tt ≤ cur, a resubmit that may loop) or MaxResubmits
+//     in all make a translation error (xlateError).
+//   - in_port is the resubmit's for the lookup only: the entry's actions
+//     see the frame's own again.
+//   - A miss does nothing (no table-miss packet-in, no drop), and so does
+//     a table the switch lacks: Open vSwitch has 255 tables, empty ones
+//     miss.
+//   - The entry's counters count the frame, and its actions act on the
+//     frame in place: the actions after the resubmit see their changes,
+//     its write-actions add to the frame's one action set, its exit ends
+//     every level.
+//
+// The vector pass (Process) cannot go back to a table, so a resubmit runs
+// here, one frame at a time, with a lookup of its own (LookupVersion, at
+// the version published now).
+func (w *Worker) tableAction(j int, port uint32, tt, cur uint8) {
+	fs := &w.pkt[j]
+	if fs.depth >= MaxResubmitDepth || fs.nresub >= MaxResubmits {
+		w.xlateError(j)
+		return
+	}
+	pipe := w.sw.pipe
+	if int(tt) >= pipe.NumTables() {
+		return
+	}
+	k := &w.keys[j]
+	in := k[1] // in_port's word, restored whole
+	if port != rules.PortInPort {
+		k.Set(rules.FieldInPort, uint64(port))
+	}
+	r, _ := pipe.Table(tt).LookupVersion(k, &w.stats.Lookup)
+	k[1] = in
+	if r == nil {
+		return
+	}
+	w.stats.Resubmits++
+	r.Hit(len(fs.data))
+	fs.nresub++
+	deep := tt <= cur
+	if deep {
+		fs.depth++
+	}
+	w.instructions(j, r, tt, true)
+	if deep {
+		fs.depth--
+	}
+}
+
+// xlateError ends frame j's translation at a resubmit limit. Open vSwitch
+// then drops the packet with everything its translation did, outputs and
+// packet-ins included. Here outputs and packet-ins go out as their actions
+// run, so those that ran before the limit was hit have gone: what does not
+// happen is everything after, the action set included.
+func (w *Worker) xlateError(j int) {
+	fs := &w.pkt[j]
+	if !fs.xerr {
+		w.stats.XlateErrors++
+	}
+	fs.xerr, fs.dropped = true, true
+	w.next[j] = 0xff
 }

@@ -296,6 +296,11 @@ type Counters struct {
 	PortDrops  uint64         // frames a port's config dropped: received with NO_RECV, output to NO_FWD, packet-ins of NO_PACKET_IN
 	MeterDrops uint64         // frames a meter's DROP band dropped (packet-ins too, by the Controller meter)
 	GroupDrops uint64         // group actions that ran no bucket: no such group, no live bucket, chain too deep
+	Resubmits  uint64         // resubmit actions that found an entry and ran it (and goto_table inside them)
+	// XlateErrors counts the frames whose translation hit Open
+	// vSwitch's resubmit limits (MaxResubmitDepth, MaxResubmits): the
+	// translation stops there and the frame goes no further.
+	XlateErrors uint64
 }
 
 // Add adds o to s.
@@ -319,6 +324,8 @@ func (s *Counters) Add(o *Counters) {
 	s.PortDrops += o.PortDrops
 	s.MeterDrops += o.MeterDrops
 	s.GroupDrops += o.GroupDrops
+	s.Resubmits += o.Resubmits
+	s.XlateErrors += o.XlateErrors
 }
 
 // FalsePositiveRate returns the measured filter false-positive rate: false

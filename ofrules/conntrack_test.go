@@ -35,6 +35,8 @@ func TestConnTrackRefused(t *testing.T) {
 		{"ct_mark", []openflow.OXM{ip, ctMark}, openflow.Output(1, 0), "ct_mark", 43},
 		{"ct", []openflow.OXM{ip}, nx(35), "ct()", 42},
 		{"ct_clear", []openflow.OXM{ip}, nx(43), "ct_clear", 42},
+		{"resubmit ct", []openflow.OXM{ip}, openflow.Action{Type: openflow.ActionExperimenter, Experimenter: 0x2320,
+			Data: []byte{0, 44, 0xff, 0xf8, 1, 0, 0, 0}}, "resubmit(,,ct)", 42},
 		{"other NXM field", []openflow.OXM{ip, otherNXM}, openflow.Output(1, 0), "", 0},
 		{"set_field ct_mark", []openflow.OXM{ip}, openflow.SetField(ctMark), "ct_mark", 0},
 		{"set_field ct_label", []openflow.OXM{ip}, openflow.SetField(openflow.OXM{Class: 0x0001, Field: 108, Data: make([]byte, 16)}), "ct_label", 0},

@@ -100,17 +100,22 @@
 // ("connection tracking (ct_state) is not supported") the switch logs.
 //
 // Of Open vSwitch's Nicira extension actions (experimenter 0x2320),
-// note, exit, controller(...) (NXAST_CONTROLLER), dec_ttl(ids)
+// resubmit (NXAST_RESUBMIT, NXAST_RESUBMIT_TABLE), note, exit,
+// controller(...) (NXAST_CONTROLLER), dec_ttl(ids)
 // (NXAST_DEC_TTL_CNT_IDS), set_tunnel and set_tunnel64 are taken, with
 // Open vSwitch's length checks and errors (openflow.DecodeNXAction);
 // set_tunnel and set_tunnel64 become set_field of tunnel_id, as Open
 // vSwitch sends them back over OpenFlow 1.2 and later. The others
-// (resubmit, load, move, output:reg, learn, multipath, bundle,
+// (load, move, output:reg, learn, multipath, bundle,
 // controller2 with userdata, pause or meter_id...) are refused with
 // OFPBAC_BAD_EXPERIMENTER_TYPE, another experimenter with
 // OFPBAC_BAD_EXPERIMENTER, and note, exit and controller(...) in
 // write-actions with OFPBAC_BAD_TYPE, as Open vSwitch answers. A flow's
-// Nicira actions go back in flow stats as they came.
+// Nicira actions go back in flow stats as they came. A resubmit may name
+// any port and any table, as in Open vSwitch: a table the switch lacks
+// is one that misses (the data plane does nothing for it).
+// resubmit(P,T,ct) (NXAST_RESUBMIT_TABLE_CT) is refused with the
+// connection tracking error, NXBAC_CT_DATAPATH_SUPPORT.
 //
 // # Groups
 //

@@ -49,6 +49,7 @@ const (
 	nxastCT                = 35         // NXAST_CT
 	nxastNAT               = 36         // NXAST_NAT
 	nxastCTClear           = 43         // NXAST_CT_CLEAR
+	nxastResubmitTableCT   = 44         // NXAST_RESUBMIT_TABLE_CT: resubmit(port,table,ct)
 )
 
 // ctFields names the NXM_NX connection tracking fields by number.
@@ -102,7 +103,7 @@ func ctSetField(o *openflow.OXM) error {
 }
 
 // ctAction returns the refusal of a if it is a Nicira connection tracking
-// action (ct, its nat, ct_clear).
+// action (ct, its nat, ct_clear, resubmit(port,table,ct)).
 func ctAction(a *openflow.Action) error {
 	if a.Type != openflow.ActionExperimenter || a.Experimenter != nxExperimenter || len(a.Data) < 2 {
 		return nil
@@ -115,6 +116,8 @@ func ctAction(a *openflow.Action) error {
 		what = "nat"
 	case nxastCTClear:
 		what = "ct_clear"
+	case nxastResubmitTableCT:
+		what = "resubmit(,,ct)"
 	default:
 		return nil
 	}

@@ -170,7 +170,8 @@ func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) (
 // inActionSet reports whether an action of kind k may be written to the
 // action set. Open vSwitch refuses note, exit and controller(...) there
 // with OFPBAC_BAD_TYPE (its action_set_classify): the set has no slot
-// for them.
+// for them. A resubmit has one: a final action, run when the set holds no
+// group and no output.
 func inActionSet(k rules.ActionKind) bool {
 	switch k {
 	case rules.ActionNote, rules.ActionExit, rules.ActionController:
@@ -205,7 +206,7 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 		case rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
 			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
 			out = append(out, tagActionToWire(&a))
-		case rules.ActionNote, rules.ActionExit, rules.ActionController:
+		case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionResubmit:
 			out = append(out, nxActionToWire(&a))
 		case rules.ActionSetNwTTL:
 			out = append(out, openflow.Action{Type: openflow.ActionSetNWTTL, TTL: a.TTL})

@@ -23,8 +23,9 @@
 // reused slice without allocating. Unknown experimenter payloads and
 // Nicira-class OXMs are kept opaque and re-encoded byte for byte;
 // DecodeNXAction gives a typed view (NXAction) of the Nicira actions
-// note, exit, controller, dec_ttl(ids) and set_tunnel(64); nxm.go names
-// the Nicira match fields and splits their payload (NXMPayload).
+// resubmit, note, exit, controller, dec_ttl(ids) and set_tunnel(64);
+// nxm.go names the Nicira match fields and splits their payload
+// (NXMPayload).
 //
 // Reader frames messages from an io.Reader into one reused buffer, with a
 // maximum message length; Writer appends messages to one reused buffer,

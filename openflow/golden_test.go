@@ -141,6 +141,10 @@ func goldens() []struct {
 			nxAct(NXAction{Subtype: NXController, MaxLen: 0xffff, Reason: PacketInInvalidTTL}))), 96)},
 		{"flow_mod_nx_dec_ttl_ids.hex", withLen(ovsFlowMod(2, 908, []OXM{EthType(0x0800)}, ApplyActions(
 			nxAct(NXAction{Subtype: NXDecTTLCntIDs, IDs: []uint16{1, 2, 3}}), Output(1, 0))), 112)},
+		{"flow_mod_nx_resubmit.hex", withLen(ovsFlowMod(2, 912, []OXM{InPort(2)}, ApplyActions(
+			nxAct(NXAction{Subtype: NXResubmitTable, InPort: 3, Table: 0xff}),
+			nxAct(NXAction{Subtype: NXResubmitTable, InPort: PortIn16, Table: 1}),
+			nxAct(NXAction{Subtype: NXResubmitTable, InPort: 4, Table: 2}), Output(1, 0))), 136)},
 		{"flow_mod_mpls_pop.hex", withLen(ovsFlowMod(6, 800, []OXM{EthType(0x8847), NewOXM(FieldMPLSTC, []byte{3}, nil),
 			NewOXM(FieldMPLSBOS, []byte{1}, nil), NewOXM(FieldMPLSLabel, []byte{0, 0, 0, 100}, nil)},
 			ApplyActions(Action{Type: ActionPopMPLS, EtherType: 0x0800}, Output(2, 0))), 112)},

@@ -41,7 +41,16 @@ func TestDecodeNXAction(t *testing.T) {
 		{"note odd", nxBytes(0, 8, 1, 2, 3, 4, 5, 6, 7), NXAction{}, ErrNXBadLen, ""},
 		{"dec_ttl zeros", nxBytes(0, 21, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0), NXAction{}, ErrNXMustBeZero, ""},
 		{"dec_ttl short", nxBytes(0, 21, 0, 5, 0, 0, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4), NXAction{}, ErrNXBadLen, ""},
-		{"resubmit", nxBytes(0, 1, 0, 1, 0, 0, 0, 0), NXAction{}, ErrNXBadSubtype, ""},
+		{"resubmit", nxBytes(0, 1, 0, 3, 0, 0, 0, 0), NXAction{Subtype: NXResubmit, InPort: 3, Table: 0xff}, nil, "resubmit:3"},
+		{"resubmit in_port", nxBytes(0, 1, 0xff, 0xf8, 0, 0, 0, 0), NXAction{Subtype: NXResubmit, InPort: PortIn16, Table: 0xff}, nil, "resubmit(,)"},
+		{"resubmit local", nxBytes(0, 1, 0xff, 0xfe, 0, 0, 0, 0), NXAction{Subtype: NXResubmit, InPort: 0xfffe, Table: 0xff}, nil, "resubmit:LOCAL"},
+		{"resubmit_table", nxBytes(0, 14, 0xff, 0xf8, 2, 0, 0, 0), NXAction{Subtype: NXResubmitTable, InPort: PortIn16, Table: 2}, nil, "resubmit(,2)"},
+		{"resubmit_table port", nxBytes(0, 14, 0, 5, 7, 0, 0, 0), NXAction{Subtype: NXResubmitTable, InPort: 5, Table: 7}, nil, "resubmit(5,7)"},
+		{"resubmit_table port only", nxBytes(0, 14, 0, 5, 0xff, 0, 0, 0), NXAction{Subtype: NXResubmitTable, InPort: 5, Table: 0xff}, nil, "resubmit:5"},
+		{"resubmit_table pad", nxBytes(0, 14, 0, 5, 7, 0, 1, 0), NXAction{}, ErrNXBadArgument, ""},
+		{"resubmit long", nxBytes(0, 1, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), NXAction{}, ErrNXBadLen, ""},
+		{"resubmit_table short", nxBytes(0, 14, 0, 3), NXAction{}, ErrNXBadLen, ""},
+		{"resubmit_table_ct", nxBytes(0, 44, 0xff, 0xf8, 2, 0, 0, 0), NXAction{}, ErrNXBadSubtype, ""},
 		{"controller2", nxBytes(0, 37, 0, 0, 0, 0, 0, 0), NXAction{}, ErrNXBadSubtype, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,6 +106,8 @@ func nxIgnored(b []byte) []byte {
 		zero(10, 16)
 	case NXController:
 		zero(15, 16)
+	case NXResubmit: // its table and pad
+		zero(12, 16)
 	case NXDecTTLCntIDs:
 		zero(16+2*(int(b[10])<<8|int(b[11])), len(b))
 	}
@@ -107,7 +118,7 @@ func nxIgnored(b []byte) []byte {
 // bytes with the input's (but for those nxIgnored zeroes); a decode of the
 // encoding gives the same value.
 func FuzzNXAction(f *testing.F) {
-	for _, g := range []string{"flow_mod_nx_note.hex", "flow_mod_nx_controller.hex", "flow_mod_nx_dec_ttl_ids.hex"} {
+	for _, g := range []string{"flow_mod_nx_note.hex", "flow_mod_nx_controller.hex", "flow_mod_nx_dec_ttl_ids.hex", "flow_mod_nx_resubmit.hex"} {
 		_, b := readGolden(f, g)
 		m, err := Decode(b)
 		if err != nil {
@@ -123,6 +134,9 @@ func FuzzNXAction(f *testing.F) {
 		}
 	}
 	f.Add(nxBytes(0, 2, 0, 0, 0, 0, 0x12, 0x34))
+	f.Add(nxBytes(0, 1, 0, 3, 0, 0, 0, 0))
+	f.Add(nxBytes(0, 14, 0xff, 0xf8, 2, 0, 0, 0))
+	f.Add(nxBytes(0, 14, 0, 5, 7, 0, 1, 0))
 	f.Add(nxBytes(0, 9, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8))
 	f.Add(nxBytes(0, 21, 0, 1, 0, 0, 0, 0, 0, 7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4))
 	f.Fuzz(func(t *testing.T, b []byte) {

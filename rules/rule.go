@@ -52,6 +52,12 @@ const (
 	ActionNote       // NXAST_NOTE: Ext.Note; does nothing
 	ActionExit       // NXAST_EXIT: ends the translation of the packet's action lists
 	ActionController // NXAST_CONTROLLER: MaxLen, Reason, CtlID
+	// ActionResubmit (NXAST_RESUBMIT, NXAST_RESUBMIT_TABLE) looks the
+	// packet up in table Table (TableAll: the current table) with
+	// in_port Port (PortInPort: the packet's) and runs the entry it
+	// finds, if any, before the actions after it. Reason is 1 if it
+	// came as NXAST_RESUBMIT (sent back so), 0 for NXAST_RESUBMIT_TABLE.
+	ActionResubmit
 )
 
 // Action is one action of an action list or set, as a tagged struct: Kind
@@ -66,7 +72,8 @@ type Action struct {
 	Value   [2]uint64 // ActionSetField: Value[1] for fields up to 64 bits; Value[0], Value[1] = high, low for IPv6
 	EthType uint16    // ActionPushVLAN, ActionPushMPLS, ActionPopMPLS, ActionPushPBB
 	TTL     uint8     // ActionSetMPLSTTL, ActionSetNwTTL
-	Reason  uint8     // ActionController: the packet-in's ofp_packet_in_reason
+	Reason  uint8     // ActionController: the packet-in's ofp_packet_in_reason; ActionResubmit: its wire form
+	Table   uint8     // ActionResubmit
 	CtlID   uint16    // ActionController: the controller id it goes to
 	// Ext holds what few actions need, so that the others stay small:
 	// nil but for ActionNote and an ActionDecNwTTL with controller ids.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -85,6 +86,12 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 			apply = append(apply, rules.Action{Kind: rules.ActionNote, Ext: &rules.ActionExt{Note: b}})
 		case lname == "exit" && !hasArg:
 			apply = append(apply, rules.Action{Kind: rules.ActionExit})
+		case lname == "resubmit":
+			act, err := p.resubmit(arg, acol+len(name)+1)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, act)
 		case lname == "set_tunnel" || lname == "set_tunnel64":
 			// Open vSwitch sends both as set_field of tun_id over
 			// OpenFlow 1.2 and later, and prints them so back.
@@ -227,7 +234,7 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 		case lname == "ct" || lname == "ct_clear":
 			return nil, p.errAt(acol, "connection tracking (%s) is not supported", lname)
 		default:
-			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, dec_ttl(ids), mod_nw_ttl, note, exit, controller(...), set_tunnel, set_tunnel64, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
+			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, dec_ttl(ids), mod_nw_ttl, note, exit, controller(...), resubmit, set_tunnel, set_tunnel64, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
 		}
 	}
 	if meter != nil {
@@ -484,6 +491,8 @@ func (nm fieldNamer) formatAction(a *rules.Action) string {
 		return b.String()
 	case rules.ActionExit:
 		return "exit"
+	case rules.ActionResubmit:
+		return openflow.ResubmitString(a.Port, a.Table)
 	case rules.ActionController:
 		if a.Reason == reasonAction && a.CtlID == 0 {
 			return fmt.Sprintf("CONTROLLER:%d", a.MaxLen)
@@ -644,4 +653,47 @@ func (p *flowParser) hexBytes(s string, col int, what string) ([]byte, error) {
 		i += 2
 	}
 	return b, nil
+}
+
+// resubmit parses resubmit's argument as Open vSwitch does (parse_RESUBMIT):
+// "P" of resubmit:P, or "P,T" of resubmit(P,T), either slot empty but not
+// both. An empty port is in_port's, an empty table the current one. A
+// third slot "ct" (look up with the connection tracking 5-tuple) is
+// refused by name, as connection tracking is.
+func (p *flowParser) resubmit(arg string, col int) (rules.Action, error) {
+	a := rules.Action{Kind: rules.ActionResubmit, Port: rules.PortInPort, Table: rules.TableAll}
+	slots := strings.SplitN(arg, ",", 3)
+	if s := slots[0]; s != "" {
+		port, err := p.port(s, col)
+		if err != nil {
+			return a, err
+		}
+		if port >= 0xff00 && port < rules.PortMax {
+			// The wire action has 16 bits for it.
+			return a, p.errAt(col, "port %d is outside the supported range 0 through %d or 0xffffff00 through 0xffffffff", port, 0xfeff)
+		}
+		a.Port = port
+	}
+	if len(slots) > 1 {
+		if s := slots[1]; s != "" {
+			v, err := strconv.ParseUint(s, 10, 8)
+			if err != nil {
+				return a, p.errAt(col, "%s: resubmit to unknown table (0 to 255)", s)
+			}
+			a.Table = uint8(v)
+		}
+	}
+	if len(slots) > 2 {
+		switch s := slots[2]; s {
+		case "":
+		case "ct":
+			return a, p.errAt(col, "connection tracking (resubmit(,,ct)) is not supported")
+		default:
+			return a, p.errAt(col, "%s: unknown parameter of resubmit", s)
+		}
+	}
+	if a.Port == rules.PortInPort && a.Table == rules.TableAll {
+		return a, p.errAt(col, "at least one \"in_port\" or \"table\" must be specified on resubmit")
+	}
+	return a, nil
 }

@@ -98,6 +98,12 @@
 // refused by name, and so are note, exit and controller(...) in
 // write_actions.
 //
+// resubmit:P, resubmit(P,T), resubmit(P,) and resubmit(,T) are read as
+// ovs-ofctl reads them (P a port number or name, T a table 0 to 255; an
+// empty P is in_port's, an empty T the current table) and printed as it
+// prints them: resubmit:P when there is no table. resubmit(P,T,ct) is
+// refused by name, as connection tracking is.
+//
 // Connection tracking is not supported: a flow that matches ct_state,
 // ct_zone, ct_mark, ct_label, ct_nw_proto, ct_nw_src, ct_nw_dst,
 // ct_ipv6_src, ct_ipv6_dst, ct_tp_src or ct_tp_dst, or uses the ct(...)

@@ -38,6 +38,10 @@ func TestNiciraActionsText(t *testing.T) {
 		"ipv6,actions=write_actions(dec_ttl(1),output:3)",
 		"actions=set_tunnel:5,set_tunnel64:0x123456789,set_tunnel:0x10,set_tunnel64:7",
 		"tcp,actions=exit,write_actions(output:2),goto_table:2",
+		"actions=resubmit:3,resubmit(,2),resubmit(3,2),resubmit(3),resubmit(3,)",
+		"actions=resubmit:LOCAL,resubmit(IN_PORT,7),resubmit(in_port,254),resubmit(,0),resubmit(CONTROLLER,9)",
+		"actions=resubmit(4294967040,1),resubmit(65279,)",
+		"actions=write_actions(resubmit(,1),output:2)",
 	} {
 		out, err := exec.Command(ovsOfctl, "-O", "OpenFlow13", "parse-flow", line).CombinedOutput()
 		if err != nil {
@@ -55,6 +59,37 @@ func TestNiciraActionsText(t *testing.T) {
 		}
 		if got := ofctl.FormatActions(ups[0].Instructions); got != want {
 			t.Errorf("%q:\n got %s\nwant %s", line, got, want)
+		}
+	}
+}
+
+// TestResubmitTextRefused checks that the resubmit lines ovs-ofctl refuses
+// are refused here too, with what is wrong in the message; resubmit with
+// ct is refused by name (connection tracking is not supported).
+func TestResubmitTextRefused(t *testing.T) {
+	ovsOfctl, err := exec.LookPath("ovs-ofctl")
+	if err != nil {
+		testutil.SkipOrFail(t, "ovs-ofctl not installed")
+	}
+	for _, tt := range []struct{ line, want string }{
+		{"actions=resubmit(,)", "at least one"},
+		{"actions=resubmit(IN_PORT,255)", "at least one"},
+		{"actions=resubmit:in_port", "at least one"},
+		{"actions=resubmit(,256)", "unknown table"},
+		{"actions=resubmit(70000,1)", "outside the supported range"},
+		{"actions=resubmit(1,2,x)", "unknown parameter"},
+		{"ip,actions=resubmit(,2,ct)", "connection tracking (resubmit(,,ct)) is not supported"},
+	} {
+		if out, err := exec.Command(ovsOfctl, "-O", "OpenFlow13", "parse-flow", tt.line).CombinedOutput(); err == nil {
+			t.Errorf("ovs-ofctl parse-flow %q took it:\n%s", tt.line, out)
+		}
+		_, errs := ofctl.ParseFlows("flow", []byte(tt.line), nil)
+		if len(errs) == 0 {
+			t.Errorf("%q: no error", tt.line)
+			continue
+		}
+		if !strings.Contains(errs[0].Error(), tt.want) {
+			t.Errorf("%q: %v, want it to say %q", tt.line, errs[0], tt.want)
 		}
 	}
 }
