@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -492,7 +491,7 @@ func (nm fieldNamer) formatAction(a *rules.Action) string {
 	case rules.ActionExit:
 		return "exit"
 	case rules.ActionResubmit:
-		return openflow.ResubmitString(a.Port, a.Table)
+		return resubmitString(a.Port, a.Table)
 	case rules.ActionController:
 		if a.Reason == reasonAction && a.CtlID == 0 {
 			return fmt.Sprintf("CONTROLLER:%d", a.MaxLen)
@@ -696,4 +695,28 @@ func (p *flowParser) resubmit(arg string, col int) (rules.Action, error) {
 		return a, p.errAt(col, "at least one \"in_port\" or \"table\" must be specified on resubmit")
 	}
 	return a, nil
+}
+
+// resubmitString formats a resubmit to port (PortInPort keeps the packet's)
+// and table (0xff: the current one) as Open vSwitch prints it:
+// resubmit:P when only the port is given, else resubmit(P,T) with an empty
+// slot for what is not. A port at or above OFPP_MAX that has no name
+// prints as its 16-bit form, as Open vSwitch prints it.
+func resubmitString(port uint32, table uint8) string {
+	p := portString(port)
+	if port >= rules.PortMax && p[0] >= '0' && p[0] <= '9' {
+		p = strconv.FormatUint(uint64(port&0xffff), 10)
+	}
+	if port != rules.PortInPort && table == 0xff {
+		return "resubmit:" + p
+	}
+	s := "resubmit("
+	if port != rules.PortInPort {
+		s += p
+	}
+	s += ","
+	if table != 0xff {
+		s += strconv.Itoa(int(table))
+	}
+	return s + ")"
 }
