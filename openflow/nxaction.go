@@ -29,8 +29,11 @@ const (
 	// looks up with the connection tracking 5-tuple: not decoded
 	// (connection tracking is refused by name, see ofrules).
 	NXResubmitTableCT NXActionSubtype = 44
-	nxActionHdrSize                   = 16 // struct nx_action_header with its pad, the shortest Nicira action
 )
+
+// nxActionHdrSize is struct nx_action_header with its pad, the shortest
+// Nicira action.
+const nxActionHdrSize = 16
 
 // Errors of DecodeNXAction, as Open vSwitch answers them (its
 // ofpact_pull_raw and the decode_NXAST_RAW_* functions).
