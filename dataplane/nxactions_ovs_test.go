@@ -8,9 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 )
 
@@ -25,21 +23,7 @@ func TestNiciraActionsAgainstOVS(t *testing.T) {
 	if testing.Short() && !testutil.InCI() {
 		t.Skip("starts Open vSwitch")
 	}
-	ovs := ovstest.Start(t)
-	for i, name := range []string{"p1", "p2", "p3"} {
-		if out, err := ovs.Exec("ovs-vsctl", "add-port", "br0", name, "--", "set", "interface", name,
-			"type=internal", "ofport_request="+strconv.Itoa(i+1)).CombinedOutput(); err != nil {
-			t.Fatalf("ovs-vsctl add-port %s: %v\n%s", name, err, out)
-		}
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if out, _ := ovs.Ofctl("", "show"); strings.Contains(out, " 3(p3): ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("br0 does not show port 3(p3) within 10 s")
-		}
-	}
+	ovs := startOVSPorts(t, 3)
 	// Datapath port numbers to OpenFlow ones: "p2 2/3: (tap)".
 	out, err := ovs.Exec("ovs-appctl", "dpif/show").CombinedOutput()
 	if err != nil {

@@ -9,12 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/ofswitch/ofswitch/internal/ovstest"
 	"github.com/ofswitch/ofswitch/internal/testutil"
 )
 
@@ -97,21 +95,7 @@ func TestSetFieldNXAgainstOVS(t *testing.T) {
 	if testing.Short() && !testutil.InCI() {
 		t.Skip("starts Open vSwitch")
 	}
-	ovs := ovstest.Start(t)
-	for i, name := range []string{"p1", "p2", "p3"} {
-		if out, err := ovs.Exec("ovs-vsctl", "add-port", "br0", name, "--", "set", "interface", name,
-			"type=internal", "ofport_request="+strconv.Itoa(i+1)).CombinedOutput(); err != nil {
-			t.Fatalf("ovs-vsctl add-port %s: %v\n%s", name, err, out)
-		}
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if out, _ := ovs.Ofctl("", "show"); strings.Contains(out, " 3(p3): ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("br0 does not show port 3(p3) within 10 s")
-		}
-	}
+	ovs := startOVSPorts(t, 3)
 	if _, err := ovs.Ofctl("", "del-flows"); err != nil {
 		t.Fatal(err)
 	}

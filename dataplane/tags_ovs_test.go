@@ -22,26 +22,35 @@ import (
 // outermost and, where Open vSwitch shows it, the next: mpls_lse1).
 // After a pop to IP Open vSwitch does not parse the IP header until it
 // recirculates, so only L2 is compared there.
+// startOVSPorts starts Open vSwitch (ovstest.Start) with n internal ports
+// p1..pn on br0 as OpenFlow ports 1..n (internal ports: no kernel module
+// or device type needed), and waits until br0 shows the last of them.
+func startOVSPorts(t *testing.T, n int) *ovstest.Switch {
+	t.Helper()
+	ovs := ovstest.Start(t)
+	for i := 1; i <= n; i++ {
+		name := "p" + strconv.Itoa(i)
+		if out, err := ovs.Exec("ovs-vsctl", "add-port", "br0", name, "--", "set", "interface", name,
+			"type=internal", "ofport_request="+strconv.Itoa(i)).CombinedOutput(); err != nil {
+			t.Fatalf("ovs-vsctl add-port %s: %v\n%s", name, err, out)
+		}
+	}
+	last := fmt.Sprintf(" %d(p%d): ", n, n)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if out, _ := ovs.Ofctl("", "show"); strings.Contains(out, last) {
+			return ovs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("br0 does not show port%s within 10 s", strings.TrimSuffix(last, ": "))
+		}
+	}
+}
+
 func TestMPLSAgainstOVS(t *testing.T) {
 	if testing.Short() && !testutil.InCI() {
 		t.Skip("starts Open vSwitch")
 	}
-	ovs := ovstest.Start(t)
-	// Internal ports: no kernel module or device type needed.
-	for i, name := range []string{"p1", "p2"} {
-		if out, err := ovs.Exec("ovs-vsctl", "add-port", "br0", name, "--", "set", "interface", name,
-			"type=internal", "ofport_request="+strconv.Itoa(i+1)).CombinedOutput(); err != nil {
-			t.Fatalf("ovs-vsctl add-port %s: %v\n%s", name, err, out)
-		}
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if out, _ := ovs.Ofctl("", "show"); strings.Contains(out, " 2(p2): ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("br0 does not show port 2(p2) within 10 s")
-		}
-	}
+	ovs := startOVSPorts(t, 2)
 	v4 := func(ttl uint8) []gopacket.SerializableLayer {
 		ip := ipv4(layers.IPProtocolTCP)
 		ip.TTL = ttl
