@@ -435,6 +435,32 @@ func (t *Table) dropMask(mi *maskInfo) {
 // with larger node copies.
 const mergeLimit = 64
 
+// relaxedTarget returns the first subtable of r's mask relaxed
+// (relaxMask, level 0 then 1) whose node for r has room, skipping those its
+// mask's rules went to already (mergeTarget tried them); stop reports that
+// relaxMask leaves the mask as it is at a level reached, and r does not
+// merge.
+func (t *Table) relaxedTarget(r *Rule, l *maskInfo, ranged bool) (target *subtable, stop bool) {
+	m := &r.Match.Mask
+	for level := range relaxLevels {
+		cm := relaxMask(m, level, ranged)
+		if cm == *m {
+			return nil, true
+		}
+		cmi := t.maskFor(&cm)
+		st := cmi.own
+		if st == nil {
+			st = t.subtableFor(cmi)
+		} else if l.has(st) {
+			continue // tried: full
+		}
+		if _, ok := t.hasRoom(st, r); ok {
+			return st, false
+		}
+	}
+	return nil, false
+}
+
 // mergeTarget chooses the merged subtable for r, whose mask's maskInfo is
 // l, TupleMerge's way, and
 // returns it with r's key masked by its mask; nil when r must go to the
@@ -474,20 +500,10 @@ func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
 	// (see Table.move): its mask's rules placed where they would have
 	// gone had they come first.
 	relaxedFirst := t.moving && l.host && !ranged
-	for level := 0; relaxedFirst && target == nil && level < relaxLevels; level++ {
-		cm := relaxMask(m, level, ranged)
-		if cm == *m {
+	if relaxedFirst {
+		var stop bool
+		if target, stop = t.relaxedTarget(r, l, ranged); stop {
 			return nil, Key{}
-		}
-		cmi := t.maskFor(&cm)
-		st := cmi.own
-		if st == nil {
-			st = t.subtableFor(cmi)
-		} else if l.has(st) {
-			continue // tried above: full
-		}
-		if _, ok := t.hasRoom(st, r); ok {
-			target = st
 		}
 	}
 	live := t.targets[:0]
@@ -504,20 +520,10 @@ func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
 	}
 	clear(t.targets[len(live):])
 	t.targets = live
-	for level := 0; !relaxedFirst && target == nil && level < relaxLevels; level++ {
-		cm := relaxMask(m, level, ranged)
-		if cm == *m {
+	if !relaxedFirst && target == nil {
+		var stop bool
+		if target, stop = t.relaxedTarget(r, l, ranged); stop {
 			return nil, Key{}
-		}
-		cmi := t.maskFor(&cm)
-		st := cmi.own
-		if st == nil {
-			st = t.subtableFor(cmi)
-		} else if l.has(st) {
-			continue // tried above: full
-		}
-		if _, ok := t.hasRoom(st, r); ok {
-			target = st
 		}
 	}
 	if target == nil {
