@@ -1,9 +1,7 @@
 package controller
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,23 +38,15 @@ var niciraActionFlows = []string{
 // compares what dump-flows prints for each.
 func TestOvsOfctlNiciraActions(t *testing.T) {
 	ofctl, ovs, ours := startBoth(t)
-	file := filepath.Join(t.TempDir(), "nx.flows")
-	if err := os.WriteFile(file, []byte(strings.Join(niciraActionFlows, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, ver := range []string{"OpenFlow13", "OpenFlow14"} {
 		t.Run(ver, func(t *testing.T) {
-			if out, err := exec.Command(ofctl, "-O", ver, "del-flows", ours).CombinedOutput(); err != nil {
-				t.Fatalf("del-flows on ofswitch: %v\n%s", err, out)
+			addFlowsBoth(t, ofctl, ovs, ours, ver, niciraActionFlows)
+			// controller(...) outputs to CONTROLLER for out_port.
+			if out, err := exec.Command(ofctl, "-O", ver, "del-flows", ours, "out_port=CONTROLLER").CombinedOutput(); err != nil {
+				t.Fatalf("del-flows out_port=CONTROLLER on ofswitch: %v\n%s", err, out)
 			}
-			if out, err := exec.Command(ofctl, "-O", ver, "add-flows", ours, file).CombinedOutput(); err != nil {
-				t.Fatalf("ovs-ofctl add-flows on ofswitch: %v\n%s", err, out)
-			}
-			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "del-flows", ovs.Target()).CombinedOutput(); err != nil {
-				t.Fatalf("del-flows on Open vSwitch: %v\n%s", err, out)
-			}
-			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "add-flows", ovs.Target(), file).CombinedOutput(); err != nil {
-				t.Fatalf("ovs-ofctl add-flows on Open vSwitch: %v\n%s", err, out)
+			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "del-flows", ovs.Target(), "out_port=CONTROLLER").CombinedOutput(); err != nil {
+				t.Fatalf("del-flows out_port=CONTROLLER on Open vSwitch: %v\n%s", err, out)
 			}
 			dump := func(out []byte, err error) []string {
 				t.Helper()
@@ -67,22 +57,6 @@ func TestOvsOfctlNiciraActions(t *testing.T) {
 			}
 			got := dump(exec.Command(ofctl, "-O", ver, "dump-flows", ours).CombinedOutput())
 			want := dump(ovs.Exec("ovs-ofctl", "-O", ver, "dump-flows", ovs.Target()).CombinedOutput())
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("dump-flows (-Open vSwitch +ofswitch):\n%s", diff)
-			}
-			if len(got) != len(niciraActionFlows) {
-				t.Fatalf("%d flows, want %d:\n%s", len(got), len(niciraActionFlows), strings.Join(got, "\n"))
-			}
-			t.Logf("%d flows agree:\n%s", len(got), strings.Join(got, "\n"))
-			// controller(...) outputs to CONTROLLER for out_port.
-			if out, err := exec.Command(ofctl, "-O", ver, "del-flows", ours, "out_port=CONTROLLER").CombinedOutput(); err != nil {
-				t.Fatalf("del-flows out_port=CONTROLLER on ofswitch: %v\n%s", err, out)
-			}
-			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "del-flows", ovs.Target(), "out_port=CONTROLLER").CombinedOutput(); err != nil {
-				t.Fatalf("del-flows out_port=CONTROLLER on Open vSwitch: %v\n%s", err, out)
-			}
-			got = dump(exec.Command(ofctl, "-O", ver, "dump-flows", ours).CombinedOutput())
-			want = dump(ovs.Exec("ovs-ofctl", "-O", ver, "dump-flows", ovs.Target()).CombinedOutput())
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("dump-flows after del-flows out_port=CONTROLLER (-Open vSwitch +ofswitch):\n%s", diff)
 			}

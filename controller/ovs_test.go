@@ -28,6 +28,47 @@ func startBoth(t *testing.T) (ofctl string, ovs *ovstest.Switch, ours string) {
 	return ofctl, ovs, "tcp:127.0.0.1:" + port
 }
 
+// addFlowsBoth replaces the flows of ofswitch (ours) and of Open vSwitch
+// with flows, by ovs-ofctl -O ver del-flows and add-flows, and requires
+// that dump-flows prints the same lines for both, one a flow; it returns
+// them.
+func addFlowsBoth(t *testing.T, ofctl string, ovs *ovstest.Switch, ours, ver string, flows []string) []string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "both.flows")
+	if err := os.WriteFile(file, []byte(strings.Join(flows, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(ofctl, "-O", ver, "del-flows", ours).CombinedOutput(); err != nil {
+		t.Fatalf("del-flows on ofswitch: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(ofctl, "-O", ver, "add-flows", ours, file).CombinedOutput(); err != nil {
+		t.Fatalf("ovs-ofctl add-flows on ofswitch: %v\n%s", err, out)
+	}
+	if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "del-flows", ovs.Target()).CombinedOutput(); err != nil {
+		t.Fatalf("del-flows on Open vSwitch: %v\n%s", err, out)
+	}
+	if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "add-flows", ovs.Target(), file).CombinedOutput(); err != nil {
+		t.Fatalf("ovs-ofctl add-flows on Open vSwitch: %v\n%s", err, out)
+	}
+	dump := func(out []byte, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("dump-flows: %v\n%s", err, out)
+		}
+		return ovstest.FlowLines(string(out))
+	}
+	got := dump(exec.Command(ofctl, "-O", ver, "dump-flows", ours).CombinedOutput())
+	want := dump(ovs.Exec("ovs-ofctl", "-O", ver, "dump-flows", ovs.Target()).CombinedOutput())
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("dump-flows (-Open vSwitch +ofswitch):\n%s", diff)
+	}
+	if len(got) != len(flows) {
+		t.Fatalf("%d flows, want %d:\n%s", len(got), len(flows), strings.Join(got, "\n"))
+	}
+	t.Logf("%d flows agree:\n%s", len(got), strings.Join(got, "\n"))
+	return got
+}
+
 // TestOvsOfctlFlows drives ofswitch and Open vSwitch with the same ovs-ofctl
 // commands and compares what dump-flows prints for each.
 func TestOvsOfctlFlows(t *testing.T) {

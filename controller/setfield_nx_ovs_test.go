@@ -1,15 +1,9 @@
 package controller
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/ofswitch/ofswitch/internal/ovstest"
 )
 
 // setFieldNXFlows write the Nicira fields that set_field takes besides the
@@ -34,40 +28,9 @@ var setFieldNXFlows = []string{
 // of ip_frag itself, "ip_frag is read-only": TestRefusalsAsOVS sends it.)
 func TestOvsOfctlSetFieldNX(t *testing.T) {
 	ofctl, ovs, ours := startBoth(t)
-	file := filepath.Join(t.TempDir(), "sf.flows")
-	if err := os.WriteFile(file, []byte(strings.Join(setFieldNXFlows, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, ver := range []string{"OpenFlow13", "OpenFlow14"} {
 		t.Run(ver, func(t *testing.T) {
-			if out, err := exec.Command(ofctl, "-O", ver, "del-flows", ours).CombinedOutput(); err != nil {
-				t.Fatalf("del-flows on ofswitch: %v\n%s", err, out)
-			}
-			if out, err := exec.Command(ofctl, "-O", ver, "add-flows", ours, file).CombinedOutput(); err != nil {
-				t.Fatalf("ovs-ofctl add-flows on ofswitch: %v\n%s", err, out)
-			}
-			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "del-flows", ovs.Target()).CombinedOutput(); err != nil {
-				t.Fatalf("del-flows on Open vSwitch: %v\n%s", err, out)
-			}
-			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "add-flows", ovs.Target(), file).CombinedOutput(); err != nil {
-				t.Fatalf("ovs-ofctl add-flows on Open vSwitch: %v\n%s", err, out)
-			}
-			dump := func(out []byte, err error) []string {
-				t.Helper()
-				if err != nil {
-					t.Fatalf("dump-flows: %v\n%s", err, out)
-				}
-				return ovstest.FlowLines(string(out))
-			}
-			got := dump(exec.Command(ofctl, "-O", ver, "dump-flows", ours).CombinedOutput())
-			want := dump(ovs.Exec("ovs-ofctl", "-O", ver, "dump-flows", ovs.Target()).CombinedOutput())
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("dump-flows (-Open vSwitch +ofswitch):\n%s", diff)
-			}
-			if len(got) != len(setFieldNXFlows) {
-				t.Fatalf("%d flows, want %d:\n%s", len(got), len(setFieldNXFlows), strings.Join(got, "\n"))
-			}
-			t.Logf("%d flows agree:\n%s", len(got), strings.Join(got, "\n"))
+			addFlowsBoth(t, ofctl, ovs, ours, ver, setFieldNXFlows)
 			// The prerequisites: nw_ttl needs IPv4 or IPv6.
 			for _, f := range []string{"priority=1,actions=set_field:64->nw_ttl", "priority=1,arp,actions=set_field:64->nw_ttl"} {
 				ourOut, ourErr := exec.Command(ofctl, "-O", ver, "add-flow", ours, f).CombinedOutput()
