@@ -1,11 +1,7 @@
 package dataplane
 
 import (
-	"encoding/hex"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
@@ -139,8 +135,6 @@ table=2,priority=1,actions=output:2
 	}
 }
 
-var traceOutput = regexp.MustCompile(`(?m)^\s+output:(\d+)\s*$`)
-
 // TestTTLFragAgainstOVS runs ttlFragFrames through ttlFragFlows in Open
 // vSwitch 3.1 (ovs-appctl ofproto/trace) and checks that it sends each
 // on the ports TestTTLFragMatch expects of ofswitch.
@@ -149,26 +143,10 @@ func TestTTLFragAgainstOVS(t *testing.T) {
 		t.Skip("starts Open vSwitch")
 	}
 	ovs := startOVSPorts(t, 3)
-	if _, err := ovs.Ofctl("", "del-flows"); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range strings.Split(strings.TrimSpace(ttlFragFlows), "\n") {
-		if out, err := ovs.Ofctl("", "add-flow", f); err != nil {
-			t.Fatalf("add-flow %s: %v\n%s", f, err, out)
-		}
-	}
+	ovsReplaceFlows(t, ovs, ttlFragFlows)
 	for _, c := range ttlFragFrames(t) {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := ovs.Exec("ovs-appctl", "ofproto/trace", "br0", "in_port=1", hex.EncodeToString(c.frame)).CombinedOutput()
-			if err != nil {
-				t.Fatalf("ofproto/trace: %v\n%s", err, out)
-			}
-			var ports []uint32
-			for _, m := range traceOutput.FindAllStringSubmatch(string(out), -1) {
-				p, _ := strconv.Atoi(m[1])
-				ports = append(ports, uint32(p))
-			}
-			slices.Sort(ports)
+			ports, out := ovsTracePorts(t, ovs, c.frame)
 			if !slices.Equal(ports, c.ports) {
 				t.Fatalf("Open vSwitch sends on %v, ofswitch's test expects %v:\n%s", ports, c.ports, out)
 			}

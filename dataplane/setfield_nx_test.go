@@ -2,7 +2,6 @@ package dataplane
 
 import (
 	"bytes"
-	"encoding/hex"
 	"net"
 	"regexp"
 	"slices"
@@ -96,27 +95,11 @@ func TestSetFieldNXAgainstOVS(t *testing.T) {
 		t.Skip("starts Open vSwitch")
 	}
 	ovs := startOVSPorts(t, 3)
-	if _, err := ovs.Ofctl("", "del-flows"); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range strings.Split(strings.TrimSpace(setFieldNXFlows), "\n") {
-		if out, err := ovs.Ofctl("", "add-flow", f); err != nil {
-			t.Fatalf("add-flow %s: %v\n%s", f, err, out)
-		}
-	}
+	ovsReplaceFlows(t, ovs, setFieldNXFlows)
 	ttlSet := regexp.MustCompile(`(?:ttl|hlimit)=(\d+)`)
 	for _, c := range setFieldNXCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := ovs.Exec("ovs-appctl", "ofproto/trace", "br0", "in_port=1", hex.EncodeToString(c.frame)).CombinedOutput()
-			if err != nil {
-				t.Fatalf("ofproto/trace: %v\n%s", err, out)
-			}
-			var ports []uint32
-			for _, m := range traceOutput.FindAllStringSubmatch(string(out), -1) {
-				p, _ := strconv.Atoi(m[1])
-				ports = append(ports, uint32(p))
-			}
-			slices.Sort(ports)
+			ports, out := ovsTracePorts(t, ovs, c.frame)
 			if !slices.Equal(ports, c.ports) {
 				t.Fatalf("Open vSwitch sends on %v, ofswitch's test expects %v:\n%s", ports, c.ports, out)
 			}

@@ -3,6 +3,8 @@ package dataplane
 import (
 	"encoding/hex"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +24,41 @@ import (
 // outermost and, where Open vSwitch shows it, the next: mpls_lse1).
 // After a pop to IP Open vSwitch does not parse the IP header until it
 // recirculates, so only L2 is compared there.
+// ovsReplaceFlows replaces br0's flows with flows, one a line, by
+// ovs-ofctl del-flows and add-flow.
+func ovsReplaceFlows(t *testing.T, ovs *ovstest.Switch, flows string) {
+	t.Helper()
+	if _, err := ovs.Ofctl("", "del-flows"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Split(strings.TrimSpace(flows), "\n") {
+		if out, err := ovs.Ofctl("", "add-flow", f); err != nil {
+			t.Fatalf("add-flow %s: %v\n%s", f, err, out)
+		}
+	}
+}
+
+// traceOutput finds the ports of a trace's final output actions.
+var traceOutput = regexp.MustCompile(`(?m)^\s+output:(\d+)\s*$`)
+
+// ovsTracePorts traces frame from port 1 through br0 (ovs-appctl
+// ofproto/trace) and returns the ports it is output on, sorted, and the
+// trace.
+func ovsTracePorts(t *testing.T, ovs *ovstest.Switch, frame []byte) ([]uint32, []byte) {
+	t.Helper()
+	out, err := ovs.Exec("ovs-appctl", "ofproto/trace", "br0", "in_port=1", hex.EncodeToString(frame)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ofproto/trace: %v\n%s", err, out)
+	}
+	var ports []uint32
+	for _, m := range traceOutput.FindAllStringSubmatch(string(out), -1) {
+		p, _ := strconv.Atoi(m[1])
+		ports = append(ports, uint32(p))
+	}
+	slices.Sort(ports)
+	return ports, out
+}
+
 // startOVSPorts starts Open vSwitch (ovstest.Start) with n internal ports
 // p1..pn on br0 as OpenFlow ports 1..n (internal ports: no kernel module
 // or device type needed), and waits until br0 shows the last of them.
