@@ -217,6 +217,7 @@ var (
 	descMisses    = prometheus.NewDesc("ofswitch_table_misses_total", "Lookups that found no flow entry.", nil, nil)
 	descNoPort    = prometheus.NewDesc("ofswitch_output_no_port_total", "Outputs to a port the switch does not have.", nil, nil)
 	descTTL       = prometheus.NewDesc("ofswitch_ttl_expired_total", "Frames whose dec_ttl or dec_mpls_ttl found TTL 1 or 0 (sent to the controller as OFPR_INVALID_TTL).", nil, nil)
+	descXlate     = prometheus.NewDesc("ofswitch_xlate_errors_total", "Frames dropped at a resubmit limit (depth 64, 4096 resubmits), as Open vSwitch drops them.", nil, nil)
 	descRxErr     = prometheus.NewDesc("ofswitch_rx_errors_total", "Socket errors of live ports and frames too large to take.", nil, nil)
 	descPanics    = prometheus.NewDesc("ofswitch_panics_total", "Frames whose actions panicked (a bug; skipped).", nil, nil)
 	descMalformed = prometheus.NewDesc("ofswitch_malformed_frames_total", "Frames the parser skipped, by reason.", []string{"reason"}, nil)
@@ -228,7 +229,7 @@ var (
 func (c *portCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRxPackets, descTxPackets, descRxBytes, descTxBytes,
 		descRxDropped, descTxDropped, descRxErrors, descTxErrors, descProcessed,
-		descDropped, descMisses, descNoPort, descTTL, descRxErr, descPanics, descMalformed, descLookups, descMatched} {
+		descDropped, descMisses, descNoPort, descTTL, descXlate, descRxErr, descPanics, descMalformed, descLookups, descMatched} {
 		ch <- d
 	}
 }
@@ -241,7 +242,7 @@ func (c *portCollector) Collect(ch chan<- prometheus.Metric) {
 		d *prometheus.Desc
 		v uint64
 	}{{descDropped, lc.Drops}, {descMisses, lc.Misses}, {descNoPort, lc.NoPort}, {descTTL, lc.TTLExpired},
-		{descRxErr, lc.RxErrors}, {descPanics, lc.Panics}} {
+		{descXlate, lc.XlateErrors}, {descRxErr, lc.RxErrors}, {descPanics, lc.Panics}} {
 		ch <- prometheus.MustNewConstMetric(m.d, prometheus.CounterValue, float64(m.v))
 	}
 	for r, v := range lc.Malformed {

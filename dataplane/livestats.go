@@ -19,11 +19,14 @@ type LiveCounters struct {
 	TTLExpired uint64 // dec_ttl or dec_mpls_ttl at TTL ≤ 1 (sent as OFPR_INVALID_TTL)
 	RxErrors   uint64 // live socket errors and frames too large
 	Panics     uint64 // packets whose actions panicked
+	// XlateErrors counts the frames dropped at a resubmit limit
+	// (MaxResubmitDepth, MaxResubmits).
+	XlateErrors uint64
 	// Malformed counts the frames the parser skipped, by Reason.
 	Malformed [NumReasons]uint64
 }
 
-const liveScalars = 11
+const liveScalars = 12
 
 // published is what one worker last published.
 type published struct {
@@ -45,7 +48,7 @@ func (w *Worker) publish() {
 	p := &w.pub
 	st := &w.stats
 	vals := [liveScalars]uint64{st.Packets, st.Bytes, st.Hits, st.Misses, st.Drops, st.Outputs,
-		st.NoPort, st.PacketIns, st.TTLExpired, st.RxErrors, st.Panics}
+		st.NoPort, st.PacketIns, st.TTLExpired, st.RxErrors, st.Panics, st.XlateErrors}
 	for i, v := range vals {
 		if p.last[i] != v {
 			p.last[i] = v
@@ -82,6 +85,7 @@ func (s *Switch) LiveStats() LiveCounters {
 	var c LiveCounters
 	c.Packets, c.Bytes, c.Hits, c.Misses, c.Drops, c.Outputs = vals[0], vals[1], vals[2], vals[3], vals[4], vals[5]
 	c.NoPort, c.PacketIns, c.TTLExpired, c.RxErrors, c.Panics = vals[6], vals[7], vals[8], vals[9], vals[10]
+	c.XlateErrors = vals[11]
 	copy(c.Malformed[:], vals[liveScalars:])
 	return c
 }

@@ -37,6 +37,11 @@ func TestResubmitLimitAfterOutput(t *testing.T) {
 	if c.XlateErrors != 1 || c.Resubmits != 2*MaxResubmitDepth {
 		t.Errorf("XlateErrors %d, Resubmits %d; want 1, %d", c.XlateErrors, c.Resubmits, 2*MaxResubmitDepth)
 	}
+	// The live counters (ofswitch_xlate_errors_total) carry it too.
+	sw.Worker(0).publish()
+	if n := sw.LiveStats().XlateErrors; n != 1 {
+		t.Errorf("LiveStats().XlateErrors %d, want 1", n)
+	}
 }
 
 // TestResubmitGroupAndPacketOut: a resubmit in a group bucket and in a
