@@ -15,11 +15,7 @@ import (
 // encoded and decoded again: the note's padding, controller(...) with
 // reason=action and id 0 as CONTROLLER:N, set_tunnel as set_field).
 func TestNiciraActionsText(t *testing.T) {
-	ovsOfctl, err := exec.LookPath("ovs-ofctl")
-	if err != nil {
-		testutil.SkipOrFail(t, "ovs-ofctl not installed")
-	}
-	for _, line := range []string{
+	actionsLikeOfctl(t, []string{
 		"actions=note:01.02,output:2",
 		"actions=note:0102030405060708090a0b0c0d0e0f",
 		"actions=note:0102..03,exit",
@@ -42,25 +38,7 @@ func TestNiciraActionsText(t *testing.T) {
 		"actions=resubmit:LOCAL,resubmit(IN_PORT,7),resubmit(in_port,254),resubmit(,0),resubmit(CONTROLLER,9)",
 		"actions=resubmit(4294967040,1),resubmit(65279,)",
 		"actions=write_actions(resubmit(,1),output:2)",
-	} {
-		out, err := exec.Command(ovsOfctl, "-O", "OpenFlow13", "parse-flow", line).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ovs-ofctl parse-flow %q: %v\n%s", line, err, out)
-		}
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		_, want, ok := strings.Cut(lines[len(lines)-1], " actions=")
-		if !ok {
-			t.Fatalf("ovs-ofctl parse-flow %q printed no actions:\n%s", line, out)
-		}
-		ups, errs := ofctl.ParseFlows("flow", []byte(line), nil)
-		if len(errs) > 0 {
-			t.Errorf("%q: %v", line, errs)
-			continue
-		}
-		if got := ofctl.FormatActions(ups[0].Instructions); got != want {
-			t.Errorf("%q:\n got %s\nwant %s", line, got, want)
-		}
-	}
+	})
 }
 
 // TestResubmitTextRefused checks that the resubmit lines ovs-ofctl refuses
@@ -92,4 +70,35 @@ func TestResubmitTextRefused(t *testing.T) {
 			t.Errorf("%q: %v, want it to say %q", tt.line, errs[0], tt.want)
 		}
 	}
+}
+
+// actionsLikeOfctl parses each flow line and requires that its actions
+// print as ovs-ofctl parse-flow prints them over OpenFlow 1.3 (the actions
+// encoded and decoded again); it returns ovs-ofctl's path, for more checks.
+func actionsLikeOfctl(t *testing.T, flows []string) string {
+	t.Helper()
+	ovsOfctl, err := exec.LookPath("ovs-ofctl")
+	if err != nil {
+		testutil.SkipOrFail(t, "ovs-ofctl not installed")
+	}
+	for _, line := range flows {
+		out, err := exec.Command(ovsOfctl, "-O", "OpenFlow13", "parse-flow", line).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ovs-ofctl parse-flow %q: %v\n%s", line, err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		_, want, ok := strings.Cut(lines[len(lines)-1], " actions=")
+		if !ok {
+			t.Fatalf("ovs-ofctl parse-flow %q printed no actions:\n%s", line, out)
+		}
+		ups, errs := ofctl.ParseFlows("flow", []byte(line), nil)
+		if len(errs) > 0 {
+			t.Errorf("%q: %v", line, errs)
+			continue
+		}
+		if got := ofctl.FormatActions(ups[0].Instructions); got != want {
+			t.Errorf("%q:\n got %s\nwant %s", line, got, want)
+		}
+	}
+	return ovsOfctl
 }

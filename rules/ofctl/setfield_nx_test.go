@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -15,35 +14,13 @@ import (
 // what ovs-ofctl refuses: set_field of ip_frag (read-only), a tun_flags
 // other than oam, and the +oam and masked forms (a load in Open vSwitch).
 func TestSetFieldNXText(t *testing.T) {
-	ovsOfctl, err := exec.LookPath("ovs-ofctl")
-	if err != nil {
-		testutil.SkipOrFail(t, "ovs-ofctl not installed")
-	}
-	for _, line := range []string{
+	ovsOfctl := actionsLikeOfctl(t, []string{
 		"ip,actions=set_field:64->nw_ttl,output:1",
 		"ipv6,actions=set_field:0->nw_ttl,set_field:255->nw_ttl",
 		"actions=set_field:5->pkt_mark,set_field:0xffffffff->pkt_mark,set_field:0->pkt_mark,goto_table:1",
 		"actions=set_field:1->tun_flags,set_field:oam->tun_flags,set_field:0->tun_flags",
 		"ip,actions=write_actions(set_field:9->nw_ttl,set_field:0x3->pkt_mark,output:1)",
-	} {
-		out, err := exec.Command(ovsOfctl, "-O", "OpenFlow13", "parse-flow", line).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ovs-ofctl parse-flow %q: %v\n%s", line, err, out)
-		}
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		_, want, ok := strings.Cut(lines[len(lines)-1], " actions=")
-		if !ok {
-			t.Fatalf("ovs-ofctl parse-flow %q printed no actions:\n%s", line, out)
-		}
-		ups, errs := ofctl.ParseFlows("flow", []byte(line), nil)
-		if len(errs) > 0 {
-			t.Errorf("%q: %v", line, errs)
-			continue
-		}
-		if got := ofctl.FormatActions(ups[0].Instructions); got != want {
-			t.Errorf("%q:\n got %s\nwant %s", line, got, want)
-		}
-	}
+	})
 	for _, c := range []struct {
 		line, want string
 		load       bool // ovs-ofctl takes it as a load, which ofswitch does not have
