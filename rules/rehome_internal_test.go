@@ -44,16 +44,10 @@ func TestHostRoutesStayExact(t *testing.T) {
 		ups = append(ups, Update{Priority: 0, ID: n})
 		if perBurst {
 			for i := range ups {
-				if err := p.ApplyBurst(ups[i:i+1], true).Errs[0]; err != nil {
-					t.Fatal(err)
-				}
+				mustApply(t, p, ups[i:i+1])
 			}
 		} else {
-			for i, err := range p.ApplyBurst(ups, true).Errs {
-				if err != nil {
-					t.Fatalf("update %d: %v", i, err)
-				}
-			}
+			mustApply(t, p, ups)
 		}
 		tbl := p.Table(0)
 		m0 := hostRoute(0)
@@ -118,16 +112,10 @@ func TestHostRoutesWithNetsStayExact(t *testing.T) {
 			ups = append(ups, Update{Priority: 0, ID: n + nets})
 			if load == "per burst" {
 				for i := range ups {
-					if err := p.ApplyBurst(ups[i:i+1], true).Errs[0]; err != nil {
-						t.Fatal(err)
-					}
+					mustApply(t, p, ups[i:i+1])
 				}
 			} else {
-				for i, err := range p.ApplyBurst(ups, true).Errs {
-					if err != nil {
-						t.Fatalf("update %d: %v", i, err)
-					}
-				}
+				mustApply(t, p, ups)
 			}
 			tbl := p.Table(0)
 			m0 := hostRoute(0)
@@ -360,11 +348,7 @@ func TestHostPairsFirst(t *testing.T) {
 	}
 	apply := func(ups []Update) {
 		t.Helper()
-		for i, err := range p.ApplyBurst(ups, true).Errs {
-			if err != nil {
-				t.Fatalf("update %d: %v", i, err)
-			}
-		}
+		mustApply(t, p, ups)
 	}
 	apply(ups)
 	tbl := p.Table(0)
