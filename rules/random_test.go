@@ -466,27 +466,8 @@ func testConcurrentBursts(t *testing.T, unlinkAfter time.Duration, forced bool) 
 			defer func() { retries.Add(int64(c.Retries)) }()
 			out := make([]*rules.Rule, 8)
 			for i := 0; !ck.stop.Load(); i++ {
-				var got []*rules.Rule
-				var v uint64
-				ks := keys[(i*8+g)%56:][:8]
-				if i%2 == 0 {
-					var r *rules.Rule
-					r, v = p.Table(0).LookupVersion(&ks[0], &c)
-					got, ks = []*rules.Rule{r}, ks[:1]
-				} else {
-					v = p.Table(0).LookupBatch(ks, out, &c)
-					got = out
-				}
-				for j := range ks {
-					want, ok := snaps.want(v, &ks[j])
-					if !ok {
-						break // published before it was recorded
-					}
-					if !sameAnswer(got[j], want) {
-						ck.errc <- fmt.Errorf("version %d key %v: got %+v, oracle %+v", v, ks[j], got[j], want)
-						return
-					}
-					ck.checked.Add(1)
+				if !ck.lookupRound(p.Table(0), keys, snaps, g, i, out, &c) {
+					return
 				}
 			}
 		}()
@@ -610,6 +591,36 @@ type checkers struct {
 }
 
 func newCheckers(n int) *checkers { return &checkers{errc: make(chan error, n)} }
+
+// lookupRound is round i of checker g: a single lookup (even rounds) or a
+// batch of 8 (odd ones) of keys from a window that moves with i and g,
+// each answer compared with the oracle's at the version the lookup read.
+// It reports false after sending a wrong answer to errc.
+func (ck *checkers) lookupRound(t *rules.Table, keys []rules.Key, snaps *snapshots, g, i int, out []*rules.Rule, c *rules.Counters) bool {
+	var got []*rules.Rule
+	var v uint64
+	ks := keys[(i*8+g)%56:][:8]
+	if i%2 == 0 {
+		var r *rules.Rule
+		r, v = t.LookupVersion(&ks[0], c)
+		got, ks = []*rules.Rule{r}, ks[:1]
+	} else {
+		v = t.LookupBatch(ks, out, c)
+		got = out
+	}
+	for j := range ks {
+		want, ok := snaps.want(v, &ks[j])
+		if !ok {
+			break // published before it was recorded
+		}
+		if !sameAnswer(got[j], want) {
+			ck.errc <- fmt.Errorf("version %d key %v: got %+v, oracle %+v", v, ks[j], got[j], want)
+			return false
+		}
+		ck.checked.Add(1)
+	}
+	return true
+}
 
 // done stops the checkers once one lookup at least was checked (or 5 s
 // passed) and fails t with the first error one sent, or if none checked

@@ -82,28 +82,9 @@ func testHostHomeConcurrent(t *testing.T, unlinkAfter time.Duration, recycle boo
 			out := make([]*rules.Rule, 8)
 			for i := 0; !ck.stop.Load(); i++ {
 				rd.Enter()
-				var got []*rules.Rule
-				var v uint64
-				ks := keys[(i*8+g)%56:][:8]
-				if i%2 == 0 {
-					var r *rules.Rule
-					r, v = p.Table(0).LookupVersion(&ks[0], &c)
-					got, ks = []*rules.Rule{r}, ks[:1]
-				} else {
-					v = p.Table(0).LookupBatch(ks, out, &c)
-					got = out
-				}
-				for j := range ks {
-					want, ok := snaps.want(v, &ks[j])
-					if !ok {
-						break // published before it was recorded
-					}
-					if !sameAnswer(got[j], want) {
-						ck.errc <- fmt.Errorf("version %d key %v: got %+v, oracle %+v", v, ks[j], got[j], want)
-						rd.Leave()
-						return
-					}
-					ck.checked.Add(1)
+				if !ck.lookupRound(p.Table(0), keys, snaps, g, i, out, &c) {
+					rd.Leave()
+					return
 				}
 				rd.Leave()
 			}
