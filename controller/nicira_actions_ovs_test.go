@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/ofswitch/ofswitch/internal/ovstest"
 )
 
 // niciraActionFlows use each of the simple Nicira extension actions the way
@@ -48,15 +46,7 @@ func TestOvsOfctlNiciraActions(t *testing.T) {
 			if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "del-flows", ovs.Target(), "out_port=CONTROLLER").CombinedOutput(); err != nil {
 				t.Fatalf("del-flows out_port=CONTROLLER on Open vSwitch: %v\n%s", err, out)
 			}
-			dump := func(out []byte, err error) []string {
-				t.Helper()
-				if err != nil {
-					t.Fatalf("dump-flows: %v\n%s", err, out)
-				}
-				return ovstest.FlowLines(string(out))
-			}
-			got := dump(exec.Command(ofctl, "-O", ver, "dump-flows", ours).CombinedOutput())
-			want := dump(ovs.Exec("ovs-ofctl", "-O", ver, "dump-flows", ovs.Target()).CombinedOutput())
+			got, want := dumpBoth(t, ofctl, ovs, ours, ver)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("dump-flows after del-flows out_port=CONTROLLER (-Open vSwitch +ofswitch):\n%s", diff)
 			}

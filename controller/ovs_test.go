@@ -28,6 +28,21 @@ func startBoth(t *testing.T) (ofctl string, ovs *ovstest.Switch, ours string) {
 	return ofctl, ovs, "tcp:127.0.0.1:" + port
 }
 
+// dumpBoth returns the flow lines ovs-ofctl -O ver dump-flows prints for
+// ofswitch (ours) and for Open vSwitch.
+func dumpBoth(t *testing.T, ofctl string, ovs *ovstest.Switch, ours, ver string) (got, want []string) {
+	t.Helper()
+	dump := func(out []byte, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("dump-flows: %v\n%s", err, out)
+		}
+		return ovstest.FlowLines(string(out))
+	}
+	return dump(exec.Command(ofctl, "-O", ver, "dump-flows", ours).CombinedOutput()),
+		dump(ovs.Exec("ovs-ofctl", "-O", ver, "dump-flows", ovs.Target()).CombinedOutput())
+}
+
 // addFlowsBoth replaces the flows of ofswitch (ours) and of Open vSwitch
 // with flows, by ovs-ofctl -O ver del-flows and add-flows, and requires
 // that dump-flows prints the same lines for both, one a flow; it returns
@@ -50,15 +65,7 @@ func addFlowsBoth(t *testing.T, ofctl string, ovs *ovstest.Switch, ours, ver str
 	if out, err := ovs.Exec("ovs-ofctl", "-O", ver, "add-flows", ovs.Target(), file).CombinedOutput(); err != nil {
 		t.Fatalf("ovs-ofctl add-flows on Open vSwitch: %v\n%s", err, out)
 	}
-	dump := func(out []byte, err error) []string {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("dump-flows: %v\n%s", err, out)
-		}
-		return ovstest.FlowLines(string(out))
-	}
-	got := dump(exec.Command(ofctl, "-O", ver, "dump-flows", ours).CombinedOutput())
-	want := dump(ovs.Exec("ovs-ofctl", "-O", ver, "dump-flows", ovs.Target()).CombinedOutput())
+	got, want := dumpBoth(t, ofctl, ovs, ours, ver)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("dump-flows (-Open vSwitch +ofswitch):\n%s", diff)
 	}
