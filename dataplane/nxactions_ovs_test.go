@@ -1,7 +1,6 @@
 package dataplane
 
 import (
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"slices"
@@ -49,10 +48,7 @@ func TestNiciraActionsAgainstOVS(t *testing.T) {
 					t.Fatalf("%v\n%s", err, out)
 				}
 			}
-			out, err := ovs.Exec("ovs-appctl", "ofproto/trace", "br0", "in_port=1", hex.EncodeToString(nxFrame(t, c.ttl))).CombinedOutput()
-			if err != nil {
-				t.Fatalf("ofproto/trace: %v\n%s", err, out)
-			}
+			out := ovsTrace(t, ovs, nxFrame(t, c.ttl))
 			_, acts, ok := strings.Cut(string(out), "Datapath actions: ")
 			if !ok {
 				t.Fatalf("no datapath actions:\n%s", out)

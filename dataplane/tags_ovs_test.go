@@ -41,15 +41,23 @@ func ovsReplaceFlows(t *testing.T, ovs *ovstest.Switch, flows string) {
 // traceOutput finds the ports of a trace's final output actions.
 var traceOutput = regexp.MustCompile(`(?m)^\s+output:(\d+)\s*$`)
 
-// ovsTracePorts traces frame from port 1 through br0 (ovs-appctl
-// ofproto/trace) and returns the ports it is output on, sorted, and the
-// trace.
-func ovsTracePorts(t *testing.T, ovs *ovstest.Switch, frame []byte) ([]uint32, []byte) {
+// ovsTrace traces frame from port 1 through br0 (ovs-appctl
+// ofproto/trace) and returns what the trace prints.
+func ovsTrace(t *testing.T, ovs *ovstest.Switch, frame []byte) []byte {
 	t.Helper()
 	out, err := ovs.Exec("ovs-appctl", "ofproto/trace", "br0", "in_port=1", hex.EncodeToString(frame)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("ofproto/trace: %v\n%s", err, out)
 	}
+	return out
+}
+
+// ovsTracePorts traces frame from port 1 through br0 (ovs-appctl
+// ofproto/trace) and returns the ports it is output on, sorted, and the
+// trace.
+func ovsTracePorts(t *testing.T, ovs *ovstest.Switch, frame []byte) ([]uint32, []byte) {
+	t.Helper()
+	out := ovsTrace(t, ovs, frame)
 	var ports []uint32
 	for _, m := range traceOutput.FindAllStringSubmatch(string(out), -1) {
 		p, _ := strconv.Atoi(m[1])
@@ -135,10 +143,7 @@ func TestMPLSAgainstOVS(t *testing.T) {
 			if out, err := ovs.Ofctl("", "add-flow", "in_port=1,"+c.flow); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
-			out, err := ovs.Exec("ovs-appctl", "ofproto/trace", "br0", "in_port=1", hex.EncodeToString(c.in)).CombinedOutput()
-			if err != nil {
-				t.Fatalf("ofproto/trace: %v\n%s", err, out)
-			}
+			out := ovsTrace(t, ovs, c.in)
 			_, final, ok := strings.Cut(string(out), "Final flow: ")
 			if !ok {
 				t.Fatalf("no final flow:\n%s", out)
