@@ -281,18 +281,11 @@ func (a *Action) String() string {
 		switch a.Port {
 		case PortController:
 			return fmt.Sprintf("CONTROLLER:%d", a.MaxLen)
-		case PortNormal:
-			return "NORMAL"
-		case PortFlood:
-			return "FLOOD"
-		case PortAll:
-			return "ALL"
-		case PortInPort:
-			return "IN_PORT"
-		case PortLocal:
-			return "LOCAL"
-		case PortTable:
-			return "TABLE"
+		case PortAny: // no output port: printed as its number
+		default:
+			if name := PortName(a.Port); name[0] > '9' { // a reserved port by name
+				return name
+			}
 		}
 		return fmt.Sprintf("output:%d", a.Port)
 	case ActionSetMPLSTTL:
