@@ -42,13 +42,7 @@ func TestHostRoutesStayExact(t *testing.T) {
 			ups = append(ups, Update{Match: hostRoute(i), Priority: 100, ID: i})
 		}
 		ups = append(ups, Update{Priority: 0, ID: n})
-		if perBurst {
-			for i := range ups {
-				mustApply(t, p, ups[i:i+1])
-			}
-		} else {
-			mustApply(t, p, ups)
-		}
+		applyAll(t, p, ups, perBurst)
 		tbl := p.Table(0)
 		m0 := hostRoute(0)
 		mi := tbl.maskOf(&m0.Mask)
@@ -110,13 +104,7 @@ func TestHostRoutesWithNetsStayExact(t *testing.T) {
 				ups = append(append([]Update{}, ns...), hs...)
 			}
 			ups = append(ups, Update{Priority: 0, ID: n + nets})
-			if load == "per burst" {
-				for i := range ups {
-					mustApply(t, p, ups[i:i+1])
-				}
-			} else {
-				mustApply(t, p, ups)
-			}
+			applyAll(t, p, ups, load == "per burst")
 			tbl := p.Table(0)
 			m0 := hostRoute(0)
 			mi := tbl.maskOf(&m0.Mask)
@@ -398,5 +386,17 @@ func TestHostPairsFirst(t *testing.T) {
 	check("half deleted", func(i int) bool { return i%2 == 0 }, 9)
 	if f := tbl.Stats().Flows; f != flows-pairs/2 {
 		t.Fatalf("%d flows after deleting half the pairs, want %d", f, flows-pairs/2)
+	}
+}
+
+// applyAll applies ups in one burst, or one update a burst if each.
+func applyAll(t *testing.T, p *Pipeline, ups []Update, each bool) {
+	t.Helper()
+	if !each {
+		mustApply(t, p, ups)
+		return
+	}
+	for i := range ups {
+		mustApply(t, p, ups[i:i+1])
 	}
 }
