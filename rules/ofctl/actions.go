@@ -166,6 +166,12 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 				act.Ext = &rules.ActionExt{IDs: ids}
 			}
 			apply = append(apply, act)
+		case modFields[lname] != "":
+			act, err := p.modField(lname, arg, acol+len(name)+1, m)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, act...)
 		case lname == "mod_nw_ttl":
 			v, err := p.num(arg, acol+len(name)+1, 8, "TTL")
 			if err != nil {
@@ -233,7 +239,7 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 		case lname == "ct" || lname == "ct_clear":
 			return nil, p.errAt(acol, "connection tracking (%s) is not supported", lname)
 		default:
-			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_vlan_vid, strip_vlan, push_vlan, pop_vlan, dec_ttl, dec_ttl(ids), mod_nw_ttl, note, exit, controller(...), resubmit, set_tunnel, set_tunnel64, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
+			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_dl_src, mod_dl_dst, mod_nw_src, mod_nw_dst, mod_nw_tos, mod_nw_ecn, mod_tp_src, mod_tp_dst, mod_vlan_vid, mod_vlan_pcp, strip_vlan, push_vlan, pop_vlan, dec_ttl, dec_ttl(ids), mod_nw_ttl, note, exit, controller(...), resubmit, set_tunnel, set_tunnel64, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
 		}
 	}
 	if meter != nil {
@@ -279,6 +285,50 @@ var setFieldNames = map[string]rules.Field{
 	"pbb_uca": rules.FieldPBBUCA, "eth_type": rules.FieldEthType, "dl_type": rules.FieldEthType,
 	"ip_proto": rules.FieldIPProto, "nw_proto": rules.FieldIPProto,
 	"nw_ttl": rules.FieldNwTTL, "pkt_mark": rules.FieldPktMark, "tun_flags": rules.FieldTunFlags,
+}
+
+// modFields are Open vSwitch's mod_* actions and the field each sets:
+// ovs-ofctl sends them as OFPAT_SET_FIELD over OpenFlow 1.2 and later, and
+// Open vSwitch prints them back as set_field, as ofswitch does.
+var modFields = map[string]string{
+	"mod_dl_src": "eth_src", "mod_dl_dst": "eth_dst", "mod_nw_src": "ip_src", "mod_nw_dst": "ip_dst",
+	"mod_tp_src": "tp_src", "mod_tp_dst": "tp_dst", "mod_nw_tos": "ip_dscp", "mod_nw_ecn": "ip_ecn",
+	"mod_vlan_pcp": "vlan_pcp",
+}
+
+// modField parses the argument of mod_* action name at col as Open
+// vSwitch does: mod_nw_tos takes the DSCP bits of a TOS byte (a multiple
+// of 4), mod_nw_ecn an ECN of 0-3, and mod_vlan_pcp, like mod_vlan_vid,
+// pushes an 802.1Q header first unless the match says that the frame has
+// one.
+func (p *flowParser) modField(name, arg string, col int, m *rules.Match) ([]rules.Action, error) {
+	switch name {
+	case "mod_nw_tos", "mod_nw_ecn":
+		v, err := p.num(arg, col, 8, strings.TrimPrefix(name, "mod_nw_"))
+		if err != nil {
+			return nil, err
+		}
+		if name == "mod_nw_tos" {
+			if v&3 != 0 {
+				return nil, p.errAt(col, "%s: not a valid TOS (its two ECN bits must be 0)", arg)
+			}
+			return []rules.Action{{Kind: rules.ActionSetField, Field: rules.FieldIPDSCP, Value: [2]uint64{0, v >> 2}}}, nil
+		}
+		if v > 3 {
+			return nil, p.errAt(col, "%s: not a valid ECN (0-3)", arg)
+		}
+		return []rules.Action{{Kind: rules.ActionSetField, Field: rules.FieldIPECN, Value: [2]uint64{0, v}}}, nil
+	}
+	a, err := p.setField(arg+"->"+modFields[name], col)
+	if err != nil {
+		return nil, err
+	}
+	if name == "mod_vlan_pcp" {
+		if vv, vm := m.Get(rules.FieldVLANVID); !(vm&rules.VIDPresent != 0 && vv&rules.VIDPresent != 0) {
+			return []rules.Action{{Kind: rules.ActionPushVLAN, EthType: rules.EthTypeVLAN}, a}, nil
+		}
+	}
+	return []rules.Action{a}, nil
 }
 
 // tagActionNames are the MPLS, PBB and TTL-copy actions without an
@@ -397,7 +447,7 @@ func formatActions(ins []rules.Instruction, m *rules.Match) string {
 
 var setFieldPrint = map[rules.Field]string{
 	rules.FieldEthDst: "eth_dst", rules.FieldEthSrc: "eth_src", rules.FieldVLANVID: "vlan_vid", rules.FieldVLANPCP: "vlan_pcp",
-	rules.FieldIPDSCP: "ip_dscp", rules.FieldIPECN: "ip_ecn", rules.FieldIPv4Src: "ip_src", rules.FieldIPv4Dst: "ip_dst",
+	rules.FieldIPDSCP: "ip_dscp", rules.FieldIPECN: "nw_ecn", rules.FieldIPv4Src: "ip_src", rules.FieldIPv4Dst: "ip_dst",
 	rules.FieldIPv6Src: "ipv6_src", rules.FieldIPv6Dst: "ipv6_dst", rules.FieldL4Src: "tcp_src", rules.FieldL4Dst: "tcp_dst",
 	rules.FieldMetadata: "metadata", rules.FieldARPOp: "arp_op", rules.FieldARPSPA: "arp_spa", rules.FieldARPTPA: "arp_tpa",
 	rules.FieldARPSHA: "arp_sha", rules.FieldARPTHA: "arp_tha", rules.FieldICMPType: "icmp_type", rules.FieldICMPCode: "icmp_code",
