@@ -62,7 +62,9 @@
 // DSCP_REMARK band raises its DSCP's drop precedence; see meter.go),
 // apply-actions, clear-actions, write-actions (the action set, run in the
 // order of §5.10 when the packet leaves the pipeline), write-metadata and
-// goto-table. Actions: output to a port, IN_PORT, FLOOD, ALL, CONTROLLER
+// goto-table. Actions: output to a port (not to the frame's input port:
+// only IN_PORT sends it back there, as OpenFlow says and Open vSwitch
+// does), IN_PORT, FLOOD, ALL, CONTROLLER
 // (a packet-in callback), drop, set_field (MACs, VLAN, IPs, DSCP/ECN, L4
 // ports, ICMP, ARP, MPLS label, TC and bottom of stack, PBB I-SID, the
 // IPv6 flow label, the ND target and link-layer address options, with

@@ -406,6 +406,11 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 	case rules.PortController:
 		fs.sent = true
 		w.packetIn(j, PacketInAction, a.MaxLen, r, t)
+	case fs.inPort:
+		// Only OFPP_IN_PORT sends a frame back out of the port it came
+		// in on (OpenFlow 1.3.5 §7.2.1, ofp_port_no): an output to that
+		// port by number sends nothing, as in Open vSwitch ("skipping
+		// output to input port").
 	default:
 		w.transmit(j, s.index(p))
 	}

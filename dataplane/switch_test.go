@@ -172,6 +172,8 @@ func TestActions(t *testing.T) {
 	}{
 		{name: "output", flows: "priority=1,actions=output:2", in: v4tcp(nil), want: map[uint32][]byte{2: v4tcp(nil)}},
 		{name: "in_port", flows: "in_port=1,actions=in_port", in: v4tcp(nil), want: map[uint32][]byte{1: v4tcp(nil)}},
+		// Only IN_PORT sends a frame back where it came from.
+		{name: "output-to-in_port", flows: "in_port=1,actions=output:1,output:2,output:1", in: v4tcp(nil), want: map[uint32][]byte{2: v4tcp(nil)}},
 		{name: "flood", flows: "actions=flood", in: v4tcp(nil), want: map[uint32][]byte{2: v4tcp(nil), 3: v4tcp(nil)}},
 		{name: "all", flows: "actions=all", in: v4tcp(nil), want: map[uint32][]byte{2: v4tcp(nil), 3: v4tcp(nil)}},
 		{name: "drop", flows: "tcp,actions=drop", in: v4tcp(nil), want: map[uint32][]byte{},
