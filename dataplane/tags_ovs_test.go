@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -68,27 +67,12 @@ func ovsTracePorts(t *testing.T, ovs *ovstest.Switch, frame []byte) ([]uint32, [
 }
 
 // startOVSPorts starts Open vSwitch (ovstest.Start) with n internal ports
-// p1..pn on br0 as OpenFlow ports 1..n (internal ports: no kernel module
-// or device type needed), and waits until br0 shows the last of them.
+// p1..pn on br0 as OpenFlow ports 1..n.
 func startOVSPorts(t *testing.T, n int) *ovstest.Switch {
 	t.Helper()
 	ovs := ovstest.Start(t)
-	for i := 1; i <= n; i++ {
-		name := "p" + strconv.Itoa(i)
-		if out, err := ovs.Exec("ovs-vsctl", "add-port", "br0", name, "--", "set", "interface", name,
-			"type=internal", "ofport_request="+strconv.Itoa(i)).CombinedOutput(); err != nil {
-			t.Fatalf("ovs-vsctl add-port %s: %v\n%s", name, err, out)
-		}
-	}
-	last := fmt.Sprintf(" %d(p%d): ", n, n)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if out, _ := ovs.Ofctl("", "show"); strings.Contains(out, last) {
-			return ovs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("br0 does not show port%s within 10 s", strings.TrimSuffix(last, ": "))
-		}
-	}
+	ovs.AddInternalPorts(t, n)
+	return ovs
 }
 
 func TestMPLSAgainstOVS(t *testing.T) {

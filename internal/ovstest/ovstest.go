@@ -186,6 +186,28 @@ func (s *Switch) AddPort(t testing.TB, name string, ofport int) {
 	t.Fatalf("br0 does not show port %d(%s) within 10 s:\n%s", ofport, name, out)
 }
 
+// AddInternalPorts adds n internal ports p1..pn to br0 as OpenFlow ports
+// 1..n (internal ports need no kernel module and no device made first),
+// and waits until the bridge describes the last of them.
+func (s *Switch) AddInternalPorts(t testing.TB, n int) {
+	t.Helper()
+	for i := 1; i <= n; i++ {
+		name := "p" + strconv.Itoa(i)
+		if out, err := s.Exec("ovs-vsctl", "add-port", "br0", name, "--", "set", "interface", name,
+			"type=internal", "ofport_request="+strconv.Itoa(i)).CombinedOutput(); err != nil {
+			t.Fatalf("ovs-vsctl add-port br0 %s: %v\n%s", name, err, out)
+		}
+	}
+	last := fmt.Sprintf(" %d(p%d): ", n, n)
+	var out string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if out, _ = s.Ofctl("", "show"); strings.Contains(out, last) {
+			return
+		}
+	}
+	t.Fatalf("br0 does not show port%s within 10 s:\n%s", strings.TrimSuffix(last, ": "), out)
+}
+
 // VswitchdPID returns the process id of the bridge's ovs-vswitchd, from
 // the pid file the sandbox has it write.
 func (s *Switch) VswitchdPID() (int, error) {
