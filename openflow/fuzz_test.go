@@ -226,3 +226,4 @@ func FuzzFlowMonitorReply(f *testing.F) { fuzzRoundTrip[FlowMonitorReply](f, Typ
 func FuzzFlowMonitorCancel(f *testing.F) {
 	fuzzRoundTrip[FlowMonitorCancel](f, TypeExperimenter)
 }
+func FuzzFlowMonitorPause(f *testing.F) { fuzzRoundTrip[FlowMonitorPause](f, TypeExperimenter) }

@@ -66,7 +66,8 @@ const (
 	kindFlowMonitorReq   = len(decoders) + 3
 	kindFlowMonitorRep   = len(decoders) + 4
 	kindONFMonitorCancel = len(decoders) + 5
-	numKinds             = len(decoders) + 6
+	kindONFMonitorPause  = len(decoders) + 6
+	numKinds             = len(decoders) + 7
 )
 
 func newKind(k int) Message {
@@ -83,6 +84,8 @@ func newKind(k int) Message {
 		return new(FlowMonitorReply)
 	case kindONFMonitorCancel:
 		return new(FlowMonitorCancel)
+	case kindONFMonitorPause:
+		return new(FlowMonitorPause)
 	}
 	return decoders[k]()
 }
@@ -96,7 +99,8 @@ func newKind(k int) Message {
 // *RoleStatus, as does OFPT_ROLE_STATUS at version 0x05. Flow monitor
 // requests and replies (OFPMP_FLOW_MONITOR at version 0x05,
 // ONFST_FLOW_MONITOR at 0x04) decode as *FlowMonitorRequest and
-// *FlowMonitorReply, ONFT_FLOW_MONITOR_CANCEL as *FlowMonitorCancel.
+// *FlowMonitorReply, ONFT_FLOW_MONITOR_CANCEL as *FlowMonitorCancel,
+// ONFT_FLOW_MONITOR_PAUSED and _RESUMED as *FlowMonitorPause.
 func Decode(b []byte) (Message, error) {
 	k, err := kindOf(b)
 	if err != nil {
@@ -169,6 +173,8 @@ func kindOf(b []byte) (int, error) {
 			return kindONFRoleStatus, nil
 		case ONFTypeFlowMonitor:
 			return kindONFMonitorCancel, nil
+		case ONFTypeFlowMonitorPaused, ONFTypeFlowMonitorResumed:
+			return kindONFMonitorPause, nil
 		}
 	}
 	return int(h.Type), nil

@@ -27,6 +27,9 @@ import (
 const (
 	MultipartFlowMonitor MultipartType = 16   // OFPMP_FLOW_MONITOR (OpenFlow 1.4)
 	ONFTypeFlowMonitor   uint32        = 1870 // ONFST_FLOW_MONITOR multipart and ONFT_FLOW_MONITOR_CANCEL message
+
+	ONFTypeFlowMonitorPaused  uint32 = 1871 // ONFT_FLOW_MONITOR_PAUSED message
+	ONFTypeFlowMonitorResumed uint32 = 1872 // ONFT_FLOW_MONITOR_RESUMED message
 )
 
 // Flow monitor commands (ofp_flow_monitor_request.command, OpenFlow 1.4.1
@@ -520,6 +523,59 @@ func (m *FlowMonitorCancel) UnmarshalBinary(b []byte) error {
 		return &DecodeError{Type: t, Field: "exp_type", Offset: 12, Err: ErrBadExperimenter}
 	}
 	m.ID = binary.BigEndian.Uint32(b[16:])
+	return nil
+}
+
+// FlowMonitorPause is Open vSwitch's ONFT_FLOW_MONITOR_PAUSED or, with
+// Resumed, ONFT_FLOW_MONITOR_RESUMED: the OpenFlow 1.3 experimenter
+// messages (experimenter 0x4f4e4600, types 1871 and 1872, no body) that
+// tell a monitoring controller that the switch stopped sending flow
+// updates because too many wait unread, and that it sent the entries
+// that changed meanwhile and goes on. OpenFlow 1.4 says the same with a
+// flow monitor reply whose one update is FlowUpdatePaused or
+// FlowUpdateResumed.
+type FlowMonitorPause struct {
+	Header
+	Resumed bool
+}
+
+// AppendBinary appends the wire form of m to dst.
+func (m *FlowMonitorPause) AppendBinary(dst []byte) ([]byte, error) {
+	const t = TypeExperimenter
+	start := len(dst)
+	dst = appendHeader(dst, &m.Header, t)
+	dst = binary.BigEndian.AppendUint32(dst, ONFExperimenter)
+	typ := ONFTypeFlowMonitorPaused
+	if m.Resumed {
+		typ = ONFTypeFlowMonitorResumed
+	}
+	dst = binary.BigEndian.AppendUint32(dst, typ)
+	return finish(dst, start, t)
+}
+
+// MarshalBinary returns the wire form of m.
+func (m *FlowMonitorPause) MarshalBinary() ([]byte, error) { return m.AppendBinary(nil) }
+
+// UnmarshalBinary decodes an ONFT_FLOW_MONITOR_PAUSED or _RESUMED.
+func (m *FlowMonitorPause) UnmarshalBinary(b []byte) error {
+	const t = TypeExperimenter
+	if err := decodeHeader(&m.Header, b, t, onfHeaderLen); err != nil {
+		return err
+	}
+	if len(b) != onfHeaderLen {
+		return &DecodeError{Type: t, Field: "body", Offset: onfHeaderLen, Err: ErrBadLength}
+	}
+	if binary.BigEndian.Uint32(b[8:]) != ONFExperimenter {
+		return &DecodeError{Type: t, Field: "experimenter", Offset: 8, Err: ErrBadExperimenter}
+	}
+	switch binary.BigEndian.Uint32(b[12:]) {
+	case ONFTypeFlowMonitorPaused:
+		m.Resumed = false
+	case ONFTypeFlowMonitorResumed:
+		m.Resumed = true
+	default:
+		return &DecodeError{Type: t, Field: "exp_type", Offset: 12, Err: ErrBadExperimenter}
+	}
 	return nil
 }
 

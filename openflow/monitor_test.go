@@ -32,6 +32,38 @@ func TestFlowMonitorCancel(t *testing.T) {
 	}
 }
 
+// TestFlowMonitorPause encodes ONFT_FLOW_MONITOR_PAUSED and _RESUMED as
+// ovs-ofctl ofp-print reads them ("ONFT_FLOW_MONITOR_PAUSED (OF1.3)
+// (xid=0x0):"), and decodes Decode's dispatch to them.
+func TestFlowMonitorPause(t *testing.T) {
+	for _, c := range []struct {
+		hex     string
+		resumed bool
+	}{{"04040010000000004f4e46000000074f", false}, {"04040010000000004f4e460000000750", true}} {
+		want, _ := hex.DecodeString(c.hex)
+		m := &FlowMonitorPause{Header: Header{Version: Version13}, Resumed: c.resumed}
+		got, err := m.MarshalBinary()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("MarshalBinary = %x, %v; want %x", got, err, want)
+		}
+		d, err := Decode(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := d.(*FlowMonitorPause); !ok || p.Resumed != c.resumed {
+			t.Fatalf("Decode = %#v", d)
+		}
+		if err := m.UnmarshalBinary(append(want, 0, 0, 0, 0)); !errors.Is(err, ErrBadLength) {
+			t.Errorf("long notice: err = %v, want ErrBadLength", err)
+		}
+	}
+	bad, _ := hex.DecodeString("04040010000000004f4e460000000751")
+	var m FlowMonitorPause
+	if err := m.UnmarshalBinary(bad); !errors.Is(err, ErrBadExperimenter) {
+		t.Errorf("type 1873: err = %v, want ErrBadExperimenter", err)
+	}
+}
+
 // TestFlowMonitorForms checks that the version chooses the form, both
 // ways: the same monitor encodes as ONF at 1.3 and as OFPMP_FLOW_MONITOR
 // at 1.4, each decodes back, and a form under the other version's number
