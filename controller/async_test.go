@@ -263,7 +263,7 @@ func TestPacketInAllocs(t *testing.T) {
 		t.Errorf("PacketIn: %.2f allocations per call, want 1", allocs)
 	}
 	q0, q1 := cs[0].q, cs[1].q
-	if len(q0) == 0 || len(q0) != len(q1) || &q0[0][0] != &q1[0][0] || len(q0[0]) != 42+128 {
+	if len(q0) == 0 || len(q0) != len(q1) || &q0[0].b[0] != &q1[0].b[0] || len(q0[0].b) != 42+128 {
 		t.Fatalf("queues hold %d and %d messages, not one shared encoding of 170 bytes", len(q0), len(q1))
 	}
 }

@@ -77,12 +77,20 @@ type conn struct {
 	// that reads slowly delays nobody but itself; one whose backlog passes
 	// Config.AsyncLimit bytes is disconnected, as is the one with the
 	// largest backlog when all of them pass Config.AsyncLimitTotal.
-	qmu    sync.Mutex // guards q, qbytes and cut
-	q      [][]byte
+	qmu    sync.Mutex // guards q, qbytes, qmon and cut
+	q      []queued
 	qbytes int
+	qmon   int           // bytes of flow monitor updates in q (see monitor.go's pause)
 	cut    bool          // the backlog passed the limit: the connection is closing
 	kick   chan struct{} // wakes the writer; capacity 1
 	done   chan struct{} // closed when serve returns
+}
+
+// queued is an asynchronous message in a connection's queue; mon marks
+// flow monitor updates, whose backlog pauses the connection's monitors.
+type queued struct {
+	b   []byte
+	mon bool
 }
 
 // xidOf returns the xid of a message whose header has been read.
@@ -177,7 +185,10 @@ func (c *conn) sendAsync(m openflow.Message) bool {
 
 // enqueue queues an encoded asynchronous message, which the writer only
 // reads (several connections may share b), as sendAsync does.
-func (c *conn) enqueue(b []byte) bool {
+func (c *conn) enqueue(b []byte) bool { return c.enqueueKind(b, false) }
+
+// enqueueKind is enqueue of a flow monitor update when mon is set.
+func (c *conn) enqueueKind(b []byte, mon bool) bool {
 	c.qmu.Lock()
 	if c.cut {
 		c.qmu.Unlock()
@@ -186,8 +197,11 @@ func (c *conn) enqueue(b []byte) bool {
 	over := c.qbytes+len(b) > c.a.cfg.AsyncLimit
 	var total int64
 	if !over {
-		c.q = append(c.q, b)
+		c.q = append(c.q, queued{b, mon})
 		c.qbytes += len(b)
+		if mon {
+			c.qmon += len(b)
+		}
 		total = c.a.queued.Add(int64(len(b)))
 	}
 	c.qmu.Unlock()
@@ -216,8 +230,16 @@ func (c *conn) dropQueue() bool {
 	c.cut = true
 	c.a.queued.Add(-int64(c.qbytes))
 	clear(c.q)
-	c.q, c.qbytes = nil, 0
+	c.q, c.qbytes, c.qmon = nil, 0, 0
 	return true
+}
+
+// monitorBacklog returns the bytes of flow monitor updates that c has
+// queued and not yet written.
+func (c *conn) monitorBacklog() int {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	return c.qmon
 }
 
 // disconnect drops c's backlog and closes it, logging msg with the peer
@@ -260,7 +282,7 @@ func (a *Agent) shed() {
 
 // asyncWriter writes queued asynchronous messages until serve returns.
 func (c *conn) asyncWriter() {
-	var batch [][]byte
+	var batch []queued
 	for {
 		select {
 		case <-c.done:
@@ -270,23 +292,31 @@ func (c *conn) asyncWriter() {
 		c.qmu.Lock()
 		batch, c.q = c.q, batch[:0]
 		c.qmu.Unlock()
-		for i, b := range batch {
+		for i, m := range batch {
 			c.wmu.Lock()
 			err := c.w.Flush()
 			if err == nil {
-				_, err = c.out.Write(b)
+				_, err = c.out.Write(m.b)
 			}
 			c.wmu.Unlock()
 			c.qmu.Lock()
+			drained := false
 			if !c.cut { // dropQueue counted it out already
-				c.qbytes -= len(b)
-				c.a.queued.Add(-int64(len(b)))
+				c.qbytes -= len(m.b)
+				c.a.queued.Add(-int64(len(m.b)))
+				if m.mon {
+					c.qmon -= len(m.b)
+					drained = c.qmon == 0
+				}
 			}
 			c.qmu.Unlock()
-			batch[i] = nil
+			batch[i] = queued{}
 			if err != nil {
 				c.nc.Close()
 				return
+			}
+			if drained && c.mon.paused.Load() {
+				c.resumeMonitors()
 			}
 		}
 	}

@@ -94,9 +94,11 @@
 // extension ONFST_FLOW_MONITOR on 1.3, what ovs-ofctl monitor SWITCH
 // watch: sends) report a connection's selection of the flow entries: the
 // initial ones, then every add, modify, delete and timeout, as Open
-// vSwitch 3.1 reports them (see monitor.go). A slow monitoring connection
-// is held to the asynchronous backlog limit; it is not paused and
-// resumed as Open vSwitch does.
+// vSwitch 3.1 reports them (see monitor.go). A monitoring connection that
+// leaves more than 128 KiB of updates unread is paused and later resumed
+// as Open vSwitch does it: the entries that changed meanwhile come in one
+// refresh, so that it never holds more than the threshold plus one update
+// per entry.
 //
 // # Tables
 //

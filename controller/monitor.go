@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ofswitch/ofswitch/ofrules"
@@ -41,10 +42,20 @@ import (
 //   - ONFT_FLOW_MONITOR_CANCEL (1.3) or OFPFMC_DELETE (1.4) removes a
 //     monitor; closing the connection removes all of its.
 //
+//   - A connection that leaves more than monitorPauseBytes of updates
+//     unread is paused, as Open vSwitch pauses it (nicira-ext.h, "Flow
+//     Monitor Paused"): after the updates queued it gets a PAUSED notice
+//     (ONFT_FLOW_MONITOR_PAUSED at 1.3, a reply with an OFPFME_PAUSED
+//     update at 1.4); then only the removal of entries that existed before
+//     the pause goes out. Once it has read everything queued, it gets an
+//     ADDED update for each entry added since the pause and still there
+//     and a MODIFIED update for each older entry modified since, for the
+//     monitors that select them, then a RESUMED notice, and updates flow
+//     again. So a monitoring controller that falls behind costs the
+//     switch at most the pause threshold plus one update per entry.
+//
 // The flow tables record their changes only while some connection
 // monitors (tables.Owner.Watch), so that bursts pay nothing otherwise.
-// Monitoring connections are not paused when they fall behind, as Open
-// vSwitch pauses them: the asynchronous backlog limit applies instead.
 
 // flowMonitor is one monitor of a connection.
 type flowMonitor struct {
@@ -59,10 +70,31 @@ type flowMonitor struct {
 	since uint64
 }
 
+// monitorPauseBytes is the backlog of unread flow monitor updates past
+// which a connection's monitors pause: Open vSwitch's 128 KiB.
+const monitorPauseBytes = 128 << 10
+
 // monitors is a connection's flow monitors; mu guards the fields below.
 type monitors struct {
 	mu   sync.Mutex
 	list []flowMonitor
+	// paused is set while the monitors are paused (written under mu,
+	// read by the writer without it); changed then holds the flows added
+	// (true) or modified (false) since the pause, by identity.
+	paused  atomic.Bool
+	changed map[flowID]bool
+}
+
+// flowID is a flow entry's identity: what a strict FLOW_MOD names.
+type flowID struct {
+	table    uint8
+	priority uint16
+	match    rules.Match
+	ranges   rules.Ranges
+}
+
+func idOf(r *rules.Rule) flowID {
+	return flowID{table: r.Table(), priority: r.Priority, match: r.Match, ranges: r.Ranges}
 }
 
 // Flow monitor flags each form allows (Open vSwitch refuses others, and
@@ -329,6 +361,7 @@ func (a *Agent) flowsChanged(origin *conn, xids func(int) uint32, version uint64
 			c.mon.mu.Unlock()
 			continue
 		}
+		paused := c.mon.paused.Load()
 		// One reply per request of the burst (per update index), and
 		// one per entry a timeout removed, as Open vSwitch sends them.
 		var b []byte
@@ -358,6 +391,26 @@ func (a *Agent) flowsChanged(origin *conn, xids func(int) uint32, version uint64
 			case rules.ChangeRemoved:
 				event, want = openflow.FlowUpdateRemoved, openflow.FlowMonitorRemoved
 			}
+			if paused {
+				// Remember adds and modifies for the resume; report
+				// the removal of an entry older than the pause.
+				id := idOf(ch.Rule)
+				fresh, seen := c.mon.changed[id]
+				switch ch.Kind {
+				case rules.ChangeAdded:
+					c.mon.changed[id] = true
+					continue
+				case rules.ChangeModified:
+					if !seen {
+						c.mon.changed[id] = false
+					}
+					continue
+				}
+				delete(c.mon.changed, id)
+				if fresh {
+					continue
+				}
+			}
 			var flags uint16
 			for j := range c.mon.list {
 				if m := &c.mon.list[j]; m.flags&want != 0 && version > m.since && m.selects(ch.Rule, old) {
@@ -367,7 +420,7 @@ func (a *Agent) flowsChanged(origin *conn, xids func(int) uint32, version uint64
 			if flags == 0 {
 				continue
 			}
-			if c == origin && flags&openflow.FlowMonitorOnlyOwn == 0 {
+			if c == origin && flags&openflow.FlowMonitorOnlyOwn == 0 && !paused {
 				// One abbreviated update per request.
 				if !abbrev {
 					x := uint32(0)
@@ -382,16 +435,99 @@ func (a *Agent) flowsChanged(origin *conn, xids func(int) uint32, version uint64
 			ups = append(ups, flowUpdate(ch.Rule, event, ch.Reason, flags, now))
 		}
 		flush()
-		c.mon.mu.Unlock()
 		if err != nil {
+			c.mon.mu.Unlock()
 			a.cfg.Logger.Error("encode flow monitor update", "err", err)
 			continue
 		}
-		if len(b) == 0 {
-			continue
+		if len(b) > 0 {
+			c.enqueueKind(b, true)
+			if !paused && c.monitorBacklog() > monitorPauseBytes {
+				c.pauseMonitors()
+			}
 		}
-		c.enqueue(b)
+		c.mon.mu.Unlock()
 	}
+}
+
+// pauseMonitors pauses c's monitors and queues the PAUSED notice, after
+// the updates queued already. c.mon.mu is held.
+func (c *conn) pauseMonitors() {
+	b, err := c.pauseNotice(false)
+	if err != nil {
+		c.a.cfg.Logger.Error("encode flow monitor pause", "err", err)
+		return
+	}
+	c.mon.changed = map[flowID]bool{}
+	c.mon.paused.Store(true)
+	c.enqueueKind(b, true)
+}
+
+// pauseNotice encodes the PAUSED or RESUMED notice in the form of c's
+// version.
+func (c *conn) pauseNotice(resumed bool) ([]byte, error) {
+	if c.version < openflow.Version14 {
+		m := openflow.FlowMonitorPause{Header: openflow.Header{Version: c.version}, Resumed: resumed}
+		return m.AppendBinary(nil)
+	}
+	ev := openflow.FlowUpdatePaused
+	if resumed {
+		ev = openflow.FlowUpdateResumed
+	}
+	return appendUpdates(nil, c.version, 0, []openflow.FlowUpdate{{Event: ev}})
+}
+
+// resumeMonitors ends the pause of c's monitors once c has read every
+// update queued before it: it queues an ADDED update for each entry added
+// since the pause and a MODIFIED one for each older entry modified since,
+// for the monitors that ask for either event and select the entry (as
+// Open vSwitch's ofmonitor_resume does), then the RESUMED notice.
+func (c *conn) resumeMonitors() {
+	c.a.tables.Read(func(p *rules.Pipeline) {
+		c.mon.mu.Lock()
+		defer c.mon.mu.Unlock()
+		if !c.mon.paused.Load() {
+			return
+		}
+		now := time.Now().UnixNano()
+		var ups []openflow.FlowUpdate
+		for id := range p.NumTables() {
+			for _, r := range p.Rules(uint8(id)) {
+				fresh, ok := c.mon.changed[idOf(r)]
+				if !ok {
+					continue
+				}
+				event, update := openflow.FlowUpdateModified, openflow.FlowMonitorModified
+				if fresh {
+					event, update = openflow.FlowUpdateAdded, openflow.FlowMonitorAdded|openflow.FlowMonitorModified
+				}
+				var flags uint16
+				for i := range c.mon.list {
+					if m := &c.mon.list[i]; m.flags&update != 0 && m.selects(r, nil) {
+						flags |= m.flags
+					}
+				}
+				if flags != 0 {
+					ups = append(ups, flowUpdate(r, event, 0, flags, now))
+				}
+			}
+		}
+		c.mon.changed = nil
+		c.mon.paused.Store(false)
+		if len(ups) > 0 {
+			b, err := appendUpdates(nil, c.version, 0, ups)
+			if err != nil {
+				c.a.cfg.Logger.Error("encode flow monitor update", "err", err)
+			} else {
+				c.enqueue(b)
+			}
+		}
+		if b, err := c.pauseNotice(true); err != nil {
+			c.a.cfg.Logger.Error("encode flow monitor resume", "err", err)
+		} else {
+			c.enqueue(b)
+		}
+	})
 }
 
 // sameInstructions reports whether a and b are the same instructions.
