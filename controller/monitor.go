@@ -125,6 +125,54 @@ func (c *conn) onFlowMonitor(msg []byte) error {
 	if err := req.UnmarshalBinary(msg); err != nil {
 		return err
 	}
+	return c.addMonitors(xidOf(msg), req.Monitors)
+}
+
+// onFlowMonitorParts serves a flow monitor request sent in several parts
+// (OFPMPF_REQ_MORE): every part is checked as it comes, and the last one
+// adds the monitors of all of them, as one request, as Open vSwitch does.
+// A sequence is bounded as the other multipart requests are.
+func (c *conn) onFlowMonitorParts(msg []byte, more bool) error {
+	xid := xidOf(msg)
+	var req openflow.FlowMonitorRequest
+	err := req.UnmarshalBinary(msg)
+	i := c.partial(xid)
+	if err != nil {
+		if i >= 0 {
+			c.dropPartial(i)
+		}
+		return err
+	}
+	if i < 0 {
+		if len(c.mp) >= maxMultipartPending {
+			return badRequest(openflow.BadRequestMultipartBufferOverflow)
+		}
+		c.mp = append(c.mp, mpPartial{xid: xid, part: openflow.MultipartFlowMonitor, monitor: true})
+		i = len(c.mp) - 1
+	}
+	p := &c.mp[i]
+	if !p.monitor {
+		c.dropPartial(i)
+		return badRequest(openflow.BadRequestBadMultipart)
+	}
+	p.size += len(msg)
+	p.monitors = append(p.monitors, req.Monitors...)
+	if p.size > maxMultipartBytes {
+		c.dropPartial(i)
+		return badRequest(openflow.BadRequestMultipartBufferOverflow)
+	}
+	if more {
+		return nil
+	}
+	ms := p.monitors
+	c.dropPartial(i)
+	return c.addMonitors(xid, ms)
+}
+
+// addMonitors adds, modifies or deletes the monitors of the request of
+// xid, all or none, and answers it with the initial entries.
+func (c *conn) addMonitors(xid uint32, monitors []openflow.FlowMonitor) error {
+	req := openflow.FlowMonitorRequest{Monitors: monitors}
 	type op struct {
 		del bool
 		m   flowMonitor
@@ -214,7 +262,7 @@ func (c *conn) onFlowMonitor(msg []byte) error {
 				}
 			}
 		}
-		b, e := appendUpdates(nil, c.version, xidOf(msg), ups)
+		b, e := appendUpdates(nil, c.version, xid, ups)
 		if e != nil {
 			err = fmt.Errorf("encode flow monitor reply: %w", e)
 			return

@@ -43,7 +43,8 @@ func padded(dst []byte, s string) { copy(dst[:len(dst)-1], s) }
 // Multipart requests in several parts (OFPMPF_REQ_MORE, OpenFlow 1.3.5
 // §7.3.5) are reassembled per xid, as Open vSwitch does: every part must
 // have the first part's type (else OFPBRC_BAD_MULTIPART), parts with an
-// empty body may come anywhere, and a sequence may not grow beyond
+// empty body may come anywhere (a flow monitor request's parts each carry
+// monitors, which add up: see onFlowMonitorParts), and a sequence may not grow beyond
 // maxMultipartBytes, nor may more than maxMultipartPending sequences be
 // open at once (OFPBRC_MULTIPART_BUFFER_OVERFLOW). A failed sequence is
 // forgotten. The request is served when its last part arrives. Every type
@@ -64,13 +65,20 @@ type mpPartial struct {
 	size   int    // bytes received, headers included
 	bodies int    // parts with a body
 	body   []byte // the part with the body (fixed-body types), copied
+	// monitor marks a flow monitor request, whose parts' monitors
+	// add up in monitors.
+	monitor  bool
+	monitors []openflow.FlowMonitor
 }
 
 func (c *conn) onMultipartRequest(msg []byte) error {
 	var req openflow.MultipartRequest
 	more := len(msg) >= multipartHeaderLen && binary.BigEndian.Uint16(msg[10:])&openflow.MultipartRequestMore != 0
-	if !more && (c.version == openflow.Version13 || c.version == openflow.Version14) && openflow.IsFlowMonitor(msg) && c.partial(xidOf(msg)) < 0 {
-		return c.onFlowMonitor(msg)
+	if (c.version == openflow.Version13 || c.version == openflow.Version14) && openflow.IsFlowMonitor(msg) {
+		if !more && c.partial(xidOf(msg)) < 0 {
+			return c.onFlowMonitor(msg)
+		}
+		return c.onFlowMonitorParts(msg, more)
 	}
 	if !more && c.partial(xidOf(msg)) < 0 {
 		if err := req.UnmarshalBinary(msg); err != nil {
@@ -126,7 +134,7 @@ func (c *conn) assemble(msg []byte, more bool, req *openflow.MultipartRequest) (
 		i = len(c.mp) - 1
 	}
 	p := &c.mp[i]
-	if p.part != part {
+	if p.part != part || p.monitor {
 		c.dropPartial(i)
 		return nil, badRequest(openflow.BadRequestBadMultipart)
 	}
