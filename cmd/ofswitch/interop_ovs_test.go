@@ -95,6 +95,7 @@ func TestInteropFlowFile(t *testing.T) {
 	// flows from the last load.
 	frames := interopFrames(t)
 	var want []portOut
+	var wantHeaders []map[string]string
 	wantPacketIns := 0
 	dpToOF := ovsPortMap(t, ovs)
 	for _, f := range frames {
@@ -103,14 +104,30 @@ func TestInteropFlowFile(t *testing.T) {
 			t.Fatalf("ofproto/trace %s: %v\n%s", f.name, err, out)
 		}
 		ports, pins := traceDatapath(t, string(out), dpToOF)
+		final := traceFinalFlow(t, string(out))
 		for _, p := range ports {
 			want = append(want, portOut{f.name, p})
+			wantHeaders = append(wantHeaders, final)
 		}
 		wantPacketIns += pins
 	}
-	got, packetIns := replayOutputs(t, frames)
+	got, gotFrames, packetIns := replayOutputs(t, frames)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("frames out (-Open vSwitch +ofswitch):\n%s", diff)
+	} else {
+		// The headers each frame leaves with are those of Open
+		// vSwitch's final flow.
+		for i, data := range gotFrames {
+			h := frameHeaders(data)
+			for k, v := range h {
+				if w, ok := wantHeaders[i][k]; ok && w != v {
+					t.Errorf("%s, out on %d: %s=%s, Open vSwitch's final flow has %s=%s", got[i].Frame, got[i].Port, k, v, k, w)
+				}
+			}
+			if len(h) < 3 {
+				t.Errorf("%s, out on %d: headers %v: the test reads too little of the frame", got[i].Frame, got[i].Port, h)
+			}
+		}
 	}
 	if packetIns != wantPacketIns {
 		t.Errorf("ofswitch sent %d frames to the controller, Open vSwitch %d", packetIns, wantPacketIns)
@@ -314,10 +331,70 @@ func traceDatapath(t *testing.T, trace string, dpToOF map[string]uint32) (ports 
 	return ports, packetIns
 }
 
+// traceFinalFlow reads the headers of an ofproto/trace's final flow (its
+// first flow if it says "unchanged") that frameHeaders reads of a frame.
+func traceFinalFlow(t *testing.T, trace string) map[string]string {
+	t.Helper()
+	line := ""
+	for _, l := range strings.Split(trace, "\n") {
+		if f, ok := strings.CutPrefix(l, "Flow: "); ok && line == "" {
+			line = f
+		}
+		if f, ok := strings.CutPrefix(l, "Final flow: "); ok && f != "unchanged" {
+			line = f
+		}
+	}
+	if line == "" {
+		t.Fatalf("no flow in the trace:\n%s", trace)
+	}
+	h := map[string]string{"vlan": "none"}
+	for _, kv := range strings.Split(line, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "dl_src", "dl_dst", "nw_src", "nw_dst", "ipv6_src", "ipv6_dst", "nw_tos", "nw_ecn", "nw_ttl", "tp_src", "tp_dst":
+			h[k] = v
+		case "dl_vlan":
+			h["vlan"] = v
+		}
+	}
+	return h
+}
+
+// frameHeaders reads what traceFinalFlow reads, from a frame.
+func frameHeaders(data []byte) map[string]string {
+	h := map[string]string{"vlan": "none"}
+	p := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.Default)
+	if e, ok := p.Layer(layers.LayerTypeEthernet).(*layers.Ethernet); ok {
+		h["dl_src"], h["dl_dst"] = e.SrcMAC.String(), e.DstMAC.String()
+	}
+	if v, ok := p.Layer(layers.LayerTypeDot1Q).(*layers.Dot1Q); ok {
+		h["vlan"] = strconv.Itoa(int(v.VLANIdentifier))
+	}
+	if ip, ok := p.Layer(layers.LayerTypeIPv4).(*layers.IPv4); ok {
+		h["nw_src"], h["nw_dst"] = ip.SrcIP.String(), ip.DstIP.String()
+		h["nw_tos"], h["nw_ecn"], h["nw_ttl"] = strconv.Itoa(int(ip.TOS&0xfc)), strconv.Itoa(int(ip.TOS&3)), strconv.Itoa(int(ip.TTL))
+	}
+	if ip, ok := p.Layer(layers.LayerTypeIPv6).(*layers.IPv6); ok {
+		h["ipv6_src"], h["ipv6_dst"] = ip.SrcIP.String(), ip.DstIP.String()
+		h["nw_tos"], h["nw_ecn"], h["nw_ttl"] = strconv.Itoa(int(ip.TrafficClass&0xfc)), strconv.Itoa(int(ip.TrafficClass&3)), strconv.Itoa(int(ip.HopLimit))
+	}
+	if l4, ok := p.Layer(layers.LayerTypeTCP).(*layers.TCP); ok {
+		h["tp_src"], h["tp_dst"] = strconv.Itoa(int(l4.SrcPort)), strconv.Itoa(int(l4.DstPort))
+	}
+	if l4, ok := p.Layer(layers.LayerTypeUDP).(*layers.UDP); ok {
+		h["tp_src"], h["tp_dst"] = strconv.Itoa(int(l4.SrcPort)), strconv.Itoa(int(l4.DstPort))
+	}
+	return h
+}
+
 // replayOutputs replays frames, each on its port, through the flow file's
 // flows with ofswitch replay --out on one worker, and returns where each
-// went out, in order, and how many frames went to the controller.
-func replayOutputs(t *testing.T, frames []interopFrame) ([]portOut, int) {
+// went out, in order, with the frames as they left, and how many frames
+// went to the controller.
+func replayOutputs(t *testing.T, frames []interopFrame) ([]portOut, [][]byte, int) {
 	t.Helper()
 	dir := t.TempDir()
 	in, outPath := filepath.Join(dir, "in.pcapng"), filepath.Join(dir, "out.pcapng")
@@ -362,6 +439,7 @@ func replayOutputs(t *testing.T, frames []interopFrame) ([]portOut, int) {
 		t.Fatal(err)
 	}
 	var got []portOut
+	var left [][]byte
 	for {
 		data, ci, err := r.ReadPacketData()
 		if err == io.EOF {
@@ -377,6 +455,7 @@ func replayOutputs(t *testing.T, frames []interopFrame) ([]portOut, int) {
 			}
 		}
 		got = append(got, portOut{name, uint32(ci.InterfaceIndex) + 1})
+		left = append(left, append([]byte(nil), data...))
 	}
-	return got, int(rep.Filters[0].Counters.PacketIns)
+	return got, left, int(rep.Filters[0].Counters.PacketIns)
 }
