@@ -74,7 +74,7 @@ func (w *Worker) group(j int, a *rules.Action, r *rules.Rule, t uint8, depth int
 		}
 		g.CountBucket(b, n)
 		sv := w.save(j, depth)
-		sent := w.bucket(j, &g.Buckets[b], r, t, depth)
+		sent := w.bucket(j, g.BucketActions(b), r, t, depth)
 		w.restore(j, sv, sent)
 		return
 	}
@@ -91,24 +91,26 @@ func (w *Worker) group(j int, a *rules.Action, r *rules.Rule, t uint8, depth int
 			}
 		}
 		g.CountBucket(i, n)
-		sent = w.bucket(j, &g.Buckets[i], r, t, depth) || sent
+		sent = w.bucket(j, g.BucketActions(i), r, t, depth) || sent
 	}
 	w.restore(j, sv, sent)
 }
 
-// bucket runs the actions of b on frame j and reports whether it was sent
-// anywhere. Chained groups run one level deeper.
-func (w *Worker) bucket(j int, b *groups.Bucket, r *rules.Rule, t uint8, depth int) bool {
+// bucket runs the actions of a group's bucket, acts (Group.BucketActions:
+// the bucket's action set in the order it executes), on frame j and
+// reports whether it was sent anywhere. Chained groups run one level
+// deeper.
+func (w *Worker) bucket(j int, acts []rules.Action, r *rules.Rule, t uint8, depth int) bool {
 	fs := &w.pkt[j]
 	fs.sent = false
-	for k := range b.Actions {
-		a := &b.Actions[k]
+	for k := range acts {
+		a := &acts[k]
 		if a.Kind == rules.ActionGroup {
 			w.group(j, a, r, t, depth+1)
 		} else {
 			w.act(j, a, r, t)
 		}
-		if fs.dropped || fs.exit { // exit ends the bucket only: restore clears it
+		if fs.dropped || fs.exit { // exit (of a resubmitted flow) ends the bucket only: restore clears it
 			break
 		}
 	}

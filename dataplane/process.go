@@ -32,7 +32,8 @@ type frameState struct {
 }
 
 // actionSet is the action set of one packet (OpenFlow 1.3.5 §5.10): at
-// most one action of each type, one set_field per field.
+// most one action of each type, one set_field per field, as
+// rules.ExecActionSet keeps them.
 type actionSet struct {
 	n    int
 	acts [24]*rules.Action
@@ -51,19 +52,6 @@ func (s *actionSet) write(a *rules.Action) {
 		s.n++
 	}
 }
-
-// setOrder is the order in which an action set executes (§5.10), by kind:
-// copy TTL inwards, pop, push-MPLS, push-PBB, push-VLAN, copy TTL
-// outwards, decrement TTL, set, qos, group, output. The pops go from the
-// outermost header in (VLAN, PBB, MPLS), undoing the pushes, which go from
-// the innermost out; set_mpls_ttl and set_nw_ttl are sets, after
-// set_field as in Open vSwitch.
-var setOrder = [...]rules.ActionKind{rules.ActionCopyTTLIn,
-	rules.ActionPopVLAN, rules.ActionPopPBB, rules.ActionPopMPLS,
-	rules.ActionPushMPLS, rules.ActionPushPBB, rules.ActionPushVLAN,
-	rules.ActionCopyTTLOut, rules.ActionDecNwTTL, rules.ActionDecMPLSTTL,
-	rules.ActionSetMPLSTTL, rules.ActionSetField, rules.ActionSetNwTTL, rules.ActionSetQueue, rules.ActionGroup, rules.ActionOutput,
-	rules.ActionResubmit}
 
 // Process parses the frames of v, classifies them through the pipeline
 // (one LookupBatch per table for the whole vector), runs the instructions
@@ -307,30 +295,40 @@ func (w *Worker) finishRun(n, j int) (next int) {
 		// first action once exit is set (do_xlate_actions), which
 		// ofproto/trace shows as an empty "Executing action set".
 		if s := &w.set[j]; s.n > 0 && !fs.dropped && !fs.exit {
-			// setOrder puts group before output: a group that ran
-			// takes precedence over the output (§5.10).
-			// A resubmit is a final action as in Open vSwitch
-			// (ofpacts_execute_action_set): after both, and only
-			// when the set holds neither group nor output.
-			grouped, final := false, false
-			for _, kind := range setOrder {
-				if kind == rules.ActionOutput && grouped || kind == rules.ActionResubmit && final {
-					continue
-				}
-				for i := 0; i < s.n && !fs.dropped && !fs.exit; i++ {
-					if s.acts[i].Kind == kind {
-						grouped = grouped || kind == rules.ActionGroup
-						final = final || kind == rules.ActionGroup || kind == rules.ActionOutput
-						w.act(j, s.acts[i], nil, 0xff)
-					}
-				}
-			}
+			w.runSet(j, s, nil, 0xff, 0)
 		}
 		if !fs.sent {
 			w.stats.Drops++
 		}
 	}
 	return j
+}
+
+// runSet executes action set s on frame j in the order of §5.10, for
+// entry r of table t (nil and 0xff for the packet's own action set), a
+// group in it at chaining level depth. The order puts group before output:
+// a group that ran takes precedence over the output (§5.10). A resubmit
+// is a final action as in Open vSwitch (ofpacts_execute_action_set):
+// after both, and only when the set holds neither group nor output.
+func (w *Worker) runSet(j int, s *actionSet, r *rules.Rule, t uint8, depth int) {
+	fs := &w.pkt[j]
+	grouped, final := false, false
+	for _, kind := range rules.ActionSetOrder {
+		if kind == rules.ActionOutput && grouped || kind == rules.ActionResubmit && final {
+			continue
+		}
+		for i := 0; i < s.n && !fs.dropped && !fs.exit; i++ {
+			if a := s.acts[i]; a.Kind == kind {
+				grouped = grouped || kind == rules.ActionGroup
+				final = final || kind == rules.ActionGroup || kind == rules.ActionOutput
+				if kind == rules.ActionGroup {
+					w.group(j, a, r, t, depth)
+				} else {
+					w.act(j, a, r, t)
+				}
+			}
+		}
+	}
 }
 
 // act executes one action on parsed frame j. r and t are the entry and

@@ -143,7 +143,15 @@ type Group struct {
 	watched bool
 	// refs are the groups the buckets name, as actions or watches.
 	refs []uint32
+	// exec[i] is what bucket i runs: its actions as an action set
+	// (rules.ExecActionSet), in the order they execute.
+	exec [][]rules.Action
 }
+
+// BucketActions returns the actions bucket i runs, in the order it runs
+// them: its actions as an action set (rules.ExecActionSet), as OpenFlow
+// 1.3.5 §5.6 and Open vSwitch run a bucket. Buckets keeps them as given.
+func (g *Group) BucketActions(i int) []rules.Action { return g.exec[i] }
 
 // Created returns when the group was added (a MODIFY keeps it).
 func (g *Group) Created() time.Time { return g.created }
@@ -475,7 +483,11 @@ func check(s *Snapshot, m *Mod) (*Group, error) {
 	if m.Type == TypeIndirect && len(m.Buckets) != 1 {
 		return nil, Errf(CodeInvalidGroup, "an indirect group has exactly one bucket")
 	}
-	g := &Group{ID: m.ID, Type: m.Type, Buckets: m.Buckets, Desc: m.Desc, counters: make([]Counter, 1+len(m.Buckets))}
+	g := &Group{ID: m.ID, Type: m.Type, Buckets: m.Buckets, Desc: m.Desc, counters: make([]Counter, 1+len(m.Buckets)),
+		exec: make([][]rules.Action, len(m.Buckets))}
+	for i := range m.Buckets {
+		g.exec[i] = rules.ExecActionSet(m.Buckets[i].Actions)
+	}
 	for i := range m.Buckets {
 		b := &m.Buckets[i]
 		if b.Weight != 0 && m.Type != TypeSelect {

@@ -149,3 +149,54 @@ func (m *Match) clearTransport() {
 		m.Clear(f)
 	}
 }
+
+// ActionSetOrder is the order in which an action set executes (OpenFlow
+// 1.3.5 §5.10), by kind: copy TTL inwards, pop, push-MPLS, push-PBB,
+// push-VLAN, copy TTL outwards, decrement TTL, set, qos, group, output.
+// The pops go from the outermost header in (VLAN, PBB, MPLS), undoing the
+// pushes, which go from the innermost out; set_mpls_ttl and set_nw_ttl are
+// sets, after set_field as in Open vSwitch. A resubmit (Open vSwitch's) is
+// a final action after group and output, run only without them.
+var ActionSetOrder = [...]ActionKind{ActionCopyTTLIn,
+	ActionPopVLAN, ActionPopPBB, ActionPopMPLS,
+	ActionPushMPLS, ActionPushPBB, ActionPushVLAN,
+	ActionCopyTTLOut, ActionDecNwTTL, ActionDecMPLSTTL,
+	ActionSetMPLSTTL, ActionSetField, ActionSetNwTTL, ActionSetQueue, ActionGroup, ActionOutput,
+	ActionResubmit}
+
+// ExecActionSet returns what an action set written with acts, in order,
+// executes, in the order it executes it: the last action of each kind
+// (of set_field, the last for each field, where the first one stood), in
+// ActionSetOrder; a group takes precedence over an output, and either over
+// a resubmit (Open vSwitch's ofpacts_execute_action_set); kinds an action
+// set cannot hold (note, exit, controller) are left out. Group buckets run
+// this way (OpenFlow 1.3.5 §5.6: "The actions in a bucket are always
+// applied as an action set").
+func ExecActionSet(acts []Action) []Action {
+	var kept []Action
+next:
+	for _, a := range acts {
+		for i := range kept {
+			if b := &kept[i]; b.Kind == a.Kind && (a.Kind != ActionSetField || b.Field == a.Field) {
+				*b = a
+				continue next
+			}
+		}
+		kept = append(kept, a)
+	}
+	var out []Action
+	grouped, final := false, false
+	for _, kind := range ActionSetOrder {
+		if kind == ActionOutput && grouped || kind == ActionResubmit && final {
+			continue
+		}
+		for _, a := range kept {
+			if a.Kind == kind {
+				grouped = grouped || kind == ActionGroup
+				final = final || kind == ActionGroup || kind == ActionOutput
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
