@@ -125,3 +125,44 @@ func TestNDPrereqs(t *testing.T) {
 		}
 	}
 }
+
+// TestExecActionSet: an action set keeps the last action of each kind and
+// of set_field the last per field, runs them in the order of §5.10, a
+// group instead of an output and either instead of a resubmit, and drops
+// what an action set cannot hold.
+func TestExecActionSet(t *testing.T) {
+	out := func(p uint32) rules.Action { return rules.Action{Kind: rules.ActionOutput, Port: p} }
+	set := func(f rules.Field, v uint64) rules.Action {
+		return rules.Action{Kind: rules.ActionSetField, Field: f, Value: [2]uint64{0, v}}
+	}
+	grp := rules.Action{Kind: rules.ActionGroup, Group: 7}
+	res := rules.Action{Kind: rules.ActionResubmit, Table: 1}
+	dec := rules.Action{Kind: rules.ActionDecNwTTL}
+	push := rules.Action{Kind: rules.ActionPushVLAN, EthType: rules.EthTypeVLAN}
+	note := rules.Action{Kind: rules.ActionNote, Ext: &rules.ActionExt{Note: []byte{1}}}
+	for _, c := range []struct {
+		name     string
+		in, want []rules.Action
+	}{
+		{"last output", []rules.Action{out(1), out(2)}, []rules.Action{out(2)}},
+		{"sets before output", []rules.Action{out(1), set(rules.FieldEthDst, 9), dec}, []rules.Action{dec, set(rules.FieldEthDst, 9), out(1)}},
+		{"last set per field, first place", []rules.Action{set(rules.FieldEthDst, 1), set(rules.FieldEthSrc, 2), set(rules.FieldEthDst, 3)},
+			[]rules.Action{set(rules.FieldEthDst, 3), set(rules.FieldEthSrc, 2)}},
+		{"group over output", []rules.Action{out(1), grp}, []rules.Action{grp}},
+		{"output over resubmit", []rules.Action{res, out(1)}, []rules.Action{out(1)}},
+		{"resubmit alone", []rules.Action{res, push}, []rules.Action{push, res}},
+		{"note and exit dropped", []rules.Action{note, {Kind: rules.ActionExit}, out(3)}, []rules.Action{out(3)}},
+	} {
+		got := rules.ExecActionSet(c.in)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+			continue
+		}
+		for i := range got {
+			if !got[i].Equal(&c.want[i]) {
+				t.Errorf("%s: %v, want %v", c.name, got, c.want)
+				break
+			}
+		}
+	}
+}
