@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -88,15 +87,7 @@ func TestBucketActionSetAgainstOVS(t *testing.T) {
 		t.Skip("starts Open vSwitch")
 	}
 	ovs := startOVSPorts(t, 4)
-	out, err := ovs.Exec("ovs-appctl", "dpif/show").CombinedOutput()
-	if err != nil {
-		t.Fatalf("dpif/show: %v\n%s", err, out)
-	}
-	ofPort := map[string]uint32{}
-	for _, m := range regexp.MustCompile(`(?m)^\s+p\d (\d+)/(\d+):`).FindAllStringSubmatch(string(out), -1) {
-		n, _ := strconv.Atoi(m[1])
-		ofPort[m[2]] = uint32(n)
-	}
+	ofPort := ovs.DatapathPorts(t, 4)
 	for _, c := range bucketCases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, cmd := range []string{"del-flows", "del-groups"} {

@@ -23,19 +23,7 @@ func TestNiciraActionsAgainstOVS(t *testing.T) {
 		t.Skip("starts Open vSwitch")
 	}
 	ovs := startOVSPorts(t, 3)
-	// Datapath port numbers to OpenFlow ones: "p2 2/3: (tap)".
-	out, err := ovs.Exec("ovs-appctl", "dpif/show").CombinedOutput()
-	if err != nil {
-		t.Fatalf("dpif/show: %v\n%s", err, out)
-	}
-	ofPort := map[string]uint32{}
-	for _, m := range regexp.MustCompile(`(?m)^\s+p\d (\d+)/(\d+):`).FindAllStringSubmatch(string(out), -1) {
-		n, _ := strconv.Atoi(m[1])
-		ofPort[m[2]] = uint32(n)
-	}
-	if len(ofPort) != 3 {
-		t.Fatalf("dpif/show: %d ports of p1-p3:\n%s", len(ofPort), out)
-	}
+	ofPort := ovs.DatapathPorts(t, 3)
 	ctl := regexp.MustCompile(`^userspace\(.*controller\(reason=(\d+),.*controller_id=(\d+),max_len=(\d+)\)\)$`)
 	for i := range nxCases {
 		c := &nxCases[i]

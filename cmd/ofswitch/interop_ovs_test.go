@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,7 +96,7 @@ func TestInteropFlowFile(t *testing.T) {
 	var want []portOut
 	var wantHeaders []map[string]string
 	wantPacketIns := 0
-	dpToOF := ovsPortMap(t, ovs)
+	dpToOF := ovs.DatapathPorts(t, 4)
 	for _, f := range frames {
 		out, err := ovs.Exec("ovs-appctl", "ofproto/trace", "br0", "in_port="+strconv.Itoa(int(f.in)), hex.EncodeToString(f.data)).CombinedOutput()
 		if err != nil {
@@ -274,25 +273,6 @@ func interopFrames(t *testing.T) []interopFrame {
 		out = append(out, interopFrame{c.name, c.in, data})
 	}
 	return out
-}
-
-// ovsPortMap maps br0's datapath port numbers to its OpenFlow port
-// numbers (ovs-appctl dpif/show: "p1 1/2: (tap)").
-func ovsPortMap(t *testing.T, ovs *ovstest.Switch) map[string]uint32 {
-	t.Helper()
-	out, err := ovs.Exec("ovs-appctl", "dpif/show").CombinedOutput()
-	if err != nil {
-		t.Fatalf("dpif/show: %v\n%s", err, out)
-	}
-	m := map[string]uint32{}
-	for _, f := range regexp.MustCompile(`(?m)^\s+p\d+ (\d+)/(\d+):`).FindAllStringSubmatch(string(out), -1) {
-		of, _ := strconv.Atoi(f[1])
-		m[f[2]] = uint32(of)
-	}
-	if len(m) != 4 {
-		t.Fatalf("dpif/show: %d of br0's 4 ports:\n%s", len(m), out)
-	}
-	return m
 }
 
 // traceDatapath reads the datapath actions of an ofproto/trace: the

@@ -213,12 +213,15 @@ func dialPauseClient(addr string, ver uint8) (*pauseClient, error) {
 }
 
 // next returns the next message other than HELLO and ECHO, answering
-// echo requests.
+// echo requests, or nil if none comes within timeout.
 func (c *pauseClient) next(t *testing.T, timeout time.Duration) openflow.Message {
 	t.Helper()
 	for {
 		c.nc.SetReadDeadline(time.Now().Add(timeout))
 		b, err := c.r.Next()
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			return nil
+		}
 		if err != nil {
 			t.Fatalf("read: %v", err)
 		}
@@ -263,6 +266,9 @@ func (c *pauseClient) monitor(t *testing.T) map[string]openflow.FlowUpdate {
 	table := map[string]openflow.FlowUpdate{}
 	for {
 		m := c.next(t, 10*time.Second)
+		if m == nil {
+			t.Fatal("no answer to the flow monitor request within 10 s")
+		}
 		rep, ok := m.(*openflow.FlowMonitorReply)
 		if !ok {
 			t.Fatalf("monitor request answered with %T %+v", m, m)
@@ -287,26 +293,12 @@ func (c *pauseClient) readUntilResumed(t *testing.T, limit time.Duration) []paus
 	deadline := time.Now().Add(limit)
 	resumed := false
 	for time.Now().Before(deadline) {
-		c.nc.SetReadDeadline(time.Now().Add(time.Second))
-		b, err := c.r.Next()
-		if err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() && resumed {
+		m := c.next(t, time.Second)
+		if m == nil {
+			if resumed {
 				return evs
 			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				continue
-			}
-			t.Fatalf("read: %v (after %d events)", err, len(evs))
-		}
-		if openflow.Type(b[1]) == openflow.TypeEchoRequest {
-			rep := append([]byte(nil), b...)
-			rep[1] = byte(openflow.TypeEchoReply)
-			c.nc.Write(rep)
 			continue
-		}
-		m, err := openflow.Decode(b)
-		if err != nil {
-			t.Fatalf("decode %x: %v", b, err)
 		}
 		switch m := m.(type) {
 		case *openflow.FlowMonitorPause:

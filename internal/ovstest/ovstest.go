@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -207,6 +208,29 @@ func (s *Switch) AddInternalPorts(t testing.TB, n int) {
 	}
 	t.Fatalf("br0 does not show port%s within 10 s:\n%s", strings.TrimSuffix(last, ": "), out)
 }
+
+// DatapathPorts maps br0's datapath port numbers, as ofproto/trace's
+// "Datapath actions" name them, to OpenFlow port numbers (ovs-appctl
+// dpif/show: "p1 1/2: (tap)"), for ports p1..pn; it fails t unless it
+// finds n of them.
+func (s *Switch) DatapathPorts(t testing.TB, n int) map[string]uint32 {
+	t.Helper()
+	out, err := s.Exec("ovs-appctl", "dpif/show").CombinedOutput()
+	if err != nil {
+		t.Fatalf("dpif/show: %v\n%s", err, out)
+	}
+	m := map[string]uint32{}
+	for _, f := range dpifPort.FindAllStringSubmatch(string(out), -1) {
+		of, _ := strconv.Atoi(f[1])
+		m[f[2]] = uint32(of)
+	}
+	if len(m) != n {
+		t.Fatalf("dpif/show: %d ports of p1-p%d:\n%s", len(m), n, out)
+	}
+	return m
+}
+
+var dpifPort = regexp.MustCompile(`(?m)^\s+p\d+ (\d+)/(\d+):`)
 
 // VswitchdPID returns the process id of the bridge's ovs-vswitchd, from
 // the pid file the sandbox has it write.
