@@ -180,6 +180,8 @@ func New(cfg *Config) (*Bridge, error) {
 	if c.Stats > 0 {
 		b.stats = newBurstStats()
 	}
+	// Without --metrics or --stats nothing reads what each update cost.
+	tc.NoUpdateCosts = bm == nil && b.stats == nil
 	if bm != nil || b.stats != nil {
 		stats := b.stats
 		tc.OnBurst = func(r tables.Burst) {

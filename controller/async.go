@@ -37,6 +37,10 @@ type asyncMasks struct {
 	packetIn    atomic.Uint32
 	portStatus  atomic.Uint32
 	missSendLen atomic.Uint32 // SET_CONFIG miss_send_len of this connection
+	// slave is whether the role is slave: conn.isSlave reads it for
+	// every state-changing message, which would otherwise take the
+	// agent's lock for each FLOW_MOD.
+	slave atomic.Bool
 }
 
 // syncAsync refreshes c.am from c.role and c.async; a.mu must be held.
@@ -45,6 +49,7 @@ func (c *conn) syncAsync() {
 	if c.role == openflow.RoleSlave {
 		i = 1
 	}
+	c.am.slave.Store(i == 1)
 	c.am.packetIn.Store(c.async.PacketInMask[i])
 	c.am.portStatus.Store(c.async.PortStatusMask[i])
 }

@@ -568,12 +568,11 @@ func (c *conn) call(h handler, msg []byte) (err error) {
 }
 
 // isSlave reports whether the connection has the slave role; other
-// connections change it when they become master.
-func (c *conn) isSlave() bool {
-	c.a.mu.Lock()
-	defer c.a.mu.Unlock()
-	return c.role == openflow.RoleSlave
-}
+// connections change it when they become master (syncAsync, with the
+// role, under the agent's lock). A message read while another
+// connection's ROLE_REQUEST demotes this one is ordered with it either
+// way, as it was when this read the role under the lock.
+func (c *conn) isSlave() bool { return c.am.slave.Load() }
 
 // sendError marks a failure to write, which ends the connection, as
 // opposed to a refused request, which is answered.

@@ -18,12 +18,15 @@ import (
 // ofrules.Decoder). In BenchmarkFlowModIngest/
 // mixed every other flow has its ipv4_dst masked, so that the match shape
 // changes with each FLOW_MOD and each takes the full path.
+// BenchmarkFlowModIngest/handle is "same" as the connection's loop hands
+// each message on (conn.handle: its dispatch, version and role checks).
 func BenchmarkFlowModIngest(b *testing.B) {
-	b.Run("same", func(b *testing.B) { benchIngest(b, false) })
-	b.Run("mixed", func(b *testing.B) { benchIngest(b, true) })
+	b.Run("same", func(b *testing.B) { benchIngest(b, false, false) })
+	b.Run("mixed", func(b *testing.B) { benchIngest(b, true, false) })
+	b.Run("handle", func(b *testing.B) { benchIngest(b, false, true) })
 }
 
-func benchIngest(b *testing.B, mixed bool) {
+func benchIngest(b *testing.B, mixed, handle bool) {
 	a, err := New(&Config{Logger: quiet, BatchMax: 1 << 30})
 	if err != nil {
 		b.Fatal(err)
@@ -48,8 +51,12 @@ func benchIngest(b *testing.B, mixed bool) {
 	}
 	b.ReportAllocs()
 	i := 0
+	ingest := c.onFlowMod
+	if handle {
+		ingest = c.handle
+	}
 	for b.Loop() {
-		if err := c.onFlowMod(msgs[i%len(msgs)]); err != nil {
+		if err := ingest(msgs[i%len(msgs)]); err != nil {
 			b.Fatal(err)
 		}
 		if i++; i%len(msgs) == 0 {

@@ -234,9 +234,12 @@ func (o *Owner) stage(ups []rules.Update, mods []BundleMod, g **groups.Snapshot,
 	return nil
 }
 
-// costsFor returns the owner's buffer of n update costs. The caller holds
-// mu.
+// costsFor returns the owner's buffer of n update costs, or nil with
+// Config.NoUpdateCosts. The caller holds mu.
 func (o *Owner) costsFor(n int) []rules.UpdateCost {
+	if o.cfg.NoUpdateCosts {
+		return nil
+	}
 	if cap(o.costs) < n {
 		o.costs = make([]rules.UpdateCost, n)
 	}

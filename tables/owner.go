@@ -26,6 +26,14 @@ type Config struct {
 	// Groups is the group table, whose only writer the owner is too; nil
 	// means a new, empty one.
 	Groups *groups.Table
+	// NoUpdateCosts leaves what each update cost unrecorded: Burst's
+	// UpdateNs and Iterations are zero and its Costs nil. Timing each
+	// update reads the clock once an update, and summarising a burst's
+	// costs selects two percentiles of each distribution: some 5% of what
+	// a burst of ordinary flows costs, for figures an owner whose bursts
+	// nobody watches (no OnBurst, no reader of Bursts' distributions)
+	// throws away.
+	NoUpdateCosts bool
 }
 
 // Owner is the only writer of a pipeline's flow tables: it applies bursts
@@ -126,10 +134,7 @@ func (o *Owner) Lookups() uint64 {
 func (o *Owner) Apply(res *rules.BurstResult, ups []rules.Update, atomic bool, start time.Time, startLks uint64) (failed int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if cap(o.costs) < len(ups) {
-		o.costs = make([]rules.UpdateCost, len(ups))
-	}
-	costs := o.costs[:len(ups)]
+	costs := o.costsFor(len(ups))
 	t0 := time.Now()
 	o.applyChecked(res, ups, atomic, costs)
 	return o.record(res, len(ups), costs, t0, start, startLks)

@@ -174,3 +174,47 @@ func TestMaintainWakes(t *testing.T) {
 		}
 	}
 }
+
+// TestNoUpdateCosts: an owner records what each update of a burst cost,
+// as Apply and ApplyBundle apply it (in OnBurst's Costs and in Bursts'
+// distributions), unless Config.NoUpdateCosts, with which both are empty
+// while the rest of the burst's record stays.
+func TestNoUpdateCosts(t *testing.T) {
+	ups := func(n int) []rules.Update {
+		us := make([]rules.Update, n)
+		for i := range us {
+			us[i] = rules.Update{Command: rules.CmdAdd, Priority: 10}
+			us[i].Match.SetExact(rules.FieldInPort, uint64(i+1))
+		}
+		return us
+	}
+	for _, off := range []bool{false, true} {
+		p, err := rules.New(&rules.Config{Tables: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []int // len(Costs) of each burst OnBurst saw
+		o := New(p, &Config{NoUpdateCosts: off, OnBurst: func(b Burst) { seen = append(seen, len(b.Costs)) }})
+		if res := applyNow(o, ups(8)); countErrs(res.Errs) != 0 {
+			t.Fatalf("NoUpdateCosts %v: %v", off, res.Errs)
+		}
+		more := ups(16)[8:]
+		if err := o.ApplyBundle(new(rules.BurstResult), more, nil, time.Now(), 0); err != nil {
+			t.Fatalf("NoUpdateCosts %v: bundle: %v", off, err)
+		}
+		bs := o.Bursts()
+		if len(bs) != 2 {
+			t.Fatalf("NoUpdateCosts %v: %d bursts recorded, want 2", off, len(bs))
+		}
+		for i, b := range bs {
+			want, wantCosts := 8, 8
+			if off {
+				want, wantCosts = 0, 0
+			}
+			if b.Updates != 8 || b.UpdateNs.N != want || seen[i] != wantCosts {
+				t.Errorf("NoUpdateCosts %v: burst %d: %d updates, update ns %+v, %d costs to OnBurst; want 8, N %d, %d",
+					off, i, b.Updates, b.UpdateNs, seen[i], want, wantCosts)
+			}
+		}
+	}
+}
