@@ -449,6 +449,9 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 }
 
 func keyEqual(n *inode, st *subtable, k *Key) bool {
+	if st.nw > packedWords {
+		return wideKeyEqual(n, st, k)
+	}
 	for i, w := range st.words[:st.nw] {
 		if n.key[i] != k[w]&st.mask[w] {
 			return false
@@ -457,9 +460,31 @@ func keyEqual(n *inode, st *subtable, k *Key) bool {
 	return true
 }
 
-func packedEqual(a, b *[KeyWords]uint64, nw int) bool {
-	for i := range nw {
-		if a[i] != b[i] {
+// wideKeyEqual is keyEqual for a subtable of more than packedWords words.
+func wideKeyEqual(n *inode, st *subtable, k *Key) bool {
+	for i, w := range st.words[:st.nw] {
+		var v uint64
+		if i < packedWords {
+			v = n.key[i]
+		} else {
+			v = n.wide(i)
+		}
+		if v != k[w]&st.mask[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// packedEqual reports whether n's packed key is pk, of nw words.
+func packedEqual(n *inode, pk *[KeyWords]uint64, nw int) bool {
+	for i := range min(nw, packedWords) {
+		if n.key[i] != pk[i] {
+			return false
+		}
+	}
+	for i := packedWords; i < nw; i++ {
+		if n.wide(i) != pk[i] {
 			return false
 		}
 	}

@@ -59,9 +59,11 @@ func TestRelaxedWords(t *testing.T) {
 				}
 			}
 			pk := st.pack(&m.Key)
-			n := &inode{st: st, key: pk}
-			var c check
 			r := &Rule{Match: m}
+			n := &inode{st: st, key: [packedWords]uint64(pk[:packedWords])}
+			n.one[0].r = r
+			n.ents = n.one[:]
+			var c check
 			c.set(r)
 			for range 8 {
 				k := m.Key
