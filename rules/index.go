@@ -222,7 +222,7 @@ func (s *tableState) find(h uint64, st *subtable, k *Key) *inode {
 		if n == nil {
 			return nil
 		}
-		if sl.h.Load() == h && n.st == st && keyEqual(n, st, k) {
+		if sl.h.Load() == h && n.st == st && keyEqual(n, st, k) && (st.nw <= packedWords || wideEqual(n, st, k)) {
 			return n
 		}
 	}

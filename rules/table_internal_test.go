@@ -73,7 +73,7 @@ func TestRelaxedWords(t *testing.T) {
 					}
 				}
 				want := m.Matches(&k)
-				got := keyEqual(n, st, &k) && c.matches(&k)
+				got := keyEqual(n, st, &k) && wideEqual(n, st, &k) && c.matches(&k)
 				if got != want {
 					t.Fatalf("match %v mask %v g %d key %v: node and check say %v, Matches %v", m.Key, m.Mask, g, k, got, want)
 				}
