@@ -180,6 +180,21 @@ func RegField(n int) (f Field, shift uint) {
 	return FieldXReg0 + Field(n/2), 32 * uint(1-n%2)
 }
 
+// Reg returns the value and mask register n (0 to 15) is matched with.
+func (m *Match) Reg(n int) (v, mask uint32) {
+	f, sh := RegField(n)
+	return uint32(m.Key.Get(f) >> sh), uint32(m.Mask.Get(f) >> sh)
+}
+
+// SetReg makes register n (0 to 15) match v under mask, leaving the other
+// register of its pair as it was. A zero mask wildcards it.
+func (m *Match) SetReg(n int, v, mask uint32) {
+	f, sh := RegField(n)
+	keep := ^(uint64(0xffffffff) << sh)
+	kv, km := m.Get(f)
+	m.Set(f, kv&keep|uint64(v&mask)<<sh, km&keep|uint64(mask)<<sh)
+}
+
 // The bits of FieldIPFrag, as Open vSwitch's FLOW_NW_FRAG_ANY and
 // FLOW_NW_FRAG_LATER: a fragment of an IPv4 or IPv6 datagram has
 // IPFragAny, and one at a non-zero offset also IPFragLater.
