@@ -343,6 +343,10 @@ func (c *conn) sendError(req []byte, err error) error {
 	if errors.As(err, &ct) {
 		c.a.cfg.Logger.Warn("flow refused: connection tracking is not supported", "use", ct.What, "xid", xidOf(req))
 	}
+	var uf *ofrules.UnsupportedFieldError
+	if errors.As(err, &uf) {
+		c.a.cfg.Logger.Warn("flow refused: match field not supported", "field", uf.Field, "xid", xidOf(req))
+	}
 	em := openflow.ErrorFor(err, req)
 	var src openflow.ErrorMsg
 	if errors.As(err, &src) && src.Type == openflow.ErrTypeExperimenter {

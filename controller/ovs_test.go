@@ -143,7 +143,26 @@ func TestOvsOfctlFlows(t *testing.T) {
 		"priority=370,dl_vlan_pcp=7,actions=drop\n"+
 		"priority=371,dl_vlan=0xffff,actions=drop\n"+
 		"priority=372,vlan_tci=0x5000/0x5000,actions=drop\n"+
-		"priority=373,vlan_tci=0xa000/0xa000,actions=drop\n"...)
+		"priority=373,vlan_tci=0xa000/0xa000,actions=drop\n"+
+		// The registers, which ovs-ofctl sends as NXM_NX_REG0-15 (an
+		// xreg as its two registers, only those of non-zero mask) and
+		// Open vSwitch prints by register, and the tunnel addresses
+		// (NXM_NX_TUN_IPV4_SRC, DST). The last line tests 20 words of a
+		// Key, more than an index node keeps.
+		"priority=380,reg0=0,actions=drop\n"+
+		"priority=381,reg3=0x5/0xff,actions=drop\n"+
+		"priority=382,reg15=0xffffffff,reg1=7,actions=output:1\n"+
+		"priority=383,xreg1=0x5,actions=drop\n"+
+		"priority=384,xreg7=0x1234567800000000/0xffffffff00000000,actions=drop\n"+
+		"priority=385,xreg2=0/0xf0000000f,actions=drop\n"+
+		"priority=386,reg4=0/0x80000000,reg5=0x80000000/0x80000000,actions=drop\n"+
+		"priority=387,tun_src=10.0.0.1/24,actions=drop\n"+
+		"priority=388,tun_dst=192.168.1.1,tun_src=1.2.3.4/255.0.255.0,tun_id=0x5,actions=drop\n"+
+		"priority=389,ip,reg2=0x10/0x10,nw_ttl=3,pkt_mark=1,tun_dst=10.1.0.0/16,tun_flags=+oam,actions=drop\n"+
+		"table=1,priority=390,xreg4=0x1/0x1,reg0=1,actions=drop\n"+
+		"priority=391,tcp6,ipv6_src=2001:db8::1,ipv6_dst=2001:db8::/64,reg0=1,reg1=2,reg2=3,reg3=4,reg4=5,reg5=6,"+
+		"reg6=7,reg7=8,reg8=9,reg9=10,reg10=11,reg11=12,reg12=13,reg13=14,reg14=15,reg15=16,tun_src=1.1.1.1,"+
+		"tun_dst=2.2.2.2,metadata=0x3,tp_dst=80,actions=drop\n"...)
 	file := filepath.Join(t.TempDir(), "test.flows")
 	if err := os.WriteFile(file, flows, 0o644); err != nil {
 		t.Fatal(err)
@@ -454,7 +473,9 @@ func TestOvsOfctlNXMFieldsOF14(t *testing.T) {
 		"priority=6,vlan_tci=0x5000/0x5000,actions=drop\n" +
 		"priority=7,vlan_tci=0x2000/0xe000,actions=drop\n" +
 		"priority=8,vlan_tci=0x3005/0xf0ff,actions=drop\n" +
-		"table=1,priority=9,icmp6,nw_ttl=255,icmp_type=135,nd_target=fe80::1,actions=drop\n"
+		"table=1,priority=9,icmp6,nw_ttl=255,icmp_type=135,nd_target=fe80::1,actions=drop\n" +
+		"priority=10,reg3=0x5/0xff,xreg5=0xa0000000b,actions=drop\n" +
+		"priority=11,tun_src=10.0.0.0/8,tun_dst=10.0.0.9,reg0=0,actions=drop\n"
 	if err := os.WriteFile(file, []byte(flows), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -481,7 +502,7 @@ func TestOvsOfctlNXMFieldsOF14(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("dump-flows over %s (-Open vSwitch +ofswitch):\n%s", v, diff)
 		}
-		if len(got) != 10 {
+		if len(got) != 12 {
 			t.Fatalf("%d flows over %s:\n%s", len(got), v, strings.Join(got, "\n"))
 		}
 	}

@@ -9,7 +9,8 @@ import (
 // Key fills k with the match fields of h in the word layout of rules.Key,
 // leaving metadata (word 0), tunnel_id (word 13), pkt_mark and tun_flags
 // (word 17's low bits: no tunnel delivers frames here, and the mark is
-// metadata a frame starts without) zero. Fields that the frame does not carry, or
+// metadata a frame starts without), the registers (words 18-25: every
+// frame starts with them 0) and tun_src, tun_dst (word 26) zero. Fields that the frame does not carry, or
 // that OpenFlow's prerequisites make meaningless for it (L4 ports of a
 // later fragment, ARP fields of an IP packet), are zero. It allocates
 // nothing.
@@ -25,6 +26,7 @@ func (h *Headers) Key(k *rules.Key) {
 	k[3] = mac48(&h.EthDst) << 16
 	k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12] = 0, 0, 0, 0, 0, 0, 0, 0, 0
 	k[13], k[14], k[15], k[16], k[17] = 0, 0, 0, 0, 0
+	k[18], k[19], k[20], k[21], k[22], k[23], k[24], k[25], k[26] = 0, 0, 0, 0, 0, 0, 0, 0, 0
 	switch h.EthType {
 	case EtherTypeIPv4:
 		k[2] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)

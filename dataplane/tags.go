@@ -101,7 +101,8 @@ func (w *Worker) setData(j int, d []byte) { w.bufs[j], w.pkt[j].data = d, d }
 
 // reparse parses frame j again after a push or pop and rebuilds its key
 // and offsets, keeping the metadata (word 0), tunnel_id (word 13),
-// pkt_mark and tun_flags (word 17's low bits).
+// pkt_mark and tun_flags (word 17's low bits), the registers and the
+// tunnel addresses (words 18-26): what no header of the frame holds.
 func (w *Worker) reparse(j int) {
 	fs := &w.pkt[j]
 	h := &w.rehdr
@@ -110,9 +111,11 @@ func (w *Worker) reparse(j int) {
 	fs.ethType, fs.proto = h.EthType, h.IPProto
 	k := &w.keys[j]
 	meta, tun, keep := k[0], k[13], k[17]&keepMask
+	regs := [rules.KeyWords - 18]uint64(k[18:])
 	h.Key(k)
 	k[0], k[13] = meta, tun
 	k[17] |= keep
+	copy(k[18:], regs[:])
 }
 
 // ipTTLAt returns the offset of the TTL (IPv4) or hop limit (IPv6) of an

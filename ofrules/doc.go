@@ -41,9 +41,25 @@
 // field), the NXM aliases of basic OXMs OFPBAC_BAD_SET_TYPE.
 // NXM_OF_VLAN_TCI becomes vlan_vid (id and CFI bits) and vlan_pcp, which
 // the flow tables match exactly or not at all: a partial priority mask is
-// OFPBMC_BAD_MASK, priority bits under a CFI of 0 OFPBMC_BAD_VALUE. The
-// registers, the tunnel metadata and addresses are not read
-// (OFPBMC_BAD_FIELD). OpenFlow 1.5's packet_type, which ovs-ofctl sends
+// OFPBMC_BAD_MASK, priority bits under a CFI of 0 OFPBMC_BAD_VALUE.
+// The registers reg0-15 come as NXM_NX_REG0-15 (4 bytes, maskable) and
+// xreg0-7 as OXM_OF_PKT_REG0-7 (class 0x8001, 8 bytes, maskable: xregN
+// is reg(2N) in its high half, reg(2N+1) in its low one), the tunnel
+// addresses tun_src and tun_dst as NXM_NX_TUN_IPV4_SRC and _DST. A
+// register whose bits a match tests already, under either name, is
+// OFPBMC_DUP_FIELD (reg0 with reg1 is not, reg0 with xreg0 is), as Open
+// vSwitch finds the field not all wildcards. WireMatch writes registers
+// as Open vSwitch does before OpenFlow 1.5: one NXM_NX_REG entry per
+// register with a non-zero mask, unmasked when exact, never PKT_REG.
+// set_field of a register or tunnel address is OFPBAC_BAD_SET_TYPE. The
+// data plane starts every frame with its registers and tunnel addresses
+// 0. Open vSwitch's tunnel metadata (NXM_NX_TUN_METADATA0-63, which need
+// NXT_TLV_TABLE_MOD), tun_ipv6_src and _dst (NXM_NX_TUN_IPV6_SRC, _DST),
+// tun_gbp_id and _flags (NXM_NX_TUN_GBP_ID, _FLAGS) and the 128-bit
+// registers xxreg0-7 (NXM_NX_XXREG0-7) are refused with OFPBMC_BAD_FIELD
+// as an *UnsupportedFieldError, whose text ("match field xxreg0 is not
+// supported") names the field and which the switch logs; other unknown
+// fields are OFPBMC_BAD_FIELD. OpenFlow 1.5's packet_type, which ovs-ofctl sends
 // over OpenFlow 1.3 for a match whose only bits no OXM carries
 // (vlan_tci=0x2000/0xe000), is taken when it says Ethernet, (0,0), and
 // matches everything then; another type is OFPBMC_BAD_VALUE.

@@ -2,6 +2,7 @@ package ofrules
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
@@ -123,4 +124,57 @@ func ctAction(a *openflow.Action) error {
 	}
 	return &ConnTrackError{What: what, Msg: openflow.ErrorMsg{Type: openflow.ErrTypeExperimenter,
 		Code: nxbacCTDatapathSupport, Experimenter: nxExperimenter}}
+}
+
+// UnsupportedFieldError is the refusal of a flow that matches on an Open
+// vSwitch field this switch knows by name but does not match on: the
+// tunnel metadata fields tun_metadata0-63 (variable length, defined by
+// NXT_TLV_TABLE_MOD), tun_ipv6_src and tun_ipv6_dst, tun_gbp_id and
+// tun_gbp_flags, and the 128-bit registers xxreg0-7. Its text names the
+// field; it unwraps to OFPBMC_BAD_FIELD, which Open vSwitch answers for a
+// field it does not know.
+type UnsupportedFieldError struct {
+	Field string // Open vSwitch's name: "tun_metadata3", "xxreg0", ...
+	Msg   openflow.ErrorMsg
+}
+
+func (e *UnsupportedFieldError) Error() string {
+	return "match field " + e.Field + " is not supported"
+}
+
+// Unwrap returns the OFPT_ERROR that answers the flow.
+func (e *UnsupportedFieldError) Unwrap() error { return e.Msg }
+
+// refusedNXMName returns Open vSwitch's name of the NXM_NX field f if it
+// is one that UnsupportedFieldError refuses, else "".
+func refusedNXMName(f openflow.OXMField) string {
+	switch {
+	case f == 38:
+		return "tun_gbp_id"
+	case f == 39:
+		return "tun_gbp_flags"
+	case f >= 40 && f <= 103:
+		return "tun_metadata" + strconv.Itoa(int(f-40))
+	case f == 109:
+		return "tun_ipv6_src"
+	case f == 110:
+		return "tun_ipv6_dst"
+	case f >= 111 && f <= 118:
+		return "xxreg" + strconv.Itoa(int(f-111))
+	}
+	return ""
+}
+
+// refusedNXM returns the refusal of o if it is one of the fields
+// UnsupportedFieldError names.
+func refusedNXM(o *openflow.OXM) error {
+	if o.Class != nxmClass1 {
+		return nil
+	}
+	name := refusedNXMName(o.Field)
+	if name == "" {
+		return nil
+	}
+	return &UnsupportedFieldError{Field: name, Msg: openflow.ErrorMsg{Type: openflow.ErrTypeBadMatch,
+		Code: uint16(openflow.BadMatchBadField)}}
 }

@@ -230,9 +230,22 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 			// A Nicira field: one of those no basic OXM holds, or an
 			// alias of one that does, which may not come twice either.
 			var nx rules.Match
-			f, err := nxmMatch(&nx, o)
+			f, cover, err := nxmMatch(&nx, o)
 			if err != nil {
 				return err
+			}
+			if f >= rules.FieldXReg0 && f <= rules.FieldXReg7 {
+				// A register, or a pair of them: a duplicate when the
+				// match tests any of its bits already, as Open
+				// vSwitch's nx_pull_raw finds it not all-wildcarded
+				// (reg0 and reg1 are not, reg0 and xreg0 are).
+				kv, km := out.Get(f)
+				if km&cover != 0 {
+					return badMatch(openflow.BadMatchDupField)
+				}
+				v, mk := nx.Get(f)
+				out.Set(f, kv|v, km|mk)
+				continue
 			}
 			if seenRules&(1<<f) != 0 || f == rules.FieldVLANVID && seenRules&(1<<rules.FieldVLANPCP) != 0 {
 				return badMatch(openflow.BadMatchDupField)

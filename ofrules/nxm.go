@@ -23,11 +23,12 @@ const (
 	nxmIPFrag          // only the low two bits of the mask count
 	nxmTunFlags        // only the oam bit of the mask counts
 	nxmVLANTCI         // 802.1Q TCI: vlan_vid (id and CFI) and vlan_pcp
+	nxmReg             // NXM_NX_REG<field>: one half of an xreg field (rules.RegField)
 )
 
 // nxmKey is a Nicira field's class and field number as one index.
-func nxmKey(class openflow.OXMClass, field openflow.OXMField) uint16 {
-	return uint16(class)<<7 | uint16(field)
+func nxmKey(class openflow.OXMClass, field openflow.OXMField) uint32 {
+	return uint32(class)<<8 | uint32(field)
 }
 
 // nxmFields holds the Nicira fields the flow tables match on, with the
@@ -35,8 +36,25 @@ func nxmKey(class openflow.OXMClass, field openflow.OXMField) uint16 {
 // NXM_NX fields that have no OXM (nw_ttl, ip_frag, pkt_mark, tun_flags)
 // over OpenFlow 1.3 and 1.4; the others are aliases of basic OXMs that an
 // NXM controller may still send. NXM_OF_VLAN_TCI, which packs the VLAN id
-// and PCP into one masked value, is not among them.
-var nxmFields = map[uint16]nxmField{
+// and PCP into one masked value, is not among them. The registers
+// NXM_NX_REG0-15 are halves of rules' xreg fields; OXM_OF_PKT_REG0-7
+// (OXMClassPacketRegs) are the xreg fields whole.
+var nxmFields = func() map[uint32]nxmField {
+	m := map[uint32]nxmField{}
+	for k, v := range nxmNamed {
+		m[k] = v
+	}
+	for n := range rules.NumRegs {
+		f, _ := rules.RegField(n)
+		m[nxmKey(openflow.OXMClassNXM1, openflow.NXMNxReg0+openflow.OXMField(n))] = nxmField{f, 4, true, nxmReg}
+	}
+	for n := range rules.NumRegs / 2 {
+		m[nxmKey(openflow.OXMClassPacketRegs, openflow.OXMField(n))] = nxmField{rules.FieldXReg0 + rules.Field(n), 8, true, nxmPlain}
+	}
+	return m
+}()
+
+var nxmNamed = map[uint32]nxmField{
 	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfInPort):   {rules.FieldInPort, 2, false, nxmInPort},
 	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfEthDst):   {rules.FieldEthDst, 6, true, nxmPlain},
 	nxmKey(openflow.OXMClassNXM0, openflow.NXMOfEthSrc):   {rules.FieldEthSrc, 6, true, nxmPlain},
@@ -73,19 +91,36 @@ var nxmFields = map[uint16]nxmField{
 	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxPktMark):    {rules.FieldPktMark, 4, true, nxmPlain},
 	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTCPFlags):   {rules.FieldTCPFlags, 2, true, nxmPlain},
 	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunFlags):   {rules.FieldTunFlags, 2, true, nxmTunFlags},
+	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunIPv4Src): {rules.FieldTunSrc, 4, true, nxmPlain},
+	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunIPv4Dst): {rules.FieldTunDst, 4, true, nxmPlain},
 }
 
 // nxmOnly is, for each rules field that no basic OXM holds, the Nicira
 // field a reply encodes it as, as Open vSwitch sends it (nx_put_raw in
 // lib/nx-match.c). Other fields go out as basic OXMs.
+//
+// The registers (xreg fields) go out as their NXM_NX_REG halves
+// (appendNXM). noSet marks the fields no set_field of this package
+// writes.
 var nxmOnly = map[rules.Field]struct {
-	of   openflow.OXMField
-	size int
+	of    openflow.OXMField
+	size  int
+	noSet bool
 }{
-	rules.FieldNwTTL:    {openflow.NXMNxIPTTL, 1},
-	rules.FieldIPFrag:   {openflow.NXMNxIPFrag, 1},
-	rules.FieldTunFlags: {openflow.NXMNxTunFlags, 2},
-	rules.FieldPktMark:  {openflow.NXMNxPktMark, 4},
+	rules.FieldNwTTL:    {openflow.NXMNxIPTTL, 1, false},
+	rules.FieldIPFrag:   {openflow.NXMNxIPFrag, 1, false},
+	rules.FieldTunFlags: {openflow.NXMNxTunFlags, 2, false},
+	rules.FieldPktMark:  {openflow.NXMNxPktMark, 4, false},
+	rules.FieldTunSrc:   {openflow.NXMNxTunIPv4Src, 4, true},
+	rules.FieldTunDst:   {openflow.NXMNxTunIPv4Dst, 4, true},
+	rules.FieldXReg0:    {0, 4, true},
+	rules.FieldXReg1:    {0, 4, true},
+	rules.FieldXReg2:    {0, 4, true},
+	rules.FieldXReg3:    {0, 4, true},
+	rules.FieldXReg4:    {0, 4, true},
+	rules.FieldXReg5:    {0, 4, true},
+	rules.FieldXReg6:    {0, 4, true},
+	rules.FieldXReg7:    {0, 4, true},
 }
 
 // nxmMatch sets out's field from the Nicira-class OXM o, with the checks
@@ -93,13 +128,29 @@ var nxmOnly = map[rules.Field]struct {
 // (OFPBMC_BAD_LEN), value bits outside the mask (OFPBMC_BAD_WILDCARDS), a
 // mask on a field that takes none other than all-ones (OFPBMC_BAD_MASK)
 // and values out of the field's range (OFPBMC_BAD_VALUE). A field it does
-// not know is OFPBMC_BAD_FIELD (or the connection tracking refusal). It
-// returns the rules field set (NXM_OF_VLAN_TCI: vlan_vid, and vlan_pcp if
-// set).
-func nxmMatch(out *rules.Match, o *openflow.OXM) (rules.Field, error) {
+// not know is OFPBMC_BAD_FIELD (or the connection tracking or Nicira
+// field refusal). It returns the rules field set (NXM_OF_VLAN_TCI:
+// vlan_vid, and vlan_pcp if set) and the bits of it that o stands for:
+// its full mask, but one half of its xreg field for a register.
+func nxmMatch(out *rules.Match, o *openflow.OXM) (rules.Field, uint64, error) {
+	f, err := nxmMatchField(out, o)
+	if err != nil {
+		return 0, 0, err
+	}
+	if o.Class == openflow.OXMClassNXM1 && o.Field < openflow.NXMNxReg0+rules.NumRegs {
+		_, sh := rules.RegField(int(o.Field - openflow.NXMNxReg0))
+		return f, 0xffffffff << sh, nil
+	}
+	return f, f.FullMask(), nil
+}
+
+func nxmMatchField(out *rules.Match, o *openflow.OXM) (rules.Field, error) {
 	nf, ok := nxmFields[nxmKey(o.Class, o.Field)]
 	if !ok {
 		if err := ctMatch(o); err != nil {
+			return 0, err
+		}
+		if err := refusedNXM(o); err != nil {
 			return 0, err
 		}
 		return 0, badMatch(openflow.BadMatchBadField)
@@ -176,6 +227,9 @@ func nxmMatch(out *rules.Match, o *openflow.OXM) (rules.Field, error) {
 		// match_set_tun_flags_masked: only the public flags are matched.
 		mk &= rules.TunFlagOAM
 		v &= mk
+	case nxmReg:
+		out.SetReg(int(o.Field-openflow.NXMNxReg0), uint32(v), uint32(mk))
+		return f, nil
 	}
 	if !valueFits(f, v) {
 		return 0, badMatch(openflow.BadMatchBadValue)
@@ -206,7 +260,7 @@ func nxmSetField(o *openflow.OXM) (rules.Action, error) {
 		return rules.Action{}, err
 	}
 	nf, ok := nxmFields[nxmKey(o.Class, o.Field)]
-	if _, only := nxmOnly[nf.f]; !ok || !only {
+	if only, in := nxmOnly[nf.f]; !ok || !in || only.noSet {
 		return rules.Action{}, badAction(openflow.BadActionBadSetType)
 	}
 	size := int(nf.size)
@@ -237,8 +291,30 @@ func nxmSetFieldOXM(f rules.Field, v uint64) openflow.OXM {
 // appendNXM appends the Nicira OXM of rules field f (one of nxmOnly) with
 // value v under mask mk as Open vSwitch encodes it: unmasked when mk is the
 // field's full mask (ip_frag's two bits included, nx_put_frag), except
-// tun_flags, whose one public bit is always sent under a 16-bit mask.
+// tun_flags, whose one public bit is always sent under a 16-bit mask. An
+// xreg field goes out as its two registers, NXM_NX_REG(2N) then
+// REG(2N+1), each only if its mask is not zero, as nx_put_raw sends them
+// before OpenFlow 1.5.
 func appendNXM(dst []openflow.OXM, f rules.Field, v, mk uint64) []openflow.OXM {
+	if f >= rules.FieldXReg0 && f <= rules.FieldXReg7 {
+		for half := range 2 {
+			sh := 32 * uint(1-half)
+			rv, rm := uint32(v>>sh), uint32(mk>>sh)
+			if rm == 0 {
+				continue
+			}
+			var b [8]byte
+			binary.BigEndian.PutUint32(b[:4], rv)
+			binary.BigEndian.PutUint32(b[4:], rm)
+			of := openflow.NXMNxReg0 + openflow.OXMField(2*int(f-rules.FieldXReg0)+half)
+			if rm == 0xffffffff {
+				dst = append(dst, openflow.NXM(openflow.OXMClassNXM1, of, b[:4], nil))
+			} else {
+				dst = append(dst, openflow.NXM(openflow.OXMClassNXM1, of, b[:4], b[4:]))
+			}
+		}
+		return dst
+	}
 	nx := nxmOnly[f]
 	var b [16]byte
 	putValue(b[:nx.size], 0, v)

@@ -163,7 +163,7 @@ func TestNXMRefusals(t *testing.T) {
 		{"vlan_tci priority without a tag", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0x20, 0}, []byte{0xe0, 0})}, openflow.BadMatchBadValue},
 		{"vlan_tci and vlan_pcp", []openflow.OXM{nx0(openflow.NXMOfVLANTCI, []byte{0x10, 5}, []byte{0x1f, 0xff}), openflow.NewOXM(openflow.FieldVLANPCP, []byte{3}, nil)}, openflow.BadMatchDupField},
 		{"packet_type (1,0x800)", []openflow.OXM{openflow.NewOXM(openflow.FieldPacketType, []byte{0, 1, 8, 0}, nil)}, openflow.BadMatchBadValue},
-		{"unknown NXM", []openflow.OXM{nx1(31, make([]byte, 4), nil)}, openflow.BadMatchBadField},
+		{"unknown NXM", []openflow.OXM{nx1(35, make([]byte, 4), nil)}, openflow.BadMatchBadField},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// The full checks; a Decoder leaves the prerequisites to the
@@ -186,6 +186,12 @@ func FuzzNXMMatch(f *testing.F) {
 	f.Add(nxmFlowMod(f, oxmIPv6, nx1(openflow.NXMNxIPTTL, []byte{7}, nil), nx1(openflow.NXMNxIPFrag, []byte{2}, []byte{2})))
 	f.Add(nxmFlowMod(f, nx0(openflow.NXMOfEthType, []byte{8, 0}, nil), nx0(openflow.NXMOfIPSrc, []byte{10, 1, 0, 0}, []byte{255, 255, 0, 0}),
 		nx1(openflow.NXMNxTunFlags, []byte{0, 1}, nil), nx1(openflow.NXMNxPktMark, []byte{1, 2, 3, 4}, nil)))
+	// Registers, by halves and by pairs, and the tunnel addresses.
+	f.Add(nxmFlowMod(f, nx1(openflow.NXMNxReg0+3, []byte{0, 0, 0, 5}, []byte{0, 0, 0, 0xff}), nx1(openflow.NXMNxReg0, []byte{0, 0, 0, 0}, nil),
+		pktReg(4, []byte{0, 0, 0, 0, 0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0, 0, 1}), nx1(openflow.NXMNxReg0+15, []byte{1, 2, 3, 4}, nil)))
+	f.Add(nxmFlowMod(f, oxmIPv6, openflow.IPProto(6), pktReg(7, []byte{1, 2, 3, 4, 5, 6, 7, 8}, nil),
+		nx1(openflow.NXMNxTunIPv4Src, []byte{10, 0, 0, 0}, []byte{255, 0, 0, 0}), nx1(openflow.NXMNxTunIPv4Dst, []byte{10, 0, 0, 9}, nil)))
+	f.Add(readHexFile(f, filepath.Join("testdata", "golden", "flow_mod_nxm_regs.hex")))
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		var u rules.Update
 		// A Decoder leaves the prerequisites to the pipeline: only a

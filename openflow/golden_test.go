@@ -157,6 +157,18 @@ func goldens() []struct {
 			NXM(OXMClassNXM1, NXMNxTunFlags, []byte{0, 1}, []byte{0, 1}),
 			NXM(OXMClassNXM1, NXMNxPktMark, []byte{0, 0, 0, 0x10}, []byte{0, 0, 0, 0xf0})},
 			ApplyActions(Output(PortController, 64))), 112)},
+		{"flow_mod_nxm_regs.hex", withLen(ovsFlowMod(2, 20, append([]OXM{
+			NXM(OXMClassNXM1, NXMNxTunIPv4Src, []byte{10, 0, 0, 0}, []byte{255, 255, 255, 0}),
+			NXM(OXMClassNXM1, NXMNxTunIPv4Dst, []byte{192, 168, 1, 1}, nil),
+			NXM(OXMClassNXM1, NXMNxReg0, []byte{0, 0, 0, 0}, nil), NXM(OXMClassNXM1, NXMNxReg0+1, []byte{0, 0, 0, 7}, nil),
+			NXM(OXMClassNXM1, NXMNxReg0+2, []byte{0, 0, 0, 0x10}, []byte{0, 0, 0, 0x10}),
+			NXM(OXMClassNXM1, NXMNxReg0+3, []byte{0, 0, 0, 5}, []byte{0, 0, 0, 0xff})}, func() (o []OXM) {
+			for n := 4; n < 14; n++ {
+				o = append(o, NXM(OXMClassNXM1, NXMNxReg0+OXMField(n), []byte{0, 0, 0, byte(n)}, nil))
+			}
+			return append(o, NXM(OXMClassNXM1, NXMNxReg0+14, []byte{0x12, 0x34, 0x56, 0x78}, nil),
+				NXM(OXMClassNXM1, NXMNxReg0+15, []byte{0xff, 0xff, 0xff, 0xff}, nil))
+		}()...), ApplyActions(Output(1, 0))), 232)},
 		{"error_bad_out_group.hex", &ErrorMsg{Header: Header{Version13, TypeError, 92, 2}, Type: ErrTypeBadAction,
 			Code: uint16(BadActionBadOutGroup), Data: groupBytes}},
 		{"multipart_flow_request.hex", &MultipartRequest{Header: Header{Version13, TypeMultipartRequest, 56, 2}, Part: MultipartFlow,

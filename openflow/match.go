@@ -506,7 +506,7 @@ func (o *OXM) String() string {
 		return s
 	case OXMClassExperimenter:
 		return fmt.Sprintf("experimenter(0x%08x,field=%d,data=%x)", o.Experimenter, o.Field, o.Data)
-	case OXMClassNXM0, OXMClassNXM1:
+	case OXMClassNXM0, OXMClassNXM1, OXMClassPacketRegs:
 		return o.nxmString()
 	}
 	return fmt.Sprintf("oxm(class=0x%04x,field=%d,hasmask=%t,data=%x)", uint16(o.Class), o.Field, o.HasMask, o.Data)

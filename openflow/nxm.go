@@ -29,6 +29,10 @@ const (
 	NXMOfARPSPA   OXMField = 16 // NXM_OF_ARP_SPA
 	NXMOfARPTPA   OXMField = 17 // NXM_OF_ARP_TPA
 
+	// NXMNxReg0 is NXM_NX_REG0, the first of the sixteen 32-bit
+	// registers NXM_NX_REG0 to REG15, fields 0 to 15, maskable.
+	NXMNxReg0 OXMField = 0
+
 	NXMNxTunID      OXMField = 16  // NXM_NX_TUN_ID
 	NXMNxARPSHA     OXMField = 17  // NXM_NX_ARP_SHA
 	NXMNxARPTHA     OXMField = 18  // NXM_NX_ARP_THA
@@ -43,10 +47,20 @@ const (
 	NXMNxIPv6Label  OXMField = 27  // NXM_NX_IPV6_LABEL
 	NXMNxIPECN      OXMField = 28  // NXM_NX_IP_ECN
 	NXMNxIPTTL      OXMField = 29  // NXM_NX_IP_TTL
+	NXMNxTunIPv4Src OXMField = 31  // NXM_NX_TUN_IPV4_SRC: a tunnel's outer IPv4 source
+	NXMNxTunIPv4Dst OXMField = 32  // NXM_NX_TUN_IPV4_DST: a tunnel's outer IPv4 destination
 	NXMNxPktMark    OXMField = 33  // NXM_NX_PKT_MARK
 	NXMNxTCPFlags   OXMField = 34  // NXM_NX_TCP_FLAGS
 	NXMNxTunFlags   OXMField = 104 // NXM_NX_TUN_FLAGS: 16 bits, of which Open vSwitch matches bit 0 (oam)
 )
+
+// OXMClassPacketRegs is OpenFlow 1.5's OFPXMC_PACKET_REGS, whose fields
+// OXM_OF_PKT_REG0 to PKT_REG7 (0 to 7) are 64-bit registers, maskable:
+// Open vSwitch's xreg0 to xreg7, each the pair of NXM_NX_REG(2N) (high
+// half) and REG(2N+1). Open vSwitch takes them in any OpenFlow version and
+// sends the register pairs as NXM_NX_REGs before OpenFlow 1.5. Its payload
+// is kept in Data, as a Nicira class's.
+const OXMClassPacketRegs OXMClass = 0x8001
 
 // NXM returns the OXM of Nicira class class (OXMClassNXM0 or
 // OXMClassNXM1) and field with the given value and, if mask is not nil, a
@@ -58,8 +72,12 @@ func NXM(class OXMClass, field OXMField, value, mask []byte) OXM {
 	return o
 }
 
-// IsNXM reports whether o is of one of the Nicira classes.
-func (o *OXM) IsNXM() bool { return o.Class == OXMClassNXM0 || o.Class == OXMClassNXM1 }
+// IsNXM reports whether o is of one of the Nicira classes or
+// OXMClassPacketRegs, the classes whose payload Data holds and NXMPayload
+// splits.
+func (o *OXM) IsNXM() bool {
+	return o.Class == OXMClassNXM0 || o.Class == OXMClassNXM1 || o.Class == OXMClassPacketRegs
+}
 
 // NXMPayload splits the payload of a Nicira-class OXM into its value and
 // mask (nil when it has none), each size bytes. ok is false when o is not
@@ -116,6 +134,8 @@ var nxmNames = map[uint32]string{
 	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPv6Label):  "NXM_NX_IPV6_LABEL",
 	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPECN):      "NXM_NX_IP_ECN",
 	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPTTL):      "NXM_NX_IP_TTL",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunIPv4Src): "NXM_NX_TUN_IPV4_SRC",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunIPv4Dst): "NXM_NX_TUN_IPV4_DST",
 	uint32(OXMClassNXM1)<<8 | uint32(NXMNxPktMark):    "NXM_NX_PKT_MARK",
 	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTCPFlags):   "NXM_NX_TCP_FLAGS",
 	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunFlags):   "NXM_NX_TUN_FLAGS",
@@ -124,7 +144,12 @@ var nxmNames = map[uint32]string{
 // NXMName returns Open vSwitch's name of the Nicira field (e.g.
 // "NXM_NX_IP_TTL"), or "" if this package does not know it.
 func NXMName(class OXMClass, field OXMField) string {
-	if class != OXMClassNXM0 && class != OXMClassNXM1 {
+	switch {
+	case class == OXMClassNXM1 && field < NXMNxReg0+16:
+		return fmt.Sprintf("NXM_NX_REG%d", field-NXMNxReg0)
+	case class == OXMClassPacketRegs && field < 8:
+		return fmt.Sprintf("OXM_OF_PKT_REG%d", field)
+	case class != OXMClassNXM0 && class != OXMClassNXM1:
 		return ""
 	}
 	return nxmNames[uint32(class)<<8|uint32(field)]

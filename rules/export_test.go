@@ -137,10 +137,11 @@ func CheckIndex(p *Pipeline) error {
 				return fmt.Errorf("table %d: node in two slots", t.id)
 			}
 			found[n] = true
-			if h := s.slots[i].h.Load(); h != n.st.hashPacked(&n.key) {
-				return fmt.Errorf("table %d slot %d: hash %#x, node's %#x", t.id, i, h, n.st.hashPacked(&n.key))
+			pk := n.packed()
+			if h := s.slots[i].h.Load(); h != n.st.hashPacked(&pk) {
+				return fmt.Errorf("table %d slot %d: hash %#x, node's %#x", t.id, i, h, n.st.hashPacked(&pk))
 			}
-			if x, _ := s.findPacked(s.slots[i].h.Load(), n.st, &n.key); x != &s.slots[i] {
+			if x, _ := s.findPacked(s.slots[i].h.Load(), n.st, &pk); x != &s.slots[i] {
 				return fmt.Errorf("table %d slot %d: a probe for its node does not find it", t.id, i)
 			}
 			if _, sl := t.slotOf(n); sl != &s.slots[i] {

@@ -25,10 +25,34 @@ type inode struct {
 	st   *subtable
 	ents []entry // rank descending; one[:] when there is one rule
 	one  [1]entry
-	key  [KeyWords]uint64 // the masked key words st.words[:st.nw], packed
-	pos  int32            // writer only: index in st.nodes
-	si   uint32           // writer only: index of its slot
-	chk  *check           // nil, or the first of one check per entry, when some entry is not exact
+	key  [packedWords]uint64 // the masked key words st.words[:st.nw], packed: the first packedWords of them
+	pos  int32               // writer only: index in st.nodes
+	si   uint32              // writer only: index of its slot
+	chk  *check              // nil, or the first of one check per entry, when some entry is not exact
+}
+
+// packedWords is how many packed key words a node holds. A subtable whose
+// mask tests more words (it would need registers or tunnel addresses as
+// well as most packet headers) keeps the rest in its rules: every rule of
+// a node has the node's masked key, so word st.words[i], i >= packedWords,
+// of the node's key is n.ents[0].r.Match.Key[w] & st.mask[w] (see wide).
+// Holding all KeyWords would make every node 72 bytes larger, one cache
+// line more, for subtables that are rare.
+const packedWords = 18
+
+// wide returns the packed key word i >= packedWords of n.
+func (n *inode) wide(i int) uint64 {
+	w := n.st.words[i]
+	return n.ents[0].r.Match.Key[w] & n.st.mask[w]
+}
+
+// packed returns n's whole packed key, st.pack of its rules' keys.
+func (n *inode) packed() (pk [KeyWords]uint64) {
+	copy(pk[:], n.key[:])
+	for i := packedWords; i < n.st.nw; i++ {
+		pk[i] = n.wide(i)
+	}
+	return pk
 }
 
 // relaxedWords are the Key words on which a merged subtable's mask may
@@ -160,7 +184,7 @@ var tomb = &inode{}
 func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *inode, from []int32) *inode {
 	t.copies++
 	n := t.nodeSlab.next()
-	n.st, n.key = st, *pk
+	n.st, n.key = st, [packedWords]uint64(pk[:packedWords])
 	if len(rs) == 1 {
 		n.ents = n.one[:]
 	} else if x := t.entPool.get(len(rs)); x != nil {
@@ -198,7 +222,7 @@ func (s *tableState) find(h uint64, st *subtable, k *Key) *inode {
 		if n == nil {
 			return nil
 		}
-		if sl.h.Load() == h && n.st == st && keyEqual(n, st, k) {
+		if sl.h.Load() == h && n.st == st && keyEqual(n, st, k) && (st.nw <= packedWords || wideEqual(n, st, k)) {
 			return n
 		}
 	}
@@ -212,7 +236,7 @@ func (s *tableState) findPacked(h uint64, st *subtable, pk *[KeyWords]uint64) (*
 		if n == nil {
 			return nil, nil
 		}
-		if sl.h.Load() == h && n.st == st && packedEqual(&n.key, pk, st.nw) {
+		if sl.h.Load() == h && n.st == st && packedEqual(n, pk, st.nw) {
 			return sl, n
 		}
 	}
@@ -462,7 +486,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	t.p.flushPending()
 	if old == nil {
 		n := t.nodeSlab.next()
-		n.st, n.key = st, pk
+		n.st, n.key = st, [packedWords]uint64(pk[:packedWords])
 		n.ents = n.one[:]
 		n.one[0].set(r)
 		n.setChecks(t, nil, nil)
@@ -561,7 +585,8 @@ func (t *Table) slotOf(n *inode) (uint64, *slot) {
 	if i := uint64(n.si); i < uint64(len(s.slots)) && s.slots[i].n.Load() == n {
 		return i, &s.slots[i]
 	}
-	h := n.st.hashPacked(&n.key)
+	pk := n.packed()
+	h := n.st.hashPacked(&pk)
 	for i := h & s.smask; ; i = (i + 1) & s.smask {
 		sl := &s.slots[i]
 		x := sl.n.Load()
@@ -698,8 +723,9 @@ func (t *Table) unlink(ds []deadRule) {
 				rs, from = append(rs, x), append(from, int32(j))
 			}
 		}
+		pk := old.packed()
 		t.retireNode(old)
-		t.replaceNode(sl, old, t.newNode(old.st, &old.key, rs, old, from))
+		t.replaceNode(sl, old, t.newNode(old.st, &pk, rs, old, from))
 		clear(rs)
 		t.rs, t.from = rs, from
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // KeyWords is the number of 64-bit words in a Key.
-const KeyWords = 18
+const KeyWords = 27
 
 // Key is the flow key the data plane extracts from a packet: every field a
 // Match can test, packed into a fixed-size comparable value. A masked match
@@ -31,6 +31,15 @@ const KeyWords = 18
 //	14-15: ipv6_nd_target
 //	16: mpls_label(20) mpls_tc(3) mpls_bos(1) unused(7) pbb_uca(1) unused(8) pbb_isid(24)
 //	17: ipv6_flabel(20) nw_ttl(8) ip_frag(2) unused(1) tun_flags(1) pkt_mark(32)
+//	18-25: xreg0 to xreg7, xregN = reg(2N)(32) reg(2N+1)(32)
+//	26: tun_src(32) tun_dst(32)
+//
+// Words 18-26 are packet metadata that no header carries: registers, which
+// start at 0 for every packet, and the outer addresses of a tunnel, which
+// no packet of this switch comes from. A register pair in one word is Open
+// vSwitch's flow_get_xreg, so a 64-bit xreg mask is one word mask. A
+// subtable whose mask leaves these words zero packs, hashes and compares
+// no more words than before they existed.
 //
 // One field may hold several OXM fields that no packet carries together, as
 // the transport ports hold TCP, UDP or SCTP ports: FieldARPSHA and
@@ -86,6 +95,16 @@ const (
 	FieldIPFrag                  // NXM_NX_IP_FRAG: IPFragAny | IPFragLater, 2 bits
 	FieldTunFlags                // NXM_NX_TUN_FLAGS: the public tunnel flags, 1 bit (TunFlagOAM)
 	FieldPktMark                 // NXM_NX_PKT_MARK: packet metadata, 32 bits
+	FieldXReg0                   // NXM_NX_REG0 and REG1 (OXM_OF_PKT_REG0): reg0<<32 | reg1
+	FieldXReg1                   // reg2<<32 | reg3
+	FieldXReg2                   // reg4<<32 | reg5
+	FieldXReg3                   // reg6<<32 | reg7
+	FieldXReg4                   // reg8<<32 | reg9
+	FieldXReg5                   // reg10<<32 | reg11
+	FieldXReg6                   // reg12<<32 | reg13
+	FieldXReg7                   // reg14<<32 | reg15
+	FieldTunSrc                  // NXM_NX_TUN_IPV4_SRC: a tunnel's outer IPv4 source, 32 bits
+	FieldTunDst                  // NXM_NX_TUN_IPV4_DST: a tunnel's outer IPv4 destination, 32 bits
 	numFields
 )
 
@@ -139,6 +158,41 @@ var fields = [numFields]fieldInfo{
 	FieldIPFrag:     {"ip_frag", 17, 34, 2, true},
 	FieldTunFlags:   {"tun_flags", 17, 32, 1, true},
 	FieldPktMark:    {"pkt_mark", 17, 0, 32, true},
+	FieldXReg0:      {"xreg0", 18, 0, 64, true},
+	FieldXReg1:      {"xreg1", 19, 0, 64, true},
+	FieldXReg2:      {"xreg2", 20, 0, 64, true},
+	FieldXReg3:      {"xreg3", 21, 0, 64, true},
+	FieldXReg4:      {"xreg4", 22, 0, 64, true},
+	FieldXReg5:      {"xreg5", 23, 0, 64, true},
+	FieldXReg6:      {"xreg6", 24, 0, 64, true},
+	FieldXReg7:      {"xreg7", 25, 0, 64, true},
+	FieldTunSrc:     {"tun_src", 26, 32, 32, true},
+	FieldTunDst:     {"tun_dst", 26, 0, 32, true},
+}
+
+// NumRegs is the number of 32-bit registers, reg0 to reg15.
+const NumRegs = 16
+
+// RegField returns the field that holds register n (0 to 15) and the
+// register's shift in it: reg(2N) is the high half of xregN, reg(2N+1)
+// the low half, as in Open vSwitch.
+func RegField(n int) (f Field, shift uint) {
+	return FieldXReg0 + Field(n/2), 32 * uint(1-n%2)
+}
+
+// Reg returns the value and mask register n (0 to 15) is matched with.
+func (m *Match) Reg(n int) (v, mask uint32) {
+	f, sh := RegField(n)
+	return uint32(m.Key.Get(f) >> sh), uint32(m.Mask.Get(f) >> sh)
+}
+
+// SetReg makes register n (0 to 15) match v under mask, leaving the other
+// register of its pair as it was. A zero mask wildcards it.
+func (m *Match) SetReg(n int, v, mask uint32) {
+	f, sh := RegField(n)
+	keep := ^(uint64(0xffffffff) << sh)
+	kv, km := m.Get(f)
+	m.Set(f, kv&keep|uint64(v&mask)<<sh, km&keep|uint64(mask)<<sh)
 }
 
 // The bits of FieldIPFrag, as Open vSwitch's FLOW_NW_FRAG_ANY and

@@ -419,7 +419,8 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 			c.Probes++
 			var n *inode
 			if x := heads[j]; x != nil && sts[j] == st &&
-				(st.nw == 0 || k0[j] == keys[a][st.words[0]]&st.mask[st.words[0]]) && keyEqual(x, st, &keys[a]) {
+				(st.nw == 0 || k0[j] == keys[a][st.words[0]]&st.mask[st.words[0]]) && keyEqual(x, st, &keys[a]) &&
+				(st.nw <= packedWords || wideEqual(x, st, &keys[a])) {
 				n = x
 			} else {
 				n = s.find(hs[j], st, &keys[a])
@@ -448,18 +449,46 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 	}
 }
 
+// keyEqual reports whether n's packed key holds k masked by st's mask,
+// on st's first packedWords words: all of them, unless st.nw >
+// packedWords, when wideEqual must agree too. It is small enough to be
+// inlined in the probe loops (find, lookupChunk); the wide words stay out
+// of it, a call that only subtables of more than packedWords words make.
 func keyEqual(n *inode, st *subtable, k *Key) bool {
-	for i, w := range st.words[:st.nw] {
-		if n.key[i] != k[w]&st.mask[w] {
+	ws := st.words[:min(st.nw, packedWords)]
+	key := n.key[:len(ws)]
+	for i, w := range ws {
+		if key[i] != k[w]&st.mask[w] {
 			return false
 		}
 	}
 	return true
 }
 
-func packedEqual(a, b *[KeyWords]uint64, nw int) bool {
-	for i := range nw {
-		if a[i] != b[i] {
+// wideEqual reports whether n's key holds k masked by st's mask on st's
+// words after the first packedWords (see inode.wide). Not inlined: the
+// probe loops keep their code for the common subtables.
+//
+//go:noinline
+func wideEqual(n *inode, st *subtable, k *Key) bool {
+	for i := packedWords; i < st.nw; i++ {
+		w := st.words[i]
+		if n.wide(i) != k[w]&st.mask[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// packedEqual reports whether n's packed key is pk, of nw words.
+func packedEqual(n *inode, pk *[KeyWords]uint64, nw int) bool {
+	for i := range min(nw, packedWords) {
+		if n.key[i] != pk[i] {
+			return false
+		}
+	}
+	for i := packedWords; i < nw; i++ {
+		if n.wide(i) != pk[i] {
 			return false
 		}
 	}

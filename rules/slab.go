@@ -55,7 +55,7 @@ type slab[T any] struct {
 // The cost of an allocation (apart from zeroing the memory, which is per
 // byte) is shared by that many elements; 2 KB chunks made BenchmarkAdd 9%
 // slower. The price is the worst case under churn: a table whose every
-// chunk keeps one live element among dead ones holds 18 times the memory
+// chunk keeps one live element among dead ones holds 14 times the memory
 // of its rules and 35 times that of its nodes (see slab).
 const slabBytes = 8192
 

@@ -165,12 +165,16 @@ func (t *Table) ID() uint8 { return t.id }
 
 // subtable holds the rules of one mask. Its identity fields are immutable
 // and read by lookups; the rest belongs to the writer.
+//
+// A lookup that finds a node compares its key (keyEqual): it reads nw,
+// words and the mask words, so nw and words come before mask, in the
+// first cache line with seed; mask's words up to 16 take the next two.
 type subtable struct {
 	id    uint64
 	seed  uint64
-	mask  Key
-	words [KeyWords]uint8 // indices of the non-zero mask words
 	nw    int
+	words [KeyWords]uint8 // indices of the non-zero mask words
+	mask  Key
 
 	// writer only
 	dead     bool      // deleted from its table's subs

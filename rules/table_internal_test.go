@@ -59,9 +59,11 @@ func TestRelaxedWords(t *testing.T) {
 				}
 			}
 			pk := st.pack(&m.Key)
-			n := &inode{st: st, key: pk}
-			var c check
 			r := &Rule{Match: m}
+			n := &inode{st: st, key: [packedWords]uint64(pk[:packedWords])}
+			n.one[0].r = r
+			n.ents = n.one[:]
+			var c check
 			c.set(r)
 			for range 8 {
 				k := m.Key
@@ -71,7 +73,7 @@ func TestRelaxedWords(t *testing.T) {
 					}
 				}
 				want := m.Matches(&k)
-				got := keyEqual(n, st, &k) && c.matches(&k)
+				got := keyEqual(n, st, &k) && wideEqual(n, st, &k) && c.matches(&k)
 				if got != want {
 					t.Fatalf("match %v mask %v g %d key %v: node and check say %v, Matches %v", m.Key, m.Mask, g, k, got, want)
 				}

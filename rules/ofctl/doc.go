@@ -40,6 +40,14 @@
 // first, later, not_later), pkt_mark and tun_flags (+oam, -oam) are
 // Open vSwitch's Nicira fields and print where ovs-ofctl prints them:
 // pkt_mark first, tun_flags after tun_id, nw_ttl and nw_frag after nw_ecn.
+// The registers reg0 to reg15 (reg3=0x5/0xff, 32 bits) and xreg0 to xreg7
+// (64 bits, xregN being reg(2N) and reg(2N+1), which it sets whole) are
+// printed as Open vSwitch prints them, by register after the protocol
+// shorthand (reg0=0, reg3=0x5/0xff; an xreg as its two registers, those
+// with a mask); tun_src and tun_dst (IPv4 address, /len or /mask) after
+// tun_id. tun_metadata0-63, tun_ipv6_src, tun_ipv6_dst, tun_gbp_id,
+// tun_gbp_flags and xxreg0-3 are refused by name ("match field xxreg0 is
+// not supported").
 // set_field writes nw_ttl, pkt_mark (printed in hex) and tun_flags (oam,
 // 0 or 1; printed oam or 0); set_field of ip_frag is "ip_frag is
 // read-only", as ovs-ofctl says, and +oam or a masked value, which

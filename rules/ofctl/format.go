@@ -68,8 +68,20 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 			skipType = true
 		}
 	}
+	for n := range rules.NumRegs {
+		// Registers by halves, as Open vSwitch prints an xreg too.
+		if v, mk := m.Reg(n); mk != 0 {
+			parts = append(parts, fmt.Sprintf("reg%d=%s", n, hexMasked(uint64(v), uint64(mk), 0xffffffff)))
+		}
+	}
 	if v, mk := m.Get(rules.FieldTunnelID); mk != 0 {
 		parts = append(parts, "tun_id="+hexMasked(v, mk, ^uint64(0)))
+	}
+	if v, mk := m.Get(rules.FieldTunSrc); mk != 0 {
+		parts = append(parts, "tun_src="+ipv4Masked(v, mk))
+	}
+	if v, mk := m.Get(rules.FieldTunDst); mk != 0 {
+		parts = append(parts, "tun_dst="+ipv4Masked(v, mk))
 	}
 	if v, mk := m.Get(rules.FieldTunFlags); mk != 0 {
 		// format_flags_masked: the one matchable flag under a mask that

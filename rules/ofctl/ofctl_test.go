@@ -439,6 +439,19 @@ var nxFieldLines = []string{
 	"table=5,priority=29,vlan_tci=0xa000/0xa000,actions=drop",
 	"table=5,priority=30,vlan_tci=0x0000/0xffff,actions=drop",
 	"table=5,priority=31,vlan_tci=0x7005/0xffff,ip,actions=drop",
+	// Registers (printed by register, an xreg as its pair) and the
+	// tunnel addresses.
+	"table=6,priority=1,reg0=0,actions=drop",
+	"table=6,priority=2,reg3=0x5/0xff,actions=drop",
+	"table=6,priority=3,reg15=0xffffffff,reg1=7,actions=drop",
+	"table=6,priority=4,xreg1=0x5,actions=drop",
+	"table=6,priority=5,xreg7=0x1234567800000000/0xffffffff00000000,actions=drop",
+	"table=6,priority=6,xreg2=0/0xf0000000f,actions=drop",
+	"table=6,priority=7,reg4=0/0x80000000,reg5=0x80000000/0x80000000,actions=drop",
+	"table=6,priority=8,tun_src=10.0.0.1/24,actions=drop",
+	"table=6,priority=9,tun_dst=192.168.1.1,tun_src=1.2.3.4/255.0.255.0,tun_id=0x5,actions=drop",
+	"table=6,priority=10,ip,reg2=0x10/0x10,nw_ttl=3,pkt_mark=1,tun_dst=10.1.0.0/16,tun_flags=+oam,actions=drop",
+	"table=6,priority=11,tcp6,ipv6_src=2001:db8::1,reg0=1,reg9=0x10,reg14=3,tun_src=1.1.1.1,metadata=0x3,tp_dst=80,actions=drop",
 }
 
 // TestDumpFlowsMatchesOVS loads several hundred varied flows into a
@@ -742,6 +755,44 @@ func TestConnTrackRefused(t *testing.T) {
 		"f.flows:6:22: connection tracking (ct_mark) is not supported",
 		"f.flows:7:33: connection tracking (ct_label) is not supported",
 		"f.flows:8:22: connection tracking (ct_state) is not supported",
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v, want %d", errs, len(want))
+	}
+	for i, err := range errs {
+		if !errors.Is(err, ofctl.ErrSyntax) || !strings.Contains(err.Error(), want[i]) {
+			t.Errorf("error %d = %v, want %q", i, err, want[i])
+		}
+	}
+}
+
+// TestUnsupportedFieldsRefused: the Open vSwitch match fields ofswitch
+// knows by name but does not match on (tun_metadataN, tun_ipv6_src/dst,
+// tun_gbp_id/flags, xxregN) are named as not supported, with
+// file:line:column; register numbers out of range are unknown fields, and
+// register values wider than the register are refused.
+func TestUnsupportedFieldsRefused(t *testing.T) {
+	data := []byte("reg3=1,actions=drop\ntun_metadata0=1,actions=drop\npriority=5,tun_metadata63=0x1/0x1,actions=drop\n" +
+		"tun_ipv6_src=::1,actions=drop\ntun_ipv6_dst=::2,actions=drop\ntun_gbp_id=1,actions=drop\ntun_gbp_flags=1,actions=drop\n" +
+		"xxreg0=1,actions=drop\nxxreg3=1,actions=drop\nreg16=1,actions=drop\nxreg8=1,actions=drop\nreg01=1,actions=drop\n" +
+		"tun_metadata64=1,actions=drop\nreg1=0x100000000,actions=drop\nxreg0=0x10000000000000000,actions=drop\ntun_src=10.0.0.1/33,actions=drop\n")
+	_, errs := ofctl.ParseFlows("f.flows", data, nil)
+	want := []string{
+		"f.flows:2:1: match field tun_metadata0 is not supported",
+		"f.flows:3:12: match field tun_metadata63 is not supported",
+		"f.flows:4:1: match field tun_ipv6_src is not supported",
+		"f.flows:5:1: match field tun_ipv6_dst is not supported",
+		"f.flows:6:1: match field tun_gbp_id is not supported",
+		"f.flows:7:1: match field tun_gbp_flags is not supported",
+		"f.flows:8:1: match field xxreg0 is not supported",
+		"f.flows:9:1: match field xxreg3 is not supported",
+		`f.flows:10:1: unknown field "reg16"`,
+		`f.flows:11:1: unknown field "xreg8"`,
+		`f.flows:12:1: unknown field "reg01"`,
+		`f.flows:13:1: unknown field "tun_metadata64"`,
+		"f.flows:14:",
+		"f.flows:15:",
+		"f.flows:16:",
 	}
 	if len(errs) != len(want) {
 		t.Fatalf("errors %v, want %d", errs, len(want))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -620,6 +621,14 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, has
 		v, mk, err := p.tunFlags(val, vcol)
 		set(rules.FieldTunFlags, v, mk)
 		return err
+	case "tun_src", "tun_dst":
+		v, mk, err := p.ipv4(val, vcol)
+		f := rules.FieldTunSrc
+		if key == "tun_dst" {
+			f = rules.FieldTunDst
+		}
+		set(f, v, mk)
+		return err
 	case "ipv6_exthdr":
 		// OXM_OF_IPV6_EXTHDR, which ovs-ofctl does not know: 9 bits of
 		// OFPIEH_* flags, maskable.
@@ -627,10 +636,56 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, has
 		set(rules.FieldIPv6Exthdr, v, mk)
 		return err
 	}
+	if n, ok := regNumber(key, "reg", rules.NumRegs); ok {
+		// A 32-bit register, one half of an xreg field.
+		v, mk, err := p.numMask(val, vcol, 32, key)
+		m.SetReg(n, uint32(v), uint32(mk))
+		f, _ := rules.RegField(n)
+		p.cols[f] = int32(col) + 1
+		return err
+	}
+	if n, ok := regNumber(key, "xreg", rules.NumRegs/2); ok {
+		v, mk, err := p.numMask(val, vcol, 64, key)
+		set(rules.FieldXReg0+rules.Field(n), v, mk)
+		return err
+	}
 	if connTrackField(key) {
 		return p.errAt(col, "connection tracking (%s) is not supported", key)
 	}
+	if unsupportedField(key) {
+		return p.errAt(col, "match field %s is not supported", key)
+	}
 	return p.errAt(col, "unknown field %q", key)
+}
+
+// regNumber reads key as prefix followed by a register number below n,
+// as "reg3" is register 3.
+func regNumber(key, prefix string, n int) (int, bool) {
+	d, ok := strings.CutPrefix(key, prefix)
+	if !ok || d == "" || len(d) > 1 && d[0] == '0' {
+		return 0, false
+	}
+	i, err := strconv.Atoi(d)
+	if err != nil || i < 0 || i >= n {
+		return 0, false
+	}
+	return i, true
+}
+
+// unsupportedField reports whether key is one of the Open vSwitch match
+// fields that ofswitch knows by name and does not match on (see doc.go):
+// tun_metadata0-63, tun_ipv6_src and tun_ipv6_dst, tun_gbp_id and
+// tun_gbp_flags, xxreg0-3.
+func unsupportedField(key string) bool {
+	switch key {
+	case "tun_ipv6_src", "tun_ipv6_dst", "tun_gbp_id", "tun_gbp_flags":
+		return true
+	}
+	if _, ok := regNumber(key, "tun_metadata", 64); ok {
+		return true
+	}
+	_, ok := regNumber(key, "xxreg", 4)
+	return ok
 }
 
 // connTrackField reports whether key is one of Open vSwitch's connection
