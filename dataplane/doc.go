@@ -112,15 +112,16 @@
 // resubmits to the same or an earlier table (MaxResubmitDepth), 4,096
 // resubmits and goto_tables that found an entry in one frame's
 // translation (MaxResubmits), checked before each lookup. A frame that
-// reaches one is dropped and counted in Counters.XlateErrors; nothing of
-// its translation runs after, the action set included.
-//
-// That is the one difference from Open vSwitch, which also discards what
-// the failed translation did before the limit: an output or packet-in
-// that ran before the limit was reached has gone out here (outputs are
-// sent as their actions run, not held until the translation ends). A
-// resubmit loop whose entries output nothing, the usual mistake, behaves
-// exactly as in Open vSwitch.
+// reaches one is dropped and counted in Counters.XlateErrors (and
+// Drops), with everything its translation did, as Open vSwitch clears a
+// failed translation's datapath actions: nothing of it runs after the
+// limit, the action set included, and the outputs and packet-ins of its
+// actions before the limit are not sent either. For that, while the
+// pipeline or the group table may hold a resubmit action
+// (rules.Pipeline.MayResubmit, groups.Table.MayResubmit), a worker holds
+// each frame's outputs and packet-ins, with the frame's bytes as each
+// found them, and sends them in order once the vector's action sets have
+// run; a switch that never had a resubmit sends as the actions run.
 //
 // # Groups
 //

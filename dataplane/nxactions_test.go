@@ -84,6 +84,10 @@ var nxCases = []nxCase{
 		"table=2,actions=output:2"}, ttl: 64, ports: []uint32{3}},
 	{name: "resubmit loop", flows: []string{"in_port=1,ip,actions=resubmit(,1)", "table=1,ip,actions=resubmit(,0)"},
 		ttl: 64, xerr: true},
+	// Open vSwitch clears a failed translation's datapath actions: the
+	// outputs and packet-ins before the limit do not go out either.
+	{name: "resubmit loop after output", flows: []string{"in_port=1,ip,actions=output:2,controller,resubmit(,1),write_actions(output:3)",
+		"table=1,ip,actions=output:3,resubmit(,0)"}, ttl: 64, xerr: true},
 	{name: "resubmit loop in one table", flows: []string{"in_port=1,ip,actions=resubmit:1"}, ttl: 64, xerr: true},
 	{name: "resubmit loop then the action set", flows: []string{"in_port=1,ip,actions=write_actions(output:2),goto_table:1",
 		"table=1,ip,actions=resubmit(,2)", "table=2,ip,actions=resubmit(,1)"}, ttl: 64, xerr: true},

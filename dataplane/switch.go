@@ -284,7 +284,7 @@ type Counters struct {
 	Misses     uint64         // lookups that found no entry (dropped, OpenFlow 1.3 default)
 	MissTable0 uint64         // of which in table 0
 	Hits       uint64         // lookups that found an entry
-	Drops      uint64         // packets that left the pipeline with no output
+	Drops      uint64         // packets that left the pipeline with no output (or whose translation failed: XlateErrors)
 	Outputs    uint64         // frames output to a port (FLOOD and ALL count each copy)
 	NoPort     uint64         // outputs to a port number the switch does not have
 	PacketIns  uint64         // frames sent to the controller
@@ -299,7 +299,8 @@ type Counters struct {
 	Resubmits  uint64         // resubmit actions that found an entry and ran it (and goto_table inside them)
 	// XlateErrors counts the frames whose translation hit Open
 	// vSwitch's resubmit limits (MaxResubmitDepth, MaxResubmits): the
-	// translation stops there and the frame goes no further.
+	// translation stops there and the frame is dropped (counted in Drops
+	// too), its outputs and packet-ins before the limit included.
 	XlateErrors uint64
 }
 
@@ -389,6 +390,9 @@ type Worker struct {
 	devs    []Port                      // by port index: the switch's, or this worker's queue on it
 	queues  []txQueue                   // queues to flush after each vector
 	gsave   [groups.MaxDepth]savedFrame // frames as each level of group actions found them; see group.go
+	dfr     bool                        // outputs and packet-ins are deferred (deferOut)
+	dq      []deferred                  // the deferred ones, in the order their actions ran
+	darena  []byte                      // frames' bytes as deferred outputs found them (frameState.snap)
 }
 
 func newWorker(s *Switch, id int) *Worker {
