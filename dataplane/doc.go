@@ -109,9 +109,11 @@
 // lacks is a miss (Open vSwitch has 255 tables). In the action set a
 // resubmit is a final action, run only when the set holds no group and no
 // output, as in Open vSwitch. Open vSwitch's limits hold: 64 nested
-// resubmits to the same or an earlier table (MaxResubmitDepth), 4,096
+// resubmits to the same or an earlier table and group actions (a
+// group's buckets run one level deeper) (MaxResubmitDepth), 4,096
 // resubmits and goto_tables that found an entry in one frame's
-// translation (MaxResubmits), checked before each lookup. A frame that
+// translation (MaxResubmits), checked before each lookup (and before a
+// group action looks its group up). A frame that
 // reaches one is dropped and counted in Counters.XlateErrors (and
 // Drops), with everything its translation did, as Open vSwitch clears a
 // failed translation's datapath actions: nothing of it runs after the
@@ -133,9 +135,10 @@
 // (groups.FlowHash), INDIRECT its bucket, FAST_FAILOVER its first live one,
 // liveness from the ports' state ([Switch.SetPortLive]). Each bucket works
 // on its own copy of the packet as the group found it, and the packet
-// leaves the group unchanged; groups chain up to groups.MaxDepth. The
-// copies are kept in a saved frame per chaining level in each worker, so
-// nothing is allocated; group and bucket counters are atomic adds on the
+// leaves the group unchanged; groups chain up to groups.MaxDepth (and
+// through resubmits up to MaxResubmitDepth). The copies are kept in a
+// saved frame per level of translation depth in each worker, so nothing
+// is allocated; group and bucket counters are atomic adds on the
 // group's own counters. A group action that runs no bucket (no live one,
 // or none left by a change) counts as Counters.GroupDrops.
 //

@@ -230,3 +230,32 @@ func FuzzResubmit(f *testing.F) {
 		}
 	})
 }
+
+// TestGroupInResubmitInGroup: a group reached through a resubmit in
+// another group's bucket keeps its own copy of the frame: the outer
+// group's next bucket and the actions after it see the frame as the
+// outer group found it.
+func TestGroupInResubmitInGroup(t *testing.T) {
+	setDst := func(b byte) rules.Action {
+		return rules.Action{Kind: rules.ActionSetField, Field: rules.FieldEthDst, Value: [2]uint64{0, 0x020000000000 | uint64(b)}}
+	}
+	tbl := groups.New(nil)
+	addGroup(t, tbl, groups.TypeAll, 1, bucket(setDst(0x11), rules.Action{Kind: rules.ActionResubmit, Port: rules.PortInPort, Table: 1}), bucket(out(4)))
+	addGroup(t, tbl, groups.TypeAll, 2, bucket(setDst(0x22), out(3)))
+	sw, ports := groupSwitch(t, 2, strings.Join([]string{
+		"in_port=1,ip,actions=set_field:02:00:00:00:00:07->eth_dst,group:1,output:2",
+		"table=1,ip,actions=group:2",
+	}, "\n"), tbl)
+	vec := &Vector{N: 1}
+	vec.Frames[0], vec.Link[0], vec.InPort[0] = nxFrame(t, 64), layers.LinkTypeEthernet, 1
+	sw.Worker(0).Process(vec)
+	var got []byte
+	for _, p := range []uint32{2, 3, 4} {
+		for _, f := range ports[p].frames {
+			got = append(got, byte(p), f[5])
+		}
+	}
+	if want := []byte{2, 7, 3, 0x22, 4, 7}; !slices.Equal(got, want) {
+		t.Errorf("(port, last byte of eth_dst) sent: % x, want % x", got, want)
+	}
+}
