@@ -100,7 +100,8 @@
 // vector pass goes through the tables in order and cannot go back to
 // one, so the frame is looked up alone (Table.LookupVersion) in the
 // resubmit's table, the current one if it names none, with in_port
-// replaced by port for that lookup only. A hit runs that entry's
+// replaced by port for that lookup only, counted in the table's
+// TableCount as Open vSwitch counts it. A hit runs that entry's
 // instructions at once (its counters count the frame, counted in
 // Counters.Resubmits): its actions act on the frame in place, its
 // write-actions add to the frame's action set, a goto_table in it runs

@@ -163,11 +163,14 @@ func (w *Worker) Process(v *Vector) {
 			w.version = ver
 			copy(w.hits[:m], w.bout[:m])
 		}
-		misses := st.Misses // instrRun counts each miss: the table's are the difference
+		// instrRun counts each miss, and each frame it stops at a
+		// resubmit limit before the table: the table's are the
+		// differences.
+		misses, skips := st.Misses, w.skips
 		for k := 0; k < m; {
 			k = w.instrRun(uint8(t), m, k)
 		}
-		w.countTable(t, uint64(m), st.Misses-misses)
+		w.countTable(t, uint64(m)-(w.skips-skips), st.Misses-misses)
 	}
 	for j := 0; j < n; {
 		j = w.finishRun(n, j)
@@ -205,7 +208,9 @@ func (w *Worker) instrRun(t uint8, m, k int) (next int) {
 		fs.table = t
 		if t > 0 && fs.nresub >= MaxResubmits {
 			// A goto_table is a resubmit to Open vSwitch: the limit
-			// holds for it too, checked before its lookup.
+			// holds for it too, checked before its lookup, which
+			// the table's counters then do not count.
+			w.skips++
 			w.xlateError(j)
 			continue
 		}
@@ -704,6 +709,9 @@ func (w *Worker) resubmit(j int, a *rules.Action, t uint8) {
 //   - A miss does nothing (no table-miss packet-in, no drop), and so does
 //     a table the switch lacks: Open vSwitch has 255 tables, empty ones
 //     miss.
+//   - The lookup counts in the table's counters (TableCount), a match
+//     or not, as Open vSwitch counts a resubmit's lookup in the table's
+//     (rule_dpif_lookup_from_table).
 //   - The entry's counters count the frame, and its actions act on the
 //     frame in place: the actions after the resubmit see their changes,
 //     its write-actions add to the frame's one action set, its exit ends
@@ -729,6 +737,7 @@ func (w *Worker) tableAction(j int, port uint32, tt, cur uint8) {
 	}
 	r, _ := pipe.Table(tt).LookupVersion(k, &w.stats.Lookup)
 	k[1] = in
+	w.countLookup(tt, r != nil)
 	if r == nil {
 		return
 	}

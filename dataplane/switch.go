@@ -390,6 +390,7 @@ type Worker struct {
 	devs    []Port                       // by port index: the switch's, or this worker's queue on it
 	queues  []txQueue                    // queues to flush after each vector
 	gsave   [MaxResubmitDepth]savedFrame // frames as the group actions at each translation depth found them; see group.go
+	skips   uint64                       // frames stopped at a resubmit limit before a table's lookup (instrRun)
 	dfr     bool                         // outputs and packet-ins are deferred (deferOut)
 	dq      []deferred                   // the deferred ones, in the order their actions ran
 	darena  []byte                       // frames' bytes as deferred outputs found them (frameState.snap)
