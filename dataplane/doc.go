@@ -102,7 +102,8 @@
 // vector pass goes through the tables in order and cannot go back to
 // one, so the frame is looked up alone (Table.LookupVersion) in the
 // resubmit's table, the current one if it names none, with in_port
-// replaced by port for that lookup only. A hit runs that entry's
+// replaced by port for that lookup only, counted in the table's
+// TableCount as Open vSwitch counts it. A hit runs that entry's
 // instructions at once (its counters count the frame, counted in
 // Counters.Resubmits): its actions act on the frame in place, its
 // write-actions add to the frame's action set, a goto_table in it runs
@@ -111,18 +112,21 @@
 // lacks is a miss (Open vSwitch has 255 tables). In the action set a
 // resubmit is a final action, run only when the set holds no group and no
 // output, as in Open vSwitch. Open vSwitch's limits hold: 64 nested
-// resubmits to the same or an earlier table (MaxResubmitDepth), 4,096
+// resubmits to the same or an earlier table and group actions (a
+// group's buckets run one level deeper) (MaxResubmitDepth), 4,096
 // resubmits and goto_tables that found an entry in one frame's
-// translation (MaxResubmits), checked before each lookup. A frame that
-// reaches one is dropped and counted in Counters.XlateErrors; nothing of
-// its translation runs after, the action set included.
-//
-// That is the one difference from Open vSwitch, which also discards what
-// the failed translation did before the limit: an output or packet-in
-// that ran before the limit was reached has gone out here (outputs are
-// sent as their actions run, not held until the translation ends). A
-// resubmit loop whose entries output nothing, the usual mistake, behaves
-// exactly as in Open vSwitch.
+// translation (MaxResubmits), checked before each lookup (and before a
+// group action looks its group up). A frame that
+// reaches one is dropped and counted in Counters.XlateErrors (and
+// Drops), with everything its translation did, as Open vSwitch clears a
+// failed translation's datapath actions: nothing of it runs after the
+// limit, the action set included, and the outputs and packet-ins of its
+// actions before the limit are not sent either. For that, while the
+// pipeline or the group table may hold a resubmit action
+// (rules.Pipeline.MayResubmit, groups.Table.MayResubmit), a worker holds
+// each frame's outputs and packet-ins, with the frame's bytes as each
+// found them, and sends them in order once the vector's action sets have
+// run; a switch that never had a resubmit sends as the actions run.
 //
 // # Groups
 //
@@ -134,9 +138,10 @@
 // (groups.FlowHash), INDIRECT its bucket, FAST_FAILOVER its first live one,
 // liveness from the ports' state ([Switch.SetPortLive]). Each bucket works
 // on its own copy of the packet as the group found it, and the packet
-// leaves the group unchanged; groups chain up to groups.MaxDepth. The
-// copies are kept in a saved frame per chaining level in each worker, so
-// nothing is allocated; group and bucket counters are atomic adds on the
+// leaves the group unchanged; groups chain up to groups.MaxDepth (and
+// through resubmits up to MaxResubmitDepth). The copies are kept in a
+// saved frame per level of translation depth in each worker, so nothing
+// is allocated; group and bucket counters are atomic adds on the
 // group's own counters. A group action that runs no bucket (no live one,
 // or none left by a change) counts as Counters.GroupDrops.
 //

@@ -15,10 +15,19 @@ import (
 // if some bucket output it), and the actions after the group action see
 // it unchanged.
 //
+// A group deepens the translation as Open vSwitch's does
+// (xlate_group_action, xlate_group_bucket): the resubmit limits are
+// checked before the group is looked up, and its buckets run one level
+// deeper (frameState.depth), so that groups and resubmits nested in
+// each other reach MaxResubmitDepth together.
+//
 // The copy costs no allocation: each worker keeps one saved frame per
-// level of group chaining (groups.MaxDepth), with a buffer for frames the
-// worker had already rewritten (the others are the capture's, never
-// written). Frames without a group action never touch any of it.
+// level of translation depth, a group's at the depth it runs at (depth
+// grows by one into each bucket, so no two groups under way share one,
+// whether chained directly or through resubmits), with a buffer for
+// frames the worker had already rewritten (the others are the
+// capture's, never written). Frames without a group action never touch
+// any of it.
 
 // savedFrame is a frame as a group action found it.
 type savedFrame struct {
@@ -50,9 +59,14 @@ func (s *Switch) SetPortLive(pn uint32, live bool) bool {
 	return true
 }
 
-// group runs group action a on parsed frame j, at chaining level depth;
-// r and t are the entry and table that asked for it.
+// group runs group action a on parsed frame j, at chaining level depth
+// (groups in buckets, up to groups.MaxDepth); r and t are the entry and
+// table that asked for it.
 func (w *Worker) group(j int, a *rules.Action, r *rules.Rule, t uint8, depth int) {
+	if fs := &w.pkt[j]; fs.depth >= MaxResubmitDepth || fs.nresub >= MaxResubmits {
+		w.xlateError(j)
+		return
+	}
 	gt := w.sw.groups
 	if gt == nil || depth >= groups.MaxDepth {
 		w.stats.GroupDrops++
@@ -73,7 +87,7 @@ func (w *Worker) group(j int, a *rules.Action, r *rules.Rule, t uint8, depth int
 			return
 		}
 		g.CountBucket(b, n)
-		sv := w.save(j, depth)
+		sv := w.save(j)
 		sent := w.bucket(j, g.BucketActions(b), r, t, depth)
 		w.restore(j, sv, sent)
 		return
@@ -81,7 +95,7 @@ func (w *Worker) group(j int, a *rules.Action, r *rules.Rule, t uint8, depth int
 	if len(g.Buckets) == 0 {
 		return
 	}
-	sv := w.save(j, depth)
+	sv := w.save(j)
 	sent := false
 	for i := range g.Buckets {
 		if i > 0 {
@@ -99,10 +113,12 @@ func (w *Worker) group(j int, a *rules.Action, r *rules.Rule, t uint8, depth int
 // bucket runs the actions of a group's bucket, acts (Group.BucketActions:
 // the bucket's action set in the order it executes), on frame j and
 // reports whether it was sent anywhere. Chained groups run one level
-// deeper.
+// deeper. The bucket runs one level of translation depth deeper; reset and
+// restore give the depth back.
 func (w *Worker) bucket(j int, acts []rules.Action, r *rules.Rule, t uint8, depth int) bool {
 	fs := &w.pkt[j]
 	fs.sent = false
+	fs.depth++
 	for k := range acts {
 		a := &acts[k]
 		if a.Kind == rules.ActionGroup {
@@ -117,12 +133,12 @@ func (w *Worker) bucket(j int, acts []rules.Action, r *rules.Rule, t uint8, dept
 	return fs.sent
 }
 
-// save keeps frame j as the group at level depth found it, and leaves
-// frame j reading the kept bytes (the capture's or the saved copy), so
-// that the first rewrite copies them again.
-func (w *Worker) save(j, depth int) *savedFrame {
-	sv := &w.gsave[depth]
+// save keeps frame j as the group at its translation depth found it, and
+// leaves frame j reading the kept bytes (the capture's or the saved
+// copy), so that the first rewrite copies them again.
+func (w *Worker) save(j int) *savedFrame {
 	fs := &w.pkt[j]
+	sv := &w.gsave[fs.depth]
 	sv.fs, sv.key, sv.next, sv.owned = *fs, w.keys[j], w.next[j], fs.owned
 	if fs.owned {
 		sv.buf = append(sv.buf[:0], fs.data...)

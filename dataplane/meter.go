@@ -52,14 +52,14 @@ func (w *Worker) meter(j int, id uint32) bool {
 }
 
 // meterPacketIn charges the Controller meter, if any, for a packet-in of
-// frame j and reports whether it goes out.
-func (w *Worker) meterPacketIn(j int) bool {
+// a frame of n bytes and reports whether it goes out.
+func (w *Worker) meterPacketIn(n int) bool {
 	mt := w.sw.meters
 	m := mt.Controller()
 	if m == nil {
 		return true
 	}
-	if m.Charge(mt.Now(), len(w.pkt[j].data)) < 0 {
+	if m.Charge(mt.Now(), n) < 0 {
 		return true
 	}
 	w.stats.MeterDrops++ // the Controller meter has DROP bands only

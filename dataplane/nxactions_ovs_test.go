@@ -31,6 +31,14 @@ func TestNiciraActionsAgainstOVS(t *testing.T) {
 			if _, err := ovs.Ofctl("", "del-flows"); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := ovs.Ofctl("", "del-groups"); err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range c.groups {
+				if out, err := ovs.Ofctl("", "add-group", g); err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+			}
 			for _, f := range c.flows {
 				if out, err := ovs.Ofctl("", "add-flow", f); err != nil {
 					t.Fatalf("%v\n%s", err, out)

@@ -1,13 +1,16 @@
 package dataplane
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // pinRec is what a test keeps of a packet-in.
@@ -31,6 +34,24 @@ type nxCase struct {
 	// xerr says that the translation fails on a resubmit limit: Open
 	// vSwitch drops the packet, ofswitch counts Counters.XlateErrors.
 	xerr bool
+	// groups, in ovs-ofctl add-group syntax.
+	groups []string
+}
+
+// groupChain returns flows and groups in which the frame goes through n
+// groups, each of whose one bucket resubmits it to table 0 with the next
+// in_port (100+i), whose entry runs the next group, and the last entry
+// outputs to 2: each level is a group and a resubmit to the same table,
+// two levels of Open vSwitch's translation depth.
+func groupChain(n int) (flows, grps []string) {
+	flows = []string{"in_port=1,actions=group:1"}
+	for i := 1; i <= n; i++ {
+		grps = append(grps, fmt.Sprintf("group_id=%d,type=all,bucket=resubmit(%d,0)", i, 100+i))
+		if i < n {
+			flows = append(flows, fmt.Sprintf("in_port=%d,actions=group:%d", 100+i, i+1))
+		}
+	}
+	return append(flows, fmt.Sprintf("in_port=%d,actions=output:2", 100+n)), grps
 }
 
 // resubmits returns n resubmits to table t, comma-separated.
@@ -38,7 +59,7 @@ func resubmits(n int, t string) string {
 	return strings.TrimSuffix(strings.Repeat("resubmit(,"+t+"),", n), ",")
 }
 
-var nxCases = []nxCase{
+var nxCases = append([]nxCase{
 	{name: "exit before output", flows: []string{"in_port=1,actions=output:2,exit,output:3"}, ttl: 64, ports: []uint32{2}},
 	{name: "exit ends write and goto", flows: []string{"in_port=1,actions=exit,write_actions(output:3),goto_table:1", "table=1,actions=output:2"}, ttl: 64},
 	// Open vSwitch starts the action set after exit, but runs none of it.
@@ -84,6 +105,10 @@ var nxCases = []nxCase{
 		"table=2,actions=output:2"}, ttl: 64, ports: []uint32{3}},
 	{name: "resubmit loop", flows: []string{"in_port=1,ip,actions=resubmit(,1)", "table=1,ip,actions=resubmit(,0)"},
 		ttl: 64, xerr: true},
+	// Open vSwitch clears a failed translation's datapath actions: the
+	// outputs and packet-ins before the limit do not go out either.
+	{name: "resubmit loop after output", flows: []string{"in_port=1,ip,actions=output:2,controller,resubmit(,1),write_actions(output:3)",
+		"table=1,ip,actions=output:3,resubmit(,0)"}, ttl: 64, xerr: true},
 	{name: "resubmit loop in one table", flows: []string{"in_port=1,ip,actions=resubmit:1"}, ttl: 64, xerr: true},
 	{name: "resubmit loop then the action set", flows: []string{"in_port=1,ip,actions=write_actions(output:2),goto_table:1",
 		"table=1,ip,actions=resubmit(,2)", "table=2,ip,actions=resubmit(,1)"}, ttl: 64, xerr: true},
@@ -95,6 +120,18 @@ var nxCases = []nxCase{
 	// checked before the lookup.
 	{name: "4097 resubmits", flows: []string{"in_port=1,actions=" + resubmits(16, "1") + ",resubmit(,3),output:2",
 		"table=1,actions=" + resubmits(255, "2"), "table=2,actions=note:00"}, ttl: 64, xerr: true},
+}, groupCases()...)
+
+// groupCases: a group deepens the translation as a resubmit to the same
+// table does (Open vSwitch's xlate_group_bucket): 32 levels of group and
+// resubmit reach depth 64 only at the last entry, 33 go over.
+func groupCases() []nxCase {
+	f32, g32 := groupChain(32)
+	f33, g33 := groupChain(33)
+	return []nxCase{
+		{name: "32 groups with resubmits", flows: f32, groups: g32, ttl: 64, ports: []uint32{2}},
+		{name: "33 groups with resubmits", flows: f33, groups: g33, ttl: 64, xerr: true},
+	}
 }
 
 // run sends c's frame through ofswitch and returns the ports it left on,
@@ -103,6 +140,19 @@ var nxCases = []nxCase{
 func (c *nxCase) run(t *testing.T, in []byte) ([]uint32, [][]byte, []pinRec) {
 	t.Helper()
 	pipe := testPipeline(t, 4, rules.FilterBloomCuckoo, strings.Join(c.flows, "\n"))
+	var tbl *groups.Table
+	if len(c.groups) > 0 {
+		tbl = groups.New(nil)
+		for _, g := range c.groups {
+			m, err := ofctl.ParseGroup(g, groups.Add)
+			if err != nil {
+				t.Fatalf("%s: %v", g, err)
+			}
+			if _, err := tbl.Apply(&m); err != nil {
+				t.Fatalf("%s: %v", g, err)
+			}
+		}
+	}
 	var ports []uint32
 	var frames [][]byte
 	devs := map[uint32]Port{}
@@ -113,7 +163,7 @@ func (c *nxCase) run(t *testing.T, in []byte) ([]uint32, [][]byte, []pinRec) {
 		})
 	}
 	var pins []pinRec
-	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: devs,
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: devs, Groups: tbl,
 		PacketIn: func(p *PacketIn) { pins = append(pins, pinRec{p.Reason, p.MaxLen}) }})
 	vec := &Vector{N: 1}
 	vec.Frames[0], vec.Link[0], vec.InPort[0] = slices.Clone(in), layers.LinkTypeEthernet, 1

@@ -63,8 +63,10 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 	if len(frame) < 14 || len(frame) > MaxFrame {
 		return &PacketOutError{Action: -1, Err: ErrFrameSize}
 	}
+	resub := false
 	for i := range actions {
 		a := &actions[i]
+		resub = resub || a.Kind == rules.ActionResubmit
 		switch a.Kind {
 		case rules.ActionOutput:
 			switch a.Port {
@@ -91,10 +93,17 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 	if err := w.checkPacketOut(actions); err != nil {
 		return &PacketOutError{Action: -1, Err: err}
 	}
+	// A resubmit limit reached in the actions drops what they sent
+	// (deferOut); output:TABLE runs the pipeline as a translation of its
+	// own, which sends what the actions before it deferred first.
+	dfr := resub || w.mayResubmit()
+	w.dfr = dfr
 	for i := range actions {
 		a := &actions[i]
 		if a.Kind == rules.ActionOutput && a.Port == rules.PortTable {
+			w.sendDeferred()
 			w.table(inPort)
+			w.dfr = dfr
 			continue
 		}
 		w.act(0, a, nil, 0xff)
@@ -102,6 +111,7 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 			break
 		}
 	}
+	w.sendDeferred()
 	w.flush()
 	w.publish()
 	return nil
@@ -110,7 +120,7 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 // load makes frame the parsed frame j of w, received on inPort.
 func (w *Worker) load(j int, frame []byte, inPort uint32) {
 	fs := &w.pkt[j]
-	*fs = frameState{data: frame, eth: true, inPort: inPort}
+	*fs = frameState{data: frame, snap: snapData, eth: true, inPort: inPort}
 	w.set[j].n = 0
 	w.next[j] = 0xff
 	h, ok := w.parser.Parse(frame, layers.LinkTypeEthernet, inPort)

@@ -25,6 +25,14 @@ type frameState struct {
 	depth   uint8  // resubmits running now that went to the same or an earlier table
 	nresub  uint16 // resubmits and goto_tables that found an entry, Open vSwitch's ctx->resubmits
 	inPort  uint32
+	// snap says where data's bytes as they are now are kept, unchanged
+	// until the vector's deferred outputs are sent (see deferOut):
+	// snapData, data itself (the capture's bytes, when the frame comes
+	// in); snapNone, nowhere yet; otherwise at that offset in the
+	// worker's deferral arena (len(data) bytes). Every write to data
+	// goes through writable, which sets snapNone. An int32 beside
+	// inPort, not a slice: frameState stays within 80 bytes.
+	snap    int32
 	l3, l4  int // header offsets, 0 if absent
 	vlans   int // VLAN tags in the frame now
 	ethType uint16
@@ -88,7 +96,7 @@ func (w *Worker) Process(v *Vector) {
 		// Field by field: a composite literal would be built in a
 		// temporary and copied with a write barrier.
 		fs := &w.pkt[n]
-		fs.data = v.Frames[i]
+		fs.data, fs.snap = v.Frames[i], snapData
 		fs.owned, fs.dropped, fs.sent, fs.expired, fs.exit, fs.xerr = false, false, false, false, false, false
 		fs.table, fs.depth, fs.nresub = 0, 0, 0
 		fs.eth = v.Link[i] == layers.LinkTypeEthernet
@@ -104,6 +112,7 @@ func (w *Worker) Process(v *Vector) {
 		return
 	}
 	pipe := w.sw.pipe
+	w.dfr = w.mayResubmit()
 	nt := pipe.NumTables()
 	for t := 0; t < nt; t++ {
 		// Table 0 sees every parsed frame in order: look up w.keys in
@@ -142,15 +151,19 @@ func (w *Worker) Process(v *Vector) {
 			w.version = ver
 			copy(w.hits[:m], w.bout[:m])
 		}
-		misses := st.Misses // instrRun counts each miss: the table's are the difference
+		// instrRun counts each miss, and each frame it stops at a
+		// resubmit limit before the table: the table's are the
+		// differences.
+		misses, skips := st.Misses, w.skips
 		for k := 0; k < m; {
 			k = w.instrRun(uint8(t), m, k)
 		}
-		w.countTable(t, uint64(m), st.Misses-misses)
+		w.countTable(t, uint64(m)-(w.skips-skips), st.Misses-misses)
 	}
 	for j := 0; j < n; {
 		j = w.finishRun(n, j)
 	}
+	w.sendDeferred()
 	w.flush()
 }
 
@@ -183,7 +196,9 @@ func (w *Worker) instrRun(t uint8, m, k int) (next int) {
 		fs.table = t
 		if t > 0 && fs.nresub >= MaxResubmits {
 			// A goto_table is a resubmit to Open vSwitch: the limit
-			// holds for it too, checked before its lookup.
+			// holds for it too, checked before its lookup, which
+			// the table's counters then do not count.
+			w.skips++
 			w.xlateError(j)
 			continue
 		}
@@ -297,8 +312,8 @@ func (w *Worker) finishRun(n, j int) (next int) {
 		if s := &w.set[j]; s.n > 0 && !fs.dropped && !fs.exit {
 			w.runSet(j, s, nil, 0xff, 0)
 		}
-		if !fs.sent {
-			w.stats.Drops++
+		if !fs.sent || fs.xerr {
+			w.stats.Drops++ // a failed translation sends nothing (see sendDeferred)
 		}
 	}
 	return j
@@ -417,18 +432,34 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 // packetIn sends frame j to the controller for entry r of table t (nil
 // and 0xff for the action set and PACKET_OUT) with reason PacketInAction
 // (PacketInNoMatch when r is a table-miss entry) or PacketInInvalidTTL,
-// the first maxLen bytes of it (all for rules.ControllerMaxLenNoBuffer).
-// Without an entry the cookie is -1, as OpenFlow 1.3.5 §7.4.1 asks.
-// A frame received on a port with NO_PACKET_IN is counted in PortDrops,
-// one the Controller meter drops in MeterDrops; the others in PacketIns.
+// the first maxLen bytes of it (all for rules.ControllerMaxLenNoBuffer),
+// at once or, while outputs are deferred, when the vector's translations
+// end (deferOut): the frame, metadata and tunnel ID are those of now.
 func (w *Worker) packetIn(j int, reason uint8, maxLen uint16, r *rules.Rule, t uint8) {
 	fs := &w.pkt[j]
+	k := &w.keys[j]
+	d := deferred{r: r, meta: k[0], tun: k.Get(rules.FieldTunnelID), j: uint8(j), pin: true, reason: reason, t: t, maxLen: maxLen}
+	if w.dfr {
+		d.data = w.snapshot(j)
+		w.dq = append(w.dq, d)
+		return
+	}
+	d.data = fs.data
+	w.sendPacketIn(&d)
+}
+
+// sendPacketIn sends packet-in d of frame d.j. Without an entry the
+// cookie is -1, as OpenFlow 1.3.5 §7.4.1 asks. A frame received on a port
+// with NO_PACKET_IN is counted in PortDrops, one the Controller meter
+// drops in MeterDrops; the others in PacketIns.
+func (w *Worker) sendPacketIn(d *deferred) {
+	inPort := w.pkt[d.j].inPort
 	s := w.sw
-	if pi := s.index(fs.inPort); pi >= 0 && s.portCfg[pi].Load()&PortNoPacketIn != 0 {
+	if pi := s.index(inPort); pi >= 0 && s.portCfg[pi].Load()&PortNoPacketIn != 0 {
 		w.stats.PortDrops++
 		return
 	}
-	if s.meters != nil && !w.meterPacketIn(j) {
+	if s.meters != nil && !w.meterPacketIn(len(d.data)) {
 		return
 	}
 	w.stats.PacketIns++
@@ -436,9 +467,9 @@ func (w *Worker) packetIn(j int, reason uint8, maxLen uint16, r *rules.Rule, t u
 		return
 	}
 	pin := &w.pin // a worker field: a local would escape through the callback
-	k := &w.keys[j]
-	*pin = PacketIn{Worker: w.id, InPort: fs.inPort, Reason: reason, Table: t, MaxLen: maxLen, Frame: fs.data,
-		Metadata: k[0], TunnelID: k.Get(rules.FieldTunnelID), Cookie: ^uint64(0)}
+	r, reason, maxLen := d.r, d.reason, d.maxLen
+	*pin = PacketIn{Worker: w.id, InPort: inPort, Reason: reason, Table: d.t, MaxLen: maxLen, Frame: d.data,
+		Metadata: d.meta, TunnelID: d.tun, Cookie: ^uint64(0)}
 	if r != nil {
 		pin.Cookie = r.Cookie
 		if reason == PacketInAction && r.Priority == 0 && r.Match.Mask == (rules.Key{}) {
@@ -503,10 +534,21 @@ func (w *Worker) controller(j int, a *rules.Action, r *rules.Rule, t uint8) {
 }
 
 // transmit counts frame j out of port index pi (-1: no such port) and
-// hands it to the port's device, if any.
+// hands it to the port's device, if any: at once or, while outputs are
+// deferred, when the vector's translations end (deferOut), as it is now.
 func (w *Worker) transmit(j, pi int) {
 	fs := &w.pkt[j]
 	fs.sent = true
+	if w.dfr {
+		w.dq = append(w.dq, deferred{data: w.snapshot(j), j: uint8(j), pi: int32(pi)})
+		return
+	}
+	w.send(pi, fs.data)
+}
+
+// send counts frame data out of port index pi (-1: no such port) and
+// hands it to the port's device, if any.
+func (w *Worker) send(pi int, data []byte) {
 	if pi < 0 {
 		w.stats.NoPort++
 		return
@@ -517,15 +559,16 @@ func (w *Worker) transmit(j, pi int) {
 	}
 	w.stats.Outputs++
 	w.portc[pi].TxPackets++
-	w.portc[pi].TxBytes += uint64(len(fs.data))
+	w.portc[pi].TxBytes += uint64(len(data))
 	if d := w.devs[pi]; d != nil {
-		d.Transmit(fs.data)
+		d.Transmit(data)
 	}
 }
 
 // writable makes frame j the worker's own copy, with room for a tag.
 func (w *Worker) writable(j int) []byte {
 	fs := &w.pkt[j]
+	fs.snap = snapNone // the caller writes to data
 	if !fs.owned {
 		buf := w.bufs[j][:0]
 		if cap(buf) < len(fs.data)+4 {
@@ -669,6 +712,9 @@ func (w *Worker) resubmit(j int, a *rules.Action, t uint8) {
 //   - A miss does nothing (no table-miss packet-in, no drop), and so does
 //     a table the switch lacks: Open vSwitch has 255 tables, empty ones
 //     miss.
+//   - The lookup counts in the table's counters (TableCount), a match
+//     or not, as Open vSwitch counts a resubmit's lookup in the table's
+//     (rule_dpif_lookup_from_table).
 //   - The entry's counters count the frame, and its actions act on the
 //     frame in place: the actions after the resubmit see their changes,
 //     its write-actions add to the frame's one action set, its exit ends
@@ -694,6 +740,7 @@ func (w *Worker) tableAction(j int, port uint32, tt, cur uint8) {
 	}
 	r, _ := pipe.Table(tt).LookupVersion(k, &w.stats.Lookup)
 	k[1] = in
+	w.countLookup(tt, r != nil)
 	if r == nil {
 		return
 	}
@@ -710,11 +757,11 @@ func (w *Worker) tableAction(j int, port uint32, tt, cur uint8) {
 	}
 }
 
-// xlateError ends frame j's translation at a resubmit limit. Open vSwitch
-// then drops the packet with everything its translation did, outputs and
-// packet-ins included. Here outputs and packet-ins go out as their actions
-// run, so those that ran before the limit was hit have gone: what does not
-// happen is everything after, the action set included.
+// xlateError ends frame j's translation at a resubmit limit. As Open
+// vSwitch does, the packet is dropped with everything its translation
+// did: the outputs and packet-ins of its actions so far, deferred since a
+// resubmit may be reached (deferOut), are not sent, and nothing after
+// runs, the action set included.
 func (w *Worker) xlateError(j int) {
 	fs := &w.pkt[j]
 	if !fs.xerr {

@@ -12,26 +12,43 @@ import (
 	"github.com/ofswitch/ofswitch/rules"
 )
 
-// TestResubmitLimitAfterOutput pins down the one way a resubmit differs
-// from Open vSwitch (see the package doc): in a loop whose entry outputs,
-// the outputs made before the depth limit was reached have gone (65 here:
-// the first entry and the 64 resubmits back to table 0), where Open
-// vSwitch drops them all with the failed translation. What comes after the
-// limit, the action set's output to 3 included, does not run.
+// TestResubmitLimitAfterOutput: in a loop whose entry outputs and sends
+// packet-ins, nothing goes out, as in Open vSwitch, which clears a failed
+// translation's datapath actions (nxCases "resubmit loop after output"
+// checks the same flows against ofproto/trace): neither the 65 outputs
+// to port 2 and packet-ins made before the depth limit was reached (the
+// first entry and the 64 resubmits back to table 0), nor what comes
+// after, the action set's output to 3. The next frame, which reaches no
+// limit, is sent.
 func TestResubmitLimitAfterOutput(t *testing.T) {
-	sw, ports := groupSwitch(t, 2, strings.Join([]string{
-		"in_port=1,ip,actions=output:2,resubmit(,1),write_actions(output:3)",
+	pipe := testPipeline(t, 2, rules.FilterBloomCuckoo, strings.Join([]string{
+		"in_port=1,ip,actions=output:2,controller,resubmit(,1),write_actions(output:3)",
 		"table=1,ip,actions=resubmit(,0)",
-	}, "\n"), nil)
-	vec := &Vector{N: 1}
+		"in_port=2,ip,actions=output:3,controller",
+	}, "\n"))
+	ports := map[uint32]*recPort{1: {}, 2: {}, 3: {}}
+	devs := map[uint32]Port{1: ports[1], 2: ports[2], 3: ports[3]}
+	pins := 0
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: devs, PacketIn: func(*PacketIn) { pins++ }})
+	vec := &Vector{N: 2}
 	vec.Frames[0], vec.Link[0], vec.InPort[0] = nxFrame(t, 64), layers.LinkTypeEthernet, 1
+	vec.Frames[1], vec.Link[1], vec.InPort[1] = nxFrame(t, 64), layers.LinkTypeEthernet, 2
 	sw.Worker(0).Process(vec)
 	c := sw.Stats()
-	if n := len(ports[2].frames); n != MaxResubmitDepth+1 {
-		t.Errorf("%d frames out of port 2, want %d", n, MaxResubmitDepth+1)
+	if n := len(ports[2].frames); n != 0 {
+		t.Errorf("%d frames out of port 2, want 0", n)
 	}
-	if n := len(ports[3].frames); n != 0 {
-		t.Errorf("%d frames out of port 3 (the action set), want 0", n)
+	if n := len(ports[3].frames); n != 1 {
+		t.Errorf("%d frames out of port 3, want 1 (the second frame's)", n)
+	}
+	if pins != 1 || c.PacketIns != 1 {
+		t.Errorf("%d packet-ins (%d counted), want 1 (the second frame's)", pins, c.PacketIns)
+	}
+	if c.Outputs != 1 || c.Drops != 1 {
+		t.Errorf("Outputs %d, Drops %d; want 1, 1", c.Outputs, c.Drops)
+	}
+	if ps := sw.PortStats()[1]; ps.TxPackets != 0 {
+		t.Errorf("port 2 counts %d packets out, want 0", ps.TxPackets)
 	}
 	// 64 resubmits to table 1 and 64 back found their entry.
 	if c.XlateErrors != 1 || c.Resubmits != 2*MaxResubmitDepth {
@@ -41,6 +58,59 @@ func TestResubmitLimitAfterOutput(t *testing.T) {
 	sw.Worker(0).publish()
 	if n := sw.LiveStats().XlateErrors; n != 1 {
 		t.Errorf("LiveStats().XlateErrors %d, want 1", n)
+	}
+}
+
+// TestDeferredOutputBytes: outputs deferred because the pipeline holds a
+// resubmit carry the frame as it was when each ran, through rewrites
+// before and after, inside a resubmit and in group buckets (which work
+// on copies), and a PACKET_OUT's too; without resubmits the same
+// outputs go out alike, sent at once.
+func TestDeferredOutputBytes(t *testing.T) {
+	dst := func(f []byte) byte { return f[5] }
+	for _, resub := range []bool{true, false} {
+		tbl := groups.New(nil)
+		setDst := func(b byte) rules.Action {
+			return rules.Action{Kind: rules.ActionSetField, Field: rules.FieldEthDst, Value: [2]uint64{0, 0x020000000000 | uint64(b)}}
+		}
+		addGroup(t, tbl, groups.TypeAll, 1, bucket(setDst(0x11), out(4)), bucket(out(4)))
+		second := "table=1,ip,actions=set_field:02:00:00:00:00:08->eth_dst,output:2"
+		call := "resubmit(,1)"
+		if !resub {
+			call = "goto_table:1"
+			second = "table=1,ip,actions=output:3,set_field:02:00:00:00:00:08->eth_dst,output:2"
+		}
+		sw, ports := groupSwitch(t, 2, strings.Join([]string{
+			"in_port=1,ip,actions=output:2,set_field:02:00:00:00:00:07->eth_dst,output:3,group:1,output:4," + call,
+			second,
+		}, "\n"), tbl)
+		if w := sw.Worker(0); w.mayResubmit() != resub {
+			t.Fatalf("resubmits %v: mayResubmit %v", resub, w.mayResubmit())
+		}
+		vec := &Vector{N: 1}
+		in := nxFrame(t, 64)
+		vec.Frames[0], vec.Link[0], vec.InPort[0] = in, layers.LinkTypeEthernet, 1
+		sw.Worker(0).Process(vec)
+		var got [][]byte
+		for _, p := range []uint32{2, 3, 4} {
+			for _, f := range ports[p].frames {
+				got = append(got, []byte{byte(p), dst(f)})
+			}
+		}
+		want := [][]byte{{2, dst(in)}, {2, 8}, {3, 7}, {4, 0x11}, {4, 7}, {4, 7}}
+		if !resub {
+			want = [][]byte{{2, dst(in)}, {2, 8}, {3, 7}, {3, 7}, {4, 0x11}, {4, 7}, {4, 7}}
+		}
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("resubmits %v: (port, last byte of eth_dst) sent %v, want %v", resub, got, want)
+		}
+		if resub {
+			for _, f := range ports[2].frames[:1] {
+				if !slices.Equal(f, in) {
+					t.Errorf("first output changed:\n% x\nwant\n% x", f, in)
+				}
+			}
+		}
 	}
 }
 
@@ -77,6 +147,17 @@ func TestResubmitGroupAndPacketOut(t *testing.T) {
 	}
 	if got := []int{len(ports[2].frames), len(ports[4].frames)}; !slices.Equal(got, []int{1, 2}) {
 		t.Errorf("PACKET_OUT resubmit(,1),output:2: frames out of ports 2, 4: %v, want [1 2]", got)
+	}
+	// A PACKET_OUT whose translation fails sends nothing, not even the
+	// output before the loop.
+	if err := sw.PacketOut(1, []rules.Action{out(2), resub(2)}, nxFrame(t, 64)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ports[2].frames); n != 1 {
+		t.Errorf("PACKET_OUT output:2,resubmit(,2) into a loop: %d frames out of port 2, want 1 (the one before)", n)
+	}
+	if c := sw.Stats(); c.XlateErrors != 2 {
+		t.Errorf("XlateErrors %d, want 2", c.XlateErrors)
 	}
 }
 
@@ -148,4 +229,33 @@ func FuzzResubmit(f *testing.F) {
 			t.Fatalf("%v: panics %d, translation errors %d, resubmits %d", flows, c.Panics, c.XlateErrors, c.Resubmits)
 		}
 	})
+}
+
+// TestGroupInResubmitInGroup: a group reached through a resubmit in
+// another group's bucket keeps its own copy of the frame: the outer
+// group's next bucket and the actions after it see the frame as the
+// outer group found it.
+func TestGroupInResubmitInGroup(t *testing.T) {
+	setDst := func(b byte) rules.Action {
+		return rules.Action{Kind: rules.ActionSetField, Field: rules.FieldEthDst, Value: [2]uint64{0, 0x020000000000 | uint64(b)}}
+	}
+	tbl := groups.New(nil)
+	addGroup(t, tbl, groups.TypeAll, 1, bucket(setDst(0x11), rules.Action{Kind: rules.ActionResubmit, Port: rules.PortInPort, Table: 1}), bucket(out(4)))
+	addGroup(t, tbl, groups.TypeAll, 2, bucket(setDst(0x22), out(3)))
+	sw, ports := groupSwitch(t, 2, strings.Join([]string{
+		"in_port=1,ip,actions=set_field:02:00:00:00:00:07->eth_dst,group:1,output:2",
+		"table=1,ip,actions=group:2",
+	}, "\n"), tbl)
+	vec := &Vector{N: 1}
+	vec.Frames[0], vec.Link[0], vec.InPort[0] = nxFrame(t, 64), layers.LinkTypeEthernet, 1
+	sw.Worker(0).Process(vec)
+	var got []byte
+	for _, p := range []uint32{2, 3, 4} {
+		for _, f := range ports[p].frames {
+			got = append(got, byte(p), f[5])
+		}
+	}
+	if want := []byte{2, 7, 3, 0x22, 4, 7}; !slices.Equal(got, want) {
+		t.Errorf("(port, last byte of eth_dst) sent: % x, want % x", got, want)
+	}
 }

@@ -284,7 +284,7 @@ type Counters struct {
 	Misses     uint64         // lookups that found no entry (dropped, OpenFlow 1.3 default)
 	MissTable0 uint64         // of which in table 0
 	Hits       uint64         // lookups that found an entry
-	Drops      uint64         // packets that left the pipeline with no output
+	Drops      uint64         // packets that left the pipeline with no output (or whose translation failed: XlateErrors)
 	Outputs    uint64         // frames output to a port (FLOOD and ALL count each copy)
 	NoPort     uint64         // outputs to a port number the switch does not have
 	PacketIns  uint64         // frames sent to the controller
@@ -299,7 +299,8 @@ type Counters struct {
 	Resubmits  uint64         // resubmit actions that found an entry and ran it (and goto_table inside them)
 	// XlateErrors counts the frames whose translation hit Open
 	// vSwitch's resubmit limits (MaxResubmitDepth, MaxResubmits): the
-	// translation stops there and the frame goes no further.
+	// translation stops there and the frame is dropped (counted in Drops
+	// too), its outputs and packet-ins before the limit included.
 	XlateErrors uint64
 }
 
@@ -361,34 +362,38 @@ type Worker struct {
 	portc  []portCounters // by port index; padded: see newWorker
 	tables []tableCount   // by table; padded, read while the worker runs (TableCount)
 
-	n       int                         // parsed frames of the current vector
-	idx     [VectorSize]uint8           // vector slot of each parsed frame
-	keys    [VectorSize]rules.Key       // key of each parsed frame (modified by actions)
-	batch   [VectorSize]rules.Key       // keys looked up in one table
-	bout    [VectorSize]*rules.Rule     // answers of one table
-	bidx    [VectorSize]uint8           // parsed-frame index of each batch entry
-	hits    [VectorSize]*rules.Rule     // table 0 answers, for Verdicts
-	next    [VectorSize]uint8           // table to look up next (0xff: done)
-	set     [VectorSize]actionSet       // write-actions
-	pkt     [VectorSize]frameState      // frame bytes and offsets
-	bufs    [VectorSize][]byte          // copy-on-write buffers
-	version uint64                      // version of the last table-0 lookup
-	vec     Vector                      // ReplayShard's vector
-	pin     PacketIn                    // handed to Config.PacketIn
-	rehdr   Headers                     // a frame re-parsed after an MPLS or PBB push or pop
-	obs     LookupObserver              // told of each table-0 lookup, or nil (SetLookupObserver)
-	obsc    rules.Counters              // counters of the observed lookup: a field, so that they do not escape per vector
-	now     uint32                      // seconds since the switch started, read once per vector by NORMAL
-	clock   bool                        // now is set for this vector
-	mnow    int64                       // the meter table's clock, read once per vector by the first meter
-	mclock  bool                        // mnow is set for this vector
-	mact    rules.Action                // a DSCP_REMARK band's rewrite, as a set_field
-	open    bool                        // fail-open, read once per vector
-	arena   []byte                      // live ports: the current vector's frames, copied out of the ring
-	pub     published                   // counters readable while the worker runs
-	devs    []Port                      // by port index: the switch's, or this worker's queue on it
-	queues  []txQueue                   // queues to flush after each vector
-	gsave   [groups.MaxDepth]savedFrame // frames as each level of group actions found them; see group.go
+	n       int                          // parsed frames of the current vector
+	idx     [VectorSize]uint8            // vector slot of each parsed frame
+	keys    [VectorSize]rules.Key        // key of each parsed frame (modified by actions)
+	batch   [VectorSize]rules.Key        // keys looked up in one table
+	bout    [VectorSize]*rules.Rule      // answers of one table
+	bidx    [VectorSize]uint8            // parsed-frame index of each batch entry
+	hits    [VectorSize]*rules.Rule      // table 0 answers, for Verdicts
+	next    [VectorSize]uint8            // table to look up next (0xff: done)
+	set     [VectorSize]actionSet        // write-actions
+	pkt     [VectorSize]frameState       // frame bytes and offsets
+	bufs    [VectorSize][]byte           // copy-on-write buffers
+	version uint64                       // version of the last table-0 lookup
+	vec     Vector                       // ReplayShard's vector
+	pin     PacketIn                     // handed to Config.PacketIn
+	rehdr   Headers                      // a frame re-parsed after an MPLS or PBB push or pop
+	obs     LookupObserver               // told of each table-0 lookup, or nil (SetLookupObserver)
+	obsc    rules.Counters               // counters of the observed lookup: a field, so that they do not escape per vector
+	now     uint32                       // seconds since the switch started, read once per vector by NORMAL
+	clock   bool                         // now is set for this vector
+	mnow    int64                        // the meter table's clock, read once per vector by the first meter
+	mclock  bool                         // mnow is set for this vector
+	mact    rules.Action                 // a DSCP_REMARK band's rewrite, as a set_field
+	open    bool                         // fail-open, read once per vector
+	arena   []byte                       // live ports: the current vector's frames, copied out of the ring
+	pub     published                    // counters readable while the worker runs
+	devs    []Port                       // by port index: the switch's, or this worker's queue on it
+	queues  []txQueue                    // queues to flush after each vector
+	gsave   [MaxResubmitDepth]savedFrame // frames as the group actions at each translation depth found them; see group.go
+	skips   uint64                       // frames stopped at a resubmit limit before a table's lookup (instrRun)
+	dfr     bool                         // outputs and packet-ins are deferred (deferOut)
+	dq      []deferred                   // the deferred ones, in the order their actions ran
+	darena  []byte                       // frames' bytes as deferred outputs found them (frameState.snap)
 }
 
 func newWorker(s *Switch, id int) *Worker {

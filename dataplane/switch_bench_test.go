@@ -256,6 +256,33 @@ func BenchmarkSwitchExact(b *testing.B) {
 	}
 }
 
+// BenchmarkSwitchDeferred is BenchmarkSwitchExact (filter=bcf) with one
+// more entry, which no frame of the mix matches, holding a resubmit (its
+// mask is a wildcard entry's: no more subtables to visit): the
+// switch then defers every output until the vector's translations end
+// (deferOut). Beside BenchmarkSwitchExact/filter=bcf it is the cost of
+// deferring for a pipeline that may resubmit.
+func BenchmarkSwitchDeferred(b *testing.B) {
+	c := benchMix(b, 1<<16)
+	pipe := exactTable(b, rules.FilterBloomCuckoo, c, 100_000)
+	ups, errs := ofctl.ParseFlows("resubmit", []byte("priority=30,tcp,tp_dst=9,actions=resubmit(,0)"), nil)
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	if res := pipe.ApplyBurst(ups, true); res.Errs[0] != nil {
+		b.Fatal(res.Errs[0])
+	}
+	for _, nw := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", nw), func(b *testing.B) {
+			sw := NewSwitch(pipe, &Config{Workers: nw, Ports: []uint32{1, 2}})
+			benchSwitch(b, sw, c)
+			if st := sw.Stats(); st.Resubmits != 0 {
+				b.Fatalf("%d resubmits: the entry should match no frame", st.Resubmits)
+			}
+		})
+	}
+}
+
 // BenchmarkSwitchClassBench replays 64K frames whose headers fall inside
 // rules of ClassBench acl1 10K (from ../shared/data/classbench) against
 // that rule set, per filter kind, on 1 and 2 workers.

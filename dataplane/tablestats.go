@@ -7,7 +7,7 @@ import "sync/atomic"
 // from the data plane.
 type TableCount struct {
 	// Lookups counts the frames looked up in the table, those that found
-	// no entry included.
+	// no entry included, and the lookups of resubmits to the table.
 	Lookups uint64
 	// Matched counts the lookups that found an entry. A table-miss entry
 	// (priority 0, matches everything) is an entry: a frame it catches is
@@ -43,6 +43,16 @@ func (w *Worker) countTable(t int, lookups, misses uint64) {
 	c := &w.tables[t]
 	c.lookups.Store(c.lookups.Load() + lookups)
 	c.matched.Store(c.matched.Load() + lookups - misses)
+}
+
+// countLookup adds one lookup in table t, a resubmit's, to the worker's
+// counters of that table, and a match if hit.
+func (w *Worker) countLookup(t uint8, hit bool) {
+	c := &w.tables[t]
+	c.lookups.Store(c.lookups.Load() + 1) // before matched: see TableCount.add
+	if hit {
+		c.matched.Store(c.matched.Load() + 1)
+	}
 }
 
 // TableCount returns the sum over the workers (and PacketOut's) of what

@@ -333,6 +333,9 @@ func FlowHash(k *rules.Key) uint64 {
 // from any goroutine; changes are applied one at a time.
 type Table struct {
 	snap atomic.Pointer[Snapshot]
+	// resubmit is set, for good, by the first add or modify whose buckets
+	// hold a resubmit action (see MayResubmit).
+	resubmit atomic.Bool
 	// mu makes the changes one at a time.
 	mu  sync.Mutex
 	now func() time.Time
@@ -385,6 +388,13 @@ func (t *Table) Next(s *Snapshot, m *Mod) (ns *Snapshot, deleted []uint32, err e
 			return s, nil, err
 		}
 		g.created = t.now()
+		for i := range m.Buckets {
+			for k := range m.Buckets[i].Actions {
+				if m.Buckets[i].Actions[k].Kind == rules.ActionResubmit {
+					t.resubmit.Store(true) // before the snapshot is published
+				}
+			}
+		}
 		if old := s.byID[g.ID]; old != nil {
 			g.created = old.created // a MODIFY keeps the duration (Open vSwitch does)
 		}
@@ -417,6 +427,11 @@ func (t *Table) Next(s *Snapshot, m *Mod) (ns *Snapshot, deleted []uint32, err e
 	}
 	return s, nil, Errf(CodeBadCommand, "unknown command")
 }
+
+// MayResubmit reports whether a group with a resubmit action in a bucket
+// may be in the table: a Next that made one has run. It stays true once
+// set (see rules.Pipeline.MayResubmit). Safe from any goroutine.
+func (t *Table) MayResubmit() bool { return t.resubmit.Load() }
 
 // Publish makes s, which Next made from the table as it is now (Load),
 // the table readers load. Its caller is the table's one writer: no Apply

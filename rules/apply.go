@@ -227,6 +227,9 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 				return nil, &Error{Type: ErrTypeBadAction, Code: BadActionBadOutPort, Field: "output",
 					Why: fmt.Sprintf("port %#x", a.Port)}
 			}
+			if a.Kind == ActionResubmit && !p.resubmit.Load() {
+				p.resubmit.Store(true) // before the publication: see MayResubmit
+			}
 		}
 	}
 	if !u.Ranges.IsZero() {

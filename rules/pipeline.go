@@ -111,6 +111,9 @@ type Pipeline struct {
 	rmu     sync.Mutex
 	// recycled counts the rules and nodes reclaimed for reuse.
 	recycled atomic.Uint64
+	// resubmit is set, for good, by the first update whose instructions
+	// hold a resubmit action (see MayResubmit).
+	resubmit atomic.Bool
 	_        [64]byte // keep the writer's fields off the readers' cache line
 
 	// writer only
@@ -216,6 +219,17 @@ func (p *Pipeline) NumTables() int { return len(p.tables) }
 
 // Version returns the published version.
 func (p *Pipeline) Version() uint64 { return p.version.Load() }
+
+// MayResubmit reports whether an entry with a resubmit action may be in
+// the pipeline: an add or modify that held one (in apply- or
+// write-actions) has been checked, before the burst that carried it was
+// published. It stays true once set, also after such entries are gone:
+// a data plane that reads it once a vector to decide whether a
+// translation may fail on a resubmit limit pays nothing for pipelines
+// that never had a resubmit, and counting live entries through every
+// path that adds, replaces, undoes or moves them is not worth it. Safe
+// from any goroutine.
+func (p *Pipeline) MayResubmit() bool { return p.resubmit.Load() }
 
 // Prefault makes, for every table that has had rules added, the memory
 // of the next Config.PrefaultRules rules, index nodes and entries that
