@@ -3,6 +3,7 @@ package controller
 import (
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"os/exec"
 	"slices"
@@ -19,10 +20,10 @@ import (
 // TestFlowMonitorRequestMoreAsOVS sends flow monitor requests in two
 // parts (OFPMPF_REQ_MORE on the first, ONF form at 1.3) to ofswitch and
 // to Open vSwitch: both add the monitors of both parts and answer once,
-// with the initial entries of both monitors' tables; a second monitor
-// with the first part's id fails the whole request with the same error;
-// an empty last part closes a sequence whose first part held the
-// monitors.
+// with the initial entries of both monitors' tables; an empty last part
+// closes a sequence whose first part held the monitors; a second monitor
+// with the first part's id fails the whole request (both answer an error;
+// ofswitch's is OFPMOFC_MONITOR_EXISTS).
 func TestFlowMonitorRequestMoreAsOVS(t *testing.T) {
 	ofctl, ovs, ours := startBoth(t)
 	addFlowsBoth(t, ofctl, ovs, ours, "OpenFlow13", []string{
@@ -65,8 +66,7 @@ func TestFlowMonitorRequestMoreAsOVS(t *testing.T) {
 				t.Fatal(err)
 			}
 			if openflow.Type(b[1]) == openflow.TypeError {
-				// Named as ovs-ofctl ofp-print names it: Open vSwitch
-				// answers this failure in an OpenFlow 1.0 error.
+				// Named as ovs-ofctl ofp-print names it.
 				out, err := exec.Command(ofctl, "ofp-print", hex.EncodeToString(b)).CombinedOutput()
 				if err != nil {
 					t.Fatalf("ofp-print %x: %v\n%s", b, err, out)
@@ -100,11 +100,31 @@ func TestFlowMonitorRequestMoreAsOVS(t *testing.T) {
 	}{
 		{"two parts", [][]byte{part(9, true, mon(1, 0)), part(9, false, mon(2, 1))},
 			answer{Entries: []string{"xid 9 table 0 priority 5", "xid 9 table 0 priority 6", "xid 9 table 1 priority 7"}}},
-		{"same id in both parts", [][]byte{part(10, true, mon(3, 2)), part(10, false, mon(3, 1))},
-			answer{Err: "OFPMOFC_MONITOR_EXISTS"}},
 		{"empty last part", [][]byte{part(11, true, mon(4, 2)), part(11, false)},
 			answer{Entries: []string{"xid 11 table 2 priority 8"}}},
+		// Last: Open vSwitch 3.1 answers this one with an OpenFlow 1.0
+		// error whose header is sometimes garbage (xid 0 or all ones,
+		// length 0xffff), made from the freed request, after which its
+		// stream cannot be read; only that it is an error is compared.
+		{"same id in both parts", [][]byte{part(10, true, mon(3, 2)), part(10, false, mon(3, 1))},
+			answer{Err: "OFPMOFC_MONITOR_EXISTS"}},
 	} {
+		if c.want.Err != "" {
+			for _, p := range c.parts {
+				if _, err := theirsC.Write(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			theirsC.SetReadDeadline(time.Now().Add(5 * time.Second))
+			var h [8]byte
+			if _, err := io.ReadFull(theirsC, h[:]); err != nil || openflow.Type(h[1]) != openflow.TypeError {
+				t.Errorf("%s: Open vSwitch answers %x, %v; want an OFPT_ERROR", c.name, h, err)
+			}
+			if got := ask(oursC, oursR, c.parts...); !cmp.Equal(c.want, got) {
+				t.Errorf("%s: ofswitch answers %+v, want %+v", c.name, got, c.want)
+			}
+			continue
+		}
 		theirs := ask(theirsC, theirsR, c.parts...)
 		got := ask(oursC, oursR, c.parts...)
 		if diff := cmp.Diff(theirs, got); diff != "" {
