@@ -174,7 +174,7 @@ func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) (
 // group and no output.
 func inActionSet(k rules.ActionKind) bool {
 	switch k {
-	case rules.ActionNote, rules.ActionExit, rules.ActionController:
+	case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionOutputReg:
 		return false
 	}
 	return true
@@ -206,8 +206,13 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 		case rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
 			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
 			out = append(out, tagActionToWire(&a))
-		case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionResubmit:
+		case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionResubmit,
+			rules.ActionMove, rules.ActionOutputReg:
 			out = append(out, nxActionToWire(&a))
+		case rules.ActionLoad:
+			if r := rules.SubfieldFor(a.Field, proto); r >= 0 {
+				out = loadsToWire(out, &a, r)
+			}
 		case rules.ActionSetNwTTL:
 			out = append(out, openflow.Action{Type: openflow.ActionSetNWTTL, TTL: a.TTL})
 		case rules.ActionSetField:

@@ -90,6 +90,56 @@ func checkAction(t *Match, a *Action) error {
 		t.Set(FieldPBBISID, 0, 0)
 		t.Set(FieldPBBUCA, 0, 0)
 		t.Set(FieldEthType, 0, 0)
+	case ActionLoad:
+		r := SubfieldFor(a.Field, 0)
+		if r < 0 || a.Field.Bits() > 64 {
+			return badAction(BadActionBadSetType, a.Field.String(), "load into a field that load does not write")
+		}
+		row := &SubfieldFields[r]
+		if !row.Writable {
+			return badAction(BadActionBadSetArg, row.Name, "destination field is not writable")
+		}
+		full := ^uint64(0) >> (64 - uint(row.Bits))
+		if a.Value[0] == 0 || a.Value[0]&^full != 0 || a.Value[1]&^a.Value[0] != 0 {
+			return badAction(BadActionBadSetArg, row.Name, fmt.Sprintf("value %#x under mask %#x does not fit the field's %d bits", a.Value[1], a.Value[0], row.Bits))
+		}
+		// The transport and ICMP fields: the match's protocol names
+		// the field, and must be one that has it.
+		p, pm := t.Get(FieldIPProto)
+		if pm != 0xff {
+			p = 0
+		}
+		s := Subfield{Field: a.Field, Bits: row.Bits, Row: uint8(SubfieldFor(a.Field, p))}
+		if err := checkSubfieldPrereqs(t, s); err != nil {
+			return err
+		}
+		t.setBits(a.Field, a.Value[1], a.Value[0])
+	case ActionMove, ActionOutputReg:
+		if a.Ext == nil {
+			return badAction(BadActionBadArgument, "", "move or output:field without its subfields")
+		}
+		if err := CheckSubfield(a.Ext.Src, false); err != nil {
+			return err
+		}
+		if err := checkSubfieldPrereqs(t, a.Ext.Src); err != nil {
+			return err
+		}
+		if a.Kind == ActionOutputReg {
+			break
+		}
+		d := a.Ext.Dst
+		if err := CheckSubfield(d, true); err != nil {
+			return err
+		}
+		if d.Bits != a.Ext.Src.Bits {
+			return badAction(BadActionBadSetLen, SubfieldFields[d.Row].Name, "source and destination differ in width")
+		}
+		if err := checkSubfieldPrereqs(t, d); err != nil {
+			return err
+		}
+		// What the destination's bits hold is no longer known.
+		v, mk := t.Get(d.Field)
+		t.Set(d.Field, v&^d.Mask(), mk&^d.Mask())
 	case ActionSetNwTTL, ActionDecNwTTL:
 		if !t.Exact(FieldEthType, EthTypeIPv4) && !t.Exact(FieldEthType, EthTypeIPv6) {
 			name := "set_nw_ttl"
