@@ -322,6 +322,9 @@ func setFieldsNamed(ins []openflow.Instruction, m *rules.Match) error {
 	for i := range ins {
 		for j := range ins[i].Actions {
 			a := &ins[i].Actions[j]
+			if err := loadNamed(a, proto, eth); err != nil {
+				return err
+			}
 			if a.Type != openflow.ActionSetField || a.Field.Class != openflow.OXMClassOpenFlow || int(a.Field.Field) >= len(fieldMap) {
 				continue
 			}
@@ -333,13 +336,39 @@ func setFieldsNamed(ins []openflow.Instruction, m *rules.Match) error {
 	return nil
 }
 
+// loadNamed checks that a load (NXAST_REG_LOAD or _LOAD2) into a field
+// that several protocols share names the field of the protocol the match
+// has: a load of NXM_OF_TCP_DST under ip_proto=17 is
+// OFPBAC_MATCH_INCONSISTENT in Open vSwitch, though the rules field
+// (FieldL4Dst) would take it.
+func loadNamed(a *openflow.Action, proto, eth uint64) error {
+	if a.Type != openflow.ActionExperimenter || a.Experimenter != openflow.NXExperimenter || len(a.Data) < 2 {
+		return nil
+	}
+	st := openflow.NXActionSubtype(uint16(a.Data[0])<<8 | uint16(a.Data[1]))
+	if st != openflow.NXRegLoad && st != openflow.NXRegLoad2 {
+		return nil
+	}
+	x, err := openflow.DecodeNXAction(a)
+	if err != nil {
+		return nil // refused where the actions are translated
+	}
+	r := rules.SubfieldByHeader(uint16(x.Dst.Class()), uint8(x.Dst.Field()))
+	if r >= 0 {
+		if p := rules.SubfieldFields[r].Proto; p != 0 && uint64(p) != proto {
+			return badAction(openflow.BadActionMatchInconsistent)
+		}
+	}
+	return nil
+}
+
 // matchDependent reports whether the translation ins of a FLOW_MOD's
 // instructions holds a set_field that setFieldsNamed must check against
 // each match.
 func matchDependent(ins []rules.Instruction) bool {
 	for i := range ins {
 		for _, a := range ins[i].Actions {
-			if a.Kind == rules.ActionSetField && sharedField(a.Field) {
+			if (a.Kind == rules.ActionSetField || a.Kind == rules.ActionLoad) && sharedField(a.Field) {
 				return true
 			}
 		}

@@ -43,7 +43,7 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 	case openflow.NXDecTTLCntIDs:
 		return rules.Action{Kind: rules.ActionDecNwTTL, Ext: &rules.ActionExt{IDs: x.IDs}}, nil
 	case openflow.NXRegLoad:
-		d, err := subfield(x.Dst, x.Ofs, x.NBits, true)
+		d, err := subfield(x.Dst, x.Ofs, x.NBits, true, badAction(openflow.BadActionBadSetType))
 		if err != nil {
 			return rules.Action{}, err
 		}
@@ -54,17 +54,21 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 	case openflow.NXRegLoad2:
 		return regLoad2(&x)
 	case openflow.NXRegMove:
-		src, err := subfield(x.Src, x.SrcOfs, x.NBits, false)
+		src, err := subfield(x.Src, x.SrcOfs, x.NBits, false, badMatch(openflow.BadMatchBadField))
 		if err != nil {
 			return rules.Action{}, err
 		}
-		dst, err := subfield(x.Dst, x.DstOfs, x.NBits, true)
+		dst, err := subfield(x.Dst, x.DstOfs, x.NBits, true, badMatch(openflow.BadMatchBadField))
 		if err != nil {
 			return rules.Action{}, err
 		}
 		return rules.Action{Kind: rules.ActionMove, Ext: &rules.ActionExt{Src: src, Dst: dst}}, nil
 	case openflow.NXOutputReg, openflow.NXOutputReg2:
-		src, err := subfield(x.Src, x.Ofs, x.NBits, false)
+		unknown := badAction(openflow.BadActionBadSetType)
+		if x.Subtype == openflow.NXOutputReg2 {
+			unknown = badMatch(openflow.BadMatchBadField)
+		}
+		src, err := subfield(x.Src, x.Ofs, x.NBits, false, unknown)
 		if err != nil {
 			return rules.Action{}, err
 		}
@@ -79,41 +83,43 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 
 // subfield is bits [ofs, ofs+n) of the field whose NXM or OXM header is
 // h, checked as Open vSwitch's mf_check_src and mf_check_dst (dst) check
-// it: a field load and move do not know is OFPBAC_BAD_SET_TYPE, bits
-// beyond it OFPBAC_BAD_SET_LEN, a destination not written
-// OFPBAC_BAD_SET_ARGUMENT. The header's hasmask and length are not
-// looked at, as Open vSwitch's lookup of it does not.
-func subfield(h openflow.OXMHeader, ofs, n uint16, dst bool) (rules.Subfield, error) {
+// it: a field load and move do not know is unknown (OFPBAC_BAD_SET_TYPE
+// for the header of a load or output_reg, which Open vSwitch reads with
+// mf_vl_mff_mf_from_nxm_header; OFPBMC_BAD_FIELD for those it pulls as
+// OXM headers: move's, output_reg2's), bits beyond it OFPBAC_BAD_SET_LEN,
+// a destination not written OFPBAC_BAD_SET_ARGUMENT. The header's
+// hasmask and length are not looked at, as Open vSwitch's lookup of it
+// does not.
+func subfield(h openflow.OXMHeader, ofs, n uint16, dst bool, unknown error) (rules.Subfield, error) {
 	r := rules.SubfieldByHeader(uint16(h.Class()), uint8(h.Field()))
 	if r < 0 {
-		return rules.Subfield{}, badAction(openflow.BadActionBadSetType)
+		return rules.Subfield{}, unknown
 	}
 	row := &rules.SubfieldFields[r]
 	if n == 0 || int(ofs)+int(n) > int(row.Bits) {
 		return rules.Subfield{}, badAction(openflow.BadActionBadSetLen)
 	}
-	s := rules.Subfield{Field: row.Field, Ofs: uint8(ofs), Bits: uint8(n), Row: uint8(r)}
-	if err := rules.CheckSubfield(s, dst); err != nil {
-		return rules.Subfield{}, err
+	if dst && !row.Writable {
+		return rules.Subfield{}, badAction(openflow.BadActionBadSetArgument)
 	}
-	return s, nil
+	return rules.Subfield{Field: row.Field, Ofs: uint8(ofs), Bits: uint8(n), Row: uint8(r)}, nil
 }
 
 // regLoad2 translates NXAST_REG_LOAD2, whose OXM entry sets its field
-// under its mask, with the checks of Open vSwitch's nx_pull_entry: a
-// payload not of the field's size is OFPBMC_BAD_LEN, value bits outside
-// the mask OFPBMC_BAD_WILDCARDS; a field not written is
-// OFPBAC_BAD_SET_ARGUMENT.
+// under its mask, with the checks of Open vSwitch's nx_pull_entry: an
+// unknown field is OFPBMC_BAD_FIELD, a length not of the field's size
+// OFPBAC_BAD_SET_LEN, value bits outside the mask OFPBMC_BAD_WILDCARDS; a
+// field not written is OFPBAC_BAD_SET_ARGUMENT.
 func regLoad2(x *openflow.NXAction) (rules.Action, error) {
 	r := rules.SubfieldByHeader(uint16(x.Dst.Class()), uint8(x.Dst.Field()))
 	if r < 0 {
-		return rules.Action{}, badAction(openflow.BadActionBadSetType)
+		return rules.Action{}, badMatch(openflow.BadMatchBadField)
 	}
 	row := &rules.SubfieldFields[r]
 	n := row.Len()
 	p := x.Payload
 	if x.Dst.HasMask() && len(p) != 2*n || !x.Dst.HasMask() && len(p) != n {
-		return rules.Action{}, badMatch(openflow.BadMatchBadLen)
+		return rules.Action{}, badAction(openflow.BadActionBadSetLen)
 	}
 	v, mk := beUint(p[:n]), ^uint64(0)>>(64-uint(row.Bits))
 	if x.Dst.HasMask() {

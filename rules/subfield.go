@@ -83,6 +83,7 @@ var SubfieldFields = []SubfieldField{
 	{Name: "OXM_OF_IP_DSCP", Alias: []string{"ip_dscp"}, Field: FieldIPDSCP, Bits: 6, Class: 0x8000, Num: 8, Writable: true},
 	{Name: "NXM_NX_IP_ECN", Alias: []string{"ip_ecn", "nw_ecn"}, Field: FieldIPECN, Bits: 2, Class: 1, Num: 28, Writable: true},
 	{Name: "NXM_NX_IP_TTL", Alias: []string{"nw_ttl"}, Field: FieldNwTTL, Bits: 8, Class: 1, Num: 29, Writable: true},
+	{Name: "NXM_NX_IP_FRAG", Alias: []string{"ip_frag", "nw_frag"}, Field: FieldIPFrag, Bits: 2, Bytes: 1, Class: 1, Num: 26},
 	{Name: "NXM_NX_IPV6_LABEL", Alias: []string{"ipv6_label"}, Field: FieldIPv6FLabel, Bits: 20, Bytes: 4, Class: 1, Num: 27, Writable: true},
 	{Name: "NXM_NX_PKT_MARK", Alias: []string{"pkt_mark"}, Field: FieldPktMark, Bits: 32, Class: 1, Num: 33, Writable: true},
 }

@@ -72,7 +72,7 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 			}
 			apply = append(apply, rules.Action{Kind: rules.ActionOutputReg, Ext: &rules.ActionExt{Src: src}})
 		case lname == "load":
-			act, err := p.load(arg, acol+len(name)+1)
+			act, err := p.load(arg, acol+len(name)+1, m)
 			if err != nil {
 				return nil, err
 			}
@@ -257,7 +257,7 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 		case lname == "ct" || lname == "ct_clear":
 			return nil, p.errAt(acol, "connection tracking (%s) is not supported", lname)
 		default:
-			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_dl_src, mod_dl_dst, mod_nw_src, mod_nw_dst, mod_nw_tos, mod_nw_ecn, mod_tp_src, mod_tp_dst, mod_vlan_vid, mod_vlan_pcp, strip_vlan, push_vlan, pop_vlan, dec_ttl, dec_ttl(ids), mod_nw_ttl, note, exit, controller(...), resubmit, set_tunnel, set_tunnel64, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
+			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_dl_src, mod_dl_dst, mod_nw_src, mod_nw_dst, mod_nw_tos, mod_nw_ecn, mod_tp_src, mod_tp_dst, mod_vlan_vid, mod_vlan_pcp, strip_vlan, push_vlan, pop_vlan, dec_ttl, dec_ttl(ids), mod_nw_ttl, note, exit, controller(...), resubmit, load, move, output:field[bits], set_tunnel, set_tunnel64, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
 		}
 	}
 	if meter != nil {

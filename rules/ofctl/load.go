@@ -52,8 +52,11 @@ func (p *flowParser) subfield(s string, col int) (rules.Subfield, error) {
 	return sf, nil
 }
 
-// load parses load:VALUE->DST, which ovs-ofctl sends as NXAST_REG_LOAD.
-func (p *flowParser) load(arg string, col int) (rules.Action, error) {
+// load parses load:VALUE->DST, which ovs-ofctl sends as NXAST_REG_LOAD,
+// in a flow whose match is m: a field of one protocol (tcp_dst) needs
+// that protocol in m, which the rules field (shared by TCP, UDP and
+// SCTP) does not tell afterwards.
+func (p *flowParser) load(arg string, col int, m *rules.Match) (rules.Action, error) {
 	vs, ds, ok := strings.Cut(arg, "->")
 	if !ok {
 		return rules.Action{}, p.errAt(col, "expected load:value->field[bits], found %q", arg)
@@ -71,6 +74,9 @@ func (p *flowParser) load(arg string, col int) (rules.Action, error) {
 	}
 	if err := rules.CheckSubfield(d, true); err != nil {
 		return rules.Action{}, p.errAt(col+len(vs)+2, "%v", err)
+	}
+	if pr := rules.SubfieldFields[d.Row].Proto; pr != 0 && m != nil && !m.Exact(rules.FieldIPProto, uint64(pr)) {
+		return rules.Action{}, p.errAt(col+len(vs)+2, "%s: the match needs ip_proto=%d (ovs-ofctl: actions are invalid with specified match)", ds, pr)
 	}
 	return rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), v << d.Ofs}}, nil
 }
