@@ -13,6 +13,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 // loadFlows use load, move and output:field on frames told apart by their
@@ -184,4 +185,32 @@ func frameFields(t *testing.T, frame []byte) map[string]string {
 		f["tp_src"], f["tp_dst"] = strconv.Itoa(int(l4.SrcPort)), strconv.Itoa(int(l4.DstPort))
 	}
 	return f
+}
+
+// TestLoadMoveNoAllocs: vectors of loadCases' frames through loadFlows
+// (loads into the key and into the frame, moves, output:field, goto)
+// allocate nothing.
+func TestLoadMoveNoAllocs(t *testing.T) {
+	pipe := testPipeline(t, 2, rules.FilterBloomCuckoo, loadFlows)
+	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}})
+	var frames [][]byte
+	for _, c := range loadCases(t) {
+		frames = append(frames, c.frame)
+	}
+	vec := &Vector{}
+	w := sw.Worker(0)
+	run := func() {
+		vec.N = VectorSize
+		for i := range VectorSize {
+			vec.Frames[i], vec.Link[i], vec.InPort[i] = frames[i%len(frames)], layers.LinkTypeEthernet, 1
+		}
+		w.Process(vec)
+	}
+	run()
+	if n := testing.AllocsPerRun(20, run); n != 0 {
+		t.Errorf("%v allocs per vector, want 0", n)
+	}
+	if st := sw.Stats(); st.Rewrites == 0 {
+		t.Errorf("no rewrites: %+v", st)
+	}
 }
