@@ -24,6 +24,9 @@ var niciraLoadFlows = []string{
 	"priority=1013,icmp,actions=load:8->icmp_type[],move:icmp_code[]->pkt_mark[0..7]",
 	"priority=1014,ip,actions=move:ip_src[]->ip_dst[],move:NXM_OF_IP_PROTO[]->pkt_mark[0..7],move:eth_type[]->tun_id[0..15]",
 	"priority=1015,actions=load:0xffffffffffffffff->tun_id[],load:0xffffffffffff->eth_src[]",
+	"priority=1016,ip,actions=set_field:10.0.0.5/255.255.255.0->ip_dst,set_field:10.0.0.5/0.0.0.255->ip_src,set_field:00:00:00:00:00:05/00:00:00:00:00:ff->eth_dst",
+	"priority=1017,tcp,actions=set_field:0x50/0xff->tcp_dst,set_field:5/0xf->metadata",
+	"priority=1018,ipv6,actions=set_field:0x123/0xfff->ipv6_label",
 	"table=1,priority=1,actions=load:0x3->pkt_mark[0..1],goto_table:2",
 }
 

@@ -375,7 +375,7 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 	}
 	a := rules.Action{Kind: rules.ActionSetField, Field: f}
 	if strings.Contains(vs, "/") {
-		if r := rules.SubfieldFor(f, 0); r >= 0 && f != rules.FieldTunFlags {
+		if r := rules.SubfieldFor(f, 0); r >= 0 && f != rules.FieldTunFlags && f != rules.FieldIPFrag {
 			return p.setFieldMasked(vs, col, r)
 		}
 	}

@@ -109,7 +109,19 @@ func (p *flowParser) move(arg string, col int) (rules.Action, error) {
 // the field's bits as a set_field, any other as loads.
 func (p *flowParser) setFieldMasked(vs string, col, r int) (rules.Action, error) {
 	row := &rules.SubfieldFields[r]
-	v, mk, err := p.numMask(vs, col, int(row.Bits), row.Alias[0]+" value")
+	if !row.Field.Maskable() {
+		return rules.Action{}, p.errAt(col, "%s: invalid mask for field %s", vs, row.Alias[0]) // ovs-ofctl's words
+	}
+	var v, mk uint64
+	var err error
+	switch row.Field {
+	case rules.FieldEthDst, rules.FieldEthSrc, rules.FieldARPSHA, rules.FieldARPTHA:
+		v, mk, err = p.macMask(vs, col)
+	case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
+		v, mk, err = p.ipv4(vs, col)
+	default:
+		v, mk, err = p.numMask(vs, col, int(row.Bits), row.Alias[0]+" value")
+	}
 	if err != nil {
 		return rules.Action{}, err
 	}

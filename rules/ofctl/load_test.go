@@ -17,6 +17,8 @@ func TestLoadMoveText(t *testing.T) {
 		{"actions=load:1->pkt_mark[3]", "load:0x1->NXM_NX_PKT_MARK[3]"},
 		{"actions=set_field:0x5/0xf0f->pkt_mark", "load:0x5->NXM_NX_PKT_MARK[0..3],load:0->NXM_NX_PKT_MARK[8..11]"},
 		{"actions=set_field:0x5/0xffffffff->pkt_mark", "set_field:0x5->pkt_mark"},
+		{"ip,actions=set_field:10.0.0.5/255.255.255.0->ip_dst", "load:0xa0000->NXM_OF_IP_DST[8..31]"},
+		{"actions=set_field:00:00:00:00:00:05/00:00:00:00:00:ff->eth_dst", "load:0x5->NXM_OF_ETH_DST[0..7]"},
 		{"udp,actions=load:53->udp_dst[],move:udp_src[]->pkt_mark[0..15]", "load:0x35->NXM_OF_UDP_DST[],move:NXM_OF_UDP_SRC[]->NXM_NX_PKT_MARK[0..15]"},
 		{"actions=move:in_port[]->pkt_mark[0..15],output:NXM_NX_PKT_MARK[0..15]", "move:NXM_OF_IN_PORT[]->NXM_NX_PKT_MARK[0..15],output:NXM_NX_PKT_MARK[0..15]"},
 	} {
@@ -37,6 +39,7 @@ func TestLoadMoveText(t *testing.T) {
 		{"ip,actions=load:1->ip_frag[]", "not writable"},
 		{"udp,actions=load:80->tcp_dst[]", "ip_proto=6"},
 		{"actions=load:1->no_such_field[]", "unknown field"},
+		{"ip,actions=set_field:5/0x7->nw_ttl", "invalid mask for field nw_ttl"},
 		{"actions=write_actions(output:pkt_mark[0..15])", "write_actions cannot hold"},
 	} {
 		_, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
