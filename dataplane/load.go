@@ -9,15 +9,14 @@ import "github.com/ofswitch/ofswitch/rules"
 func setOrMove(k rules.ActionKind) bool { return k == rules.ActionLoad || k == rules.ActionMove }
 
 // loadBits writes bits mk of field f of frame j with those of v. Pipeline
-// metadata (metadata, tunnel_id, pkt_mark, tun_flags) lives in the key
-// only; a field of the frame is read from the key, which the rewrites
-// before keep current, merged and written whole through setField, which
-// fixes the checksums.
+// metadata (rules.MetaField: metadata, tunnel_id, pkt_mark, registers)
+// lives in the key only; a field of the frame is read from the key, which
+// the rewrites before keep current, merged and written whole through
+// setField, which fixes the checksums.
 func (w *Worker) loadBits(j int, f rules.Field, mk, v uint64) {
 	k := &w.keys[j]
 	nv := k.Get(f)&^mk | v&mk
-	switch f {
-	case rules.FieldMetadata, rules.FieldTunnelID, rules.FieldPktMark, rules.FieldTunFlags:
+	if rules.MetaField(f) {
 		k.Set(f, nv)
 		w.stats.Rewrites++
 		return

@@ -46,6 +46,10 @@ type SubfieldField struct {
 	// payload where it is not the least that holds Bits
 	// (NXM_NX_IPV6_LABEL's 20 bits go in 4 bytes).
 	Bytes uint8
+	// Meta is true for pipeline metadata, which lives in the key only
+	// (metadata, tunnel_id, pkt_mark; registers): a load or move writes
+	// the key, not the frame.
+	Meta bool
 	// Port16 is in_port's 16-bit NXM form: its reserved ports at 0xff00
 	// and up (the 32-bit ones at 0xffffff00 and up).
 	Port16 bool
@@ -78,14 +82,14 @@ var SubfieldFields = []SubfieldField{
 	{Name: "NXM_OF_ARP_TPA", Alias: []string{"arp_tpa"}, Field: FieldARPTPA, Bits: 32, Class: 0, Num: 17, Writable: true},
 	{Name: "NXM_NX_ARP_SHA", Alias: []string{"arp_sha"}, Field: FieldARPSHA, Bits: 48, Class: 1, Num: 17, Writable: true},
 	{Name: "NXM_NX_ARP_THA", Alias: []string{"arp_tha"}, Field: FieldARPTHA, Bits: 48, Class: 1, Num: 18, Writable: true},
-	{Name: "NXM_NX_TUN_ID", Alias: []string{"tun_id", "tunnel_id"}, Field: FieldTunnelID, Bits: 64, Class: 1, Num: 16, Writable: true},
-	{Name: "OXM_OF_METADATA", Alias: []string{"metadata"}, Field: FieldMetadata, Bits: 64, Class: 0x8000, Num: 2, Writable: true},
+	{Name: "NXM_NX_TUN_ID", Alias: []string{"tun_id", "tunnel_id"}, Field: FieldTunnelID, Bits: 64, Class: 1, Num: 16, Writable: true, Meta: true},
+	{Name: "OXM_OF_METADATA", Alias: []string{"metadata"}, Field: FieldMetadata, Bits: 64, Class: 0x8000, Num: 2, Writable: true, Meta: true},
 	{Name: "OXM_OF_IP_DSCP", Alias: []string{"ip_dscp"}, Field: FieldIPDSCP, Bits: 6, Class: 0x8000, Num: 8, Writable: true},
 	{Name: "NXM_NX_IP_ECN", Alias: []string{"ip_ecn", "nw_ecn"}, Field: FieldIPECN, Bits: 2, Class: 1, Num: 28, Writable: true},
 	{Name: "NXM_NX_IP_TTL", Alias: []string{"nw_ttl"}, Field: FieldNwTTL, Bits: 8, Class: 1, Num: 29, Writable: true},
 	{Name: "NXM_NX_IP_FRAG", Alias: []string{"ip_frag", "nw_frag"}, Field: FieldIPFrag, Bits: 2, Bytes: 1, Class: 1, Num: 26},
 	{Name: "NXM_NX_IPV6_LABEL", Alias: []string{"ipv6_label"}, Field: FieldIPv6FLabel, Bits: 20, Bytes: 4, Class: 1, Num: 27, Writable: true},
-	{Name: "NXM_NX_PKT_MARK", Alias: []string{"pkt_mark"}, Field: FieldPktMark, Bits: 32, Class: 1, Num: 33, Writable: true},
+	{Name: "NXM_NX_PKT_MARK", Alias: []string{"pkt_mark"}, Field: FieldPktMark, Bits: 32, Class: 1, Num: 33, Writable: true, Meta: true},
 }
 
 // Len returns the length of the field's NXM or OXM payload.
@@ -95,6 +99,20 @@ func (r *SubfieldField) Len() int {
 	}
 	return (int(r.Bits) + 7) / 8
 }
+
+// metaFields marks the fields of the rows of SubfieldFields with Meta.
+var metaFields = func() (m [NumFields]bool) {
+	for i := range SubfieldFields {
+		if r := &SubfieldFields[i]; r.Meta {
+			m[r.Field] = true
+		}
+	}
+	return m
+}()
+
+// MetaField reports whether f is pipeline metadata that a load writes in
+// the key only (a row of SubfieldFields with Meta).
+func MetaField(f Field) bool { return int(f) < NumFields && metaFields[f] }
 
 // SubfieldByName returns the row of SubfieldFields named name (an NXM or
 // OXM name, or one of its aliases), -1 if none.
