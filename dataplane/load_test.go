@@ -28,6 +28,7 @@ table=0,priority=60,udp,tp_dst=33333,actions=load:0x2->pkt_mark[0..15],load:0xab
 table=0,priority=60,udp,tp_dst=33334,actions=set_field:0x3/0x3->pkt_mark,move:NXM_NX_PKT_MARK[0..1]->NXM_OF_IP_SRC[8..9],goto_table:1
 table=0,priority=60,tcp,tp_dst=24,actions=load:0x99->eth_src[0..7],move:eth_src[0..7]->ip_dst[0..7],move:ip_dst[24..31]->tcp_dst[0..7],output:2
 table=0,priority=60,tcp,tp_dst=25,actions=load:0xffff->pkt_mark[0..15],output:pkt_mark[0..15],load:0x1234->pkt_mark[0..15],output:pkt_mark[0..15],load:0x3->pkt_mark[8..15],output:pkt_mark[8..15]
+table=0,priority=60,tcp,tp_dst=26,actions=write_actions(load:0x0102->eth_dst[0..15],move:eth_dst[0..7]->ip_dst[0..7],move:tcp_src[]->tcp_dst[],set_field:7->tcp_src,output:2)
 table=0,priority=60,udp,tp_dst=33335,actions=load:0x1234->metadata[16..31],load:0x5->tun_id[60..63],goto_table:1
 table=1,priority=10,pkt_mark=3,actions=output:NXM_NX_PKT_MARK[0..7]
 table=1,priority=10,metadata=0x12340000/0xffff0000,tun_id=0x5000000000000000,actions=output:3
@@ -79,6 +80,11 @@ func loadCases(t *testing.T) []loadCase {
 			e.SrcMAC = net.HardwareAddr{2, 0, 0, 0, 0, 0x99}
 			ip.DstIP = net.IP{192, 168, 7, 0x99}
 			l4.DstPort = 24&0xff00 | 192
+		})},
+		{"loads, moves and set_field in the action set run in order", tcpFrame(26, nil), []uint32{2}, tcpFrame(26, func(e *layers.Ethernet, ip *layers.IPv4, l4 *layers.TCP) {
+			e.DstMAC = net.HardwareAddr{2, 0, 0, 0, 1, 2}
+			ip.DstIP = net.IP{192, 168, 7, 2}
+			l4.SrcPort, l4.DstPort = 7, 4321
 		})},
 		// 0xffff is OFPP_NONE (nothing), 0x1234 a port the switch
 		// lacks, 3 port 3.
