@@ -1,6 +1,16 @@
 package controller
 
-import "testing"
+import (
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/openflow"
+)
 
 // niciraLoadFlows use load, move, output:field and set_field of part of a
 // field as flow files write them: ovs-ofctl sends load and a partial
@@ -39,5 +49,43 @@ func TestOvsOfctlNiciraLoadMove(t *testing.T) {
 		t.Run(ver, func(t *testing.T) {
 			addFlowsBoth(t, ofctl, ovs, ours, ver, niciraLoadFlows)
 		})
+	}
+}
+
+// TestNXLoad2OutputReg2AsOVS sends NXAST_REG_LOAD2 and NXAST_OUTPUT_REG2,
+// which ovs-ofctl does not send for these fields, as a controller may,
+// to ofswitch and to Open vSwitch: both take them, and dump-flows prints
+// the same (set_field:V/M->F for a load2, the field's own value format).
+func TestNXLoad2OutputReg2AsOVS(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	addFlowsBoth(t, ofctl, ovs, ours, "OpenFlow13", []string{"priority=1,actions=drop"})
+	oc, or := dialOF13(t, func() (net.Conn, error) { return net.Dial("tcp", strings.TrimPrefix(ours, "tcp:")) })
+	tc, tr := dialOF13(t, func() (net.Conn, error) { return ovs.Dial(fmt.Sprintf("127.0.0.1:%d", ovstest.Port)) })
+	load2 := func(hdr uint32, payload ...byte) openflow.Action {
+		x := openflow.NXAction{Subtype: openflow.NXRegLoad2, Dst: openflow.OXMHeader(hdr), Payload: payload}
+		return x.Action()
+	}
+	rf := refusal{name: "load2 and output_reg2", match: []openflow.OXM{mIPv4}, acts: []openflow.Action{
+		load2(0x0000030c, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0xff),
+		load2(0x00001108, 10, 0, 0, 0, 255, 255, 255, 0),
+		load2(0x00001108, 0, 0, 0, 5, 0, 0, 0, 255),
+		load2(0x00014308, 0, 0, 0, 5, 0, 0, 0, 0xff),
+		load2(0x00014204, 0, 0, 0, 5),
+		nx(0, 32, 0x01, 0xcf, 0, 0, 0, 1, 0x42, 4, 0, 0, 0, 0, 0, 0),
+	}}
+	for i, c := range []struct {
+		c net.Conn
+		r *openflow.Reader
+	}{{oc, or}, {tc, tr}} {
+		if got := flowModAnswer(t, c.c, c.r, uint32(10+i), &rf); got != "" {
+			t.Fatalf("switch %d answers %s", i, got)
+		}
+	}
+	got, want := dumpBoth(t, ofctl, ovs, ours, "OpenFlow13")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("dump-flows (-Open vSwitch +ofswitch):\n%s", diff)
+	}
+	if len(got) != 2 || !strings.Contains(got[0]+got[1], "set_field:10.0.0.0/24->ip_dst") || !strings.Contains(got[0]+got[1], "output:NXM_NX_PKT_MARK[7..22]") {
+		t.Fatalf("dump-flows:\n%s", strings.Join(got, "\n"))
 	}
 }

@@ -159,8 +159,17 @@ func (nm fieldNamer) formatLoad(a *rules.Action) string {
 	}
 	row := &rules.SubfieldFields[r]
 	if a.Reason == 1 {
-		full := ^uint64(0) >> (64 - uint(row.Bits))
-		return "set_field:" + hexMasked(a.Value[1], a.Value[0], full) + "->" + nm.name(a.Field)
+		// mf_format: addresses as addresses, the rest in hex.
+		var v string
+		switch a.Field {
+		case rules.FieldEthDst, rules.FieldEthSrc, rules.FieldARPSHA, rules.FieldARPTHA:
+			v = macMasked(a.Value[1], a.Value[0])
+		case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
+			v = ipv4Masked(a.Value[1], a.Value[0])
+		default:
+			v = hexMasked(a.Value[1], a.Value[0], ^uint64(0)>>(64-uint(row.Bits)))
+		}
+		return "set_field:" + v + "->" + nm.name(a.Field)
 	}
 	var parts []string
 	for _, seg := range rules.LoadSegments(a.Value[0], row.Bits) {
