@@ -37,6 +37,8 @@ var niciraLoadFlows = []string{
 	"priority=1016,ip,actions=set_field:10.0.0.5/255.255.255.0->ip_dst,set_field:10.0.0.5/0.0.0.255->ip_src,set_field:00:00:00:00:00:05/00:00:00:00:00:ff->eth_dst",
 	"priority=1017,tcp,actions=set_field:0x50/0xff->tcp_dst,set_field:5/0xf->metadata",
 	"priority=1018,ipv6,actions=set_field:0x123/0xfff->ipv6_label",
+	"priority=1019,dl_vlan=5,actions=load:3->vlan_vid[0..3],load:1->OXM_OF_VLAN_VID[],load:2->vlan_pcp[],move:vlan_vid[0..2]->vlan_pcp[]",
+	"priority=1020,dl_vlan=5,actions=move:vlan_vid[]->pkt_mark[0..11],output:vlan_vid[]",
 	"table=1,priority=1,actions=load:0x3->pkt_mark[0..1],goto_table:2",
 }
 

@@ -29,6 +29,7 @@ table=0,priority=60,udp,tp_dst=33334,actions=set_field:0x3/0x3->pkt_mark,move:NX
 table=0,priority=60,tcp,tp_dst=24,actions=load:0x99->eth_src[0..7],move:eth_src[0..7]->ip_dst[0..7],move:ip_dst[24..31]->tcp_dst[0..7],output:2
 table=0,priority=60,tcp,tp_dst=25,actions=load:0xffff->pkt_mark[0..15],output:pkt_mark[0..15],load:0x1234->pkt_mark[0..15],output:pkt_mark[0..15],load:0x3->pkt_mark[8..15],output:pkt_mark[8..15]
 table=0,priority=60,tcp,tp_dst=26,actions=write_actions(load:0x0102->eth_dst[0..15],move:eth_dst[0..7]->ip_dst[0..7],move:tcp_src[]->tcp_dst[],set_field:7->tcp_src,output:2)
+table=0,priority=70,dl_vlan=7,actions=load:3->vlan_vid[0..3],load:2->vlan_pcp[],move:vlan_vid[0..2]->pkt_mark[0..2],output:pkt_mark[0..2]
 table=0,priority=60,udp,tp_dst=33335,actions=load:0x1234->metadata[16..31],load:0x5->tun_id[60..63],goto_table:1
 table=1,priority=10,pkt_mark=3,actions=output:NXM_NX_PKT_MARK[0..7]
 table=1,priority=10,metadata=0x12340000/0xffff0000,tun_id=0x5000000000000000,actions=output:3
@@ -86,6 +87,7 @@ func loadCases(t *testing.T) []loadCase {
 			ip.DstIP = net.IP{192, 168, 7, 2}
 			l4.SrcPort, l4.DstPort = 7, 4321
 		})},
+		{"load into vlan_vid's low bits and vlan_pcp, output to the port in the new id", vlanFrame(t, 7, 5), []uint32{3}, vlanFrame(t, 3, 2)},
 		// 0xffff is OFPP_NONE (nothing), 0x1234 a port the switch
 		// lacks, 3 port 3.
 		{"output:field to none, to a missing port, to port 3", tcpFrame(25, nil), []uint32{3}, nil},
@@ -175,12 +177,21 @@ func TestLoadMoveAgainstOVS(t *testing.T) {
 	}
 }
 
+// vlanFrame is a TCP frame with an 802.1Q tag of id vid and priority pcp.
+func vlanFrame(t *testing.T, vid uint16, pcp uint8) []byte {
+	return build(t, eth(layers.EthernetTypeDot1Q), &layers.Dot1Q{VLANIdentifier: vid, Priority: pcp, Type: layers.EthernetTypeIPv4},
+		ipv4(layers.IPProtocolTCP), tcp(), payload)
+}
+
 // frameFields returns the addresses and transport ports of frame as
 // ofproto/trace prints them in a flow.
 func frameFields(t *testing.T, frame []byte) map[string]string {
 	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default)
 	e := pkt.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
 	f := map[string]string{"dl_src": e.SrcMAC.String(), "dl_dst": e.DstMAC.String()}
+	if q, ok := pkt.Layer(layers.LayerTypeDot1Q).(*layers.Dot1Q); ok {
+		f["dl_vlan"], f["dl_vlan_pcp"] = strconv.Itoa(int(q.VLANIdentifier)), strconv.Itoa(int(q.Priority))
+	}
 	if ip, ok := pkt.NetworkLayer().(*layers.IPv4); ok {
 		f["nw_src"], f["nw_dst"] = ip.SrcIP.String(), ip.DstIP.String()
 	}

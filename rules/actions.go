@@ -113,6 +113,9 @@ func checkAction(t *Match, a *Action) error {
 		if err := checkSubfieldPrereqs(t, s); err != nil {
 			return err
 		}
+		if v, mk := t.Get(FieldVLANVID); a.Field == FieldVLANVID && v&mk&VIDPresent == 0 {
+			return badAction(BadActionMatchInconsistent, row.Name, "needs a VLAN tag")
+		}
 		t.setBits(a.Field, a.Value[1], a.Value[0])
 	case ActionMove, ActionOutputReg:
 		if a.Ext == nil {

@@ -56,13 +56,18 @@ type SubfieldField struct {
 }
 
 // SubfieldFields lists the fields of SubfieldField. Registers go here as
-// rows when the Key holds them. IPv6 addresses (128 bits) and the fields
-// whose NXM form packs several of ours (NXM_OF_VLAN_TCI, NXM_OF_IP_TOS)
-// are not among them.
+// rows when the Key holds them (with Meta). IPv6 addresses (128 bits) and
+// the fields whose NXM form packs several of ours (NXM_OF_VLAN_TCI,
+// NXM_OF_IP_TOS) are not among them.
 var SubfieldFields = []SubfieldField{
 	{Name: "NXM_OF_IN_PORT", Alias: []string{"in_port"}, Field: FieldInPort, Bits: 16, Class: 0, Num: 0, Port16: true},
 	{Name: "NXM_OF_ETH_DST", Alias: []string{"eth_dst", "dl_dst"}, Field: FieldEthDst, Bits: 48, Class: 0, Num: 1, Writable: true},
 	{Name: "NXM_OF_ETH_SRC", Alias: []string{"eth_src", "dl_src"}, Field: FieldEthSrc, Bits: 48, Class: 0, Num: 2, Writable: true},
+	// vlan_vid is the VLAN id's 12 bits (OFPVID_PRESENT is not among
+	// them); a load of it needs a tagged frame, as Open vSwitch's
+	// set_field does.
+	{Name: "OXM_OF_VLAN_VID", Alias: []string{"vlan_vid"}, Field: FieldVLANVID, Bits: 12, Class: 0x8000, Num: 6, Writable: true},
+	{Name: "OXM_OF_VLAN_PCP", Alias: []string{"vlan_pcp"}, Field: FieldVLANPCP, Bits: 3, Class: 0x8000, Num: 7, Writable: true},
 	{Name: "NXM_OF_ETH_TYPE", Alias: []string{"eth_type", "dl_type"}, Field: FieldEthType, Bits: 16, Class: 0, Num: 3},
 	{Name: "NXM_OF_IP_PROTO", Alias: []string{"ip_proto", "nw_proto"}, Field: FieldIPProto, Bits: 8, Class: 0, Num: 6},
 	{Name: "NXM_OF_IP_SRC", Alias: []string{"ip_src", "nw_src"}, Field: FieldIPv4Src, Bits: 32, Class: 0, Num: 7, Writable: true},

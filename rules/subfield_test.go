@@ -44,8 +44,9 @@ func TestCheckLoadMove(t *testing.T) {
 	load := func(f rules.Field, mk, v uint64) rules.Action {
 		return rules.Action{Kind: rules.ActionLoad, Field: f, Value: [2]uint64{mk, v}}
 	}
-	var ip, none rules.Match
+	var ip, none, vlan rules.Match
 	ip.Set(rules.FieldEthType, rules.EthTypeIPv4, 0xffff)
+	vlan.Set(rules.FieldVLANVID, rules.VIDPresent|5, 0x1fff)
 	for _, c := range []struct {
 		name string
 		m    *rules.Match
@@ -63,6 +64,10 @@ func TestCheckLoadMove(t *testing.T) {
 		{"load ip_dst without ip", &none, load(rules.FieldIPv4Dst, 0xff, 1), rules.BadActionMatchInconsistent},
 		{"load in_port", &none, load(rules.FieldInPort, 0xff, 1), rules.BadActionBadSetArg},
 		{"load ipv6_src", &none, load(rules.FieldIPv6Src, 0xff, 1), rules.BadActionBadSetType},
+		{"load vlan_vid untagged", &none, load(rules.FieldVLANVID, 0xf, 3), rules.BadActionMatchInconsistent},
+		{"load vlan_pcp untagged", &none, load(rules.FieldVLANPCP, 0x7, 3), rules.BadActionMatchInconsistent},
+		{"load vlan_vid tagged", &vlan, load(rules.FieldVLANVID, 0xf, 3), -1},
+		{"move vlan_vid to vlan_pcp", &vlan, move(sub("vlan_vid", 0, 3), sub("vlan_pcp", 0, 3)), -1},
 	} {
 		err := rules.CheckActions(c.m, []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{c.a}}})
 		var re *rules.Error

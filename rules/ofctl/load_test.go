@@ -40,6 +40,7 @@ func TestLoadMoveText(t *testing.T) {
 		{"udp,actions=load:80->tcp_dst[]", "ip_proto=6"},
 		{"actions=load:1->no_such_field[]", "unknown field"},
 		{"ip,actions=set_field:5/0x7->nw_ttl", "invalid mask for field nw_ttl"},
+		{"actions=load:0x1234->vlan_vid[]", "does not fit into 12 bits"},
 		{"actions=write_actions(output:pkt_mark[0..15])", "write_actions cannot hold"},
 	} {
 		_, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
