@@ -108,7 +108,9 @@
 // 0xff00 up a reserved port, above 0xffff nothing. The action set keeps
 // every load and move written to it, in order, and runs them where it
 // runs set_field, as Open vSwitch keeps its set-or-move actions (a
-// set_field replaces the set_field of its field, as before).
+// set_field replaces the set_field of its field, as before). A move into
+// vlan_vid or vlan_pcp of an untagged frame does nothing (Open vSwitch
+// pushes a tag); a load into them needs a tag in the flow's match.
 //
 // resubmit(port,table) runs inline, where it is in its action list: the
 // vector pass goes through the tables in order and cannot go back to
