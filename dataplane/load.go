@@ -2,12 +2,6 @@ package dataplane
 
 import "github.com/ofswitch/ofswitch/rules"
 
-// setOrMove reports whether an action of kind k is a load or a move: the
-// action set keeps every one written, in order, and runs them in
-// set_field's place, as Open vSwitch's action set keeps its set-or-move
-// actions (ofpacts_execute_action_set).
-func setOrMove(k rules.ActionKind) bool { return k == rules.ActionLoad || k == rules.ActionMove }
-
 // loadBits writes bits mk of field f of frame j with those of v. Pipeline
 // metadata (rules.MetaField: metadata, tunnel_id, pkt_mark, registers)
 // lives in the key only; a field of the frame is read from the key, which

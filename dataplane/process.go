@@ -42,7 +42,7 @@ type actionSet struct {
 func (s *actionSet) write(a *rules.Action) {
 	for i := 0; i < s.n; i++ {
 		b := s.acts[i]
-		if b.Kind == a.Kind && (a.Kind != rules.ActionSetField || b.Field == a.Field) && !setOrMove(a.Kind) {
+		if b.Kind == a.Kind && (a.Kind != rules.ActionSetField || b.Field == a.Field) && !a.Kind.SetOrMove() {
 			s.acts[i] = a
 			return
 		}
@@ -318,7 +318,7 @@ func (w *Worker) runSet(j int, s *actionSet, r *rules.Rule, t uint8, depth int) 
 			continue
 		}
 		for i := 0; i < s.n && !fs.dropped && !fs.exit; i++ {
-			if a := s.acts[i]; a.Kind == kind || kind == rules.ActionSetField && setOrMove(a.Kind) {
+			if a := s.acts[i]; a.Kind == kind || kind == rules.ActionSetField && a.Kind.SetOrMove() {
 				grouped = grouped || kind == rules.ActionGroup
 				final = final || kind == rules.ActionGroup || kind == rules.ActionOutput
 				if kind == rules.ActionGroup {

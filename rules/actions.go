@@ -217,9 +217,15 @@ var ActionSetOrder = [...]ActionKind{ActionCopyTTLIn,
 	ActionSetMPLSTTL, ActionSetField, ActionSetNwTTL, ActionSetQueue, ActionGroup, ActionOutput,
 	ActionResubmit}
 
+// SetOrMove reports whether k is a load or a move: an action set keeps
+// every one written to it, in order, and runs them in set_field's place,
+// as Open vSwitch keeps its set-or-move actions (ofpacts_execute_action_set).
+func (k ActionKind) SetOrMove() bool { return k == ActionLoad || k == ActionMove }
+
 // ExecActionSet returns what an action set written with acts, in order,
 // executes, in the order it executes it: the last action of each kind
-// (of set_field, the last for each field, where the first one stood), in
+// (of set_field, the last for each field, where the first one stood;
+// every load and move, in set_field's place and in the order written), in
 // ActionSetOrder; a group takes precedence over an output, and either over
 // a resubmit (Open vSwitch's ofpacts_execute_action_set); kinds an action
 // set cannot hold (note, exit, controller) are left out. Group buckets run
@@ -230,7 +236,7 @@ func ExecActionSet(acts []Action) []Action {
 next:
 	for _, a := range acts {
 		for i := range kept {
-			if b := &kept[i]; b.Kind == a.Kind && (a.Kind != ActionSetField || b.Field == a.Field) {
+			if b := &kept[i]; b.Kind == a.Kind && (a.Kind != ActionSetField || b.Field == a.Field) && !a.Kind.SetOrMove() {
 				*b = a
 				continue next
 			}
@@ -244,7 +250,7 @@ next:
 			continue
 		}
 		for _, a := range kept {
-			if a.Kind == kind {
+			if a.Kind == kind || kind == ActionSetField && a.Kind.SetOrMove() {
 				grouped = grouped || kind == ActionGroup
 				final = final || kind == ActionGroup || kind == ActionOutput
 				out = append(out, a)
