@@ -98,6 +98,20 @@
 // worker's buffer: captures are never modified. Outputs go to a [Port] if
 // one is configured and are counted either way.
 //
+// load, move and output:field work on the frame's key: a load of pipeline
+// metadata (metadata, tunnel_id, pkt_mark, tun_flags) writes the key
+// only; a load of a field of the frame reads the field from the key
+// (current after every rewrite), merges the bits and writes the field
+// whole as set_field does, checksums fixed. move reads its source as
+// the actions before it left the frame. output:field outputs to the
+// port its bits hold as Open vSwitch does: a 16-bit port number, from
+// 0xff00 up a reserved port, above 0xffff nothing. The action set keeps
+// every load and move written to it, in order, and runs them where it
+// runs set_field, as Open vSwitch keeps its set-or-move actions (a
+// set_field replaces the set_field of its field, as before). A move into
+// vlan_vid or vlan_pcp of an untagged frame does nothing (Open vSwitch
+// pushes a tag); a load into them needs a tag in the flow's match.
+//
 // resubmit(port,table) runs inline, where it is in its action list: the
 // vector pass goes through the tables in order and cannot go back to
 // one, so the frame is looked up alone (Table.LookupVersion) in the

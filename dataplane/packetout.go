@@ -79,7 +79,8 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 		case rules.ActionSetField, rules.ActionPushVLAN, rules.ActionPopVLAN, rules.ActionDecNwTTL, rules.ActionSetNwTTL, rules.ActionSetQueue,
 			rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
 			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn,
-			rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionResubmit:
+			rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionResubmit,
+			rules.ActionLoad, rules.ActionMove, rules.ActionOutputReg:
 		default:
 			return &PacketOutError{Action: i, Err: ErrBadAction}
 		}

@@ -17,6 +17,9 @@ func TestPacketOut(t *testing.T) {
 	a, b := [6]byte{2, 0, 0, 0, 0, 0xa}, [6]byte{2, 0, 0, 0, 0, 0xb}
 	setDst := rules.Action{Kind: rules.ActionSetField, Field: rules.FieldEthDst}
 	setDst.Value[1] = 0x02000000ffff
+	mark := rules.SubfieldByName("pkt_mark")
+	loadMark := rules.Action{Kind: rules.ActionLoad, Field: rules.FieldPktMark, Value: [2]uint64{0xffff0000, 0x00030000}}
+	outMark := rules.Action{Kind: rules.ActionOutputReg, Ext: &rules.ActionExt{Src: rules.Subfield{Field: rules.FieldPktMark, Ofs: 16, Bits: 16, Row: uint8(mark)}}}
 	for _, tt := range []struct {
 		name    string
 		in      uint32
@@ -36,6 +39,7 @@ func TestPacketOut(t *testing.T) {
 		{name: "controller", in: 1, actions: []rules.Action{out(rules.PortController)}, want: []int64{0, 0, 0}, pins: 1},
 		{name: "normal floods unknown", in: 1, actions: []rules.Action{out(rules.PortNormal)}, want: []int64{0, 1, 1}},
 		{name: "set_field then output", in: 1, actions: []rules.Action{setDst, out(2)}, want: []int64{0, 1, 0}},
+		{name: "load then output:pkt_mark[16..31]", in: 1, actions: []rules.Action{loadMark, outMark}, want: []int64{0, 0, 1}},
 		{name: "no actions drops", in: 1, want: []int64{0, 0, 0}},
 		{name: "bad port", in: 1, actions: []rules.Action{out(2), out(7)}, want: []int64{0, 0, 0}, err: ErrBadOutPort},
 		{name: "group", in: 1, actions: []rules.Action{{Kind: rules.ActionGroup}}, want: []int64{0, 0, 0}, err: ErrBadAction},

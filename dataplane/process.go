@@ -50,7 +50,7 @@ type actionSet struct {
 func (s *actionSet) write(a *rules.Action) {
 	for i := 0; i < s.n; i++ {
 		b := s.acts[i]
-		if b.Kind == a.Kind && (a.Kind != rules.ActionSetField || b.Field == a.Field) {
+		if b.Kind == a.Kind && (a.Kind != rules.ActionSetField || b.Field == a.Field) && !a.Kind.SetOrMove() {
 			s.acts[i] = a
 			return
 		}
@@ -333,7 +333,7 @@ func (w *Worker) runSet(j int, s *actionSet, r *rules.Rule, t uint8, depth int) 
 			continue
 		}
 		for i := 0; i < s.n && !fs.dropped && !fs.exit; i++ {
-			if a := s.acts[i]; a.Kind == kind {
+			if a := s.acts[i]; a.Kind == kind || kind == rules.ActionSetField && a.Kind.SetOrMove() {
 				grouped = grouped || kind == rules.ActionGroup
 				final = final || kind == rules.ActionGroup || kind == rules.ActionOutput
 				if kind == rules.ActionGroup {
@@ -397,6 +397,12 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 	case rules.ActionResubmit:
 		w.resubmit(j, a, t)
 	case rules.ActionNote: // a comment for the controller
+	case rules.ActionLoad:
+		w.loadBits(j, a.Field, a.Value[0], a.Value[1])
+	case rules.ActionMove:
+		w.move(j, a.Ext)
+	case rules.ActionOutputReg:
+		w.outputReg(j, a, r, t)
 	default: // queues are not modelled
 		w.stats.Skipped++
 	}

@@ -121,8 +121,22 @@
 // (NXAST_DEC_TTL_CNT_IDS), set_tunnel and set_tunnel64 are taken, with
 // Open vSwitch's length checks and errors (openflow.DecodeNXAction);
 // set_tunnel and set_tunnel64 become set_field of tunnel_id, as Open
-// vSwitch sends them back over OpenFlow 1.2 and later. The others
-// (load, move, output:reg, learn, multipath, bundle,
+// vSwitch sends them back over OpenFlow 1.2 and later. load
+// (NXAST_REG_LOAD, NXAST_REG_LOAD2), move (NXAST_REG_MOVE) and
+// output:field (NXAST_OUTPUT_REG, NXAST_OUTPUT_REG2) are taken on the
+// fields of rules.SubfieldFields (not yet the IPv6 addresses, and
+// NXM_OF_VLAN_TCI and NXM_OF_IP_TOS, which pack several of the flow
+// tables' fields), checked as Open vSwitch checks them: bits beyond the
+// field OFPBAC_BAD_SET_LEN, a field not written OFPBAC_BAD_SET_ARGUMENT
+// (eth_type, ip_proto, ip_frag, and in_port, which Open vSwitch writes
+// and ofswitch does not), a load value beyond n_bits OFPBAC_BAD_ARGUMENT,
+// an unknown field OFPBAC_BAD_SET_TYPE in load and output_reg,
+// OFPBMC_BAD_FIELD in move and load2, prerequisites of both ends against
+// the match OFPBAC_MATCH_INCONSISTENT, output:field in write-actions
+// OFPBAC_BAD_TYPE. A load goes back as it came (one NXAST_REG_LOAD a
+// run of ones in its mask, or NXAST_REG_LOAD2), so dump-flows prints
+// load: where Open vSwitch does. The others
+// (learn, multipath, bundle,
 // controller2 with userdata, pause or meter_id...) are refused with
 // OFPBAC_BAD_EXPERIMENTER_TYPE, another experimenter with
 // OFPBAC_BAD_EXPERIMENTER, and note, exit and controller(...) in

@@ -174,7 +174,7 @@ func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) (
 // group and no output.
 func inActionSet(k rules.ActionKind) bool {
 	switch k {
-	case rules.ActionNote, rules.ActionExit, rules.ActionController:
+	case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionOutputReg:
 		return false
 	}
 	return true
@@ -206,8 +206,13 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 		case rules.ActionPushMPLS, rules.ActionPopMPLS, rules.ActionSetMPLSTTL, rules.ActionDecMPLSTTL,
 			rules.ActionPushPBB, rules.ActionPopPBB, rules.ActionCopyTTLOut, rules.ActionCopyTTLIn:
 			out = append(out, tagActionToWire(&a))
-		case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionResubmit:
+		case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionResubmit,
+			rules.ActionMove, rules.ActionOutputReg:
 			out = append(out, nxActionToWire(&a))
+		case rules.ActionLoad:
+			if r := rules.SubfieldFor(a.Field, proto); r >= 0 {
+				out = loadsToWire(out, &a, r)
+			}
 		case rules.ActionSetNwTTL:
 			out = append(out, openflow.Action{Type: openflow.ActionSetNWTTL, TTL: a.TTL})
 		case rules.ActionSetField:
@@ -317,6 +322,9 @@ func setFieldsNamed(ins []openflow.Instruction, m *rules.Match) error {
 	for i := range ins {
 		for j := range ins[i].Actions {
 			a := &ins[i].Actions[j]
+			if err := loadNamed(a, proto, eth); err != nil {
+				return err
+			}
 			if a.Type != openflow.ActionSetField || a.Field.Class != openflow.OXMClassOpenFlow || int(a.Field.Field) >= len(fieldMap) {
 				continue
 			}
@@ -328,13 +336,39 @@ func setFieldsNamed(ins []openflow.Instruction, m *rules.Match) error {
 	return nil
 }
 
+// loadNamed checks that a load (NXAST_REG_LOAD or _LOAD2) into a field
+// that several protocols share names the field of the protocol the match
+// has: a load of NXM_OF_TCP_DST under ip_proto=17 is
+// OFPBAC_MATCH_INCONSISTENT in Open vSwitch, though the rules field
+// (FieldL4Dst) would take it.
+func loadNamed(a *openflow.Action, proto, eth uint64) error {
+	if a.Type != openflow.ActionExperimenter || a.Experimenter != openflow.NXExperimenter || len(a.Data) < 2 {
+		return nil
+	}
+	st := openflow.NXActionSubtype(uint16(a.Data[0])<<8 | uint16(a.Data[1]))
+	if st != openflow.NXRegLoad && st != openflow.NXRegLoad2 {
+		return nil
+	}
+	x, err := openflow.DecodeNXAction(a)
+	if err != nil {
+		return nil // refused where the actions are translated
+	}
+	r := rules.SubfieldByHeader(uint16(x.Dst.Class()), uint8(x.Dst.Field()))
+	if r >= 0 {
+		if p := rules.SubfieldFields[r].Proto; p != 0 && uint64(p) != proto {
+			return badAction(openflow.BadActionMatchInconsistent)
+		}
+	}
+	return nil
+}
+
 // matchDependent reports whether the translation ins of a FLOW_MOD's
 // instructions holds a set_field that setFieldsNamed must check against
 // each match.
 func matchDependent(ins []rules.Instruction) bool {
 	for i := range ins {
 		for _, a := range ins[i].Actions {
-			if a.Kind == rules.ActionSetField && sharedField(a.Field) {
+			if (a.Kind == rules.ActionSetField || a.Kind == rules.ActionLoad) && sharedField(a.Field) {
 				return true
 			}
 		}

@@ -42,8 +42,132 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 		return rules.Action{Kind: rules.ActionController, MaxLen: x.MaxLen, Reason: x.Reason, CtlID: x.ControllerID}, nil
 	case openflow.NXDecTTLCntIDs:
 		return rules.Action{Kind: rules.ActionDecNwTTL, Ext: &rules.ActionExt{IDs: x.IDs}}, nil
+	case openflow.NXRegLoad:
+		d, err := subfield(x.Dst, x.Ofs, x.NBits, true, badAction(openflow.BadActionBadSetType))
+		if err != nil {
+			return rules.Action{}, err
+		}
+		if d.Bits < 64 && x.Value>>d.Bits != 0 {
+			return rules.Action{}, badAction(openflow.BadActionBadArgument)
+		}
+		return rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), x.Value << d.Ofs}}, nil
+	case openflow.NXRegLoad2:
+		return regLoad2(&x)
+	case openflow.NXRegMove:
+		src, err := subfield(x.Src, x.SrcOfs, x.NBits, false, badMatch(openflow.BadMatchBadField))
+		if err != nil {
+			return rules.Action{}, err
+		}
+		dst, err := subfield(x.Dst, x.DstOfs, x.NBits, true, badMatch(openflow.BadMatchBadField))
+		if err != nil {
+			return rules.Action{}, err
+		}
+		return rules.Action{Kind: rules.ActionMove, Ext: &rules.ActionExt{Src: src, Dst: dst}}, nil
+	case openflow.NXOutputReg, openflow.NXOutputReg2:
+		unknown := badAction(openflow.BadActionBadSetType)
+		if x.Subtype == openflow.NXOutputReg2 {
+			unknown = badMatch(openflow.BadMatchBadField)
+		}
+		src, err := subfield(x.Src, x.Ofs, x.NBits, false, unknown)
+		if err != nil {
+			return rules.Action{}, err
+		}
+		a := rules.Action{Kind: rules.ActionOutputReg, MaxLen: x.MaxLen, Ext: &rules.ActionExt{Src: src}}
+		if x.Subtype == openflow.NXOutputReg2 {
+			a.Reason = 1
+		}
+		return a, nil
 	}
 	return rules.Action{}, openflow.ErrNXBadSubtype
+}
+
+// subfield is bits [ofs, ofs+n) of the field whose NXM or OXM header is
+// h, checked as Open vSwitch's mf_check_src and mf_check_dst (dst) check
+// it: a field load and move do not know is unknown (OFPBAC_BAD_SET_TYPE
+// for the header of a load or output_reg, which Open vSwitch reads with
+// mf_vl_mff_mf_from_nxm_header; OFPBMC_BAD_FIELD for those it pulls as
+// OXM headers: move's, output_reg2's), bits beyond it OFPBAC_BAD_SET_LEN,
+// a destination not written OFPBAC_BAD_SET_ARGUMENT. The header's
+// hasmask and length are not looked at, as Open vSwitch's lookup of it
+// does not.
+func subfield(h openflow.OXMHeader, ofs, n uint16, dst bool, unknown error) (rules.Subfield, error) {
+	r := rules.SubfieldByHeader(uint16(h.Class()), uint8(h.Field()))
+	if r < 0 {
+		return rules.Subfield{}, unknown
+	}
+	row := &rules.SubfieldFields[r]
+	if n == 0 || int(ofs)+int(n) > int(row.Bits) {
+		return rules.Subfield{}, badAction(openflow.BadActionBadSetLen)
+	}
+	if dst && !row.Writable {
+		return rules.Subfield{}, badAction(openflow.BadActionBadSetArgument)
+	}
+	return rules.Subfield{Field: row.Field, Ofs: uint8(ofs), Bits: uint8(n), Row: uint8(r)}, nil
+}
+
+// regLoad2 translates NXAST_REG_LOAD2, whose OXM entry sets its field
+// under its mask, with the checks of Open vSwitch's nx_pull_entry: an
+// unknown field is OFPBMC_BAD_FIELD, a length not of the field's size
+// OFPBAC_BAD_SET_LEN, value bits outside the mask OFPBMC_BAD_WILDCARDS; a
+// field not written is OFPBAC_BAD_SET_ARGUMENT.
+func regLoad2(x *openflow.NXAction) (rules.Action, error) {
+	r := rules.SubfieldByHeader(uint16(x.Dst.Class()), uint8(x.Dst.Field()))
+	if r < 0 {
+		return rules.Action{}, badMatch(openflow.BadMatchBadField)
+	}
+	row := &rules.SubfieldFields[r]
+	n := row.Len()
+	p := x.Payload
+	if x.Dst.HasMask() && len(p) != 2*n || !x.Dst.HasMask() && len(p) != n {
+		return rules.Action{}, badAction(openflow.BadActionBadSetLen)
+	}
+	v, mk := beUint(p[:n]), ^uint64(0)>>(64-uint(row.Bits))
+	if x.Dst.HasMask() {
+		mk = beUint(p[n:])
+	}
+	if v&^mk != 0 {
+		return rules.Action{}, badMatch(openflow.BadMatchBadWildcards)
+	}
+	if !row.Writable {
+		return rules.Action{}, badAction(openflow.BadActionBadSetArgument)
+	}
+	return rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk, v}, Reason: 1}, nil
+}
+
+// subfieldHeader is the NXM or OXM header of the field of row r of
+// rules.SubfieldFields, unmasked.
+func subfieldHeader(r int) openflow.OXMHeader {
+	row := &rules.SubfieldFields[r]
+	return openflow.OXMHeader(uint32(row.Class)<<16 | uint32(row.Num)<<9 | uint32(row.Len()))
+}
+
+// loadsToWire appends the wire form of load a, whose field is that of row
+// r, as Open vSwitch encodes a set_field that came as a load
+// (set_field_to_nxast): NXAST_REG_LOAD2 with the value and mask if it
+// came so, else one NXAST_REG_LOAD for each run of ones in the mask.
+func loadsToWire(out []openflow.Action, a *rules.Action, r int) []openflow.Action {
+	h := subfieldHeader(r)
+	row := &rules.SubfieldFields[r]
+	if a.Reason == 1 {
+		n := row.Len()
+		var b [16]byte
+		putValue(b[:n], 0, a.Value[1])
+		pay := b[:n]
+		full := ^uint64(0) >> (64 - uint(row.Bits))
+		if a.Value[0] != full {
+			putValue(b[n:2*n], 0, a.Value[0])
+			pay = b[:2*n]
+			h = h&^0xff | openflow.OXMHeader(2*n) | 1<<8
+		}
+		x := openflow.NXAction{Subtype: openflow.NXRegLoad2, Dst: h, Payload: pay}
+		return append(out, x.Action())
+	}
+	for _, seg := range rules.LoadSegments(a.Value[0], row.Bits) {
+		x := openflow.NXAction{Subtype: openflow.NXRegLoad, Dst: h, Ofs: uint16(seg.Ofs), NBits: uint16(seg.Bits),
+			Value: a.Value[1] >> seg.Ofs & (^uint64(0) >> (64 - uint(seg.Bits)))}
+		out = append(out, x.Action())
+	}
+	return out
 }
 
 // nxActionToWire encodes a Nicira extension action of the rules: as it
@@ -71,6 +195,17 @@ func nxActionToWire(a *rules.Action) openflow.Action {
 		x = openflow.NXAction{Subtype: openflow.NXDecTTLCntIDs}
 		if a.Ext != nil {
 			x.IDs = a.Ext.IDs
+		}
+	case rules.ActionMove:
+		s, d := a.Ext.Src, a.Ext.Dst
+		x = openflow.NXAction{Subtype: openflow.NXRegMove, NBits: uint16(s.Bits), SrcOfs: uint16(s.Ofs), DstOfs: uint16(d.Ofs),
+			Src: subfieldHeader(int(s.Row)), Dst: subfieldHeader(int(d.Row))}
+	case rules.ActionOutputReg:
+		s := a.Ext.Src
+		x = openflow.NXAction{Subtype: openflow.NXOutputReg, Ofs: uint16(s.Ofs), NBits: uint16(s.Bits),
+			Src: subfieldHeader(int(s.Row)), MaxLen: a.MaxLen}
+		if a.Reason == 1 {
+			x.Subtype = openflow.NXOutputReg2
 		}
 	}
 	return x.Action()

@@ -145,6 +145,15 @@ func goldens() []struct {
 			nxAct(NXAction{Subtype: NXResubmitTable, InPort: 3, Table: 0xff}),
 			nxAct(NXAction{Subtype: NXResubmitTable, InPort: PortIn16, Table: 1}),
 			nxAct(NXAction{Subtype: NXResubmitTable, InPort: 4, Table: 2}), Output(1, 0))), 136)},
+		{"flow_mod_nx_load.hex", withLen(ovsFlowMod(2, 1000, nil, ApplyActions(
+			nxAct(NXAction{Subtype: NXRegLoad, NBits: 16, Dst: 0x00000206, Value: 5}),
+			nxAct(NXAction{Subtype: NXRegLoad, NBits: 4, Dst: 0x00014204, Value: 5}),
+			nxAct(NXAction{Subtype: NXRegLoad, Ofs: 8, NBits: 4, Dst: 0x00014204, Value: 0}), Output(1, 0))), 152)},
+		{"flow_mod_nx_move.hex", withLen(ovsFlowMod(2, 1004, []OXM{EthType(0x0800)}, ApplyActions(
+			nxAct(NXAction{Subtype: NXRegMove, NBits: 48, Src: 0x00000406, Dst: 0x00000206}),
+			nxAct(NXAction{Subtype: NXRegMove, NBits: 16, DstOfs: 16, Src: 0x00000e04, Dst: 0x00014204}))), 120)},
+		{"flow_mod_nx_output_reg.hex", withLen(ovsFlowMod(2, 1005, nil, ApplyActions(
+			nxAct(NXAction{Subtype: NXOutputReg, NBits: 16, Src: 0x00014204, MaxLen: 0xffff}))), 88)},
 		{"flow_mod_mpls_pop.hex", withLen(ovsFlowMod(6, 800, []OXM{EthType(0x8847), NewOXM(FieldMPLSTC, []byte{3}, nil),
 			NewOXM(FieldMPLSBOS, []byte{1}, nil), NewOXM(FieldMPLSLabel, []byte{0, 0, 0, 100}, nil)},
 			ApplyActions(Action{Type: ActionPopMPLS, EtherType: 0x0800}, Output(2, 0))), 112)},

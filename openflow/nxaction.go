@@ -18,12 +18,17 @@ type NXActionSubtype uint16
 const (
 	NXResubmit      NXActionSubtype = 1  // NXAST_RESUBMIT: InPort (Table 0xff)
 	NXSetTunnel     NXActionSubtype = 2  // NXAST_SET_TUNNEL: TunID (32 bits)
+	NXRegMove       NXActionSubtype = 6  // NXAST_REG_MOVE: NBits, SrcOfs, DstOfs, Src, Dst
+	NXRegLoad       NXActionSubtype = 7  // NXAST_REG_LOAD: Ofs, NBits, Dst, Value
 	NXNote          NXActionSubtype = 8  // NXAST_NOTE: Note
 	NXSetTunnel64   NXActionSubtype = 9  // NXAST_SET_TUNNEL64: TunID
 	NXResubmitTable NXActionSubtype = 14 // NXAST_RESUBMIT_TABLE: InPort, Table
 	NXExit          NXActionSubtype = 17 // NXAST_EXIT
 	NXController    NXActionSubtype = 20 // NXAST_CONTROLLER: MaxLen, ControllerID, Reason
 	NXDecTTLCntIDs  NXActionSubtype = 21 // NXAST_DEC_TTL_CNT_IDS: IDs
+	NXOutputReg     NXActionSubtype = 15 // NXAST_OUTPUT_REG: Ofs, NBits, Src, MaxLen
+	NXOutputReg2    NXActionSubtype = 32 // NXAST_OUTPUT_REG2: Ofs, NBits, MaxLen, Src
+	NXRegLoad2      NXActionSubtype = 33 // NXAST_REG_LOAD2: Dst (an OXM header, masked or not), Payload
 	NXController2   NXActionSubtype = 37 // NXAST_CONTROLLER2 (properties; not decoded)
 	// NXResubmitTableCT is resubmit(port,table,ct), a resubmit that
 	// looks up with the connection tracking 5-tuple: not decoded
@@ -47,6 +52,15 @@ var (
 	// ErrNXBadArgument is OFPBAC_BAD_ARGUMENT: resubmit_table's pad
 	// bytes are not zero.
 	ErrNXBadArgument = ErrorMsg{Type: ErrTypeBadAction, Code: uint16(BadActionBadArgument)}
+	// ErrNXBadSetType is OFPBAC_BAD_SET_TYPE: a header that names no
+	// field (Open vSwitch's nx_pull_header__ for an action).
+	ErrNXBadSetType = ErrorMsg{Type: ErrTypeBadAction, Code: uint16(BadActionBadSetType)}
+	// ErrNXBadSetArgument is OFPBAC_BAD_SET_ARGUMENT: reg_load2's
+	// padding is not zero.
+	ErrNXBadSetArgument = ErrorMsg{Type: ErrTypeBadAction, Code: uint16(BadActionBadSetArgument)}
+	// ErrNXBadOXMLen is OFPBMC_BAD_LEN: a field header cut short, or an
+	// OXM entry whose payload the action does not hold.
+	ErrNXBadOXMLen = ErrorMsg{Type: ErrTypeBadMatch, Code: uint16(BadMatchBadLen)}
 	// ErrNXMustBeZero is NXBRC_MUST_BE_ZERO (NX1.2+ experimenter error
 	// 4): dec_ttl(ids)'s zeros are not zero.
 	ErrNXMustBeZero = ErrorMsg{Type: ErrTypeExperimenter, Code: 4, Experimenter: NXExperimenter}
@@ -72,6 +86,21 @@ type NXAction struct {
 	// PortIn16 (OFPP_IN_PORT) keeps the packet's. Port32 widens it.
 	InPort uint16 // NXResubmit, NXResubmitTable
 	Table  uint8  // NXResubmitTable: the table, 0xff for the current one
+
+	// Ofs and NBits are the bits [Ofs, Ofs+NBits) of a field: of Dst for
+	// NXRegLoad, of Src for NXOutputReg and NXOutputReg2; for NXRegMove
+	// NBits is the width moved. MaxLen above is an output_reg's.
+	Ofs, NBits uint16
+	// SrcOfs and DstOfs are NXRegMove's offsets in Src and Dst.
+	SrcOfs, DstOfs uint16
+	// Src and Dst are NXM or OXM headers naming fields: NXRegMove's
+	// both, NXRegLoad's and NXRegLoad2's Dst, NXOutputReg's Src. They
+	// are taken as they came; which field they name is the flow
+	// tables' question (package ofrules). Dst of NXRegLoad2 is the
+	// header of its OXM entry, its hasmask and length included.
+	Src, Dst OXMHeader
+	Value    uint64 // NXRegLoad: the value, in the low NBits bits
+	Payload  []byte // NXRegLoad2: the OXM entry's payload, value then mask
 }
 
 // PortIn16 is OFPP_IN_PORT in the 16-bit port numbers of Nicira actions.
@@ -112,7 +141,9 @@ func DecodeNXAction(a *Action) (NXAction, error) {
 		fixed = 16
 	case NXSetTunnel64:
 		fixed = 24
-	case NXNote, NXDecTTLCntIDs:
+	case NXRegLoad, NXOutputReg:
+		fixed = 24
+	case NXNote, NXDecTTLCntIDs, NXRegMove, NXOutputReg2, NXRegLoad2:
 	default:
 		return x, ErrNXBadSubtype
 	}
@@ -150,8 +181,87 @@ func DecodeNXAction(a *Action) (NXAction, error) {
 		for i := range x.IDs {
 			x.IDs[i] = binary.BigEndian.Uint16(d[8+2*i:])
 		}
+	case NXRegLoad:
+		x.Ofs, x.NBits = ofsNBits(binary.BigEndian.Uint16(d[2:]))
+		x.Dst = OXMHeader(binary.BigEndian.Uint32(d[4:]))
+		x.Value = binary.BigEndian.Uint64(d[8:])
+	case NXOutputReg:
+		x.Ofs, x.NBits = ofsNBits(binary.BigEndian.Uint16(d[2:]))
+		x.Src = OXMHeader(binary.BigEndian.Uint32(d[4:]))
+		x.MaxLen = binary.BigEndian.Uint16(d[8:])
+		if !allZero(d[10:16]) {
+			return NXAction{}, ErrNXBadArgument
+		}
+	case NXOutputReg2:
+		if n < 24 {
+			return NXAction{}, ErrNXBadLen
+		}
+		x.Ofs, x.NBits = ofsNBits(binary.BigEndian.Uint16(d[2:]))
+		x.MaxLen = binary.BigEndian.Uint16(d[4:])
+		rest, err := pullHeader(d[6:], &x.Src)
+		if err != nil {
+			return NXAction{}, err
+		}
+		if !allZero(rest) {
+			return NXAction{}, ErrNXMustBeZero
+		}
+	case NXRegMove:
+		x.NBits = binary.BigEndian.Uint16(d[2:])
+		x.SrcOfs = binary.BigEndian.Uint16(d[4:])
+		x.DstOfs = binary.BigEndian.Uint16(d[6:])
+		rest, err := pullHeader(d[8:], &x.Src)
+		if err == nil {
+			rest, err = pullHeader(rest, &x.Dst)
+		}
+		if err != nil {
+			return NXAction{}, err
+		}
+		if !allZero(rest) {
+			return NXAction{}, ErrNXMustBeZero
+		}
+	case NXRegLoad2:
+		rest, err := pullHeader(d[2:], &x.Dst)
+		if err != nil {
+			return NXAction{}, err
+		}
+		if len(rest) < x.Dst.Len() || x.Dst.HasMask() && x.Dst.Len()%2 != 0 {
+			return NXAction{}, ErrNXBadOXMLen
+		}
+		x.Payload = append([]byte(nil), rest[:x.Dst.Len()]...)
+		if !allZero(rest[x.Dst.Len():]) {
+			return NXAction{}, ErrNXBadSetArgument
+		}
 	}
 	return x, nil
+}
+
+// ofsNBits splits an ofs_nbits field: the offset in its high 10 bits,
+// the width less one in its low 6.
+func ofsNBits(v uint16) (ofs, nbits uint16) { return v >> 6, v&0x3f + 1 }
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// pullHeader reads the NXM or OXM header at the start of b into *h and
+// returns what follows it. A header of the experimenter class (8 bytes
+// with its experimenter id) names no field this codec knows: it is
+// OFPBAC_BAD_SET_TYPE, as Open vSwitch answers an unknown field. Too few
+// bytes are OFPBMC_BAD_LEN (Open vSwitch's nx_pull_header).
+func pullHeader(b []byte, h *OXMHeader) ([]byte, error) {
+	if len(b) < 4 {
+		return nil, ErrNXBadOXMLen
+	}
+	*h = OXMHeader(binary.BigEndian.Uint32(b))
+	if h.Class() == OXMClassExperimenter {
+		return nil, ErrNXBadSetType
+	}
+	return b[4:], nil
 }
 
 // Action encodes x as an experimenter action, with Open vSwitch's lengths:
@@ -184,6 +294,30 @@ func (x *NXAction) Action() Action {
 		for _, id := range x.IDs {
 			d = binary.BigEndian.AppendUint16(d, id)
 		}
+	case NXRegLoad:
+		d = binary.BigEndian.AppendUint16(d, x.Ofs<<6|(x.NBits-1)&0x3f)
+		d = binary.BigEndian.AppendUint32(d, uint32(x.Dst))
+		d = binary.BigEndian.AppendUint64(d, x.Value)
+	case NXOutputReg:
+		d = binary.BigEndian.AppendUint16(d, x.Ofs<<6|(x.NBits-1)&0x3f)
+		d = binary.BigEndian.AppendUint32(d, uint32(x.Src))
+		d = binary.BigEndian.AppendUint16(d, x.MaxLen)
+	case NXOutputReg2:
+		d = binary.BigEndian.AppendUint16(d, x.Ofs<<6|(x.NBits-1)&0x3f)
+		d = binary.BigEndian.AppendUint16(d, x.MaxLen)
+		d = binary.BigEndian.AppendUint32(d, uint32(x.Src))
+		for len(d) < 16 { // 24 bytes at least, as Open vSwitch's struct
+			d = append(d, 0)
+		}
+	case NXRegMove:
+		d = binary.BigEndian.AppendUint16(d, x.NBits)
+		d = binary.BigEndian.AppendUint16(d, x.SrcOfs)
+		d = binary.BigEndian.AppendUint16(d, x.DstOfs)
+		d = binary.BigEndian.AppendUint32(d, uint32(x.Src))
+		d = binary.BigEndian.AppendUint32(d, uint32(x.Dst))
+	case NXRegLoad2:
+		d = binary.BigEndian.AppendUint32(d, uint32(x.Dst))
+		d = append(d, x.Payload...)
 	}
 	for (8+len(d))%8 != 0 || 8+len(d) < nxActionHdrSize {
 		d = append(d, 0)
@@ -245,8 +379,42 @@ func (x *NXAction) String() string {
 			ids[i] = fmt.Sprint(id)
 		}
 		return "dec_ttl(" + strings.Join(ids, ",") + ")"
+	case NXRegLoad:
+		return fmt.Sprintf("load:%#x->%s", x.Value, subfieldString(x.Dst, x.Ofs, x.NBits))
+	case NXRegLoad2:
+		return fmt.Sprintf("set_field:%x->%s", x.Payload, headerName(x.Dst))
+	case NXRegMove:
+		return "move:" + subfieldString(x.Src, x.SrcOfs, x.NBits) + "->" + subfieldString(x.Dst, x.DstOfs, x.NBits)
+	case NXOutputReg, NXOutputReg2:
+		s := "output:" + subfieldString(x.Src, x.Ofs, x.NBits)
+		if x.MaxLen != 0 {
+			s += fmt.Sprintf(",max_len=%d", x.MaxLen)
+		}
+		return s
 	}
 	return fmt.Sprintf("nx_action(%d)", x.Subtype)
+}
+
+// headerName names the field of NXM or OXM header h: its NXM name, the
+// basic OXM's OXM_OF_ name, or its class and field.
+func headerName(h OXMHeader) string {
+	if n := NXMName(h.Class(), h.Field()); n != "" {
+		return n
+	}
+	if h.Class() == OXMClassOpenFlow && h.Field().known() {
+		return "OXM_OF_" + strings.ToUpper(h.Field().String())
+	}
+	return fmt.Sprintf("OXM(0x%04x,%d)", uint16(h.Class()), h.Field())
+}
+
+// subfieldString formats bits [ofs, ofs+n) of header h's field as Open
+// vSwitch does when it does not know the field's width: NAME[ofs..end],
+// NAME[bit] for one bit.
+func subfieldString(h OXMHeader, ofs, n uint16) string {
+	if n == 1 {
+		return fmt.Sprintf("%s[%d]", headerName(h), ofs)
+	}
+	return fmt.Sprintf("%s[%d..%d]", headerName(h), ofs, int(ofs)+int(n)-1)
 }
 
 // ResubmitString formats a resubmit to port (32 bits; PortInPort keeps the

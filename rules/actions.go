@@ -90,6 +90,59 @@ func checkAction(t *Match, a *Action) error {
 		t.Set(FieldPBBISID, 0, 0)
 		t.Set(FieldPBBUCA, 0, 0)
 		t.Set(FieldEthType, 0, 0)
+	case ActionLoad:
+		r := SubfieldFor(a.Field, 0)
+		if r < 0 || a.Field.Bits() > 64 {
+			return badAction(BadActionBadSetType, a.Field.String(), "load into a field that load does not write")
+		}
+		row := &SubfieldFields[r]
+		if !row.Writable {
+			return badAction(BadActionBadSetArg, row.Name, "destination field is not writable")
+		}
+		full := ^uint64(0) >> (64 - uint(row.Bits))
+		if a.Value[0] == 0 || a.Value[0]&^full != 0 || a.Value[1]&^a.Value[0] != 0 {
+			return badAction(BadActionBadSetArg, row.Name, fmt.Sprintf("value %#x under mask %#x does not fit the field's %d bits", a.Value[1], a.Value[0], row.Bits))
+		}
+		// The transport and ICMP fields: the match's protocol names
+		// the field, and must be one that has it.
+		p, pm := t.Get(FieldIPProto)
+		if pm != 0xff {
+			p = 0
+		}
+		s := Subfield{Field: a.Field, Bits: row.Bits, Row: uint8(SubfieldFor(a.Field, p))}
+		if err := checkSubfieldPrereqs(t, s); err != nil {
+			return err
+		}
+		if v, mk := t.Get(FieldVLANVID); a.Field == FieldVLANVID && v&mk&VIDPresent == 0 {
+			return badAction(BadActionMatchInconsistent, row.Name, "needs a VLAN tag")
+		}
+		t.setBits(a.Field, a.Value[1], a.Value[0])
+	case ActionMove, ActionOutputReg:
+		if a.Ext == nil {
+			return badAction(BadActionBadArgument, "", "move or output:field without its subfields")
+		}
+		if err := CheckSubfield(a.Ext.Src, false); err != nil {
+			return err
+		}
+		if err := checkSubfieldPrereqs(t, a.Ext.Src); err != nil {
+			return err
+		}
+		if a.Kind == ActionOutputReg {
+			break
+		}
+		d := a.Ext.Dst
+		if err := CheckSubfield(d, true); err != nil {
+			return err
+		}
+		if d.Bits != a.Ext.Src.Bits {
+			return badAction(BadActionBadSetLen, SubfieldFields[d.Row].Name, "source and destination differ in width")
+		}
+		if err := checkSubfieldPrereqs(t, d); err != nil {
+			return err
+		}
+		// What the destination's bits hold is no longer known.
+		v, mk := t.Get(d.Field)
+		t.Set(d.Field, v&^d.Mask(), mk&^d.Mask())
 	case ActionSetNwTTL, ActionDecNwTTL:
 		if !t.Exact(FieldEthType, EthTypeIPv4) && !t.Exact(FieldEthType, EthTypeIPv6) {
 			name := "set_nw_ttl"
@@ -164,9 +217,15 @@ var ActionSetOrder = [...]ActionKind{ActionCopyTTLIn,
 	ActionSetMPLSTTL, ActionSetField, ActionSetNwTTL, ActionSetQueue, ActionGroup, ActionOutput,
 	ActionResubmit}
 
+// SetOrMove reports whether k is a load or a move: an action set keeps
+// every one written to it, in order, and runs them in set_field's place,
+// as Open vSwitch keeps its set-or-move actions (ofpacts_execute_action_set).
+func (k ActionKind) SetOrMove() bool { return k == ActionLoad || k == ActionMove }
+
 // ExecActionSet returns what an action set written with acts, in order,
 // executes, in the order it executes it: the last action of each kind
-// (of set_field, the last for each field, where the first one stood), in
+// (of set_field, the last for each field, where the first one stood;
+// every load and move, in set_field's place and in the order written), in
 // ActionSetOrder; a group takes precedence over an output, and either over
 // a resubmit (Open vSwitch's ofpacts_execute_action_set); kinds an action
 // set cannot hold (note, exit, controller) are left out. Group buckets run
@@ -177,7 +236,7 @@ func ExecActionSet(acts []Action) []Action {
 next:
 	for _, a := range acts {
 		for i := range kept {
-			if b := &kept[i]; b.Kind == a.Kind && (a.Kind != ActionSetField || b.Field == a.Field) {
+			if b := &kept[i]; b.Kind == a.Kind && (a.Kind != ActionSetField || b.Field == a.Field) && !a.Kind.SetOrMove() {
 				*b = a
 				continue next
 			}
@@ -191,7 +250,7 @@ next:
 			continue
 		}
 		for _, a := range kept {
-			if a.Kind == kind {
+			if a.Kind == kind || kind == ActionSetField && a.Kind.SetOrMove() {
 				grouped = grouped || kind == ActionGroup
 				final = final || kind == ActionGroup || kind == ActionOutput
 				out = append(out, a)

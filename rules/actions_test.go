@@ -140,6 +140,12 @@ func TestExecActionSet(t *testing.T) {
 	dec := rules.Action{Kind: rules.ActionDecNwTTL}
 	push := rules.Action{Kind: rules.ActionPushVLAN, EthType: rules.EthTypeVLAN}
 	note := rules.Action{Kind: rules.ActionNote, Ext: &rules.ActionExt{Note: []byte{1}}}
+	load := func(v uint64) rules.Action {
+		return rules.Action{Kind: rules.ActionLoad, Field: rules.FieldPktMark, Value: [2]uint64{0xff, v}}
+	}
+	mark := uint8(rules.SubfieldByName("pkt_mark"))
+	mv := rules.Action{Kind: rules.ActionMove, Ext: &rules.ActionExt{Src: rules.Subfield{Field: rules.FieldPktMark, Bits: 8, Row: mark},
+		Dst: rules.Subfield{Field: rules.FieldPktMark, Ofs: 8, Bits: 8, Row: mark}}}
 	for _, c := range []struct {
 		name     string
 		in, want []rules.Action
@@ -151,6 +157,8 @@ func TestExecActionSet(t *testing.T) {
 		{"group over output", []rules.Action{out(1), grp}, []rules.Action{grp}},
 		{"output over resubmit", []rules.Action{res, out(1)}, []rules.Action{out(1)}},
 		{"resubmit alone", []rules.Action{res, push}, []rules.Action{push, res}},
+		{"loads and moves all kept, in order with set_field", []rules.Action{load(1), out(1), set(rules.FieldEthDst, 9), load(2), mv, load(1)},
+			[]rules.Action{load(1), set(rules.FieldEthDst, 9), load(2), mv, load(1), out(1)}},
 		{"note and exit dropped", []rules.Action{note, {Kind: rules.ActionExit}, out(3)}, []rules.Action{out(3)}},
 	} {
 		got := rules.ExecActionSet(c.in)

@@ -60,6 +60,7 @@ const (
 	BadActionBadArgument       = 5  // OFPBAC_BAD_ARGUMENT
 	BadActionMatchInconsistent = 10 // OFPBAC_MATCH_INCONSISTENT
 	BadActionBadSetType        = 13 // OFPBAC_BAD_SET_TYPE
+	BadActionBadSetLen         = 14 // OFPBAC_BAD_SET_LEN
 	BadActionBadSetArg         = 15 // OFPBAC_BAD_SET_ARGUMENT
 )
 
@@ -142,6 +143,7 @@ func errName(typ, code int) string {
 		{ErrTypeBadInstruction, BadInstUnsupported}:    "OFPBIC_UNSUP_INST",
 		{ErrTypeBadAction, BadActionMatchInconsistent}: "OFPBAC_MATCH_INCONSISTENT",
 		{ErrTypeBadAction, BadActionBadSetType}:        "OFPBAC_BAD_SET_TYPE",
+		{ErrTypeBadAction, BadActionBadSetLen}:         "OFPBAC_BAD_SET_LEN",
 		{ErrTypeBadAction, BadActionBadSetArg}:         "OFPBAC_BAD_SET_ARGUMENT",
 		{ErrTypeBadAction, badActionBadOutGroup}:       "OFPBAC_BAD_OUT_GROUP",
 	}

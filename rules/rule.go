@@ -58,6 +58,20 @@ const (
 	// finds, if any, before the actions after it. Reason is 1 if it
 	// came as NXAST_RESUBMIT (sent back so), 0 for NXAST_RESUBMIT_TABLE.
 	ActionResubmit
+	// ActionLoad (NXAST_REG_LOAD, NXAST_REG_LOAD2, and set_field of
+	// part of a field) writes the bits Value[0] of field Field
+	// (at most 64 bits) with those of Value[1], leaving the others.
+	// Reason is its wire form: 0 for NXAST_REG_LOAD (printed load:),
+	// 1 for NXAST_REG_LOAD2 (printed set_field:).
+	ActionLoad
+	// ActionMove (NXAST_REG_MOVE) copies the bits of Ext.Src to those of
+	// Ext.Dst, which are as wide.
+	ActionMove
+	// ActionOutputReg (NXAST_OUTPUT_REG, NXAST_OUTPUT_REG2) outputs to
+	// the port whose number is the bits Ext.Src, as ActionOutput does
+	// (MaxLen for the controller). Reason is its wire form: 0
+	// NXAST_OUTPUT_REG, 1 NXAST_OUTPUT_REG2.
+	ActionOutputReg
 )
 
 // Action is one action of an action list or set, as a tagged struct: Kind
@@ -69,14 +83,15 @@ type Action struct {
 	Group   uint32    // ActionGroup
 	Queue   uint32    // ActionSetQueue
 	Field   Field     // ActionSetField
-	Value   [2]uint64 // ActionSetField: Value[1] for fields up to 64 bits; Value[0], Value[1] = high, low for IPv6
+	Value   [2]uint64 // ActionSetField: Value[1] for fields up to 64 bits; Value[0], Value[1] = high, low for IPv6; ActionLoad: mask, value
 	EthType uint16    // ActionPushVLAN, ActionPushMPLS, ActionPopMPLS, ActionPushPBB
 	TTL     uint8     // ActionSetMPLSTTL, ActionSetNwTTL
 	Reason  uint8     // ActionController: the packet-in's ofp_packet_in_reason; ActionResubmit: its wire form
 	Table   uint8     // ActionResubmit
 	CtlID   uint16    // ActionController: the controller id it goes to
 	// Ext holds what few actions need, so that the others stay small:
-	// nil but for ActionNote and an ActionDecNwTTL with controller ids.
+	// nil but for ActionNote, an ActionDecNwTTL with controller ids,
+	// ActionMove and ActionOutputReg.
 	Ext *ActionExt
 }
 
@@ -89,6 +104,9 @@ type ActionExt struct {
 	// written dec_ttl(id,...) (NXAST_DEC_TTL_CNT_IDS): an expiry sends a
 	// packet-in to each. A plain dec_ttl (nil IDs) sends one to id 0.
 	IDs []uint16
+	// Src and Dst are ActionMove's source and destination,
+	// ActionOutputReg's Src the bits that name the port.
+	Src, Dst Subfield
 }
 
 // Equal reports whether a and b are the same action, Ext compared by
@@ -103,7 +121,7 @@ func (a *Action) Equal(b *Action) bool {
 		return true
 	}
 	return string(a.Ext.Note) == string(b.Ext.Note) && (a.Ext.IDs == nil) == (b.Ext.IDs == nil) &&
-		slices.Equal(a.Ext.IDs, b.Ext.IDs)
+		slices.Equal(a.Ext.IDs, b.Ext.IDs) && a.Ext.Src == b.Ext.Src && a.Ext.Dst == b.Ext.Dst
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).

@@ -65,6 +65,24 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 		lname := strings.ToLower(name)
 		switch {
 		case lname == "drop" && !hasArg:
+		case (lname == "output" || lname == "out") && strings.Contains(arg, "["):
+			src, err := p.subfield(arg, acol+len(name)+1)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, rules.Action{Kind: rules.ActionOutputReg, Ext: &rules.ActionExt{Src: src}})
+		case lname == "load":
+			act, err := p.load(arg, acol+len(name)+1, m)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, act)
+		case lname == "move":
+			act, err := p.move(arg, acol+len(name)+1)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, act)
 		case lname == "output" || lname == "out":
 			port, err := p.port(arg, acol+len(name)+1)
 			if err != nil {
@@ -228,9 +246,9 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 				}
 				for _, a := range in.Actions {
 					switch a.Kind {
-					case rules.ActionNote, rules.ActionExit, rules.ActionController:
+					case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionOutputReg:
 						// Open vSwitch: "disallowed action in action set".
-						return nil, p.errAt(acol, "write_actions cannot hold note, exit or controller(...): the action set has no place for them")
+						return nil, p.errAt(acol, "write_actions cannot hold note, exit, controller(...) or output:field: the action set has no place for them")
 					}
 				}
 				acts = append(acts, in.Actions...)
@@ -239,7 +257,7 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 		case lname == "ct" || lname == "ct_clear":
 			return nil, p.errAt(acol, "connection tracking (%s) is not supported", lname)
 		default:
-			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_dl_src, mod_dl_dst, mod_nw_src, mod_nw_dst, mod_nw_tos, mod_nw_ecn, mod_tp_src, mod_tp_dst, mod_vlan_vid, mod_vlan_pcp, strip_vlan, push_vlan, pop_vlan, dec_ttl, dec_ttl(ids), mod_nw_ttl, note, exit, controller(...), resubmit, set_tunnel, set_tunnel64, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
+			return nil, p.errAt(acol, "unknown action %q; expected output, drop, CONTROLLER[:len], FLOOD, ALL, IN_PORT, NORMAL, LOCAL, set_field, mod_dl_src, mod_dl_dst, mod_nw_src, mod_nw_dst, mod_nw_tos, mod_nw_ecn, mod_tp_src, mod_tp_dst, mod_vlan_vid, mod_vlan_pcp, strip_vlan, push_vlan, pop_vlan, dec_ttl, dec_ttl(ids), mod_nw_ttl, note, exit, controller(...), resubmit, load, move, output:field[bits], set_tunnel, set_tunnel64, push_mpls, pop_mpls, set_mpls_ttl, dec_mpls_ttl, set_mpls_label, set_mpls_tc, push_pbb, pop_pbb, copy_ttl_out, copy_ttl_in, group, meter, goto_table, write_metadata, write_actions or clear_actions", a)
 		}
 	}
 	if meter != nil {
@@ -356,6 +374,11 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 		return rules.Action{}, p.errAt(fcol, "unknown set_field field %q", fname)
 	}
 	a := rules.Action{Kind: rules.ActionSetField, Field: f}
+	if strings.Contains(vs, "/") {
+		if r := rules.SubfieldFor(f, 0); r >= 0 && f != rules.FieldTunFlags && f != rules.FieldIPFrag {
+			return p.setFieldMasked(vs, col, r)
+		}
+	}
 	switch f {
 	case rules.FieldTunFlags:
 		// oam, or a number whose one bit is oam's. Open vSwitch makes
@@ -573,6 +596,12 @@ func (nm fieldNamer) formatAction(a *rules.Action) string {
 		}
 	case rules.ActionSetNwTTL:
 		return fmt.Sprintf("mod_nw_ttl:%d", a.TTL)
+	case rules.ActionLoad:
+		return nm.formatLoad(a)
+	case rules.ActionMove:
+		return "move:" + subfieldString(a.Ext.Src) + "->" + subfieldString(a.Ext.Dst)
+	case rules.ActionOutputReg:
+		return "output:" + subfieldString(a.Ext.Src)
 	case rules.ActionSetField:
 		var v string
 		switch a.Field {

@@ -50,8 +50,14 @@
 // not supported").
 // set_field writes nw_ttl, pkt_mark (printed in hex) and tun_flags (oam,
 // 0 or 1; printed oam or 0); set_field of ip_frag is "ip_frag is
-// read-only", as ovs-ofctl says, and +oam or a masked value, which
-// ovs-ofctl turns into a load, is an error.
+// read-only", as ovs-ofctl says, and tun_flags' +oam or a masked value,
+// which ovs-ofctl turns into a load, is an error.
+// load:V->F, move:F[..]->G[..] and output:F[..] take the fields of
+// rules.SubfieldFields by their NXM or OXM name (NXM_OF_ETH_DST,
+// OXM_OF_METADATA) or field name (eth_dst, pkt_mark), the whole field
+// (F, F[]) or bits F[a..b], F[b]; set_field:V/M->F of part of such a
+// field is a load, as ovs-ofctl sends it. They print as Open vSwitch
+// prints them: the NXM name, one load: a run of ones in the mask.
 // vlan_tci=V/M is read as Open vSwitch holds it once ovs-ofctl has sent
 // it over OpenFlow 1.3: vlan_vid takes the id and CFI bits of V&M and M,
 // vlan_pcp the priority of V&M, exactly, only when the id's value is not

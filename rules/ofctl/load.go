@@ -1,0 +1,180 @@
+package ofctl
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ofswitch/ofswitch/rules"
+)
+
+// subfield parses a field's bits as ovs-ofctl does (mf_parse_subfield):
+// NAME (the whole field), NAME[] (the same), NAME[bit] or
+// NAME[start..end], NAME an NXM or OXM name (NXM_OF_ETH_DST) or a field
+// name (eth_dst).
+func (p *flowParser) subfield(s string, col int) (rules.Subfield, error) {
+	s = strings.TrimSpace(s)
+	name, rng, hasRange := strings.Cut(s, "[")
+	r := rules.SubfieldByName(name)
+	if r < 0 {
+		if connTrackField(name) {
+			return rules.Subfield{}, p.errAt(col, "connection tracking (%s) is not supported", name)
+		}
+		return rules.Subfield{}, p.errAt(col, "%s: unknown field, or one load, move and output do not take", name)
+	}
+	row := &rules.SubfieldFields[r]
+	sf := rules.Subfield{Field: row.Field, Bits: row.Bits, Row: uint8(r)}
+	if !hasRange {
+		return sf, nil
+	}
+	rng, ok := strings.CutSuffix(rng, "]")
+	if !ok {
+		return sf, p.errAt(col, "%s: missing ] after the bit range", s)
+	}
+	if rng == "" {
+		return sf, nil
+	}
+	lo, hi, isRange := strings.Cut(rng, "..")
+	a, err1 := strconv.Atoi(lo)
+	b := a
+	var err2 error
+	if isRange {
+		b, err2 = strconv.Atoi(hi)
+	}
+	if err1 != nil || err2 != nil || a < 0 || b < a {
+		return sf, p.errAt(col, "%s: bad bit range %q", s, rng)
+	}
+	if b >= int(row.Bits) {
+		// ovs-ofctl's words.
+		return sf, p.errAt(col, "%s: ending bit %d is not valid because field is only %d bits wide", s, b, row.Bits)
+	}
+	sf.Ofs, sf.Bits = uint8(a), uint8(b-a+1)
+	return sf, nil
+}
+
+// load parses load:VALUE->DST, which ovs-ofctl sends as NXAST_REG_LOAD,
+// in a flow whose match is m: a field of one protocol (tcp_dst) needs
+// that protocol in m, which the rules field (shared by TCP, UDP and
+// SCTP) does not tell afterwards.
+func (p *flowParser) load(arg string, col int, m *rules.Match) (rules.Action, error) {
+	vs, ds, ok := strings.Cut(arg, "->")
+	if !ok {
+		return rules.Action{}, p.errAt(col, "expected load:value->field[bits], found %q", arg)
+	}
+	d, err := p.subfield(ds, col+len(vs)+2)
+	if err != nil {
+		return rules.Action{}, err
+	}
+	v, err := p.num(strings.TrimSpace(vs), col, 64, "load value")
+	if err != nil {
+		return rules.Action{}, err
+	}
+	if d.Bits < 64 && v>>d.Bits != 0 {
+		return rules.Action{}, p.errAt(col, "%s: value %#x does not fit into %d bits", arg, v, d.Bits)
+	}
+	if err := rules.CheckSubfield(d, true); err != nil {
+		return rules.Action{}, p.errAt(col+len(vs)+2, "%v", err)
+	}
+	if pr := rules.SubfieldFields[d.Row].Proto; pr != 0 && m != nil && !m.Exact(rules.FieldIPProto, uint64(pr)) {
+		return rules.Action{}, p.errAt(col+len(vs)+2, "%s: the match needs ip_proto=%d (ovs-ofctl: actions are invalid with specified match)", ds, pr)
+	}
+	return rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), v << d.Ofs}}, nil
+}
+
+// move parses move:SRC->DST, the two as wide.
+func (p *flowParser) move(arg string, col int) (rules.Action, error) {
+	ss, ds, ok := strings.Cut(arg, "->")
+	if !ok {
+		return rules.Action{}, p.errAt(col, "expected move:field[bits]->field[bits], found %q", arg)
+	}
+	src, err := p.subfield(ss, col)
+	if err != nil {
+		return rules.Action{}, err
+	}
+	dst, err := p.subfield(ds, col+len(ss)+2)
+	if err != nil {
+		return rules.Action{}, err
+	}
+	if src.Bits != dst.Bits {
+		return rules.Action{}, p.errAt(col, "%s: source field is %d bits wide but destination is %d bits wide", arg, src.Bits, dst.Bits)
+	}
+	if err := rules.CheckSubfield(dst, true); err != nil {
+		return rules.Action{}, p.errAt(col+len(ss)+2, "%v", err)
+	}
+	return rules.Action{Kind: rules.ActionMove, Ext: &rules.ActionExt{Src: src, Dst: dst}}, nil
+}
+
+// setFieldMasked parses the VALUE/MASK of set_field:VALUE/MASK->FIELD, FIELD
+// that of row r of rules.SubfieldFields. ovs-ofctl sends one of all of
+// the field's bits as a set_field, any other as loads.
+func (p *flowParser) setFieldMasked(vs string, col, r int) (rules.Action, error) {
+	row := &rules.SubfieldFields[r]
+	if !row.Field.Maskable() {
+		return rules.Action{}, p.errAt(col, "%s: invalid mask for field %s", vs, row.Alias[0]) // ovs-ofctl's words
+	}
+	var v, mk uint64
+	var err error
+	switch row.Field {
+	case rules.FieldEthDst, rules.FieldEthSrc, rules.FieldARPSHA, rules.FieldARPTHA:
+		v, mk, err = p.macMask(vs, col)
+	case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
+		v, mk, err = p.ipv4(vs, col)
+	default:
+		v, mk, err = p.numMask(vs, col, int(row.Bits), row.Alias[0]+" value")
+	}
+	if err != nil {
+		return rules.Action{}, err
+	}
+	full := ^uint64(0) >> (64 - uint(row.Bits))
+	if mk == full {
+		return rules.Action{Kind: rules.ActionSetField, Field: row.Field, Value: [2]uint64{0, v}}, nil
+	}
+	if mk == 0 {
+		return rules.Action{}, p.errAt(col, "set_field %s: a mask of 0 sets nothing", vs)
+	}
+	return rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk, v & mk}}, nil
+}
+
+// subfieldString formats s as Open vSwitch does (mf_format_subfield):
+// NAME[] for the whole field, NAME[bit] for one bit, else
+// NAME[start..end].
+func subfieldString(s rules.Subfield) string {
+	row := &rules.SubfieldFields[s.Row]
+	switch {
+	case s.Ofs == 0 && s.Bits == row.Bits:
+		return row.Name + "[]"
+	case s.Bits == 1:
+		return fmt.Sprintf("%s[%d]", row.Name, s.Ofs)
+	}
+	return fmt.Sprintf("%s[%d..%d]", row.Name, s.Ofs, int(s.Ofs)+int(s.Bits)-1)
+}
+
+// formatLoad formats a load as Open vSwitch prints it: one load: for
+// each run of ones of its mask (format_SET_FIELD of an NXAST_REG_LOAD),
+// or set_field:VALUE/MASK->FIELD for one that came as NXAST_REG_LOAD2.
+func (nm fieldNamer) formatLoad(a *rules.Action) string {
+	r := rules.SubfieldFor(a.Field, nm.proto)
+	if r < 0 {
+		return fmt.Sprintf("load(%v)", a.Field)
+	}
+	row := &rules.SubfieldFields[r]
+	if a.Reason == 1 {
+		// mf_format: addresses as addresses, the rest in hex.
+		var v string
+		switch a.Field {
+		case rules.FieldEthDst, rules.FieldEthSrc, rules.FieldARPSHA, rules.FieldARPTHA:
+			v = macMasked(a.Value[1], a.Value[0])
+		case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
+			v = ipv4Masked(a.Value[1], a.Value[0])
+		default:
+			v = hexMasked(a.Value[1], a.Value[0], ^uint64(0)>>(64-uint(row.Bits)))
+		}
+		return "set_field:" + v + "->" + nm.name(a.Field)
+	}
+	var parts []string
+	for _, seg := range rules.LoadSegments(a.Value[0], row.Bits) {
+		s := rules.Subfield{Field: a.Field, Ofs: seg.Ofs, Bits: seg.Bits, Row: uint8(r)}
+		parts = append(parts, "load:"+cHex(a.Value[1]>>seg.Ofs&(^uint64(0)>>(64-uint(seg.Bits))))+"->"+subfieldString(s))
+	}
+	return strings.Join(parts, ",")
+}

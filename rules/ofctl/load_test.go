@@ -1,0 +1,55 @@
+package ofctl_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ofswitch/ofswitch/rules/ofctl"
+)
+
+// TestLoadMoveText: load, move and output:field parse and print back as
+// Open vSwitch prints them, and the forms ovs-ofctl refuses are refused
+// with its reasons.
+func TestLoadMoveText(t *testing.T) {
+	for _, c := range []struct{ in, out string }{
+		{"actions=load:0x5->NXM_OF_ETH_DST[0..15]", "load:0x5->NXM_OF_ETH_DST[0..15]"},
+		{"actions=load:1->pkt_mark", "load:0x1->NXM_NX_PKT_MARK[]"},
+		{"actions=load:1->pkt_mark[3]", "load:0x1->NXM_NX_PKT_MARK[3]"},
+		{"actions=set_field:0x5/0xf0f->pkt_mark", "load:0x5->NXM_NX_PKT_MARK[0..3],load:0->NXM_NX_PKT_MARK[8..11]"},
+		{"actions=set_field:0x5/0xffffffff->pkt_mark", "set_field:0x5->pkt_mark"},
+		{"ip,actions=set_field:10.0.0.5/255.255.255.0->ip_dst", "load:0xa0000->NXM_OF_IP_DST[8..31]"},
+		{"actions=set_field:00:00:00:00:00:05/00:00:00:00:00:ff->eth_dst", "load:0x5->NXM_OF_ETH_DST[0..7]"},
+		{"udp,actions=load:53->udp_dst[],move:udp_src[]->pkt_mark[0..15]", "load:0x35->NXM_OF_UDP_DST[],move:NXM_OF_UDP_SRC[]->NXM_NX_PKT_MARK[0..15]"},
+		{"actions=move:in_port[]->pkt_mark[0..15],output:NXM_NX_PKT_MARK[0..15]", "move:NXM_OF_IN_PORT[]->NXM_NX_PKT_MARK[0..15],output:NXM_NX_PKT_MARK[0..15]"},
+	} {
+		fs, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
+		if len(errs) != 0 {
+			t.Errorf("%q: %v", c.in, errs[0])
+			continue
+		}
+		if got := ofctl.FormatUpdate(&fs[0]); !strings.HasSuffix(got, "actions="+c.out) {
+			t.Errorf("%q prints %q, want %q", c.in, got, c.out)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"actions=load:0x1ff->pkt_mark[0..7]", "does not fit into 8 bits"},
+		{"actions=load:1->pkt_mark[30..33]", "ending bit 33 is not valid because field is only 32 bits wide"},
+		{"actions=move:eth_src[]->pkt_mark[]", "source field is 48 bits wide but destination is 32 bits wide"},
+		{"actions=load:1->eth_type[]", "not writable"},
+		{"ip,actions=load:1->ip_frag[]", "not writable"},
+		{"udp,actions=load:80->tcp_dst[]", "ip_proto=6"},
+		{"actions=load:1->no_such_field[]", "unknown field"},
+		{"ip,actions=set_field:5/0x7->nw_ttl", "invalid mask for field nw_ttl"},
+		{"actions=load:0x1234->vlan_vid[]", "does not fit into 12 bits"},
+		{"actions=write_actions(output:pkt_mark[0..15])", "write_actions cannot hold"},
+	} {
+		_, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
+		if len(errs) == 0 {
+			t.Errorf("%q parsed", c.in)
+			continue
+		}
+		if !strings.Contains(errs[0].Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.in, errs[0], c.want)
+		}
+	}
+}

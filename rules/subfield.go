@@ -1,0 +1,233 @@
+package rules
+
+import "fmt"
+
+// Subfield is bits [Ofs, Ofs+Bits) of a field of at most 64 bits, bit 0
+// the least significant: what Open vSwitch's load, move and output:field
+// actions read and write (its struct mf_subfield).
+type Subfield struct {
+	Field Field
+	Ofs   uint8
+	Bits  uint8 // 1 to 64
+	// Row is the index in SubfieldFields of the name the subfield came
+	// as: the transport ports and ICMP fields are one Field each for
+	// several protocols, and their prerequisites and names follow it.
+	Row uint8
+}
+
+// Mask returns the mask of s's bits within its field.
+func (s Subfield) Mask() uint64 { return (^uint64(0) >> (64 - uint(s.Bits))) << s.Ofs }
+
+// GetBits returns bits [ofs, ofs+n) of field f of k (at most 64 bits),
+// in the low n bits.
+func (k *Key) GetBits(s Subfield) uint64 {
+	return k.Get(s.Field) >> s.Ofs & (^uint64(0) >> (64 - uint(s.Bits)))
+}
+
+// SubfieldField describes a field that load, move and output:field name,
+// as Open vSwitch names and checks it (lib/meta-flow.xml).
+type SubfieldField struct {
+	Name  string // the name Open vSwitch prints: the NXM name, else the OXM name
+	Alias []string
+	Field Field
+	Bits  uint8 // the field's width as Open vSwitch has it
+	// Class and Num are the NXM or OXM header's class and field: the
+	// header a load or move carries the field in.
+	Class uint16
+	Num   uint8
+	// Proto, when not 0, is the ip_proto the field belongs to (tcp_src
+	// is FieldL4Src under ip_proto 6), and a prerequisite of it.
+	Proto uint8
+	// Writable is false for the fields that Open vSwitch reads but does
+	// not write (eth_type, ip_proto) and for in_port, which ofswitch
+	// does not let an action change.
+	Writable bool
+	// Bytes, when not 0, is the length of the field's NXM or OXM
+	// payload where it is not the least that holds Bits
+	// (NXM_NX_IPV6_LABEL's 20 bits go in 4 bytes).
+	Bytes uint8
+	// Meta is true for pipeline metadata, which lives in the key only
+	// (metadata, tunnel_id, pkt_mark; registers): a load or move writes
+	// the key, not the frame.
+	Meta bool
+	// Port16 is in_port's 16-bit NXM form: its reserved ports at 0xff00
+	// and up (the 32-bit ones at 0xffffff00 and up).
+	Port16 bool
+}
+
+// SubfieldFields lists the fields of SubfieldField. Registers go here as
+// rows when the Key holds them (with Meta). IPv6 addresses (128 bits) and
+// the fields whose NXM form packs several of ours (NXM_OF_VLAN_TCI,
+// NXM_OF_IP_TOS) are not among them.
+var SubfieldFields = []SubfieldField{
+	{Name: "NXM_OF_IN_PORT", Alias: []string{"in_port"}, Field: FieldInPort, Bits: 16, Class: 0, Num: 0, Port16: true},
+	{Name: "NXM_OF_ETH_DST", Alias: []string{"eth_dst", "dl_dst"}, Field: FieldEthDst, Bits: 48, Class: 0, Num: 1, Writable: true},
+	{Name: "NXM_OF_ETH_SRC", Alias: []string{"eth_src", "dl_src"}, Field: FieldEthSrc, Bits: 48, Class: 0, Num: 2, Writable: true},
+	// vlan_vid is the VLAN id's 12 bits (OFPVID_PRESENT is not among
+	// them); a load of it needs a tagged frame, as Open vSwitch's
+	// set_field does.
+	{Name: "OXM_OF_VLAN_VID", Alias: []string{"vlan_vid"}, Field: FieldVLANVID, Bits: 12, Class: 0x8000, Num: 6, Writable: true},
+	{Name: "OXM_OF_VLAN_PCP", Alias: []string{"vlan_pcp"}, Field: FieldVLANPCP, Bits: 3, Class: 0x8000, Num: 7, Writable: true},
+	{Name: "NXM_OF_ETH_TYPE", Alias: []string{"eth_type", "dl_type"}, Field: FieldEthType, Bits: 16, Class: 0, Num: 3},
+	{Name: "NXM_OF_IP_PROTO", Alias: []string{"ip_proto", "nw_proto"}, Field: FieldIPProto, Bits: 8, Class: 0, Num: 6},
+	{Name: "NXM_OF_IP_SRC", Alias: []string{"ip_src", "nw_src"}, Field: FieldIPv4Src, Bits: 32, Class: 0, Num: 7, Writable: true},
+	{Name: "NXM_OF_IP_DST", Alias: []string{"ip_dst", "nw_dst"}, Field: FieldIPv4Dst, Bits: 32, Class: 0, Num: 8, Writable: true},
+	{Name: "NXM_OF_TCP_SRC", Alias: []string{"tcp_src", "tp_src"}, Field: FieldL4Src, Bits: 16, Class: 0, Num: 9, Proto: IPProtoTCP, Writable: true},
+	{Name: "NXM_OF_TCP_DST", Alias: []string{"tcp_dst", "tp_dst"}, Field: FieldL4Dst, Bits: 16, Class: 0, Num: 10, Proto: IPProtoTCP, Writable: true},
+	{Name: "NXM_OF_UDP_SRC", Alias: []string{"udp_src"}, Field: FieldL4Src, Bits: 16, Class: 0, Num: 11, Proto: IPProtoUDP, Writable: true},
+	{Name: "NXM_OF_UDP_DST", Alias: []string{"udp_dst"}, Field: FieldL4Dst, Bits: 16, Class: 0, Num: 12, Proto: IPProtoUDP, Writable: true},
+	{Name: "OXM_OF_SCTP_SRC", Alias: []string{"sctp_src"}, Field: FieldL4Src, Bits: 16, Class: 0x8000, Num: 17, Proto: IPProtoSCTP, Writable: true},
+	{Name: "OXM_OF_SCTP_DST", Alias: []string{"sctp_dst"}, Field: FieldL4Dst, Bits: 16, Class: 0x8000, Num: 18, Proto: IPProtoSCTP, Writable: true},
+	{Name: "NXM_OF_ICMP_TYPE", Alias: []string{"icmp_type"}, Field: FieldICMPType, Bits: 8, Class: 0, Num: 13, Proto: IPProtoICMP, Writable: true},
+	{Name: "NXM_OF_ICMP_CODE", Alias: []string{"icmp_code"}, Field: FieldICMPCode, Bits: 8, Class: 0, Num: 14, Proto: IPProtoICMP, Writable: true},
+	{Name: "NXM_NX_ICMPV6_TYPE", Alias: []string{"icmpv6_type"}, Field: FieldICMPType, Bits: 8, Class: 1, Num: 21, Proto: IPProtoICMPv6, Writable: true},
+	{Name: "NXM_NX_ICMPV6_CODE", Alias: []string{"icmpv6_code"}, Field: FieldICMPCode, Bits: 8, Class: 1, Num: 22, Proto: IPProtoICMPv6, Writable: true},
+	{Name: "NXM_OF_ARP_OP", Alias: []string{"arp_op"}, Field: FieldARPOp, Bits: 16, Class: 0, Num: 15, Writable: true},
+	{Name: "NXM_OF_ARP_SPA", Alias: []string{"arp_spa"}, Field: FieldARPSPA, Bits: 32, Class: 0, Num: 16, Writable: true},
+	{Name: "NXM_OF_ARP_TPA", Alias: []string{"arp_tpa"}, Field: FieldARPTPA, Bits: 32, Class: 0, Num: 17, Writable: true},
+	{Name: "NXM_NX_ARP_SHA", Alias: []string{"arp_sha"}, Field: FieldARPSHA, Bits: 48, Class: 1, Num: 17, Writable: true},
+	{Name: "NXM_NX_ARP_THA", Alias: []string{"arp_tha"}, Field: FieldARPTHA, Bits: 48, Class: 1, Num: 18, Writable: true},
+	{Name: "NXM_NX_TUN_ID", Alias: []string{"tun_id", "tunnel_id"}, Field: FieldTunnelID, Bits: 64, Class: 1, Num: 16, Writable: true, Meta: true},
+	{Name: "OXM_OF_METADATA", Alias: []string{"metadata"}, Field: FieldMetadata, Bits: 64, Class: 0x8000, Num: 2, Writable: true, Meta: true},
+	{Name: "OXM_OF_IP_DSCP", Alias: []string{"ip_dscp"}, Field: FieldIPDSCP, Bits: 6, Class: 0x8000, Num: 8, Writable: true},
+	{Name: "NXM_NX_IP_ECN", Alias: []string{"ip_ecn", "nw_ecn"}, Field: FieldIPECN, Bits: 2, Class: 1, Num: 28, Writable: true},
+	{Name: "NXM_NX_IP_TTL", Alias: []string{"nw_ttl"}, Field: FieldNwTTL, Bits: 8, Class: 1, Num: 29, Writable: true},
+	{Name: "NXM_NX_IP_FRAG", Alias: []string{"ip_frag", "nw_frag"}, Field: FieldIPFrag, Bits: 2, Bytes: 1, Class: 1, Num: 26},
+	{Name: "NXM_NX_IPV6_LABEL", Alias: []string{"ipv6_label"}, Field: FieldIPv6FLabel, Bits: 20, Bytes: 4, Class: 1, Num: 27, Writable: true},
+	{Name: "NXM_NX_PKT_MARK", Alias: []string{"pkt_mark"}, Field: FieldPktMark, Bits: 32, Class: 1, Num: 33, Writable: true, Meta: true},
+}
+
+// Len returns the length of the field's NXM or OXM payload.
+func (r *SubfieldField) Len() int {
+	if r.Bytes != 0 {
+		return int(r.Bytes)
+	}
+	return (int(r.Bits) + 7) / 8
+}
+
+// metaFields marks the fields of the rows of SubfieldFields with Meta.
+var metaFields = func() (m [NumFields]bool) {
+	for i := range SubfieldFields {
+		if r := &SubfieldFields[i]; r.Meta {
+			m[r.Field] = true
+		}
+	}
+	return m
+}()
+
+// MetaField reports whether f is pipeline metadata that a load writes in
+// the key only (a row of SubfieldFields with Meta).
+func MetaField(f Field) bool { return int(f) < NumFields && metaFields[f] }
+
+// SubfieldByName returns the row of SubfieldFields named name (an NXM or
+// OXM name, or one of its aliases), -1 if none.
+func SubfieldByName(name string) int {
+	for i := range SubfieldFields {
+		r := &SubfieldFields[i]
+		if r.Name == name {
+			return i
+		}
+		for _, a := range r.Alias {
+			if a == name {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// SubfieldByHeader returns the row of SubfieldFields whose NXM or OXM
+// header has class and field num, -1 if none.
+func SubfieldByHeader(class uint16, num uint8) int {
+	for i := range SubfieldFields {
+		if r := &SubfieldFields[i]; r.Class == class && r.Num == num {
+			return i
+		}
+	}
+	return -1
+}
+
+// SubfieldFor returns the row of SubfieldFields of field f in a flow
+// whose match has ip_proto proto (0: none), the first row of f that fits,
+// -1 if none.
+func SubfieldFor(f Field, proto uint64) int {
+	first := -1
+	for i := range SubfieldFields {
+		r := &SubfieldFields[i]
+		if r.Field != f {
+			continue
+		}
+		if r.Proto == 0 || uint64(r.Proto) == proto {
+			return i
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	return first
+}
+
+// CheckSubfield checks s as Open vSwitch's mf_check_src and mf_check_dst
+// do without a match: a width of at least one bit and bits within the
+// field (OFPBAC_BAD_SET_LEN), and for a destination a field that may be
+// written (OFPBAC_BAD_SET_ARGUMENT).
+func CheckSubfield(s Subfield, dst bool) error {
+	r := &SubfieldFields[s.Row]
+	what := "source"
+	if dst {
+		what = "destination"
+	}
+	if s.Bits == 0 || int(s.Ofs)+int(s.Bits) > int(r.Bits) {
+		return badAction(BadActionBadSetLen, r.Name, fmt.Sprintf("bits %d..%d of the %s field are beyond its %d bits", s.Ofs, int(s.Ofs)+int(s.Bits)-1, what, r.Bits))
+	}
+	if dst && !r.Writable {
+		return badAction(BadActionBadSetArg, r.Name, "destination field is not writable")
+	}
+	return nil
+}
+
+// checkSubfieldPrereqs checks that match t promises the prerequisites of
+// s's field (OFPBAC_MATCH_INCONSISTENT), as Open vSwitch's mf_check__.
+func checkSubfieldPrereqs(t *Match, s Subfield) error {
+	r := &SubfieldFields[s.Row]
+	if r.Proto != 0 && !t.Exact(FieldIPProto, uint64(r.Proto)) {
+		return badAction(BadActionMatchInconsistent, r.Name, fmt.Sprintf("needs ip_proto=%d", r.Proto))
+	}
+	if (r.Field == FieldARPSHA || r.Field == FieldARPTHA) && !t.Exact(FieldEthType, EthTypeARP) {
+		return badAction(BadActionMatchInconsistent, r.Name, "needs eth_type=0x0806")
+	}
+	if err := t.checkPrereqsOf(1 << r.Field); err != nil {
+		return badAction(BadActionMatchInconsistent, r.Name, err.(*Error).Why)
+	}
+	return nil
+}
+
+// setBits records in t that bits m of field f are v (a load's effect on
+// what the match promises).
+func (m *Match) setBits(f Field, v, mk uint64) {
+	ov, om := m.Get(f)
+	m.Set(f, ov&^mk|v&mk, om|mk)
+}
+
+// Segment is a run of ones in a load's mask: bits [Ofs, Ofs+Bits).
+type Segment struct{ Ofs, Bits uint8 }
+
+// LoadSegments splits mask mk of a field of bits bits into its runs of
+// ones, lowest first: the loads Open vSwitch sends and prints for a
+// set_field of part of a field (its next_load_segment).
+func LoadSegments(mk uint64, bits uint8) []Segment {
+	var out []Segment
+	for i := uint(0); i < uint(bits); {
+		if mk>>i&1 == 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < uint(bits) && mk>>j&1 != 0 {
+			j++
+		}
+		out = append(out, Segment{uint8(i), uint8(j - i)})
+		i = j
+	}
+	return out
+}
