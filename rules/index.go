@@ -333,10 +333,14 @@ func (t *Table) identicalIn(st *subtable, m *Match, rg Ranges, pri uint16, p *Pi
 	}
 	// An entry's rank holds its rule's priority (makeRank), and its
 	// removal version its rule's: only the rule of the priority sought
-	// and not removed is loaded and compared.
+	// and not removed is loaded and compared. Entries are rank
+	// descending: the scan ends at the first of a lower priority.
 	for i := range n.ents {
 		e := &n.ents[i]
-		if uint16(e.rank>>rankSeqBits) != pri || e.removed.Load() != never {
+		if ep := uint16(e.rank >> rankSeqBits); ep != pri || e.removed.Load() != never {
+			if ep < pri {
+				break
+			}
 			continue
 		}
 		if r := e.r; r.Match == *m && r.Ranges == rg {
