@@ -3,6 +3,8 @@ package rules
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/ofswitch/ofswitch/internal/prefetch"
 )
 
 // slab hands out Ts one at a time from chunks of about slabBytes, so that a
@@ -181,6 +183,9 @@ func (s *slab[T]) next() *T {
 	if n := len(s.recycled); n > 0 {
 		x := s.recycled[n-1]
 		s.recycled = s.recycled[:n-1]
+		if n > 1 {
+			prefetchAll(unsafe.Pointer(s.recycled[n-2]), unsafe.Sizeof(*x))
+		}
 		clear(unsafe.Slice(x, 1))
 		return x
 	}
@@ -189,6 +194,9 @@ func (s *slab[T]) next() *T {
 	}
 	x := &s.free[0]
 	s.free = s.free[1:]
+	if len(s.free) > 0 {
+		prefetchAll(unsafe.Pointer(&s.free[0]), unsafe.Sizeof(*x))
+	}
 	return x
 }
 
@@ -250,4 +258,12 @@ func (p *arrayPool[T]) get(n int) *T {
 	fl[len(fl)-1] = nil
 	p.free[n] = fl[:len(fl)-1]
 	return x
+}
+
+// prefetchAll starts loading the cache lines of the size bytes at p: the
+// element next hands out after this one, written by the update after.
+func prefetchAll(p unsafe.Pointer, size uintptr) {
+	for off := uintptr(0); off < size; off += 64 {
+		prefetch.Line(unsafe.Add(p, off))
+	}
 }
