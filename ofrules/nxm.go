@@ -260,7 +260,14 @@ func nxmSetField(o *openflow.OXM) (rules.Action, error) {
 		return rules.Action{}, err
 	}
 	nf, ok := nxmFields[nxmKey(o.Class, o.Field)]
-	if only, in := nxmOnly[nf.f]; !ok || !in || only.noSet {
+	if ok && nf.kind == nxmReg && !o.HasMask && len(o.Data) == int(nf.size) {
+		// A register: a load of its half of the xreg field, sent back
+		// as this set_field.
+		_, sh := rules.RegField(int(o.Field - openflow.NXMNxReg0))
+		return rules.Action{Kind: rules.ActionLoad, Field: nf.f, Reason: rules.LoadSetField,
+			Value: [2]uint64{0xffffffff << sh, beUint(o.Data) << sh}}, nil
+	}
+	if only, in := nxmOnly[nf.f]; !ok || !in || (only.noSet && nf.kind != nxmReg) {
 		return rules.Action{}, badAction(openflow.BadActionBadSetType)
 	}
 	size := int(nf.size)

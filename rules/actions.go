@@ -91,7 +91,9 @@ func checkAction(t *Match, a *Action) error {
 		t.Set(FieldPBBUCA, 0, 0)
 		t.Set(FieldEthType, 0, 0)
 	case ActionLoad:
-		r := SubfieldFor(a.Field, 0)
+		// The row that holds the mask's bits: of an xreg field, the
+		// register they are in (a load across both is refused).
+		r := SubfieldForMask(a.Field, 0, a.Value[0])
 		if r < 0 || a.Field.Bits() > 64 {
 			return badAction(BadActionBadSetType, a.Field.String(), "load into a field that load does not write")
 		}
@@ -99,7 +101,7 @@ func checkAction(t *Match, a *Action) error {
 		if !row.Writable {
 			return badAction(BadActionBadSetArg, row.Name, "destination field is not writable")
 		}
-		full := ^uint64(0) >> (64 - uint(row.Bits))
+		full := RowMask(r)
 		if a.Value[0] == 0 || a.Value[0]&^full != 0 || a.Value[1]&^a.Value[0] != 0 {
 			return badAction(BadActionBadSetArg, row.Name, fmt.Sprintf("value %#x under mask %#x does not fit the field's %d bits", a.Value[1], a.Value[0], row.Bits))
 		}
@@ -109,7 +111,7 @@ func checkAction(t *Match, a *Action) error {
 		if pm != 0xff {
 			p = 0
 		}
-		s := Subfield{Field: a.Field, Bits: row.Bits, Row: uint8(SubfieldFor(a.Field, p))}
+		s := Subfield{Field: a.Field, Bits: row.Bits, Row: uint8(SubfieldForMask(a.Field, p, a.Value[0]))}
 		if err := checkSubfieldPrereqs(t, s); err != nil {
 			return err
 		}
