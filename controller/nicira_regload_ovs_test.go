@@ -13,7 +13,7 @@ var regLoadFlows = []string{
 	"priority=2002,ip,actions=move:NXM_OF_IP_SRC[]->NXM_NX_REG1[]",
 	"priority=2003,tcp,actions=move:NXM_NX_REG2[0..15]->NXM_OF_TCP_DST[]",
 	"priority=2004,actions=output:NXM_NX_REG0[0..15]",
-	"priority=2005,actions=set_field:7->reg4,set_field:0xffffffff->reg5,set_field:0x5/0xf0f->reg6,set_field:0x1/0x1->reg7",
+	"priority=2005,actions=set_field:7->reg4,set_field:0xffffffff->reg5,set_field:0x5/0xf0f->reg6,set_field:0x1/0x1->reg7,set_field:0x5/0xffffffff->reg8",
 	"priority=2006,actions=move:reg0[]->reg1[],move:NXM_NX_REG8[16..31]->NXM_NX_REG9[0..15],move:reg10[0..7]->pkt_mark[8..15]",
 	"priority=2007,actions=write_actions(load:2->NXM_NX_REG0[],set_field:3->reg1,output:1)",
 	"priority=2008,reg0=5,actions=load:0x1->reg0[0..3],goto_table:1",
