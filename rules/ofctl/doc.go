@@ -57,7 +57,10 @@
 // OXM_OF_METADATA) or field name (eth_dst, pkt_mark), the whole field
 // (F, F[]) or bits F[a..b], F[b]; set_field:V/M->F of part of such a
 // field is a load, as ovs-ofctl sends it. They print as Open vSwitch
-// prints them: the NXM name, one load: a run of ones in the mask.
+// prints them: the NXM name, one load: a run of ones in the mask. The
+// registers are fields of 32 bits (NXM_NX_REG0-15, reg0-15);
+// set_field:V->regN, which ovs-ofctl sends as a set_field, prints as
+// set_field:0x7->reg4; the xreg fields are not load or move fields.
 // vlan_tci=V/M is read as Open vSwitch holds it once ovs-ofctl has sent
 // it over OpenFlow 1.3: vlan_vid takes the id and CFI bits of V&M and M,
 // vlan_pcp the priority of V&M, exactly, only when the id's value is not
