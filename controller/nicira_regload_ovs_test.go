@@ -19,6 +19,12 @@ var regLoadFlows = []string{
 	"priority=2008,reg0=5,actions=load:0x1->reg0[0..3],goto_table:1",
 	"table=1,reg0=5,reg3=0x10/0xf0,actions=output:reg0[0..15]",
 	"table=1,xreg1=0x100000002,actions=move:reg2[]->reg3[]",
+	// The 64-bit registers (OXM_OF_PKT_REG0-7): printed by that name
+	// whatever bits a load writes; set_field of a whole one is a set_field.
+	"table=2,priority=1,actions=load:0x1ffffffff->OXM_OF_PKT_REG0[],load:0x1->OXM_OF_PKT_REG1[0..3],load:0x1->xreg2[40..47],load:0x3->xreg3[31..32]",
+	"table=2,priority=2,actions=move:xreg2[]->xreg3[],output:OXM_OF_PKT_REG4[0..15],move:OXM_OF_PKT_REG0[0..31]->NXM_NX_REG3[]",
+	"table=2,priority=3,actions=set_field:0x100000002->xreg5,set_field:0x100000002/0x1ffffffff->xreg6,set_field:0x5/0xff00000000->xreg7",
+	"table=2,priority=4,actions=write_actions(set_field:0x100000002->xreg5,load:0x1->xreg6[0..1],output:1)",
 }
 
 // TestOvsOfctlRegLoad adds regLoadFlows to ofswitch and to Open vSwitch

@@ -210,6 +210,12 @@ var refusals = []refusal{
 	{name: "set nx reg3", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxReg0+3, []byte{0, 0, 0, 7}, nil))}},
 	{name: "set nx reg3 masked", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxReg0+3, []byte{0, 0, 0, 7}, []byte{0, 0, 0, 0xff}))}, want: "OFPET_EXPERIMENTER/4250"},
 	{name: "set nx reg3 short", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxReg0+3, []byte{0, 7}, nil))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	// OXM_OF_PKT_REG0-7 (class 0x8001, 64 bits).
+	{name: "nx load xreg1", acts: []openflow.Action{nx(0, 7, 0, 0x3f, 0x80, 1, 2, 8, 0, 0, 0, 1, 0, 0, 0, 5)}},
+	{name: "nx load xreg1 beyond 64 bits", acts: []openflow.Action{nx(0, 7, 0x0f, 0x07, 0x80, 1, 2, 8, 0, 0, 0, 0, 0, 0, 0, 1)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	{name: "nx move xreg1 xreg2", acts: []openflow.Action{nx(0, 6, 0, 64, 0, 0, 0, 0, 0x80, 1, 2, 8, 0x80, 1, 4, 8)}},
+	{name: "set xreg1", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassPacketRegs, 1, []byte{0, 0, 0, 1, 0, 0, 0, 2}, nil))}},
+	{name: "set xreg1 short", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassPacketRegs, 1, []byte{0, 0, 0, 1}, nil))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
 	{name: "nx write load reg0", write: true, acts: []openflow.Action{nx(0, 7, 0, 0x1f, 0, 1, 0, 4, 0, 0, 0, 0, 0, 0, 0, 5)}},
 	{name: "write set nx reg3", write: true, acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxReg0+3, []byte{0, 0, 0, 7}, nil))}},
 	{name: "nx unknown subtype", acts: []openflow.Action{nx(0, 0xfe, 0, 0, 0, 0, 0, 0)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_EXP_TYPE"},

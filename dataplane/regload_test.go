@@ -17,13 +17,16 @@ import (
 // reg0 (a tcp frame) or sets reg5 and moves it into reg0 before a
 // resubmit (udp port 33333); table 1 matches reg0 and outputs to the port
 // it holds, or moves tcp_dst into reg1, or marks reg7 where reg0 is still
-// 0; table 2 matches reg0 and reg1 and outputs to the port in reg0, or
+// 0, or outputs to the port in the high half of xreg6 (reg12); table 2
+// matches reg0 and reg1 and outputs to the port in reg0, or
 // sets reg4 and outputs to it.
 const regFlows = `table=0,priority=10,tcp,actions=load:2->NXM_NX_REG0[],goto_table:1
 table=0,priority=10,udp,tp_dst=33333,actions=set_field:3->reg5,move:NXM_NX_REG5[0..15]->NXM_NX_REG0[0..15],resubmit(,1)
+table=0,priority=10,udp,tp_dst=4000,actions=load:0x300000000->OXM_OF_PKT_REG6[],move:xreg6[0..15]->reg9[16..31],goto_table:1
 table=0,priority=1,actions=goto_table:1
 table=1,priority=10,tcp,reg0=2,actions=move:NXM_OF_TCP_DST[]->NXM_NX_REG1[0..15],goto_table:2
 table=1,priority=10,reg0=3,reg5=3,actions=output:NXM_NX_REG0[0..15]
+table=1,priority=10,reg12=3,reg13=0,reg9=0,actions=output:OXM_OF_PKT_REG6[32..47]
 table=1,priority=5,reg0=0,actions=set_field:0x80000000/0x80000000->reg7,goto_table:2
 table=2,priority=10,reg0=2,reg1=80,actions=output:NXM_NX_REG0[0..15]
 table=2,priority=10,reg7=0x80000000,reg0=0,reg1=0,actions=set_field:3->reg4,output:reg4[0..15]
@@ -53,6 +56,7 @@ func regCases(t *testing.T) []regCase {
 		{"reg1 not 80: dropped", tcpFrame(22), nil},
 		{"reg5 set, moved into reg0, both matched after resubmit, output to reg0", udpFrame(33333), []uint32{3}},
 		{"registers start at 0: reg7 marked, reg4 set, output to reg4", udpFrame(53), []uint32{3}},
+		{"xreg6 loaded whole, matched as reg12 and reg13, output to xreg6's high half", udpFrame(4000), []uint32{3}},
 	}
 }
 

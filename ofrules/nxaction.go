@@ -50,7 +50,11 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 		if d.Bits < 64 && x.Value>>d.Bits != 0 {
 			return rules.Action{}, badAction(openflow.BadActionBadArgument)
 		}
-		return rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), x.Value << d.Ofs}}, nil
+		a := rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), x.Value << d.Ofs}}
+		if int(d.Row) == rules.XRegRow(d.Field) {
+			a.Reason = rules.LoadXReg
+		}
+		return a, nil
 	case openflow.NXRegLoad2:
 		return regLoad2(&x)
 	case openflow.NXRegMove:
@@ -131,7 +135,11 @@ func regLoad2(x *openflow.NXAction) (rules.Action, error) {
 	if !row.Writable {
 		return rules.Action{}, badAction(openflow.BadActionBadSetArgument)
 	}
-	return rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk << row.Shift, v << row.Shift}, Reason: 1}, nil
+	a := rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk << row.Shift, v << row.Shift}, Reason: 1}
+	if r == rules.XRegRow(row.Field) {
+		a.Reason |= rules.LoadXReg
+	}
+	return a, nil
 }
 
 // subfieldHeader is the NXM or OXM header of the field of row r of
@@ -152,12 +160,13 @@ func loadsToWire(out []openflow.Action, a *rules.Action, r int) []openflow.Actio
 	h := subfieldHeader(r)
 	row := &rules.SubfieldFields[r]
 	mask, val := a.Value[0]>>row.Shift, a.Value[1]>>row.Shift
-	if a.Reason == rules.LoadSetField {
-		var b [4]byte
-		putValue(b[:], 0, val)
-		return append(out, openflow.SetField(openflow.NXM(openflow.OXMClass(row.Class), openflow.OXMField(row.Num), b[:row.Len()], nil)))
+	if a.Reason&rules.LoadWire == rules.LoadSetField {
+		var b [8]byte
+		n := row.Len()
+		putValue(b[:n], 0, val)
+		return append(out, openflow.SetField(openflow.NXM(openflow.OXMClass(row.Class), openflow.OXMField(row.Num), b[:n], nil)))
 	}
-	if a.Reason == 1 {
+	if a.Reason&rules.LoadWire == 1 {
 		n := row.Len()
 		var b [16]byte
 		putValue(b[:n], 0, val)

@@ -91,9 +91,9 @@ func checkAction(t *Match, a *Action) error {
 		t.Set(FieldPBBUCA, 0, 0)
 		t.Set(FieldEthType, 0, 0)
 	case ActionLoad:
-		// The row that holds the mask's bits: of an xreg field, the
-		// register they are in (a load across both is refused).
-		r := SubfieldForMask(a.Field, 0, a.Value[0])
+		// The row the load names or, of an xreg field, the 32-bit
+		// register that holds the mask's bits (the xreg if across).
+		r := LoadRow(a, 0)
 		if r < 0 || a.Field.Bits() > 64 {
 			return badAction(BadActionBadSetType, a.Field.String(), "load into a field that load does not write")
 		}
@@ -111,7 +111,7 @@ func checkAction(t *Match, a *Action) error {
 		if pm != 0xff {
 			p = 0
 		}
-		s := Subfield{Field: a.Field, Bits: row.Bits, Row: uint8(SubfieldForMask(a.Field, p, a.Value[0]))}
+		s := Subfield{Field: a.Field, Bits: row.Bits, Row: uint8(LoadRow(a, p))}
 		if err := checkSubfieldPrereqs(t, s); err != nil {
 			return err
 		}

@@ -106,9 +106,12 @@ var SubfieldFields = append([]SubfieldField{
 
 // regRows returns the rows of the registers NXM_NX_REG0 to REG15
 // (reg0-reg15), NXM class 1, fields 0 to 15: 32-bit halves of the xreg
-// fields (RegField).
+// fields (RegField); then those of the 64-bit registers OXM_OF_PKT_REG0
+// to 7 (xreg0-xreg7), class 0x8001, the xreg fields whole. The 32-bit
+// rows come first: SubfieldForMask gives the register that holds a
+// load's bits, the xreg only for bits across both halves.
 func regRows() []SubfieldField {
-	rows := make([]SubfieldField, NumRegs)
+	rows := make([]SubfieldField, NumRegs, NumRegs+NumRegs/2)
 	for n := range rows {
 		f, sh := RegField(n)
 		rows[n] = SubfieldField{
@@ -116,7 +119,33 @@ func regRows() []SubfieldField {
 			Field: f, Bits: 32, Class: 1, Num: uint8(n), Writable: true, Meta: true, Shift: uint8(sh),
 		}
 	}
+	for n := range NumRegs / 2 {
+		rows = append(rows, SubfieldField{
+			Name: fmt.Sprintf("OXM_OF_PKT_REG%d", n), Alias: []string{fmt.Sprintf("xreg%d", n)},
+			Field: FieldXReg0 + Field(n), Bits: 64, Class: 0x8001, Num: uint8(n), Writable: true, Meta: true,
+		})
+	}
 	return rows
+}
+
+// XRegRow returns the row of SubfieldFields of the 64-bit register (xreg)
+// that is field f, -1 if f is not an xreg field.
+func XRegRow(f Field) int {
+	if f < FieldXReg0 || f > FieldXReg7 {
+		return -1
+	}
+	return len(SubfieldFields) - NumRegs/2 + int(f-FieldXReg0)
+}
+
+// LoadRow returns the row of SubfieldFields that load a names: the xreg
+// for one with LoadXReg, else the first row of its field in a flow of
+// ip_proto proto that holds the mask's bits (of an xreg field, the
+// 32-bit register they are in), -1 if none.
+func LoadRow(a *Action, proto uint64) int {
+	if a.Reason&LoadXReg != 0 {
+		return XRegRow(a.Field)
+	}
+	return SubfieldForMask(a.Field, proto, a.Value[0])
 }
 
 // RowOfs returns s's offset counted from the bit 0 of its row (Ofs less

@@ -76,7 +76,10 @@ func TestCheckLoadMove(t *testing.T) {
 		{"move reg1's row below its half", &none, move(rules.Subfield{Field: rules.FieldXReg0, Ofs: 0, Bits: 8, Row: uint8(rules.SubfieldByName("reg0"))}, sub("pkt_mark", 0, 8)), rules.BadActionBadSetLen},
 		{"load reg0", &none, load(rules.FieldXReg0, 0xffffffff<<32, 5<<32), -1},
 		{"load reg1", &none, load(rules.FieldXReg0, 0xf0, 0x50), -1},
-		{"load across reg0 and reg1", &none, load(rules.FieldXReg0, 0xffff<<24, 1<<24), rules.BadActionBadSetType},
+		{"load across reg0 and reg1: xreg0's", &none, load(rules.FieldXReg0, 0xffff<<24, 1<<24), -1},
+		{"load xreg7", &none, load(rules.FieldXReg7, ^uint64(0), 1<<63), -1},
+		{"move xreg1 to xreg2", &none, move(sub("xreg1", 0, 64), sub("OXM_OF_PKT_REG2", 0, 64)), -1},
+		{"move xreg1 beyond", &none, move(sub("xreg1", 60, 8), sub("reg0", 0, 8)), rules.BadActionBadSetLen},
 	} {
 		err := rules.CheckActions(c.m, []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{c.a}}})
 		var re *rules.Error
@@ -124,7 +127,22 @@ func TestRegRows(t *testing.T) {
 			t.Errorf("reg%d: %+v: row offset %d, mask %#x", n, s, s.RowOfs(), s.Mask())
 		}
 	}
-	if r := rules.SubfieldForMask(rules.FieldXReg3, 0, 1<<31|1<<32); r >= 0 {
-		t.Errorf("a mask across reg6 and reg7 has row %d", r)
+	for n := range rules.NumRegs / 2 {
+		f := rules.FieldXReg0 + rules.Field(n)
+		r := rules.XRegRow(f)
+		row := &rules.SubfieldFields[r]
+		if r != rules.SubfieldByName(fmt.Sprintf("xreg%d", n)) || r != rules.SubfieldByHeader(0x8001, uint8(n)) || row.Field != f || row.Bits != 64 || row.Shift != 0 {
+			t.Fatalf("xreg%d: row %d %+v", n, r, row)
+		}
+		if got := rules.SubfieldForMask(f, 0, 1<<31|1<<32); got != r {
+			t.Errorf("a mask across both halves of xreg%d has row %d, want %d", n, got, r)
+		}
+		a := rules.Action{Kind: rules.ActionLoad, Field: f, Value: [2]uint64{0xf, 1}, Reason: rules.LoadXReg}
+		if got := rules.LoadRow(&a, 0); got != r {
+			t.Errorf("a load named xreg%d has row %d, want %d", n, got, r)
+		}
+	}
+	if rules.XRegRow(rules.FieldPktMark) >= 0 {
+		t.Error("pkt_mark has an xreg row")
 	}
 }

@@ -77,7 +77,11 @@ func (p *flowParser) load(arg string, col int, m *rules.Match) (rules.Action, er
 	if pr := rules.SubfieldFields[d.Row].Proto; pr != 0 && m != nil && !m.Exact(rules.FieldIPProto, uint64(pr)) {
 		return rules.Action{}, p.errAt(col+len(vs)+2, "%s: the match needs ip_proto=%d (ovs-ofctl: actions are invalid with specified match)", ds, pr)
 	}
-	return rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), v << d.Ofs}}, nil
+	a := rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), v << d.Ofs}}
+	if isXReg(&rules.SubfieldFields[d.Row]) {
+		a.Reason = rules.LoadXReg
+	}
+	return a, nil
 }
 
 // move parses move:SRC->DST, the two as wide.
@@ -126,7 +130,7 @@ func (p *flowParser) setFieldMasked(vs string, col, r int) (rules.Action, error)
 	}
 	full := ^uint64(0) >> (64 - uint(row.Bits))
 	if mk == full {
-		if row.Shift != 0 || isReg(row) {
+		if isReg(row) || isXReg(row) {
 			return regSetField(r, v), nil
 		}
 		return rules.Action{Kind: rules.ActionSetField, Field: row.Field, Value: [2]uint64{0, v}}, nil
@@ -134,7 +138,17 @@ func (p *flowParser) setFieldMasked(vs string, col, r int) (rules.Action, error)
 	if mk == 0 {
 		return rules.Action{}, p.errAt(col, "set_field %s: a mask of 0 sets nothing", vs)
 	}
-	return rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk << row.Shift, (v & mk) << row.Shift}}, nil
+	a := rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk << row.Shift, (v & mk) << row.Shift}}
+	if isXReg(row) {
+		a.Reason = rules.LoadXReg
+	}
+	return a, nil
+}
+
+// isXReg reports whether row is a 64-bit register's (an xreg field
+// whole, OXM_OF_PKT_REGn).
+func isXReg(row *rules.SubfieldField) bool {
+	return row.Field >= rules.FieldXReg0 && row.Field <= rules.FieldXReg7 && row.Bits == 64
 }
 
 // isReg reports whether row is a 32-bit register's (half of an xreg
@@ -143,14 +157,19 @@ func isReg(row *rules.SubfieldField) bool {
 	return row.Field >= rules.FieldXReg0 && row.Field <= rules.FieldXReg7 && row.Bits == 32
 }
 
-// regSetField is set_field:V->regN, register N the one of row r: a load
-// of the register's half of its xreg field that came as a set_field
-// (Reason rules.LoadSetField), which ovs-ofctl sends as OFPAT_SET_FIELD
-// with the NXM_NX_REG header and Open vSwitch prints as set_field.
+// regSetField is set_field:V->regN or ->xregN, the register of row r: a
+// load of all the register's bits (a 32-bit one's half of its xreg
+// field) that came as a set_field (Reason rules.LoadSetField), which
+// ovs-ofctl sends as OFPAT_SET_FIELD with the NXM_NX_REG or
+// OXM_OF_PKT_REG header and Open vSwitch prints as set_field.
 func regSetField(r int, v uint64) rules.Action {
 	row := &rules.SubfieldFields[r]
-	return rules.Action{Kind: rules.ActionLoad, Field: row.Field, Reason: rules.LoadSetField,
+	a := rules.Action{Kind: rules.ActionLoad, Field: row.Field, Reason: rules.LoadSetField,
 		Value: [2]uint64{rules.RowMask(r), v << row.Shift}}
+	if isXReg(row) {
+		a.Reason |= rules.LoadXReg
+	}
+	return a
 }
 
 // subfieldString formats s as Open vSwitch does (mf_format_subfield):
@@ -175,16 +194,16 @@ func subfieldString(s rules.Subfield) string {
 // bits (of an xreg field, the register they are in), and the values
 // print counted from its bit 0.
 func (nm fieldNamer) formatLoad(a *rules.Action) string {
-	r := rules.SubfieldForMask(a.Field, nm.proto, a.Value[0])
+	r := rules.LoadRow(a, nm.proto)
 	if r < 0 {
 		return fmt.Sprintf("load(%v)", a.Field)
 	}
 	row := &rules.SubfieldFields[r]
 	mask, val := a.Value[0]>>row.Shift, a.Value[1]>>row.Shift
-	if isReg(row) && a.Reason != 0 {
+	if (isReg(row) || isXReg(row)) && a.Reason&rules.LoadWire != 0 {
 		return "set_field:" + hexMasked(val, mask, ^uint64(0)>>(64-uint(row.Bits))) + "->" + row.Alias[0]
 	}
-	if a.Reason == 1 {
+	if a.Reason&rules.LoadWire == 1 {
 		// mf_format: addresses as addresses, the rest in hex.
 		var v string
 		switch a.Field {

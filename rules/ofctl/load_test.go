@@ -27,6 +27,9 @@ func TestLoadMoveText(t *testing.T) {
 		{"actions=set_field:7->reg4,set_field:0x5/0xffffffff->reg6", "set_field:0x7->reg4,set_field:0x5->reg6"},
 		{"actions=set_field:0x5/0xf0f->reg6", "load:0x5->NXM_NX_REG6[0..3],load:0->NXM_NX_REG6[8..11]"},
 		{"actions=move:reg0[]->reg1[],output:reg2[16..31]", "move:NXM_NX_REG0[]->NXM_NX_REG1[],output:NXM_NX_REG2[16..31]"},
+		{"actions=load:0x1ffffffff->xreg0[],load:1->OXM_OF_PKT_REG1[0..3]", "load:0x1ffffffff->OXM_OF_PKT_REG0[],load:0x1->OXM_OF_PKT_REG1[0..3]"},
+		{"actions=set_field:0x100000002->xreg5,set_field:0x100000002/0x1ffffffff->xreg6", "set_field:0x100000002->xreg5,load:0x100000002->OXM_OF_PKT_REG6[0..32]"},
+		{"actions=move:xreg2[]->xreg3[],output:xreg4[0..15]", "move:OXM_OF_PKT_REG2[]->OXM_OF_PKT_REG3[],output:OXM_OF_PKT_REG4[0..15]"},
 		{"reg0=5,actions=write_actions(set_field:3->reg1,load:2->reg0[0..7],output:1)", "write_actions(set_field:0x3->reg1,load:0x2->NXM_NX_REG0[0..7],output:1)"},
 	} {
 		fs, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
@@ -53,6 +56,7 @@ func TestLoadMoveText(t *testing.T) {
 		{"actions=load:0x1ffffffff->reg0[]", "does not fit into 32 bits"},
 		{"actions=set_field:0x1ffffffff->reg0", "reg0 value"},
 		{"actions=move:reg0[]->pkt_mark[0..15]", "source field is 32 bits wide but destination is 16 bits wide"},
+		{"actions=load:1->xreg0[60..64]", "ending bit 64 is not valid because field is only 64 bits wide"},
 	} {
 		_, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
 		if len(errs) == 0 {
