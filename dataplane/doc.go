@@ -99,8 +99,8 @@
 // one is configured and are counted either way.
 //
 // load, move and output:field work on the frame's key: a load of pipeline
-// metadata (metadata, tunnel_id, pkt_mark, tun_flags) writes the key
-// only; a load of a field of the frame reads the field from the key
+// metadata (metadata, tunnel_id, pkt_mark, tun_flags, the registers)
+// writes the key only; a load of a field of the frame reads the field from the key
 // (current after every rewrite), merges the bits and writes the field
 // whole as set_field does, checksums fixed. move reads its source as
 // the actions before it left the frame. output:field outputs to the

@@ -51,8 +51,14 @@
 // vSwitch finds the field not all wildcards. WireMatch writes registers
 // as Open vSwitch does before OpenFlow 1.5: one NXM_NX_REG entry per
 // register with a non-zero mask, unmasked when exact, never PKT_REG.
-// set_field of a register or tunnel address is OFPBAC_BAD_SET_TYPE. The
-// data plane starts every frame with its registers and tunnel addresses
+// set_field of a register (NXM_NX_REGn or OXM_OF_PKT_REGn, as ovs-ofctl
+// sends set_field:V->regN, ->xregN) is a load of all its bits (a 32-bit
+// one's half of its xreg field) that goes back out as the same
+// set_field; masked it is OFPBAC_BAD_SET_MASK (ONF 4250), as Open
+// vSwitch answers. set_field of a tunnel address is
+// OFPBAC_BAD_SET_TYPE. load, move and output_reg take NXM_NX_REG0-15 as
+// 32-bit fields and OXM_OF_PKT_REG0-7 as 64-bit ones: bits beyond are
+// OFPBAC_BAD_SET_LEN. The data plane starts every frame with its registers and tunnel addresses
 // 0. Open vSwitch's tunnel metadata (NXM_NX_TUN_METADATA0-63, which need
 // NXT_TLV_TABLE_MOD), tun_ipv6_src and _dst (NXM_NX_TUN_IPV6_SRC, _DST),
 // tun_gbp_id and _flags (NXM_NX_TUN_GBP_ID, _FLAGS) and the 128-bit

@@ -210,7 +210,7 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 			rules.ActionMove, rules.ActionOutputReg:
 			out = append(out, nxActionToWire(&a))
 		case rules.ActionLoad:
-			if r := rules.SubfieldFor(a.Field, proto); r >= 0 {
+			if r := rules.LoadRow(&a, proto); r >= 0 {
 				out = loadsToWire(out, &a, r)
 			}
 		case rules.ActionSetNwTTL:

@@ -50,7 +50,11 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 		if d.Bits < 64 && x.Value>>d.Bits != 0 {
 			return rules.Action{}, badAction(openflow.BadActionBadArgument)
 		}
-		return rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), x.Value << d.Ofs}}, nil
+		a := rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), x.Value << d.Ofs}}
+		if int(d.Row) == rules.XRegRow(d.Field) {
+			a.Reason = rules.LoadXReg
+		}
+		return a, nil
 	case openflow.NXRegLoad2:
 		return regLoad2(&x)
 	case openflow.NXRegMove:
@@ -102,7 +106,7 @@ func subfield(h openflow.OXMHeader, ofs, n uint16, dst bool, unknown error) (rul
 	if dst && !row.Writable {
 		return rules.Subfield{}, badAction(openflow.BadActionBadSetArgument)
 	}
-	return rules.Subfield{Field: row.Field, Ofs: uint8(ofs), Bits: uint8(n), Row: uint8(r)}, nil
+	return rules.SubfieldOf(r, uint8(ofs), uint8(n)), nil
 }
 
 // regLoad2 translates NXAST_REG_LOAD2, whose OXM entry sets its field
@@ -131,7 +135,11 @@ func regLoad2(x *openflow.NXAction) (rules.Action, error) {
 	if !row.Writable {
 		return rules.Action{}, badAction(openflow.BadActionBadSetArgument)
 	}
-	return rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk, v}, Reason: 1}, nil
+	a := rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk << row.Shift, v << row.Shift}, Reason: 1}
+	if r == rules.XRegRow(row.Field) {
+		a.Reason |= rules.LoadXReg
+	}
+	return a, nil
 }
 
 // subfieldHeader is the NXM or OXM header of the field of row r of
@@ -142,29 +150,39 @@ func subfieldHeader(r int) openflow.OXMHeader {
 }
 
 // loadsToWire appends the wire form of load a, whose field is that of row
-// r, as Open vSwitch encodes a set_field that came as a load
-// (set_field_to_nxast): NXAST_REG_LOAD2 with the value and mask if it
-// came so, else one NXAST_REG_LOAD for each run of ones in the mask.
+// r (of an xreg field, the register that holds the mask's bits), as Open
+// vSwitch encodes a set_field that came as a load (set_field_to_nxast):
+// NXAST_REG_LOAD2 with the value and mask if it came so, OFPAT_SET_FIELD
+// of the register for a register's set_field, else one NXAST_REG_LOAD
+// for each run of ones in the mask. Values and offsets count from the
+// row's bit 0.
 func loadsToWire(out []openflow.Action, a *rules.Action, r int) []openflow.Action {
 	h := subfieldHeader(r)
 	row := &rules.SubfieldFields[r]
-	if a.Reason == 1 {
+	mask, val := a.Value[0]>>row.Shift, a.Value[1]>>row.Shift
+	if a.Reason&rules.LoadWire == rules.LoadSetField {
+		var b [8]byte
+		n := row.Len()
+		putValue(b[:n], 0, val)
+		return append(out, openflow.SetField(openflow.NXM(openflow.OXMClass(row.Class), openflow.OXMField(row.Num), b[:n], nil)))
+	}
+	if a.Reason&rules.LoadWire == 1 {
 		n := row.Len()
 		var b [16]byte
-		putValue(b[:n], 0, a.Value[1])
+		putValue(b[:n], 0, val)
 		pay := b[:n]
 		full := ^uint64(0) >> (64 - uint(row.Bits))
-		if a.Value[0] != full {
-			putValue(b[n:2*n], 0, a.Value[0])
+		if mask != full {
+			putValue(b[n:2*n], 0, mask)
 			pay = b[:2*n]
 			h = h&^0xff | openflow.OXMHeader(2*n) | 1<<8
 		}
 		x := openflow.NXAction{Subtype: openflow.NXRegLoad2, Dst: h, Payload: pay}
 		return append(out, x.Action())
 	}
-	for _, seg := range rules.LoadSegments(a.Value[0], row.Bits) {
+	for _, seg := range rules.LoadSegments(mask, row.Bits) {
 		x := openflow.NXAction{Subtype: openflow.NXRegLoad, Dst: h, Ofs: uint16(seg.Ofs), NBits: uint16(seg.Bits),
-			Value: a.Value[1] >> seg.Ofs & (^uint64(0) >> (64 - uint(seg.Bits)))}
+			Value: val >> seg.Ofs & (^uint64(0) >> (64 - uint(seg.Bits)))}
 		out = append(out, x.Action())
 	}
 	return out
@@ -198,11 +216,11 @@ func nxActionToWire(a *rules.Action) openflow.Action {
 		}
 	case rules.ActionMove:
 		s, d := a.Ext.Src, a.Ext.Dst
-		x = openflow.NXAction{Subtype: openflow.NXRegMove, NBits: uint16(s.Bits), SrcOfs: uint16(s.Ofs), DstOfs: uint16(d.Ofs),
+		x = openflow.NXAction{Subtype: openflow.NXRegMove, NBits: uint16(s.Bits), SrcOfs: uint16(s.RowOfs()), DstOfs: uint16(d.RowOfs()),
 			Src: subfieldHeader(int(s.Row)), Dst: subfieldHeader(int(d.Row))}
 	case rules.ActionOutputReg:
 		s := a.Ext.Src
-		x = openflow.NXAction{Subtype: openflow.NXOutputReg, Ofs: uint16(s.Ofs), NBits: uint16(s.Bits),
+		x = openflow.NXAction{Subtype: openflow.NXOutputReg, Ofs: uint16(s.RowOfs()), NBits: uint16(s.Bits),
 			Src: subfieldHeader(int(s.Row)), MaxLen: a.MaxLen}
 		if a.Reason == 1 {
 			x.Subtype = openflow.NXOutputReg2

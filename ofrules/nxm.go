@@ -260,7 +260,19 @@ func nxmSetField(o *openflow.OXM) (rules.Action, error) {
 		return rules.Action{}, err
 	}
 	nf, ok := nxmFields[nxmKey(o.Class, o.Field)]
-	if only, in := nxmOnly[nf.f]; !ok || !in || only.noSet {
+	reg := ok && (nf.kind == nxmReg || o.Class == openflow.OXMClassPacketRegs)
+	if reg && !o.HasMask && len(o.Data) == int(nf.size) {
+		// A register: a load of all its bits (a 32-bit one's half of
+		// its xreg field), sent back as this set_field.
+		if o.Class == openflow.OXMClassPacketRegs {
+			return rules.Action{Kind: rules.ActionLoad, Field: nf.f, Reason: rules.LoadSetField | rules.LoadXReg,
+				Value: [2]uint64{^uint64(0), beUint(o.Data)}}, nil
+		}
+		_, sh := rules.RegField(int(o.Field - openflow.NXMNxReg0))
+		return rules.Action{Kind: rules.ActionLoad, Field: nf.f, Reason: rules.LoadSetField,
+			Value: [2]uint64{0xffffffff << sh, beUint(o.Data) << sh}}, nil
+	}
+	if only, in := nxmOnly[nf.f]; !ok || !in || (only.noSet && !reg) {
 		return rules.Action{}, badAction(openflow.BadActionBadSetType)
 	}
 	size := int(nf.size)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/ofswitch/ofswitch/openflow"
@@ -131,16 +132,68 @@ func TestRegsRefusals(t *testing.T) {
 	}
 }
 
-// TestRegsSetFieldRefused: set_field of a register or a tunnel address
-// (a later stage's load and set_field) is refused as before, with
-// OFPBAC_BAD_SET_TYPE, not taken as a write of the whole xreg.
+// TestRegsSetFieldRefused: set_field of a tunnel address is refused with
+// OFPBAC_BAD_SET_TYPE (that of a register is a load: TestRegSetField).
 func TestRegsSetFieldRefused(t *testing.T) {
-	for _, o := range []openflow.OXM{nx1(openflow.NXMNxReg0+1, []byte{0, 0, 0, 1}, nil), pktReg(0, make([]byte, 8), nil),
-		nx1(openflow.NXMNxTunIPv4Src, []byte{10, 0, 0, 1}, nil)} {
+	for _, o := range []openflow.OXM{nx1(openflow.NXMNxTunIPv4Src, []byte{10, 0, 0, 1}, nil)} {
 		_, err := Actions([]openflow.Action{openflow.SetField(o)})
 		var em openflow.ErrorMsg
 		if !errors.As(WireError(err), &em) || em.Type != openflow.ErrTypeBadAction || em.Code != uint16(openflow.BadActionBadSetType) {
 			t.Errorf("set_field %v: %v, want OFPBAC_BAD_SET_TYPE", o.String(), err)
+		}
+	}
+}
+
+// TestRegSetField: OFPAT_SET_FIELD of NXM_NX_REGn, as ovs-ofctl sends
+// set_field:V->regN, is a load of register n's half of its xreg field
+// that goes back out as the same set_field; a mask is OFPBAC_BAD_SET_MASK
+// (ONF 4250) and a payload not of 4 bytes OFPBAC_BAD_SET_LEN, as Open
+// vSwitch answers.
+func TestRegSetField(t *testing.T) {
+	for _, c := range []struct {
+		reg       int // 16 + n: xregN (OXM_OF_PKT_REGn)
+		v         []byte
+		field     rules.Field
+		mask, val uint64
+	}{
+		{16 + 1, []byte{0, 0, 0, 1, 0, 0, 0, 2}, rules.FieldXReg1, ^uint64(0), 0x100000002},
+		{0, []byte{0, 0, 0, 5}, rules.FieldXReg0, 0xffffffff << 32, 5 << 32},
+		{1, []byte{0, 0, 0, 1}, rules.FieldXReg0, 0xffffffff, 1},
+		{15, []byte{0xff, 0xff, 0xff, 0xff}, rules.FieldXReg7, 0xffffffff, 0xffffffff},
+		{4, []byte{0x12, 0x34, 0x56, 0x78}, rules.FieldXReg2, 0xffffffff << 32, 0x12345678 << 32},
+	} {
+		sf := openflow.SetField(nx1(openflow.NXMNxReg0+openflow.OXMField(c.reg), c.v, nil))
+		want := rules.Action{Kind: rules.ActionLoad, Field: c.field, Value: [2]uint64{c.mask, c.val}, Reason: rules.LoadSetField}
+		if c.reg >= 16 {
+			sf = openflow.SetField(pktReg(openflow.OXMField(c.reg-16), c.v, nil))
+			want.Reason |= rules.LoadXReg
+		}
+		as, err := Actions([]openflow.Action{sf})
+		if err != nil {
+			t.Fatalf("reg%d: %v", c.reg, err)
+		}
+		if len(as) != 1 || as[0] != want {
+			t.Fatalf("reg%d: %+v, want %+v", c.reg, as, want)
+		}
+		back := actionsToWire(as, &rules.Match{})
+		if len(back) != 1 || !reflect.DeepEqual(back[0], sf) {
+			t.Errorf("reg%d: back to the wire as %+v, want %+v", c.reg, back, sf)
+		}
+	}
+	for _, c := range []struct {
+		o    openflow.OXM
+		typ  openflow.ErrorType
+		code uint16
+	}{
+		{nx1(openflow.NXMNxReg0+3, []byte{0, 0, 1}, nil), openflow.ErrTypeBadAction, uint16(openflow.BadActionBadSetLen)},
+		{nx1(openflow.NXMNxReg0+3, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 1}), openflow.ErrTypeExperimenter, onfBadSetMask},
+		{pktReg(2, []byte{0, 0, 0, 1}, nil), openflow.ErrTypeBadAction, uint16(openflow.BadActionBadSetLen)},
+		{pktReg(2, make([]byte, 8), make([]byte, 8)), openflow.ErrTypeExperimenter, onfBadSetMask},
+	} {
+		_, err := Actions([]openflow.Action{openflow.SetField(c.o)})
+		var em openflow.ErrorMsg
+		if !errors.As(WireError(err), &em) || em.Type != c.typ || em.Code != c.code {
+			t.Errorf("set_field %v: %v, want type %d code %d", c.o.String(), err, c.typ, c.code)
 		}
 	}
 }

@@ -91,7 +91,9 @@ func checkAction(t *Match, a *Action) error {
 		t.Set(FieldPBBUCA, 0, 0)
 		t.Set(FieldEthType, 0, 0)
 	case ActionLoad:
-		r := SubfieldFor(a.Field, 0)
+		// The row the load names or, of an xreg field, the 32-bit
+		// register that holds the mask's bits (the xreg if across).
+		r := LoadRow(a, 0)
 		if r < 0 || a.Field.Bits() > 64 {
 			return badAction(BadActionBadSetType, a.Field.String(), "load into a field that load does not write")
 		}
@@ -99,7 +101,7 @@ func checkAction(t *Match, a *Action) error {
 		if !row.Writable {
 			return badAction(BadActionBadSetArg, row.Name, "destination field is not writable")
 		}
-		full := ^uint64(0) >> (64 - uint(row.Bits))
+		full := RowMask(r)
 		if a.Value[0] == 0 || a.Value[0]&^full != 0 || a.Value[1]&^a.Value[0] != 0 {
 			return badAction(BadActionBadSetArg, row.Name, fmt.Sprintf("value %#x under mask %#x does not fit the field's %d bits", a.Value[1], a.Value[0], row.Bits))
 		}
@@ -109,7 +111,7 @@ func checkAction(t *Match, a *Action) error {
 		if pm != 0xff {
 			p = 0
 		}
-		s := Subfield{Field: a.Field, Bits: row.Bits, Row: uint8(SubfieldFor(a.Field, p))}
+		s := Subfield{Field: a.Field, Bits: row.Bits, Row: uint8(LoadRow(a, p))}
 		if err := checkSubfieldPrereqs(t, s); err != nil {
 			return err
 		}

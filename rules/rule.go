@@ -62,7 +62,9 @@ const (
 	// part of a field) writes the bits Value[0] of field Field
 	// (at most 64 bits) with those of Value[1], leaving the others.
 	// Reason is its wire form: 0 for NXAST_REG_LOAD (printed load:),
-	// 1 for NXAST_REG_LOAD2 (printed set_field:).
+	// 1 for NXAST_REG_LOAD2 (printed set_field:), LoadSetField for a
+	// set_field of a whole register (LoadWire masks these), plus
+	// LoadXReg when it names the 64-bit register (OXM_OF_PKT_REG).
 	ActionLoad
 	// ActionMove (NXAST_REG_MOVE) copies the bits of Ext.Src to those of
 	// Ext.Dst, which are as wide.
@@ -72,6 +74,20 @@ const (
 	// (MaxLen for the controller). Reason is its wire form: 0
 	// NXAST_OUTPUT_REG, 1 NXAST_OUTPUT_REG2.
 	ActionOutputReg
+)
+
+// LoadSetField is the Reason of an ActionLoad that came as an
+// OFPAT_SET_FIELD of a 32-bit register (NXM_NX_REG0-15), which Open
+// vSwitch sends back so and prints as set_field:V->regN.
+const LoadSetField = 2
+
+// LoadWire masks an ActionLoad's Reason to its wire form (0, 1 or
+// LoadSetField); LoadXReg is set in a load that names the 64-bit register
+// xregN (OXM_OF_PKT_REGn), which Open vSwitch prints and sends by that
+// name whatever bits it writes.
+const (
+	LoadWire = 3
+	LoadXReg = 4
 )
 
 // Action is one action of an action list or set, as a tagged struct: Kind

@@ -53,13 +53,20 @@ type SubfieldField struct {
 	// Port16 is in_port's 16-bit NXM form: its reserved ports at 0xff00
 	// and up (the 32-bit ones at 0xffffff00 and up).
 	Port16 bool
+	// Shift is where the row's bit 0 is in Field: a 32-bit register is
+	// one half of an xreg field (reg(2N) its bits 32-63, reg(2N+1) its
+	// bits 0-31). A Subfield of the row has Ofs counted in Field (the
+	// row's offset plus Shift), so that Key.GetBits, Mask and the data
+	// plane read and write the field as any other; what prints or
+	// encodes a Subfield counts from the row's bit 0 (RowOfs).
+	Shift uint8
 }
 
-// SubfieldFields lists the fields of SubfieldField. Registers go here as
-// rows when the Key holds them (with Meta). IPv6 addresses (128 bits) and
+// SubfieldFields lists the fields of SubfieldField, the 32-bit registers
+// last (regRows). IPv6 addresses (128 bits) and
 // the fields whose NXM form packs several of ours (NXM_OF_VLAN_TCI,
 // NXM_OF_IP_TOS) are not among them.
-var SubfieldFields = []SubfieldField{
+var SubfieldFields = append([]SubfieldField{
 	{Name: "NXM_OF_IN_PORT", Alias: []string{"in_port"}, Field: FieldInPort, Bits: 16, Class: 0, Num: 0, Port16: true},
 	{Name: "NXM_OF_ETH_DST", Alias: []string{"eth_dst", "dl_dst"}, Field: FieldEthDst, Bits: 48, Class: 0, Num: 1, Writable: true},
 	{Name: "NXM_OF_ETH_SRC", Alias: []string{"eth_src", "dl_src"}, Field: FieldEthSrc, Bits: 48, Class: 0, Num: 2, Writable: true},
@@ -95,6 +102,67 @@ var SubfieldFields = []SubfieldField{
 	{Name: "NXM_NX_IP_FRAG", Alias: []string{"ip_frag", "nw_frag"}, Field: FieldIPFrag, Bits: 2, Bytes: 1, Class: 1, Num: 26},
 	{Name: "NXM_NX_IPV6_LABEL", Alias: []string{"ipv6_label"}, Field: FieldIPv6FLabel, Bits: 20, Bytes: 4, Class: 1, Num: 27, Writable: true},
 	{Name: "NXM_NX_PKT_MARK", Alias: []string{"pkt_mark"}, Field: FieldPktMark, Bits: 32, Class: 1, Num: 33, Writable: true, Meta: true},
+}, regRows()...)
+
+// regRows returns the rows of the registers NXM_NX_REG0 to REG15
+// (reg0-reg15), NXM class 1, fields 0 to 15: 32-bit halves of the xreg
+// fields (RegField); then those of the 64-bit registers OXM_OF_PKT_REG0
+// to 7 (xreg0-xreg7), class 0x8001, the xreg fields whole. The 32-bit
+// rows come first: SubfieldForMask gives the register that holds a
+// load's bits, the xreg only for bits across both halves.
+func regRows() []SubfieldField {
+	rows := make([]SubfieldField, NumRegs, NumRegs+NumRegs/2)
+	for n := range rows {
+		f, sh := RegField(n)
+		rows[n] = SubfieldField{
+			Name: fmt.Sprintf("NXM_NX_REG%d", n), Alias: []string{fmt.Sprintf("reg%d", n)},
+			Field: f, Bits: 32, Class: 1, Num: uint8(n), Writable: true, Meta: true, Shift: uint8(sh),
+		}
+	}
+	for n := range NumRegs / 2 {
+		rows = append(rows, SubfieldField{
+			Name: fmt.Sprintf("OXM_OF_PKT_REG%d", n), Alias: []string{fmt.Sprintf("xreg%d", n)},
+			Field: FieldXReg0 + Field(n), Bits: 64, Class: 0x8001, Num: uint8(n), Writable: true, Meta: true,
+		})
+	}
+	return rows
+}
+
+// XRegRow returns the row of SubfieldFields of the 64-bit register (xreg)
+// that is field f, -1 if f is not an xreg field.
+func XRegRow(f Field) int {
+	if f < FieldXReg0 || f > FieldXReg7 {
+		return -1
+	}
+	return len(SubfieldFields) - NumRegs/2 + int(f-FieldXReg0)
+}
+
+// LoadRow returns the row of SubfieldFields that load a names: the xreg
+// for one with LoadXReg, else the first row of its field in a flow of
+// ip_proto proto that holds the mask's bits (of an xreg field, the
+// 32-bit register they are in), -1 if none.
+func LoadRow(a *Action, proto uint64) int {
+	if a.Reason&LoadXReg != 0 {
+		return XRegRow(a.Field)
+	}
+	return SubfieldForMask(a.Field, proto, a.Value[0])
+}
+
+// RowOfs returns s's offset counted from the bit 0 of its row (Ofs less
+// the row's Shift): the offset Open vSwitch prints and sends.
+func (s Subfield) RowOfs() uint8 { return s.Ofs - SubfieldFields[s.Row].Shift }
+
+// SubfieldOf returns bits [ofs, ofs+n) of row r of SubfieldFields, ofs
+// counted from the row's bit 0.
+func SubfieldOf(r int, ofs, n uint8) Subfield {
+	row := &SubfieldFields[r]
+	return Subfield{Field: row.Field, Ofs: ofs + row.Shift, Bits: n, Row: uint8(r)}
+}
+
+// RowMask returns the mask of all the bits of row r within its field.
+func RowMask(r int) uint64 {
+	row := &SubfieldFields[r]
+	return ^uint64(0) >> (64 - uint(row.Bits)) << row.Shift
 }
 
 // Len returns the length of the field's NXM or OXM payload.
@@ -149,12 +217,20 @@ func SubfieldByHeader(class uint16, num uint8) int {
 
 // SubfieldFor returns the row of SubfieldFields of field f in a flow
 // whose match has ip_proto proto (0: none), the first row of f that fits,
-// -1 if none.
+// -1 if none. Of a field of several rows at different shifts (an xreg's
+// two registers) it is the first; SubfieldForMask chooses by the bits.
 func SubfieldFor(f Field, proto uint64) int {
+	return SubfieldForMask(f, proto, 0)
+}
+
+// SubfieldForMask is SubfieldFor among the rows of f that hold all the
+// bits of mask mk (0: any row), -1 if none does: the register of an xreg
+// field that a load's bits are in.
+func SubfieldForMask(f Field, proto, mk uint64) int {
 	first := -1
 	for i := range SubfieldFields {
 		r := &SubfieldFields[i]
-		if r.Field != f {
+		if r.Field != f || mk&^RowMask(i) != 0 {
 			continue
 		}
 		if r.Proto == 0 || uint64(r.Proto) == proto {
@@ -177,8 +253,8 @@ func CheckSubfield(s Subfield, dst bool) error {
 	if dst {
 		what = "destination"
 	}
-	if s.Bits == 0 || int(s.Ofs)+int(s.Bits) > int(r.Bits) {
-		return badAction(BadActionBadSetLen, r.Name, fmt.Sprintf("bits %d..%d of the %s field are beyond its %d bits", s.Ofs, int(s.Ofs)+int(s.Bits)-1, what, r.Bits))
+	if s.Bits == 0 || s.Ofs < r.Shift || int(s.RowOfs())+int(s.Bits) > int(r.Bits) {
+		return badAction(BadActionBadSetLen, r.Name, fmt.Sprintf("bits %d..%d of the %s field are beyond its %d bits", s.Ofs-r.Shift, int(s.Ofs-r.Shift)+int(s.Bits)-1, what, r.Bits))
 	}
 	if dst && !r.Writable {
 		return badAction(BadActionBadSetArg, r.Name, "destination field is not writable")

@@ -363,6 +363,16 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 		return rules.Action{}, p.errAt(col, "expected set_field:value->field, found %q", arg)
 	}
 	fcol := col + len(vs) + 2
+	if r := rules.SubfieldByName(fname); r >= 0 && (isReg(&rules.SubfieldFields[r]) || isXReg(&rules.SubfieldFields[r])) {
+		if strings.Contains(vs, "/") {
+			return p.setFieldMasked(vs, col, r)
+		}
+		v, err := p.num(vs, col, int(rules.SubfieldFields[r].Bits), fname+" value")
+		if err != nil {
+			return rules.Action{}, err
+		}
+		return regSetField(r, v), nil
+	}
 	f, ok := setFieldNames[fname]
 	if !ok {
 		switch {

@@ -57,7 +57,11 @@
 // OXM_OF_METADATA) or field name (eth_dst, pkt_mark), the whole field
 // (F, F[]) or bits F[a..b], F[b]; set_field:V/M->F of part of such a
 // field is a load, as ovs-ofctl sends it. They print as Open vSwitch
-// prints them: the NXM name, one load: a run of ones in the mask.
+// prints them: the NXM name, one load: a run of ones in the mask. The
+// registers are fields of 32 bits (NXM_NX_REG0-15, reg0-15) and of 64
+// (OXM_OF_PKT_REG0-7, xreg0-7; a load that names one prints by that name
+// whatever bits it writes); set_field:V->regN or ->xregN, which
+// ovs-ofctl sends as a set_field, prints as set_field:0x7->reg4.
 // vlan_tci=V/M is read as Open vSwitch holds it once ovs-ofctl has sent
 // it over OpenFlow 1.3: vlan_vid takes the id and CFI bits of V&M and M,
 // vlan_pcp the priority of V&M, exactly, only when the id's value is not

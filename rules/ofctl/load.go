@@ -23,7 +23,7 @@ func (p *flowParser) subfield(s string, col int) (rules.Subfield, error) {
 		return rules.Subfield{}, p.errAt(col, "%s: unknown field, or one load, move and output do not take", name)
 	}
 	row := &rules.SubfieldFields[r]
-	sf := rules.Subfield{Field: row.Field, Bits: row.Bits, Row: uint8(r)}
+	sf := rules.SubfieldOf(r, 0, row.Bits)
 	if !hasRange {
 		return sf, nil
 	}
@@ -48,8 +48,7 @@ func (p *flowParser) subfield(s string, col int) (rules.Subfield, error) {
 		// ovs-ofctl's words.
 		return sf, p.errAt(col, "%s: ending bit %d is not valid because field is only %d bits wide", s, b, row.Bits)
 	}
-	sf.Ofs, sf.Bits = uint8(a), uint8(b-a+1)
-	return sf, nil
+	return rules.SubfieldOf(r, uint8(a), uint8(b-a+1)), nil
 }
 
 // load parses load:VALUE->DST, which ovs-ofctl sends as NXAST_REG_LOAD,
@@ -78,7 +77,11 @@ func (p *flowParser) load(arg string, col int, m *rules.Match) (rules.Action, er
 	if pr := rules.SubfieldFields[d.Row].Proto; pr != 0 && m != nil && !m.Exact(rules.FieldIPProto, uint64(pr)) {
 		return rules.Action{}, p.errAt(col+len(vs)+2, "%s: the match needs ip_proto=%d (ovs-ofctl: actions are invalid with specified match)", ds, pr)
 	}
-	return rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), v << d.Ofs}}, nil
+	a := rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), v << d.Ofs}}
+	if isXReg(&rules.SubfieldFields[d.Row]) {
+		a.Reason = rules.LoadXReg
+	}
+	return a, nil
 }
 
 // move parses move:SRC->DST, the two as wide.
@@ -127,12 +130,46 @@ func (p *flowParser) setFieldMasked(vs string, col, r int) (rules.Action, error)
 	}
 	full := ^uint64(0) >> (64 - uint(row.Bits))
 	if mk == full {
+		if isReg(row) || isXReg(row) {
+			return regSetField(r, v), nil
+		}
 		return rules.Action{Kind: rules.ActionSetField, Field: row.Field, Value: [2]uint64{0, v}}, nil
 	}
 	if mk == 0 {
 		return rules.Action{}, p.errAt(col, "set_field %s: a mask of 0 sets nothing", vs)
 	}
-	return rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk, v & mk}}, nil
+	a := rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk << row.Shift, (v & mk) << row.Shift}}
+	if isXReg(row) {
+		a.Reason = rules.LoadXReg
+	}
+	return a, nil
+}
+
+// isXReg reports whether row is a 64-bit register's (an xreg field
+// whole, OXM_OF_PKT_REGn).
+func isXReg(row *rules.SubfieldField) bool {
+	return row.Field >= rules.FieldXReg0 && row.Field <= rules.FieldXReg7 && row.Bits == 64
+}
+
+// isReg reports whether row is a 32-bit register's (half of an xreg
+// field).
+func isReg(row *rules.SubfieldField) bool {
+	return row.Field >= rules.FieldXReg0 && row.Field <= rules.FieldXReg7 && row.Bits == 32
+}
+
+// regSetField is set_field:V->regN or ->xregN, the register of row r: a
+// load of all the register's bits (a 32-bit one's half of its xreg
+// field) that came as a set_field (Reason rules.LoadSetField), which
+// ovs-ofctl sends as OFPAT_SET_FIELD with the NXM_NX_REG or
+// OXM_OF_PKT_REG header and Open vSwitch prints as set_field.
+func regSetField(r int, v uint64) rules.Action {
+	row := &rules.SubfieldFields[r]
+	a := rules.Action{Kind: rules.ActionLoad, Field: row.Field, Reason: rules.LoadSetField,
+		Value: [2]uint64{rules.RowMask(r), v << row.Shift}}
+	if isXReg(row) {
+		a.Reason |= rules.LoadXReg
+	}
+	return a
 }
 
 // subfieldString formats s as Open vSwitch does (mf_format_subfield):
@@ -140,25 +177,33 @@ func (p *flowParser) setFieldMasked(vs string, col, r int) (rules.Action, error)
 // NAME[start..end].
 func subfieldString(s rules.Subfield) string {
 	row := &rules.SubfieldFields[s.Row]
+	ofs := s.RowOfs()
 	switch {
-	case s.Ofs == 0 && s.Bits == row.Bits:
+	case ofs == 0 && s.Bits == row.Bits:
 		return row.Name + "[]"
 	case s.Bits == 1:
-		return fmt.Sprintf("%s[%d]", row.Name, s.Ofs)
+		return fmt.Sprintf("%s[%d]", row.Name, ofs)
 	}
-	return fmt.Sprintf("%s[%d..%d]", row.Name, s.Ofs, int(s.Ofs)+int(s.Bits)-1)
+	return fmt.Sprintf("%s[%d..%d]", row.Name, ofs, int(ofs)+int(s.Bits)-1)
 }
 
 // formatLoad formats a load as Open vSwitch prints it: one load: for
 // each run of ones of its mask (format_SET_FIELD of an NXAST_REG_LOAD),
-// or set_field:VALUE/MASK->FIELD for one that came as NXAST_REG_LOAD2.
+// or set_field:VALUE/MASK->FIELD for one that came as NXAST_REG_LOAD2 or,
+// a register's, as a set_field. The row is the one that holds the mask's
+// bits (of an xreg field, the register they are in), and the values
+// print counted from its bit 0.
 func (nm fieldNamer) formatLoad(a *rules.Action) string {
-	r := rules.SubfieldFor(a.Field, nm.proto)
+	r := rules.LoadRow(a, nm.proto)
 	if r < 0 {
 		return fmt.Sprintf("load(%v)", a.Field)
 	}
 	row := &rules.SubfieldFields[r]
-	if a.Reason == 1 {
+	mask, val := a.Value[0]>>row.Shift, a.Value[1]>>row.Shift
+	if (isReg(row) || isXReg(row)) && a.Reason&rules.LoadWire != 0 {
+		return "set_field:" + hexMasked(val, mask, ^uint64(0)>>(64-uint(row.Bits))) + "->" + row.Alias[0]
+	}
+	if a.Reason&rules.LoadWire == 1 {
 		// mf_format: addresses as addresses, the rest in hex.
 		var v string
 		switch a.Field {
@@ -172,9 +217,9 @@ func (nm fieldNamer) formatLoad(a *rules.Action) string {
 		return "set_field:" + v + "->" + nm.name(a.Field)
 	}
 	var parts []string
-	for _, seg := range rules.LoadSegments(a.Value[0], row.Bits) {
-		s := rules.Subfield{Field: a.Field, Ofs: seg.Ofs, Bits: seg.Bits, Row: uint8(r)}
-		parts = append(parts, "load:"+cHex(a.Value[1]>>seg.Ofs&(^uint64(0)>>(64-uint(seg.Bits))))+"->"+subfieldString(s))
+	for _, seg := range rules.LoadSegments(mask, row.Bits) {
+		s := rules.SubfieldOf(r, seg.Ofs, seg.Bits)
+		parts = append(parts, "load:"+cHex(val>>seg.Ofs&(^uint64(0)>>(64-uint(seg.Bits))))+"->"+subfieldString(s))
 	}
 	return strings.Join(parts, ",")
 }

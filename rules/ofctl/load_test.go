@@ -21,6 +21,16 @@ func TestLoadMoveText(t *testing.T) {
 		{"actions=set_field:00:00:00:00:00:05/00:00:00:00:00:ff->eth_dst", "load:0x5->NXM_OF_ETH_DST[0..7]"},
 		{"udp,actions=load:53->udp_dst[],move:udp_src[]->pkt_mark[0..15]", "load:0x35->NXM_OF_UDP_DST[],move:NXM_OF_UDP_SRC[]->NXM_NX_PKT_MARK[0..15]"},
 		{"actions=move:in_port[]->pkt_mark[0..15],output:NXM_NX_PKT_MARK[0..15]", "move:NXM_OF_IN_PORT[]->NXM_NX_PKT_MARK[0..15],output:NXM_NX_PKT_MARK[0..15]"},
+		// Registers: reg(2N) the high half of xregN, reg(2N+1) the low.
+		{"actions=load:0x5->NXM_NX_REG0[]", "load:0x5->NXM_NX_REG0[]"},
+		{"actions=load:1->reg3[4..7],load:1->reg14[31]", "load:0x1->NXM_NX_REG3[4..7],load:0x1->NXM_NX_REG14[31]"},
+		{"actions=set_field:7->reg4,set_field:0x5/0xffffffff->reg6", "set_field:0x7->reg4,set_field:0x5->reg6"},
+		{"actions=set_field:0x5/0xf0f->reg6", "load:0x5->NXM_NX_REG6[0..3],load:0->NXM_NX_REG6[8..11]"},
+		{"actions=move:reg0[]->reg1[],output:reg2[16..31]", "move:NXM_NX_REG0[]->NXM_NX_REG1[],output:NXM_NX_REG2[16..31]"},
+		{"actions=load:0x1ffffffff->xreg0[],load:1->OXM_OF_PKT_REG1[0..3]", "load:0x1ffffffff->OXM_OF_PKT_REG0[],load:0x1->OXM_OF_PKT_REG1[0..3]"},
+		{"actions=set_field:0x100000002->xreg5,set_field:0x100000002/0x1ffffffff->xreg6", "set_field:0x100000002->xreg5,load:0x100000002->OXM_OF_PKT_REG6[0..32]"},
+		{"actions=move:xreg2[]->xreg3[],output:xreg4[0..15]", "move:OXM_OF_PKT_REG2[]->OXM_OF_PKT_REG3[],output:OXM_OF_PKT_REG4[0..15]"},
+		{"reg0=5,actions=write_actions(set_field:3->reg1,load:2->reg0[0..7],output:1)", "write_actions(set_field:0x3->reg1,load:0x2->NXM_NX_REG0[0..7],output:1)"},
 	} {
 		fs, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
 		if len(errs) != 0 {
@@ -42,6 +52,11 @@ func TestLoadMoveText(t *testing.T) {
 		{"ip,actions=set_field:5/0x7->nw_ttl", "invalid mask for field nw_ttl"},
 		{"actions=load:0x1234->vlan_vid[]", "does not fit into 12 bits"},
 		{"actions=write_actions(output:pkt_mark[0..15])", "write_actions cannot hold"},
+		{"actions=load:1->reg0[30..33]", "ending bit 33 is not valid because field is only 32 bits wide"},
+		{"actions=load:0x1ffffffff->reg0[]", "does not fit into 32 bits"},
+		{"actions=set_field:0x1ffffffff->reg0", "reg0 value"},
+		{"actions=move:reg0[]->pkt_mark[0..15]", "source field is 32 bits wide but destination is 16 bits wide"},
+		{"actions=load:1->xreg0[60..64]", "ending bit 64 is not valid because field is only 64 bits wide"},
 	} {
 		_, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
 		if len(errs) == 0 {
