@@ -3,7 +3,6 @@ package dataplane
 import (
 	"bytes"
 	"net"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,28 +127,10 @@ func TestLoadMoveAgainstOVS(t *testing.T) {
 	}
 	ovs := startOVSPorts(t, 3)
 	ovsReplaceFlows(t, ovs, loadFlows)
-	// Datapath port numbers to OpenFlow ones: "p2 2/3: (internal)".
-	show, err := ovs.Exec("ovs-appctl", "dpif/show").CombinedOutput()
-	if err != nil {
-		t.Fatalf("dpif/show: %v\n%s", err, show)
-	}
-	ofPort := map[string]uint32{}
-	for _, m := range regexp.MustCompile(`(?m)^\s+p\d (\d+)/(\d+):`).FindAllStringSubmatch(string(show), -1) {
-		n, _ := strconv.Atoi(m[1])
-		ofPort[m[2]] = uint32(n)
-	}
+	ofPort := ovs.DatapathPorts(t, 3)
 	for _, c := range loadCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			out := ovsTrace(t, ovs, c.frame)
-			_, acts, _ := strings.Cut(string(out), "Datapath actions: ")
-			acts, _, _ = strings.Cut(acts, "\n")
-			var ports []uint32
-			for _, a := range splitTopLevel(acts) {
-				if p, ok := ofPort[a]; ok {
-					ports = append(ports, p)
-				}
-			}
-			slices.Sort(ports)
+			ports, out := ovsTraceDatapath(t, ovs, ofPort, c.frame)
 			if !slices.Equal(ports, c.ports) {
 				t.Fatalf("Open vSwitch sends on %v, ofswitch's test expects %v:\n%s", ports, c.ports, out)
 			}

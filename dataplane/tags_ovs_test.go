@@ -66,6 +66,24 @@ func ovsTracePorts(t *testing.T, ovs *ovstest.Switch, frame []byte) ([]uint32, [
 	return ports, out
 }
 
+// ovsTraceDatapath traces frame from port 1 through br0 and returns the
+// OpenFlow ports of the trace's datapath actions (ofPort maps datapath
+// ports to them: ovstest.Switch.DatapathPorts), sorted, and the trace.
+func ovsTraceDatapath(t *testing.T, ovs *ovstest.Switch, ofPort map[string]uint32, frame []byte) ([]uint32, []byte) {
+	t.Helper()
+	out := ovsTrace(t, ovs, frame)
+	_, acts, _ := strings.Cut(string(out), "Datapath actions: ")
+	acts, _, _ = strings.Cut(acts, "\n")
+	var ports []uint32
+	for _, a := range splitTopLevel(acts) {
+		if p, ok := ofPort[a]; ok {
+			ports = append(ports, p)
+		}
+	}
+	slices.Sort(ports)
+	return ports, out
+}
+
 // startOVSPorts starts Open vSwitch (ovstest.Start) with n internal ports
 // p1..pn on br0 as OpenFlow ports 1..n.
 func startOVSPorts(t *testing.T, n int) *ovstest.Switch {
