@@ -1,7 +1,6 @@
 package dataplane
 
 import (
-	"bytes"
 	"net"
 	"slices"
 	"strconv"
@@ -35,16 +34,8 @@ table=1,priority=10,metadata=0x12340000/0xffff0000,tun_id=0x5000000000000000,act
 table=1,priority=1,actions=drop
 `
 
-// loadCase is a frame for loadFlows, the ports it leaves on and the frame
-// that leaves (nil: the input's).
-type loadCase struct {
-	name  string
-	frame []byte
-	ports []uint32
-	out   []byte
-}
-
-func loadCases(t *testing.T) []loadCase {
+// loadCases are frames for loadFlows.
+func loadCases(t *testing.T) []frameCase {
 	tcpFrame := func(dst uint16, edit func(*layers.Ethernet, *layers.IPv4, *layers.TCP)) []byte {
 		e, ip, l4 := eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolTCP), tcp()
 		l4.DstPort = layers.TCPPort(dst)
@@ -61,7 +52,7 @@ func loadCases(t *testing.T) []loadCase {
 		}
 		return build(t, eth(layers.EthernetTypeIPv4), ip, l4, payload)
 	}
-	return []loadCase{
+	return []frameCase{
 		{"load into eth_dst's low 16 bits", tcpFrame(443, nil), []uint32{2}, tcpFrame(443, func(e *layers.Ethernet, _ *layers.IPv4, _ *layers.TCP) {
 			e.DstMAC = net.HardwareAddr{2, 0, 0, 0, 1, 2}
 		})},
@@ -97,25 +88,7 @@ func loadCases(t *testing.T) []loadCase {
 // TestLoadMove runs loadCases through loadFlows: the frames leave on the
 // ports expected and as gopacket builds them with the fields rewritten,
 // the IPv4 and transport checksums included.
-func TestLoadMove(t *testing.T) {
-	for _, c := range loadCases(t) {
-		t.Run(c.name, func(t *testing.T) {
-			out, _ := tagRun(t, 2, loadFlows, c.frame)
-			if got := sentPorts(out); !slices.Equal(got, c.ports) {
-				t.Fatalf("sent on ports %v, want %v", got, c.ports)
-			}
-			want := c.out
-			if want == nil {
-				want = c.frame
-			}
-			for _, p := range c.ports {
-				if got := out[p][0]; !bytes.Equal(got, want) {
-					t.Errorf("port %d:\n got %x\nwant %x", p, got, want)
-				}
-			}
-		})
-	}
-}
+func TestLoadMove(t *testing.T) { runFrameCases(t, loadFlows, loadCases(t)) }
 
 // TestLoadMoveAgainstOVS traces loadCases through loadFlows in Open
 // vSwitch 3.1 (ovs-appctl ofproto/trace): each frame must leave on the

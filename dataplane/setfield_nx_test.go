@@ -32,44 +32,22 @@ table=1,priority=1,actions=drop
 // setFieldNXCase is a frame for setFieldNXFlows, the ports it leaves on
 // (Open vSwitch's choices: TestSetFieldNXAgainstOVS) and the frame that
 // leaves (nil: the input's).
-type setFieldNXCase struct {
+// frameCase is a frame for a flow table test: the ports it must leave on
+// (sorted) and the bytes it leaves with (nil: as it came).
+type frameCase struct {
 	name  string
 	frame []byte
 	ports []uint32
 	out   []byte
 }
 
-func setFieldNXCases(t *testing.T) []setFieldNXCase {
-	v4 := func(ttl uint8) []byte {
-		ip := ipv4(layers.IPProtocolTCP)
-		ip.TTL = ttl
-		return build(t, eth(layers.EthernetTypeIPv4), ip, tcp(), payload)
-	}
-	v6 := func(hl uint8) []byte {
-		ip := ipv6(layers.IPProtocolUDP)
-		ip.HopLimit = hl
-		return build(t, eth(layers.EthernetTypeIPv6), ip, udp(), payload)
-	}
-	arp := build(t, eth(layers.EthernetTypeARP), &layers.ARP{AddrType: layers.LinkTypeEthernet, Protocol: layers.EthernetTypeIPv4,
-		HwAddressSize: 6, ProtAddressSize: 4, Operation: 1, SourceHwAddress: net.HardwareAddr{2, 0, 0, 0, 0, 1},
-		SourceProtAddress: []byte{10, 0, 0, 1}, DstHwAddress: make([]byte, 6), DstProtAddress: []byte{10, 0, 0, 2}})
-	return []setFieldNXCase{
-		{"ttl 1 set to 64", v4(1), []uint32{2}, v4(64)},
-		{"ttl 2 set to 33 in the action set", v4(2), []uint32{3}, v4(33)},
-		{"pkt_mark 5 and ttl 9 seen in table 1", v4(100), []uint32{3}, v4(9)},
-		{"ipv6 hop limit 200 and pkt_mark 7 seen in table 1", v6(3), []uint32{2, 3}, v6(200)},
-		{"tun_flags oam seen in table 1", arp, []uint32{2}, nil},
-	}
-}
-
-// TestSetFieldNX: set_field of nw_ttl rewrites the TTL or hop limit (the
-// IPv4 header checksum fixed: the frame that leaves is the one gopacket
-// builds with that TTL), and pkt_mark, tun_flags and nw_ttl written in
-// table 0 are what table 1 matches.
-func TestSetFieldNX(t *testing.T) {
-	for _, c := range setFieldNXCases(t) {
+// runFrameCases sends each of cases through a two-table switch with flows
+// (tagRun) and checks the ports each leaves on and its bytes on each.
+func runFrameCases(t *testing.T, flows string, cases []frameCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, _ := tagRun(t, 2, setFieldNXFlows, c.frame)
+			out, _ := tagRun(t, 2, flows, c.frame)
 			if got := sentPorts(out); !slices.Equal(got, c.ports) {
 				t.Fatalf("sent on ports %v, want %v", got, c.ports)
 			}
@@ -85,6 +63,35 @@ func TestSetFieldNX(t *testing.T) {
 		})
 	}
 }
+
+func setFieldNXCases(t *testing.T) []frameCase {
+	v4 := func(ttl uint8) []byte {
+		ip := ipv4(layers.IPProtocolTCP)
+		ip.TTL = ttl
+		return build(t, eth(layers.EthernetTypeIPv4), ip, tcp(), payload)
+	}
+	v6 := func(hl uint8) []byte {
+		ip := ipv6(layers.IPProtocolUDP)
+		ip.HopLimit = hl
+		return build(t, eth(layers.EthernetTypeIPv6), ip, udp(), payload)
+	}
+	arp := build(t, eth(layers.EthernetTypeARP), &layers.ARP{AddrType: layers.LinkTypeEthernet, Protocol: layers.EthernetTypeIPv4,
+		HwAddressSize: 6, ProtAddressSize: 4, Operation: 1, SourceHwAddress: net.HardwareAddr{2, 0, 0, 0, 0, 1},
+		SourceProtAddress: []byte{10, 0, 0, 1}, DstHwAddress: make([]byte, 6), DstProtAddress: []byte{10, 0, 0, 2}})
+	return []frameCase{
+		{"ttl 1 set to 64", v4(1), []uint32{2}, v4(64)},
+		{"ttl 2 set to 33 in the action set", v4(2), []uint32{3}, v4(33)},
+		{"pkt_mark 5 and ttl 9 seen in table 1", v4(100), []uint32{3}, v4(9)},
+		{"ipv6 hop limit 200 and pkt_mark 7 seen in table 1", v6(3), []uint32{2, 3}, v6(200)},
+		{"tun_flags oam seen in table 1", arp, []uint32{2}, nil},
+	}
+}
+
+// TestSetFieldNX: set_field of nw_ttl rewrites the TTL or hop limit (the
+// IPv4 header checksum fixed: the frame that leaves is the one gopacket
+// builds with that TTL), and pkt_mark, tun_flags and nw_ttl written in
+// table 0 are what table 1 matches.
+func TestSetFieldNX(t *testing.T) { runFrameCases(t, setFieldNXFlows, setFieldNXCases(t)) }
 
 // TestSetFieldNXAgainstOVS traces setFieldNXCases through setFieldNXFlows
 // in Open vSwitch 3.1 (ovs-appctl ofproto/trace): it must send each frame
