@@ -29,7 +29,9 @@ func TestFlowMonitorPause(t *testing.T) {
 	mon.recv(openflow.TypeHello) // the switch's comes first, and a pipe holds nothing
 	hello := openflow.NewHello(1, v)
 	mon.send(&hello)
-	h := func(t openflow.Type, xid uint32) openflow.Header { return openflow.Header{Version: v, Type: t, XID: xid} }
+	h := func(t openflow.Type, xid uint32) openflow.Header {
+		return openflow.Header{Version: v, Type: t, XID: xid}
+	}
 	mon.send(&openflow.FlowMonitorRequest{Header: h(openflow.TypeMultipartRequest, 1), Monitors: []openflow.FlowMonitor{{
 		ID: 1, OutPort: openflow.PortAny, OutGroup: openflow.GroupAny, TableID: openflow.TableAll,
 		Flags: openflow.FlowMonitorAdded | openflow.FlowMonitorRemoved | openflow.FlowMonitorModified}}})
