@@ -19,6 +19,9 @@ var setFieldNXFlows = []string{
 	"priority=925,in_port=4,actions=set_field:1->tun_flags,set_field:0->tun_flags",
 	"priority=926,tcp,actions=write_actions(set_field:9->nw_ttl,set_field:0x3->pkt_mark,output:1)",
 	"table=1,priority=5,pkt_mark=5,ip,actions=set_field:1->nw_ttl,output:3",
+	"priority=927,ip,nw_dst=10.0.0.9,actions=set_field:32->nw_tos,output:1",
+	"priority=928,ipv6,actions=set_field:252->nw_tos,set_field:0->nw_tos",
+	"priority=929,udp,actions=write_actions(set_field:4->nw_tos,output:2)",
 }
 
 // TestOvsOfctlSetFieldNX adds setFieldNXFlows to ofswitch and to Open

@@ -216,6 +216,10 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 		case rules.ActionSetNwTTL:
 			out = append(out, openflow.Action{Type: openflow.ActionSetNWTTL, TTL: a.TTL})
 		case rules.ActionSetField:
+			if a.Field == rules.FieldIPDSCP && a.Reason == rules.SetFieldNwTOS {
+				out = append(out, openflow.SetField(openflow.NXM(openflow.OXMClassNXM0, openflow.NXMOfIPTos, []byte{byte(a.Value[1] << 2)}, nil)))
+				break
+			}
 			if _, ok := nxmOnly[a.Field]; ok {
 				out = append(out, openflow.SetField(nxmSetFieldOXM(a.Field, a.Value[1])))
 				break

@@ -259,6 +259,20 @@ func nxmSetField(o *openflow.OXM) (rules.Action, error) {
 	if err := ctSetField(o); err != nil {
 		return rules.Action{}, err
 	}
+	if o.Class == openflow.OXMClassNXM0 && o.Field == openflow.NXMOfIPTos {
+		// nw_tos: the DSCP bits of a TOS byte, the ECN bits zero.
+		switch {
+		case o.HasMask:
+			return rules.Action{}, openflow.ErrorMsg{Type: openflow.ErrTypeExperimenter, Code: onfBadSetMask,
+				Experimenter: openflow.ONFExperimenter}
+		case len(o.Data) != 1:
+			return rules.Action{}, badAction(openflow.BadActionBadSetLen)
+		case o.Data[0]&3 != 0:
+			return rules.Action{}, badAction(openflow.BadActionBadSetArgument)
+		}
+		return rules.Action{Kind: rules.ActionSetField, Field: rules.FieldIPDSCP, Reason: rules.SetFieldNwTOS,
+			Value: [2]uint64{0, uint64(o.Data[0] >> 2)}}, nil
+	}
 	nf, ok := nxmFields[nxmKey(o.Class, o.Field)]
 	reg := ok && (nf.kind == nxmReg || o.Class == openflow.OXMClassPacketRegs)
 	if reg && !o.HasMask && len(o.Data) == int(nf.size) {

@@ -81,6 +81,12 @@ const (
 // vSwitch sends back so and prints as set_field:V->regN.
 const LoadSetField = 2
 
+// SetFieldNwTOS is the Reason of an ActionSetField of FieldIPDSCP that
+// came as a set_field of nw_tos (NXM_OF_IP_TOS: the DSCP bits in place in
+// a TOS byte, Value[1] holding the DSCP), which Open vSwitch sends back
+// so and prints as set_field:TOS->nw_tos.
+const SetFieldNwTOS = 1
+
 // LoadWire masks an ActionLoad's Reason to its wire form (0, 1 or
 // LoadSetField); LoadXReg is set in a load that names the 64-bit register
 // xregN (OXM_OF_PKT_REGn), which Open vSwitch prints and sends by that
@@ -102,7 +108,7 @@ type Action struct {
 	Value   [2]uint64 // ActionSetField: Value[1] for fields up to 64 bits; Value[0], Value[1] = high, low for IPv6; ActionLoad: mask, value
 	EthType uint16    // ActionPushVLAN, ActionPushMPLS, ActionPopMPLS, ActionPushPBB
 	TTL     uint8     // ActionSetMPLSTTL, ActionSetNwTTL
-	Reason  uint8     // ActionController: the packet-in's ofp_packet_in_reason; ActionResubmit: its wire form
+	Reason  uint8     // ActionController: the packet-in's ofp_packet_in_reason; ActionResubmit, ActionLoad, ActionOutputReg, ActionSetField (SetFieldNwTOS): its wire form
 	Table   uint8     // ActionResubmit
 	CtlID   uint16    // ActionController: the controller id it goes to
 	// Ext holds what few actions need, so that the others stay small:

@@ -241,6 +241,8 @@ func interopFrames(t *testing.T) []interopFrame {
 		{"syn to the internet", 1, tcp(ip4("10.0.0.9", "9.9.9.9", 64, layers.IPProtocolTCP), 443, true)},
 		{"ack to the internet: exit", 1, tcp(ip4("10.0.0.9", "9.9.9.9", 64, layers.IPProtocolTCP), 443, false)},
 		{"ecn 3", 1, udp(ecn, 99)},
+		{"ping to 10.0.0.2, TOS set", 1, []gopacket.SerializableLayer{eth(layers.EthernetTypeIPv4), ip4("10.0.0.9", "10.0.0.2", 64, layers.IPProtocolICMPv4),
+			&layers.ICMPv4{TypeCode: layers.CreateICMPv4TypeCode(layers.ICMPv4TypeEchoRequest, 0), Id: 1, Seq: 1}, gopacket.Payload("ofswitch")}},
 		{"ttl 1", 1, udp(ip4("10.0.0.9", "10.0.0.2", 1, layers.IPProtocolUDP), 9)},
 		{"first fragment", 1, frag(0, true)},
 		{"later fragment", 1, frag(100, false)},

@@ -373,6 +373,15 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 		}
 		return regSetField(r, v), nil
 	}
+	if fname == "nw_tos" {
+		// The DSCP bits in place in a TOS byte (NXM_OF_IP_TOS).
+		v, err := p.num(vs, col, 8, "nw_tos")
+		if err == nil && v&3 != 0 {
+			err = p.errAt(col, "%s: not a valid TOS (its two ECN bits must be 0)", vs)
+		}
+		return rules.Action{Kind: rules.ActionSetField, Field: rules.FieldIPDSCP, Reason: rules.SetFieldNwTOS,
+			Value: [2]uint64{0, v >> 2}}, err
+	}
 	f, ok := setFieldNames[fname]
 	if !ok {
 		switch {
@@ -630,6 +639,9 @@ func (nm fieldNamer) formatAction(a *rules.Action) string {
 			}
 		default:
 			v = strconv.FormatUint(a.Value[1], 10)
+		}
+		if a.Field == rules.FieldIPDSCP && a.Reason == rules.SetFieldNwTOS {
+			return "set_field:" + strconv.FormatUint(a.Value[1]<<2, 10) + "->nw_tos"
 		}
 		return "set_field:" + v + "->" + nm.name(a.Field)
 	}

@@ -8,7 +8,8 @@ import (
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
-// TestModActionsText parses Open vSwitch's mod_* actions and prints them
+// TestModActionsText parses Open vSwitch's mod_* actions (and set_field
+// of nw_tos, the TOS byte's DSCP bits) and prints them
 // back, against what ovs-ofctl parse-flow prints for the same lines over
 // OpenFlow 1.3 (set_field of the field each sets; mod_vlan_pcp pushes a
 // VLAN header when the match does not say there is one), and refuses
@@ -25,6 +26,8 @@ func TestModActionsText(t *testing.T) {
 		"ipv6,actions=mod_nw_tos:0x20,mod_nw_ecn:0",
 		"actions=mod_vlan_pcp:7",
 		"arp,actions=mod_dl_src:aa:bb:cc:dd:ee:ff,write_actions(mod_dl_dst:00:00:00:00:00:09,output:2)",
+		"ip,actions=set_field:32->nw_tos,output:1",
+		"ipv6,actions=set_field:252->nw_tos,set_field:0->nw_tos,mod_nw_tos:4",
 	})
 	for _, c := range []struct{ line, want string }{
 		{"ip,actions=mod_nw_tos:33", "not a valid TOS"},
@@ -34,6 +37,8 @@ func TestModActionsText(t *testing.T) {
 		{"actions=mod_nw_src:1.2.3.4", "MATCH_INCONSISTENT"},
 		{"ip,actions=mod_dl_dst:1", "Ethernet address"},
 		{"actions=mod_vlan_pcp:8", "vlan_pcp"},
+		{"ip,actions=set_field:33->nw_tos", "not a valid TOS"},
+		{"actions=set_field:32->nw_tos", "MATCH_INCONSISTENT"},
 	} {
 		if out, err := exec.Command(ovsOfctl, "-O", "OpenFlow13", "parse-flow", c.line).CombinedOutput(); err == nil {
 			t.Errorf("ovs-ofctl takes %q: %v\n%s", c.line, err, out)
