@@ -88,8 +88,9 @@
 // Open vSwitch's Nicira actions run as in Open vSwitch 3.1: note does
 // nothing; exit ends every action that remains, the entry's clear, write,
 // metadata and goto instructions, and the action set too (Open vSwitch
-// enters the action set after exit but runs none of it), while an exit in
-// a group bucket ends that bucket only. controller(reason=...,max_len=...,
+// enters the action set after exit but runs none of it); in a group
+// bucket, an action set, exit does nothing, and one a resubmitted entry
+// runs ends that bucket only. controller(reason=...,max_len=...,
 // id=...) sends a packet-in with that reason (action_set, group and
 // packet_out, which OpenFlow 1.3 lacks, as OFPR_ACTION) to controller id
 // id: every connection has id 0 (there is no NXT_SET_CONTROLLER_ID), so
@@ -150,8 +151,10 @@
 // snapshot it publishes: one atomic load, no lock. ALL runs every bucket,
 // SELECT the bucket groups.Snapshot.Pick gives the flow's hash
 // (groups.FlowHash), INDIRECT its bucket, FAST_FAILOVER its first live one,
-// liveness from the ports' state ([Switch.SetPortLive]). Each bucket works
-// on its own copy of the packet as the group found it, and the packet
+// liveness from the ports' state ([Switch.SetPortLive]). A bucket's actions
+// run as an action set (OpenFlow 1.3.5 §5.6, as in Open vSwitch:
+// groups.Group.BucketActions), each bucket on its own copy of the packet
+// as the group found it, and the packet
 // leaves the group unchanged; groups chain up to groups.MaxDepth (and
 // through resubmits up to MaxResubmitDepth). The copies are kept in a
 // saved frame per level of translation depth in each worker, so nothing
