@@ -36,9 +36,12 @@
 // a field given twice under either name (OFPBMC_DUP_FIELD). set_field takes
 // NXM_NX_IP_TTL, NXM_NX_PKT_MARK and NXM_NX_TUN_FLAGS (as ovs-ofctl sends
 // set_field of nw_ttl, pkt_mark and tun_flags) and writes them back so;
+// NXM_OF_IP_TOS (set_field of nw_tos: the DSCP bits in place in a TOS
+// byte, ECN bits zero or OFPBAC_BAD_SET_ARGUMENT) is a set_field of ip_dscp
+// sent back as NXM_OF_IP_TOS (rules.SetFieldNwTOS);
 // NXM_NX_IP_FRAG and the connection tracking fields are not writable
 // (OFPBAC_BAD_SET_ARGUMENT, the latter as a *ConnTrackError naming the
-// field), the NXM aliases of basic OXMs OFPBAC_BAD_SET_TYPE.
+// field), the other NXM aliases of basic OXMs OFPBAC_BAD_SET_TYPE.
 // NXM_OF_VLAN_TCI becomes vlan_vid (id and CFI bits) and vlan_pcp, which
 // the flow tables match exactly or not at all: a partial priority mask is
 // OFPBMC_BAD_MASK, priority bits under a CFI of 0 OFPBMC_BAD_VALUE.
