@@ -287,17 +287,7 @@ func TestInvalidTTLAllocatesNothing(t *testing.T) {
 	}})
 	frames := [][]byte{ttlFrame(t, "ip", 1, macA), ttlFrame(t, "ip", 2, macA), ttlFrame(t, "ip", 64, macA),
 		ttlFrame(t, "mpls", 1, macA), ttlFrame(t, "mpls", 9, macA)}
-	vec := &Vector{}
-	w := sw.Worker(0)
-	run := func() {
-		vec.N = VectorSize
-		for i := range VectorSize {
-			vec.Frames[i], vec.Link[i], vec.InPort[i] = frames[i%len(frames)], layers.LinkTypeEthernet, 1
-		}
-		w.Process(vec)
-	}
-	run()
-	if n := testing.AllocsPerRun(20, run); n != 0 {
+	if n := vectorAllocs(sw.Worker(0), frames); n != 0 {
 		t.Errorf("%v allocs per vector, want 0", n)
 	}
 	if pins == 0 {

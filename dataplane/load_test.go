@@ -2,7 +2,6 @@ package dataplane
 
 import (
 	"net"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -95,40 +93,28 @@ func TestLoadMove(t *testing.T) { runFrameCases(t, loadFlows, loadCases(t)) }
 // ports TestLoadMove expects of ofswitch, and Open vSwitch's final flow
 // must have the addresses and ports of the frame TestLoadMove expects.
 func TestLoadMoveAgainstOVS(t *testing.T) {
-	if testing.Short() && !testutil.InCI() {
-		t.Skip("starts Open vSwitch")
-	}
-	ovs := startOVSPorts(t, 3)
-	ovsReplaceFlows(t, ovs, loadFlows)
-	ofPort := ovs.DatapathPorts(t, 3)
-	for _, c := range loadCases(t) {
-		t.Run(c.name, func(t *testing.T) {
-			ports, out := ovsTraceDatapath(t, ovs, ofPort, c.frame)
-			if !slices.Equal(ports, c.ports) {
-				t.Fatalf("Open vSwitch sends on %v, ofswitch's test expects %v:\n%s", ports, c.ports, out)
+	traceFrameCases(t, loadFlows, loadCases(t), func(t *testing.T, c *frameCase, out []byte) {
+		want := c.out
+		if want == nil {
+			want = c.frame
+		}
+		_, final, ok := strings.Cut(string(out), "Final flow: ")
+		if !ok {
+			t.Fatalf("no final flow:\n%s", out)
+		}
+		final, _, _ = strings.Cut(final, "\n")
+		got := map[string]string{}
+		for _, kv := range strings.Split(final, ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				got[k] = v
 			}
-			want := c.out
-			if want == nil {
-				want = c.frame
+		}
+		for k, v := range frameFields(t, want) {
+			if got[k] != v {
+				t.Errorf("Open vSwitch's final flow has %s=%s, ofswitch's test expects %s:\n%s", k, got[k], v, final)
 			}
-			_, final, ok := strings.Cut(string(out), "Final flow: ")
-			if !ok {
-				t.Fatalf("no final flow:\n%s", out)
-			}
-			final, _, _ = strings.Cut(final, "\n")
-			got := map[string]string{}
-			for _, kv := range strings.Split(final, ",") {
-				if k, v, ok := strings.Cut(kv, "="); ok {
-					got[k] = v
-				}
-			}
-			for k, v := range frameFields(t, want) {
-				if got[k] != v {
-					t.Errorf("Open vSwitch's final flow has %s=%s, ofswitch's test expects %s:\n%s", k, got[k], v, final)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // vlanFrame is a TCP frame with an 802.1Q tag of id vid and priority pcp.
@@ -168,17 +154,7 @@ func TestLoadMoveNoAllocs(t *testing.T) {
 	for _, c := range loadCases(t) {
 		frames = append(frames, c.frame)
 	}
-	vec := &Vector{}
-	w := sw.Worker(0)
-	run := func() {
-		vec.N = VectorSize
-		for i := range VectorSize {
-			vec.Frames[i], vec.Link[i], vec.InPort[i] = frames[i%len(frames)], layers.LinkTypeEthernet, 1
-		}
-		w.Process(vec)
-	}
-	run()
-	if n := testing.AllocsPerRun(20, run); n != 0 {
+	if n := vectorAllocs(sw.Worker(0), frames); n != 0 {
 		t.Errorf("%v allocs per vector, want 0", n)
 	}
 	if st := sw.Stats(); st.Rewrites == 0 {

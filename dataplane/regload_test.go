@@ -6,7 +6,6 @@ import (
 
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -30,14 +29,9 @@ table=2,priority=10,reg7=0x80000000,reg0=0,reg1=0,actions=set_field:3->reg4,outp
 table=2,priority=1,actions=drop
 `
 
-// regCase is a frame for regFlows and the ports it leaves on.
-type regCase struct {
-	name  string
-	frame []byte
-	ports []uint32
-}
-
-func regCases(t *testing.T) []regCase {
+// regCases are frames for regFlows and the ports they leave on (their
+// bytes are not checked).
+func regCases(t *testing.T) []frameCase {
 	tcpFrame := func(dst uint16) []byte {
 		l4 := tcp()
 		l4.DstPort = layers.TCPPort(dst)
@@ -48,12 +42,12 @@ func regCases(t *testing.T) []regCase {
 		l4.DstPort = layers.UDPPort(dst)
 		return build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolUDP), l4, payload)
 	}
-	return []regCase{
-		{"reg0 loaded, matched after goto_table, tcp_dst moved into reg1, output to reg0", tcpFrame(80), []uint32{2}},
-		{"reg1 not 80: dropped", tcpFrame(22), nil},
-		{"reg5 set, moved into reg0, both matched after resubmit, output to reg0", udpFrame(33333), []uint32{3}},
-		{"registers start at 0: reg7 marked, reg4 set, output to reg4", udpFrame(53), []uint32{3}},
-		{"xreg6 loaded whole, matched as reg12 and reg13, output to xreg6's high half", udpFrame(4000), []uint32{3}},
+	return []frameCase{
+		{"reg0 loaded, matched after goto_table, tcp_dst moved into reg1, output to reg0", tcpFrame(80), []uint32{2}, nil},
+		{"reg1 not 80: dropped", tcpFrame(22), nil, nil},
+		{"reg5 set, moved into reg0, both matched after resubmit, output to reg0", udpFrame(33333), []uint32{3}, nil},
+		{"registers start at 0: reg7 marked, reg4 set, output to reg4", udpFrame(53), []uint32{3}, nil},
+		{"xreg6 loaded whole, matched as reg12 and reg13, output to xreg6's high half", udpFrame(4000), []uint32{3}, nil},
 	}
 }
 
@@ -107,22 +101,7 @@ func TestRegLoad(t *testing.T) {
 // TestRegLoadAgainstOVS traces regCases through regFlows in Open vSwitch
 // 3.1 (ovs-appctl ofproto/trace): each frame must leave on the ports
 // TestRegLoad expects of ofswitch.
-func TestRegLoadAgainstOVS(t *testing.T) {
-	if testing.Short() && !testutil.InCI() {
-		t.Skip("starts Open vSwitch")
-	}
-	ovs := startOVSPorts(t, 3)
-	ovsReplaceFlows(t, ovs, regFlows)
-	ofPort := ovs.DatapathPorts(t, 3)
-	for _, c := range regCases(t) {
-		t.Run(c.name, func(t *testing.T) {
-			ports, out := ovsTraceDatapath(t, ovs, ofPort, c.frame)
-			if !slices.Equal(ports, c.ports) {
-				t.Fatalf("Open vSwitch sends on %v, ofswitch's test expects %v:\n%s", ports, c.ports, out)
-			}
-		})
-	}
-}
+func TestRegLoadAgainstOVS(t *testing.T) { traceFrameCases(t, regFlows, regCases(t), nil) }
 
 // TestRegLoadNoAllocs: a vector through regFlows' loads, moves,
 // set_fields and output:field of registers allocates nothing.
@@ -130,17 +109,11 @@ func TestRegLoadNoAllocs(t *testing.T) {
 	pipe := testPipeline(t, 3, rules.FilterBloomCuckoo, regFlows)
 	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}})
 	cases := regCases(t)
-	vec := &Vector{}
-	w := sw.Worker(0)
-	run := func() {
-		vec.N = VectorSize
-		for i := range VectorSize {
-			vec.Frames[i], vec.Link[i], vec.InPort[i] = cases[i%len(cases)].frame, layers.LinkTypeEthernet, 1
-		}
-		w.Process(vec)
+	var frames [][]byte
+	for _, c := range cases {
+		frames = append(frames, c.frame)
 	}
-	run()
-	if n := testing.AllocsPerRun(20, run); n != 0 {
+	if n := vectorAllocs(sw.Worker(0), frames); n != 0 {
 		t.Errorf("%v allocs per vector, want 0", n)
 	}
 	if st := sw.Stats(); st.Rewrites == 0 {

@@ -41,6 +41,23 @@ type frameCase struct {
 	out   []byte
 }
 
+// vectorAllocs fills a vector with frames, repeated to VectorSize, all
+// from port 1, runs it through w once, and returns the allocations of
+// running it again (testing.AllocsPerRun, 20 runs): the packet path's
+// allocation check.
+func vectorAllocs(w *Worker, frames [][]byte) float64 {
+	vec := &Vector{}
+	run := func() {
+		vec.N = VectorSize
+		for i := range VectorSize {
+			vec.Frames[i], vec.Link[i], vec.InPort[i] = frames[i%len(frames)], layers.LinkTypeEthernet, 1
+		}
+		w.Process(vec)
+	}
+	run()
+	return testing.AllocsPerRun(20, run)
+}
+
 // runFrameCases sends each of cases through a two-table switch with flows
 // (tagRun) and checks the ports each leaves on and its bytes on each.
 func runFrameCases(t *testing.T, flows string, cases []frameCase) {

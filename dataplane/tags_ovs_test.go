@@ -84,6 +84,32 @@ func ovsTraceDatapath(t *testing.T, ovs *ovstest.Switch, ofPort map[string]uint3
 	return ports, out
 }
 
+// traceFrameCases traces each of cases, from port 1, through flows in
+// Open vSwitch with ports 1-3 (ovs-appctl ofproto/trace): each frame must
+// leave on the ports the case expects of ofswitch; check, if not nil,
+// then reads the trace.
+func traceFrameCases(t *testing.T, flows string, cases []frameCase, check func(t *testing.T, c *frameCase, trace []byte)) {
+	t.Helper()
+	if testing.Short() && !testutil.InCI() {
+		t.Skip("starts Open vSwitch")
+	}
+	ovs := startOVSPorts(t, 3)
+	ovsReplaceFlows(t, ovs, flows)
+	ofPort := ovs.DatapathPorts(t, 3)
+	for i := range cases {
+		c := &cases[i]
+		t.Run(c.name, func(t *testing.T) {
+			ports, out := ovsTraceDatapath(t, ovs, ofPort, c.frame)
+			if !slices.Equal(ports, c.ports) {
+				t.Fatalf("Open vSwitch sends on %v, ofswitch's test expects %v:\n%s", ports, c.ports, out)
+			}
+			if check != nil {
+				check(t, c, out)
+			}
+		})
+	}
+}
+
 // startOVSPorts starts Open vSwitch (ovstest.Start) with n internal ports
 // p1..pn on br0 as OpenFlow ports 1..n.
 func startOVSPorts(t *testing.T, n int) *ovstest.Switch {

@@ -319,20 +319,7 @@ func TestMPLSPBBActionsAllocateNothing(t *testing.T) {
 	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}})
 	ip := build(t, eth(layers.EthernetTypeIPv4), ipv4(layers.IPProtocolTCP), tcp(), payload)
 	lbl := build(t, eth(layers.EthernetTypeMPLSUnicast), mplsLSE(3, 0, true, 9), ipv4(layers.IPProtocolTCP), tcp(), payload)
-	vec := &Vector{}
-	w := sw.Worker(0)
-	run := func() {
-		vec.N = VectorSize
-		for i := range VectorSize {
-			vec.Frames[i], vec.Link[i], vec.InPort[i] = ip, layers.LinkTypeEthernet, 1
-			if i%2 == 1 {
-				vec.Frames[i] = lbl
-			}
-		}
-		w.Process(vec)
-	}
-	run()
-	if n := testing.AllocsPerRun(20, run); n != 0 {
+	if n := vectorAllocs(sw.Worker(0), [][]byte{ip, lbl}); n != 0 {
 		t.Errorf("%v allocs per vector, want 0", n)
 	}
 	c := sw.Stats()
