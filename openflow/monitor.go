@@ -495,13 +495,10 @@ type FlowMonitorCancel struct {
 
 // AppendBinary appends the wire form of m to dst.
 func (m *FlowMonitorCancel) AppendBinary(dst []byte) ([]byte, error) {
-	const t = TypeExperimenter
 	start := len(dst)
-	dst = appendHeader(dst, &m.Header, t)
-	dst = binary.BigEndian.AppendUint32(dst, ONFExperimenter)
-	dst = binary.BigEndian.AppendUint32(dst, ONFTypeFlowMonitor)
+	dst = appendONFHeader(dst, &m.Header, ONFTypeFlowMonitor)
 	dst = binary.BigEndian.AppendUint32(dst, m.ID)
-	return finish(dst, start, t)
+	return finish(dst, start, TypeExperimenter)
 }
 
 // MarshalBinary returns the wire form of m.
@@ -509,18 +506,12 @@ func (m *FlowMonitorCancel) MarshalBinary() ([]byte, error) { return m.AppendBin
 
 // UnmarshalBinary decodes an ONFT_FLOW_MONITOR_CANCEL.
 func (m *FlowMonitorCancel) UnmarshalBinary(b []byte) error {
-	const t = TypeExperimenter
-	if err := decodeHeader(&m.Header, b, t, onfHeaderLen+4); err != nil {
+	typ, err := decodeONFMessage(&m.Header, b, 4)
+	if err == nil && typ != ONFTypeFlowMonitor {
+		err = &DecodeError{Type: TypeExperimenter, Field: "exp_type", Offset: 12, Err: ErrBadExperimenter}
+	}
+	if err != nil {
 		return err
-	}
-	if len(b) != onfHeaderLen+4 {
-		return &DecodeError{Type: t, Field: "body", Offset: onfHeaderLen, Err: ErrBadLength}
-	}
-	if binary.BigEndian.Uint32(b[8:]) != ONFExperimenter {
-		return &DecodeError{Type: t, Field: "experimenter", Offset: 8, Err: ErrBadExperimenter}
-	}
-	if binary.BigEndian.Uint32(b[12:]) != ONFTypeFlowMonitor {
-		return &DecodeError{Type: t, Field: "exp_type", Offset: 12, Err: ErrBadExperimenter}
 	}
 	m.ID = binary.BigEndian.Uint32(b[16:])
 	return nil
@@ -541,16 +532,12 @@ type FlowMonitorPause struct {
 
 // AppendBinary appends the wire form of m to dst.
 func (m *FlowMonitorPause) AppendBinary(dst []byte) ([]byte, error) {
-	const t = TypeExperimenter
-	start := len(dst)
-	dst = appendHeader(dst, &m.Header, t)
-	dst = binary.BigEndian.AppendUint32(dst, ONFExperimenter)
 	typ := ONFTypeFlowMonitorPaused
 	if m.Resumed {
 		typ = ONFTypeFlowMonitorResumed
 	}
-	dst = binary.BigEndian.AppendUint32(dst, typ)
-	return finish(dst, start, t)
+	start := len(dst)
+	return finish(appendONFHeader(dst, &m.Header, typ), start, TypeExperimenter)
 }
 
 // MarshalBinary returns the wire form of m.
@@ -558,25 +545,43 @@ func (m *FlowMonitorPause) MarshalBinary() ([]byte, error) { return m.AppendBina
 
 // UnmarshalBinary decodes an ONFT_FLOW_MONITOR_PAUSED or _RESUMED.
 func (m *FlowMonitorPause) UnmarshalBinary(b []byte) error {
-	const t = TypeExperimenter
-	if err := decodeHeader(&m.Header, b, t, onfHeaderLen); err != nil {
+	typ, err := decodeONFMessage(&m.Header, b, 0)
+	switch {
+	case err != nil:
 		return err
-	}
-	if len(b) != onfHeaderLen {
-		return &DecodeError{Type: t, Field: "body", Offset: onfHeaderLen, Err: ErrBadLength}
-	}
-	if binary.BigEndian.Uint32(b[8:]) != ONFExperimenter {
-		return &DecodeError{Type: t, Field: "experimenter", Offset: 8, Err: ErrBadExperimenter}
-	}
-	switch binary.BigEndian.Uint32(b[12:]) {
-	case ONFTypeFlowMonitorPaused:
+	case typ == ONFTypeFlowMonitorPaused:
 		m.Resumed = false
-	case ONFTypeFlowMonitorResumed:
+	case typ == ONFTypeFlowMonitorResumed:
 		m.Resumed = true
 	default:
-		return &DecodeError{Type: t, Field: "exp_type", Offset: 12, Err: ErrBadExperimenter}
+		return &DecodeError{Type: TypeExperimenter, Field: "exp_type", Offset: 12, Err: ErrBadExperimenter}
 	}
 	return nil
+}
+
+// appendONFHeader appends the header of an ONF experimenter message of
+// type typ (experimenter 0x4f4e4600) with h's version and xid.
+func appendONFHeader(dst []byte, h *Header, typ uint32) []byte {
+	dst = appendHeader(dst, h, TypeExperimenter)
+	dst = binary.BigEndian.AppendUint32(dst, ONFExperimenter)
+	return binary.BigEndian.AppendUint32(dst, typ)
+}
+
+// decodeONFMessage decodes the header of an ONF experimenter message
+// whose body after the experimenter and its type is body bytes long, and
+// returns the type.
+func decodeONFMessage(h *Header, b []byte, body int) (uint32, error) {
+	const t = TypeExperimenter
+	if err := decodeHeader(h, b, t, onfHeaderLen+body); err != nil {
+		return 0, err
+	}
+	if len(b) != onfHeaderLen+body {
+		return 0, &DecodeError{Type: t, Field: "body", Offset: onfHeaderLen, Err: ErrBadLength}
+	}
+	if binary.BigEndian.Uint32(b[8:]) != ONFExperimenter {
+		return 0, &DecodeError{Type: t, Field: "experimenter", Offset: 8, Err: ErrBadExperimenter}
+	}
+	return binary.BigEndian.Uint32(b[12:]), nil
 }
 
 // IsFlowMonitor reports whether b, a whole multipart request or reply,
