@@ -10,7 +10,8 @@ import (
 // leaving metadata (word 0), tunnel_id (word 13), pkt_mark and tun_flags
 // (word 17's low bits: no tunnel delivers frames here, and the mark is
 // metadata a frame starts without), the registers (words 18-25: every
-// frame starts with them 0) and tun_src, tun_dst (word 26) zero. Fields that the frame does not carry, or
+// frame starts with them 0) and the tunnel fields (words 26-35) zero.
+// Fields that the frame does not carry, or
 // that OpenFlow's prerequisites make meaningless for it (L4 ports of a
 // later fragment, ARP fields of an IP packet), are zero. It allocates
 // nothing.
@@ -27,6 +28,7 @@ func (h *Headers) Key(k *rules.Key) {
 	k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12] = 0, 0, 0, 0, 0, 0, 0, 0, 0
 	k[13], k[14], k[15], k[16], k[17] = 0, 0, 0, 0, 0
 	k[18], k[19], k[20], k[21], k[22], k[23], k[24], k[25], k[26] = 0, 0, 0, 0, 0, 0, 0, 0, 0
+	k[27], k[28], k[29], k[30], k[31], k[32], k[33], k[34], k[35] = 0, 0, 0, 0, 0, 0, 0, 0, 0
 	switch h.EthType {
 	case EtherTypeIPv4:
 		k[2] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)

@@ -102,7 +102,7 @@ func (w *Worker) setData(j int, d []byte) { w.bufs[j], w.pkt[j].data = d, d }
 // reparse parses frame j again after a push or pop and rebuilds its key
 // and offsets, keeping the metadata (word 0), tunnel_id (word 13),
 // pkt_mark and tun_flags (word 17's low bits), the registers and the
-// tunnel addresses (words 18-26): what no header of the frame holds.
+// tunnel fields (words 18-35): what no header of the frame holds.
 func (w *Worker) reparse(j int) {
 	fs := &w.pkt[j]
 	h := &w.rehdr

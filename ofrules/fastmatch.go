@@ -126,7 +126,7 @@ func (s *wireShape) set(m []byte) {
 		// prerequisites that exclude each other).
 		fb := &fieldKeyBits[o.f]
 		for ws := fieldWords[o.f]; ws != 0; ws &= ws - 1 {
-			w := bits.TrailingZeros32(ws)
+			w := bits.TrailingZeros64(ws)
 			if used[w]&fb[w] != 0 {
 				return
 			}

@@ -445,8 +445,8 @@ func WireMatch(m *rules.Match) openflow.Match {
 
 // usedWords returns the set of m's mask words with a bit set, bit w for
 // word w.
-func usedWords(m *rules.Match) uint32 {
-	var used uint32
+func usedWords(m *rules.Match) uint64 {
+	var used uint64
 	for w, x := range m.Mask {
 		if x != 0 {
 			used |= 1 << w
@@ -472,7 +472,7 @@ var fieldKeyBits = func() (b [rules.NumFields]rules.Key) {
 
 // fieldWords has, for each field, a bit for each word of a rules.Key that
 // the field occupies.
-var fieldWords = func() (fw [rules.NumFields]uint32) {
+var fieldWords = func() (fw [rules.NumFields]uint64) {
 	for f := range fieldKeyBits {
 		fw[f] = usedWords(&rules.Match{Mask: fieldKeyBits[f]})
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // KeyWords is the number of 64-bit words in a Key.
-const KeyWords = 27
+const KeyWords = 36
 
 // Key is the flow key the data plane extracts from a packet: every field a
 // Match can test, packed into a fixed-size comparable value. A masked match
@@ -33,10 +33,14 @@ const KeyWords = 27
 //	17: ipv6_flabel(20) nw_ttl(8) ip_frag(2) unused(1) tun_flags(1) pkt_mark(32)
 //	18-25: xreg0 to xreg7, xregN = reg(2N)(32) reg(2N+1)(32)
 //	26: tun_src(32) tun_dst(32)
+//	27-28: tun_ipv6_src
+//	29-30: tun_ipv6_dst
+//	31: unused(40) tun_gbp_flags(8) tun_gbp_id(16)
+//	32-35: tunnel metadata option space (tun_metadata0-63 as an NXT_TLV_TABLE_MOD maps them)
 //
-// Words 18-26 are packet metadata that no header carries: registers, which
-// start at 0 for every packet, and the outer addresses of a tunnel, which
-// no packet of this switch comes from. A register pair in one word is Open
+// Words 18-35 are packet metadata that no header carries: registers, which
+// start at 0 for every packet, and the fields of a tunnel, which no packet
+// of this switch comes from. A register pair in one word is Open
 // vSwitch's flow_get_xreg, so a 64-bit xreg mask is one word mask. A
 // subtable whose mask leaves these words zero packs, hashes and compares
 // no more words than before they existed.
