@@ -44,10 +44,12 @@
 // (64 bits, xregN being reg(2N) and reg(2N+1), which it sets whole) are
 // printed as Open vSwitch prints them, by register after the protocol
 // shorthand (reg0=0, reg3=0x5/0xff; an xreg as its two registers, those
-// with a mask); tun_src and tun_dst (IPv4 address, /len or /mask) after
-// tun_id. tun_metadata0-63, tun_ipv6_src, tun_ipv6_dst, tun_gbp_id,
-// tun_gbp_flags and xxreg0-3 are refused by name ("match field xxreg0 is
-// not supported").
+// with a mask); tun_src and tun_dst (IPv4 address, /len or /mask),
+// tun_ipv6_src and tun_ipv6_dst (IPv6 address, /len or /mask), tun_gbp_id
+// (16 bits: decimal when exact, else 0x10/0xff) and tun_gbp_flags (8 bits,
+// read with a mask, printed as Open vSwitch prints it: the value alone,
+// 0x81) after tun_id, in that order. tun_metadata0-63 and xxreg0-3 are
+// refused by name ("match field xxreg0 is not supported").
 // set_field writes nw_ttl, pkt_mark (printed in hex) and tun_flags (oam,
 // 0 or 1; printed oam or 0); set_field of ip_frag is "ip_frag is
 // read-only", as ovs-ofctl says, and tun_flags' +oam or a masked value,
