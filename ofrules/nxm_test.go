@@ -192,6 +192,7 @@ func FuzzNXMMatch(f *testing.F) {
 	f.Add(nxmFlowMod(f, oxmIPv6, openflow.IPProto(6), pktReg(7, []byte{1, 2, 3, 4, 5, 6, 7, 8}, nil),
 		nx1(openflow.NXMNxTunIPv4Src, []byte{10, 0, 0, 0}, []byte{255, 0, 0, 0}), nx1(openflow.NXMNxTunIPv4Dst, []byte{10, 0, 0, 9}, nil)))
 	f.Add(readHexFile(f, filepath.Join("testdata", "golden", "flow_mod_nxm_regs.hex")))
+	f.Add(readHexFile(f, filepath.Join("testdata", "golden", "flow_mod_nxm_tun.hex")))
 	// The IPv6 tunnel addresses and the VXLAN group policy fields.
 	f.Add(nxmFlowMod(f, nx1(openflow.NXMNxTunIPv6Src, []byte{0x20, 1, 0xd, 0xb8, 15: 1}, nil),
 		nx1(openflow.NXMNxTunIPv6Dst, []byte{0x20, 1, 0xd, 0xb8, 15: 0}, []byte{0xff, 0xff, 0xff, 0xff, 15: 0}),
