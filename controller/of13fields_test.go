@@ -128,6 +128,19 @@ var refusals = []refusal{
 	{name: "set nx pkt_mark short", acts: []openflow.Action{set(nxm(openflow.NXMNxPktMark, 0, 5))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
 	// A mask: OFPBAC_BAD_SET_MASK, as the ONF experimenter error 4250.
 	{name: "set nx pkt_mark masked", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxPktMark, []byte{0, 0, 0, 5}, []byte{0, 0, 0, 0xff}))}, want: "OFPET_EXPERIMENTER/4250"},
+	// The tunnel fields, metadata here: set_field of each, unmasked.
+	{name: "set nx tun_src", acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv4Src, 10, 0, 0, 1))}},
+	{name: "write set nx tun_dst", write: true, acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv4Dst, 10, 0, 0, 2))}},
+	{name: "set nx tun_ipv6_src", acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv6Src, 0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))}},
+	{name: "write set nx tun_ipv6_dst", write: true, acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv6Dst, 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))}},
+	{name: "set nx tun_ipv6_src short", acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv6Src, 10, 0, 0, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	{name: "set nx tun_ipv6_dst masked", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxTunIPv6Dst, make([]byte, 16), make([]byte, 16)))}, want: "OFPET_EXPERIMENTER/4250"},
+	{name: "set nx tun_gbp_id", acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpID, 1, 0x2c))}},
+	{name: "set nx tun_gbp_id short", acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpID, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	{name: "set nx tun_gbp_id masked", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxTunGbpID, []byte{0, 5}, []byte{0, 0xf}))}, want: "OFPET_EXPERIMENTER/4250"},
+	{name: "set nx tun_gbp_flags", acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpFlags, 0x81))}},
+	{name: "write set nx tun_gbp_flags", write: true, acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpFlags, 0))}},
+	{name: "set nx tun_gbp_flags long", acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpFlags, 0, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
 	// Open vSwitch also takes the Nicira aliases of basic OXMs in
 	// set_field, which ovs-ofctl never sends there; ofswitch does not.
 	{name: "set nx eth_dst", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM0, openflow.NXMOfEthDst, []byte{2, 0, 0, 0, 0, 1}, nil))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_TYPE", ovsOff: true},

@@ -58,13 +58,16 @@
 // sends set_field:V->regN, ->xregN) is a load of all its bits (a 32-bit
 // one's half of its xreg field) that goes back out as the same
 // set_field; masked it is OFPBAC_BAD_SET_MASK (ONF 4250), as Open
-// vSwitch answers. set_field of an IPv4 tunnel address is
-// OFPBAC_BAD_SET_TYPE. load, move and output_reg take NXM_NX_REG0-15 as
+// vSwitch answers. load, move and output_reg take NXM_NX_REG0-15 as
 // 32-bit fields and OXM_OF_PKT_REG0-7 as 64-bit ones: bits beyond are
 // OFPBAC_BAD_SET_LEN. tun_ipv6_src and _dst come as NXM_NX_TUN_IPV6_SRC
 // and _DST (16 bytes), tun_gbp_id and _flags as NXM_NX_TUN_GBP_ID (2
 // bytes) and _FLAGS (1 byte), all maskable, and go back out so, unmasked
-// when exact (nxm_put_ipv6, nxm_put_16m, nxm_put_8m). The data plane
+// when exact (nxm_put_ipv6, nxm_put_16m, nxm_put_8m). set_field of a
+// tunnel field (NXM_NX_TUN_IPV4_*, _IPV6_*, _GBP_*, as ovs-ofctl sends
+// set_field:V->tun_src and the others) is a set_field of the rules field
+// and goes back out as the same set_field; masked it is
+// OFPBAC_BAD_SET_MASK (ONF 4250), as Open vSwitch answers. The data plane
 // starts every frame with its registers and tunnel fields 0. Open
 // vSwitch's tunnel metadata (NXM_NX_TUN_METADATA0-63, which need
 // NXT_TLV_TABLE_MOD) and the 128-bit

@@ -116,8 +116,8 @@ var nxmOnly = map[rules.Field]struct {
 	rules.FieldIPFrag:   {openflow.NXMNxIPFrag, 1, false},
 	rules.FieldTunFlags: {openflow.NXMNxTunFlags, 2, false},
 	rules.FieldPktMark:  {openflow.NXMNxPktMark, 4, false},
-	rules.FieldTunSrc:   {openflow.NXMNxTunIPv4Src, 4, true},
-	rules.FieldTunDst:   {openflow.NXMNxTunIPv4Dst, 4, true},
+	rules.FieldTunSrc:   {openflow.NXMNxTunIPv4Src, 4, false},
+	rules.FieldTunDst:   {openflow.NXMNxTunIPv4Dst, 4, false},
 	rules.FieldXReg0:    {0, 4, true},
 	rules.FieldXReg1:    {0, 4, true},
 	rules.FieldXReg2:    {0, 4, true},
@@ -127,10 +127,10 @@ var nxmOnly = map[rules.Field]struct {
 	rules.FieldXReg6:    {0, 4, true},
 	rules.FieldXReg7:    {0, 4, true},
 
-	rules.FieldTunIPv6Src:  {openflow.NXMNxTunIPv6Src, 16, true},
-	rules.FieldTunIPv6Dst:  {openflow.NXMNxTunIPv6Dst, 16, true},
-	rules.FieldTunGbpID:    {openflow.NXMNxTunGbpID, 2, true},
-	rules.FieldTunGbpFlags: {openflow.NXMNxTunGbpFlags, 1, true},
+	rules.FieldTunIPv6Src:  {openflow.NXMNxTunIPv6Src, 16, false},
+	rules.FieldTunIPv6Dst:  {openflow.NXMNxTunIPv6Dst, 16, false},
+	rules.FieldTunGbpID:    {openflow.NXMNxTunGbpID, 2, false},
+	rules.FieldTunGbpFlags: {openflow.NXMNxTunGbpFlags, 1, false},
 }
 
 // nxmMatch sets out's field from the Nicira-class OXM o, with the checks

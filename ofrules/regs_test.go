@@ -154,18 +154,6 @@ func TestRegsRefusals(t *testing.T) {
 	}
 }
 
-// TestRegsSetFieldRefused: set_field of a tunnel address is refused with
-// OFPBAC_BAD_SET_TYPE (that of a register is a load: TestRegSetField).
-func TestRegsSetFieldRefused(t *testing.T) {
-	for _, o := range []openflow.OXM{nx1(openflow.NXMNxTunIPv4Src, []byte{10, 0, 0, 1}, nil)} {
-		_, err := Actions([]openflow.Action{openflow.SetField(o)})
-		var em openflow.ErrorMsg
-		if !errors.As(WireError(err), &em) || em.Type != openflow.ErrTypeBadAction || em.Code != uint16(openflow.BadActionBadSetType) {
-			t.Errorf("set_field %v: %v, want OFPBAC_BAD_SET_TYPE", o.String(), err)
-		}
-	}
-}
-
 // TestRegSetField: OFPAT_SET_FIELD of NXM_NX_REGn, as ovs-ofctl sends
 // set_field:V->regN, is a load of register n's half of its xreg field
 // that goes back out as the same set_field; a mask is OFPBAC_BAD_SET_MASK
