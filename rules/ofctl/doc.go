@@ -59,7 +59,8 @@
 // tun_ipv6_src or tun_ipv6_dst (a load of part of a 128-bit field).
 // load:V->F, move:F[..]->G[..] and output:F[..] take the fields of
 // rules.SubfieldFields by their NXM or OXM name (NXM_OF_ETH_DST,
-// OXM_OF_METADATA) or field name (eth_dst, pkt_mark), the whole field
+// OXM_OF_METADATA, NXM_NX_TUN_GBP_ID) or field name (eth_dst, pkt_mark,
+// tun_src, tun_dst, tun_gbp_id, tun_gbp_flags), the whole field
 // (F, F[]) or bits F[a..b], F[b]; set_field:V/M->F of part of such a
 // field is a load, as ovs-ofctl sends it. They print as Open vSwitch
 // prints them: the NXM name, one load: a run of ones in the mask. The
