@@ -128,6 +128,19 @@ var refusals = []refusal{
 	{name: "set nx pkt_mark short", acts: []openflow.Action{set(nxm(openflow.NXMNxPktMark, 0, 5))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
 	// A mask: OFPBAC_BAD_SET_MASK, as the ONF experimenter error 4250.
 	{name: "set nx pkt_mark masked", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxPktMark, []byte{0, 0, 0, 5}, []byte{0, 0, 0, 0xff}))}, want: "OFPET_EXPERIMENTER/4250"},
+	// The tunnel fields, metadata here: set_field of each, unmasked.
+	{name: "set nx tun_src", acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv4Src, 10, 0, 0, 1))}},
+	{name: "write set nx tun_dst", write: true, acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv4Dst, 10, 0, 0, 2))}},
+	{name: "set nx tun_ipv6_src", acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv6Src, 0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))}},
+	{name: "write set nx tun_ipv6_dst", write: true, acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv6Dst, 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))}},
+	{name: "set nx tun_ipv6_src short", acts: []openflow.Action{set(nxm(openflow.NXMNxTunIPv6Src, 10, 0, 0, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	{name: "set nx tun_ipv6_dst masked", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxTunIPv6Dst, make([]byte, 16), make([]byte, 16)))}, want: "OFPET_EXPERIMENTER/4250"},
+	{name: "set nx tun_gbp_id", acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpID, 1, 0x2c))}},
+	{name: "set nx tun_gbp_id short", acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpID, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	{name: "set nx tun_gbp_id masked", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxTunGbpID, []byte{0, 5}, []byte{0, 0xf}))}, want: "OFPET_EXPERIMENTER/4250"},
+	{name: "set nx tun_gbp_flags", acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpFlags, 0x81))}},
+	{name: "write set nx tun_gbp_flags", write: true, acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpFlags, 0))}},
+	{name: "set nx tun_gbp_flags long", acts: []openflow.Action{set(nxm(openflow.NXMNxTunGbpFlags, 0, 1))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
 	// Open vSwitch also takes the Nicira aliases of basic OXMs in
 	// set_field, which ovs-ofctl never sends there; ofswitch does not.
 	{name: "set nx eth_dst", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM0, openflow.NXMOfEthDst, []byte{2, 0, 0, 0, 0, 1}, nil))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_TYPE", ovsOff: true},
@@ -210,6 +223,17 @@ var refusals = []refusal{
 	{name: "set nx reg3", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxReg0+3, []byte{0, 0, 0, 7}, nil))}},
 	{name: "set nx reg3 masked", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxReg0+3, []byte{0, 0, 0, 7}, []byte{0, 0, 0, 0xff}))}, want: "OFPET_EXPERIMENTER/4250"},
 	{name: "set nx reg3 short", acts: []openflow.Action{set(openflow.NXM(openflow.OXMClassNXM1, openflow.NXMNxReg0+3, []byte{0, 7}, nil))}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	// The tunnel fields load and move take: tun_src, tun_dst (32 bits),
+	// tun_gbp_id (16), tun_gbp_flags (8).
+	{name: "nx load tun_gbp_id", acts: []openflow.Action{nx(0, 7, 0, 0x0f, 0, 1, 0x4c, 2, 0, 0, 0, 0, 0, 0, 0, 5)}},
+	{name: "nx load tun_gbp_id beyond 16 bits", acts: []openflow.Action{nx(0, 7, 0x02, 0x0f, 0, 1, 0x4c, 2, 0, 0, 0, 0, 0, 0, 0, 5)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	{name: "nx load tun_src", acts: []openflow.Action{nx(0, 7, 0, 0x1f, 0, 1, 0x3e, 4, 0, 0, 0, 0, 10, 0, 0, 1)}},
+	{name: "nx load2 tun_gbp_flags masked", acts: []openflow.Action{nx(0, 33, 0, 1, 0x4f, 2, 1, 3)}},
+	{name: "nx load2 tun_gbp_flags value outside mask", acts: []openflow.Action{nx(0, 33, 0, 1, 0x4f, 2, 5, 3)}, want: "OFPET_BAD_MATCH/OFPBMC_BAD_WILDCARDS"},
+	{name: "nx move tun_gbp_id reg0", acts: []openflow.Action{nx(0, 6, 0, 16, 0, 0, 0, 0, 0, 1, 0x4c, 2, 0, 1, 0, 4)}},
+	{name: "nx move tun_gbp_flags into tun_gbp_id beyond", acts: []openflow.Action{nx(0, 6, 0, 8, 0, 0, 0, 12, 0, 1, 0x4e, 1, 0, 1, 0x4c, 2)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},
+	{name: "nx write move tun_dst tun_src", write: true, acts: []openflow.Action{nx(0, 6, 0, 32, 0, 0, 0, 0, 0, 1, 0x40, 4, 0, 1, 0x3e, 4)}},
+	{name: "nx output_reg tun_gbp_id", acts: []openflow.Action{nx(0, 15, 0, 15, 0, 1, 0x4c, 2, 0, 0, 0, 0, 0, 0, 0, 0)}},
 	// OXM_OF_PKT_REG0-7 (class 0x8001, 64 bits).
 	{name: "nx load xreg1", acts: []openflow.Action{nx(0, 7, 0, 0x3f, 0x80, 1, 2, 8, 0, 0, 0, 1, 0, 0, 0, 5)}},
 	{name: "nx load xreg1 beyond 64 bits", acts: []openflow.Action{nx(0, 7, 0x0f, 0x07, 0x80, 1, 2, 8, 0, 0, 0, 0, 0, 0, 0, 1)}, want: "OFPET_BAD_ACTION/OFPBAC_BAD_SET_LEN"},

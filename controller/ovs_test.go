@@ -162,7 +162,20 @@ func TestOvsOfctlFlows(t *testing.T) {
 		"table=1,priority=390,xreg4=0x1/0x1,reg0=1,actions=drop\n"+
 		"priority=391,tcp6,ipv6_src=2001:db8::1,ipv6_dst=2001:db8::/64,reg0=1,reg1=2,reg2=3,reg3=4,reg4=5,reg5=6,"+
 		"reg6=7,reg7=8,reg8=9,reg9=10,reg10=11,reg11=12,reg12=13,reg13=14,reg14=15,reg15=16,tun_src=1.1.1.1,"+
-		"tun_dst=2.2.2.2,metadata=0x3,tp_dst=80,actions=drop\n"...)
+		"tun_dst=2.2.2.2,metadata=0x3,tp_dst=80,actions=drop\n"+
+		// The IPv6 tunnel addresses (NXM_NX_TUN_IPV6_SRC, DST) and the
+		// VXLAN group policy fields (NXM_NX_TUN_GBP_ID, FLAGS; Open
+		// vSwitch prints tun_gbp_flags without its mask). The last line
+		// tests 25 words of a Key.
+		"priority=392,tun_ipv6_src=2001:db8::1,actions=drop\n"+
+		"priority=393,tun_ipv6_dst=2001:db8::/32,tun_ipv6_src=fe80::1/ffff::ffff,actions=drop\n"+
+		"priority=394,tun_gbp_id=300,actions=output:1\n"+
+		"priority=395,tun_gbp_id=0x10/0xff,tun_gbp_flags=0x81,actions=drop\n"+
+		"priority=396,tun_gbp_id=0/0x8000,tun_gbp_flags=0x1/0x3,actions=drop\n"+
+		"table=1,priority=397,tun_gbp_flags=0,tun_ipv6_dst=::,tun_src=1.2.3.4,tun_id=7,actions=drop\n"+
+		"priority=398,tcp6,ipv6_src=2001:db8::1,ipv6_dst=2001:db8::/64,reg0=1,reg1=2,reg2=3,reg3=4,reg4=5,reg5=6,"+
+		"reg6=7,reg7=8,reg8=9,reg9=10,reg10=11,reg11=12,reg12=13,reg13=14,reg14=15,reg15=16,tun_src=1.1.1.1,"+
+		"tun_ipv6_src=2001:db8::2/64,tun_ipv6_dst=::1,tun_gbp_id=5,tun_gbp_flags=1,metadata=0x3,tp_dst=80,actions=drop\n"...)
 	file := filepath.Join(t.TempDir(), "test.flows")
 	if err := os.WriteFile(file, flows, 0o644); err != nil {
 		t.Fatal(err)
@@ -475,7 +488,9 @@ func TestOvsOfctlNXMFieldsOF14(t *testing.T) {
 		"priority=8,vlan_tci=0x3005/0xf0ff,actions=drop\n" +
 		"table=1,priority=9,icmp6,nw_ttl=255,icmp_type=135,nd_target=fe80::1,actions=drop\n" +
 		"priority=10,reg3=0x5/0xff,xreg5=0xa0000000b,actions=drop\n" +
-		"priority=11,tun_src=10.0.0.0/8,tun_dst=10.0.0.9,reg0=0,actions=drop\n"
+		"priority=11,tun_src=10.0.0.0/8,tun_dst=10.0.0.9,reg0=0,actions=drop\n" +
+		"priority=12,tun_ipv6_src=2001:db8::/48,tun_ipv6_dst=fe80::9,actions=drop\n" +
+		"priority=13,tun_gbp_id=0x100/0xff00,tun_gbp_flags=0x40/0xc0,reg1=1,actions=drop\n"
 	if err := os.WriteFile(file, []byte(flows), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +517,7 @@ func TestOvsOfctlNXMFieldsOF14(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("dump-flows over %s (-Open vSwitch +ofswitch):\n%s", v, diff)
 		}
-		if len(got) != 12 {
+		if len(got) != 14 {
 			t.Fatalf("%d flows over %s:\n%s", len(got), v, strings.Join(got, "\n"))
 		}
 	}

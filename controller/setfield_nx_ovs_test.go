@@ -9,7 +9,9 @@ import (
 // setFieldNXFlows write the Nicira fields that set_field takes besides the
 // basic OXMs: nw_ttl (under ip and ipv6), pkt_mark and tun_flags, which
 // ovs-ofctl sends as set_field of NXM_NX_IP_TTL, NXM_NX_PKT_MARK and
-// NXM_NX_TUN_FLAGS, in apply-actions and in write-actions.
+// NXM_NX_TUN_FLAGS, and the tunnel fields (tun_src, tun_dst, tun_ipv6_src,
+// tun_ipv6_dst, tun_gbp_id, tun_gbp_flags), in apply-actions and in
+// write-actions.
 var setFieldNXFlows = []string{
 	"priority=920,ip,actions=set_field:64->nw_ttl,output:1",
 	"priority=921,ipv6,actions=set_field:7->nw_ttl,set_field:0->nw_ttl,output:2",
@@ -22,6 +24,12 @@ var setFieldNXFlows = []string{
 	"priority=927,ip,nw_dst=10.0.0.9,actions=set_field:32->nw_tos,output:1",
 	"priority=928,ipv6,actions=set_field:252->nw_tos,set_field:0->nw_tos",
 	"priority=929,udp,actions=write_actions(set_field:4->nw_tos,output:2)",
+	// The tunnel fields (NXM_NX_TUN_IPV4_*, _IPV6_*, _GBP_*), metadata.
+	"priority=930,in_port=5,actions=set_field:10.0.0.1->tun_src,set_field:192.168.0.2->tun_dst,output:1",
+	"priority=931,in_port=6,actions=set_field:2001:db8::1->tun_ipv6_src,set_field:fe80::9->tun_ipv6_dst,goto_table:1",
+	"priority=932,in_port=7,actions=set_field:300->tun_gbp_id,set_field:0x81->tun_gbp_flags,set_field:0->tun_gbp_flags,output:1",
+	"priority=933,in_port=8,actions=write_actions(set_field:::->tun_ipv6_src,set_field:65535->tun_gbp_id,output:2)",
+	"table=1,priority=6,tun_ipv6_src=2001:db8::1,tun_gbp_flags=0,actions=set_field:1->tun_gbp_flags,output:3",
 }
 
 // TestOvsOfctlSetFieldNX adds setFieldNXFlows to ofswitch and to Open

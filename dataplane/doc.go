@@ -54,7 +54,8 @@
 //
 // [Headers.Key] copies the parsed fields into a rules.Key ([FlowMatch]
 // turns a key into the exact match of its 5-tuple); a frame's tunnel_id,
-// like its metadata, starts at 0, since no tunnel delivers frames here. A [Switch] owns
+// like its metadata and its other tunnel fields, starts at 0, since no
+// tunnel delivers frames here. A [Switch] owns
 // N [Worker]s; [Worker.Process] parses a vector, looks the keys up with one
 // LookupBatch per table, counts per-entry hits (rules.Rule.Hit), per-port
 // and table-miss counters, and runs the OpenFlow 1.3 instructions in the
@@ -69,8 +70,9 @@
 // ports, ICMP, ARP, MPLS label, TC and bottom of stack, PBB I-SID, the
 // IPv6 flow label, the ND target and link-layer address options, with
 // incremental checksum updates and SCTP's CRC32c; nw_ttl as set_nw_ttl;
-// metadata, tunnel_id, pkt_mark and tun_flags, which live in the key only
-// and so reach the later tables), push/pop VLAN, set_nw_ttl and dec_ttl (IPv4
+// metadata, tunnel_id, pkt_mark, tun_flags and the tunnel fields tun_src,
+// tun_dst, tun_ipv6_src, tun_ipv6_dst, tun_gbp_id and tun_gbp_flags, which
+// live in the key only and so reach the later tables), push/pop VLAN, set_nw_ttl and dec_ttl (IPv4
 // TTL with its checksum, IPv6 hop limit), push/pop MPLS, set_mpls_ttl,
 // dec_mpls_ttl, push/pop PBB, copy_ttl_out/in and group (see "Groups"). A push or pop of an MPLS label or PBB I-TAG parses the
 // frame again, so that later actions and tables see the frame as it now

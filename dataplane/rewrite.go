@@ -199,9 +199,13 @@ func (w *Worker) setField(j int, a *rules.Action) bool {
 			code = uint8(v)
 		}
 		replace16(d, fs.l4, uint16(typ)<<8|uint16(code), fs.l4Sum(d, false))
-	case rules.FieldMetadata, rules.FieldTunnelID, rules.FieldPktMark, rules.FieldTunFlags:
+	case rules.FieldMetadata, rules.FieldTunnelID, rules.FieldPktMark, rules.FieldTunFlags,
+		rules.FieldTunSrc, rules.FieldTunDst, rules.FieldTunGbpID, rules.FieldTunGbpFlags:
 		// Pipeline metadata: the key only (no tunnel takes the frame,
 		// and pkt_mark is no socket mark here).
+	case rules.FieldTunIPv6Src, rules.FieldTunIPv6Dst:
+		k.Set128(a.Field, a.Value[0], a.Value[1]) // metadata, as above
+		return true
 	case rules.FieldNwTTL:
 		return w.setTTL(j, uint8(v)) // as mod_nw_ttl: the checksum fixed, the key too
 	case rules.FieldIPv6FLabel, rules.FieldNDTarget:

@@ -20,7 +20,7 @@ func TestConnTrackRefused(t *testing.T) {
 	ip := openflow.EthType(0x0800)
 	ctState := openflow.OXM{Class: 0x0001, Field: 105, HasMask: true, Data: []byte{0, 0, 0, 0x20, 0, 0, 0, 0x20}}
 	ctMark := openflow.OXM{Class: 0x0001, Field: 107, Data: []byte{0, 0, 0, 1}}
-	otherNXM := openflow.OXM{Class: 0x0001, Field: 109, Data: make([]byte, 16)} // NXM_NX_TUN_IPV6_SRC
+	otherNXM := openflow.OXM{Class: 0x0001, Field: 111, Data: make([]byte, 16)} // NXM_NX_XXREG0
 	nx := func(subtype byte) openflow.Action {
 		return openflow.Action{Type: openflow.ActionExperimenter, Experimenter: 0x2320, Data: []byte{0, subtype, 0, 0, 0, 0, 0, 0}}
 	}

@@ -58,13 +58,20 @@
 // sends set_field:V->regN, ->xregN) is a load of all its bits (a 32-bit
 // one's half of its xreg field) that goes back out as the same
 // set_field; masked it is OFPBAC_BAD_SET_MASK (ONF 4250), as Open
-// vSwitch answers. set_field of a tunnel address is
-// OFPBAC_BAD_SET_TYPE. load, move and output_reg take NXM_NX_REG0-15 as
-// 32-bit fields and OXM_OF_PKT_REG0-7 as 64-bit ones: bits beyond are
-// OFPBAC_BAD_SET_LEN. The data plane starts every frame with its registers and tunnel addresses
-// 0. Open vSwitch's tunnel metadata (NXM_NX_TUN_METADATA0-63, which need
-// NXT_TLV_TABLE_MOD), tun_ipv6_src and _dst (NXM_NX_TUN_IPV6_SRC, _DST),
-// tun_gbp_id and _flags (NXM_NX_TUN_GBP_ID, _FLAGS) and the 128-bit
+// vSwitch answers. load, move and output_reg take NXM_NX_REG0-15 as
+// 32-bit fields and OXM_OF_PKT_REG0-7 as 64-bit ones, and the tunnel
+// fields NXM_NX_TUN_IPV4_SRC and _DST (32 bits), NXM_NX_TUN_GBP_ID (16)
+// and _FLAGS (8): bits beyond are OFPBAC_BAD_SET_LEN. tun_ipv6_src and _dst come as NXM_NX_TUN_IPV6_SRC
+// and _DST (16 bytes), tun_gbp_id and _flags as NXM_NX_TUN_GBP_ID (2
+// bytes) and _FLAGS (1 byte), all maskable, and go back out so, unmasked
+// when exact (nxm_put_ipv6, nxm_put_16m, nxm_put_8m). set_field of a
+// tunnel field (NXM_NX_TUN_IPV4_*, _IPV6_*, _GBP_*, as ovs-ofctl sends
+// set_field:V->tun_src and the others) is a set_field of the rules field
+// and goes back out as the same set_field; masked it is
+// OFPBAC_BAD_SET_MASK (ONF 4250), as Open vSwitch answers. The data plane
+// starts every frame with its registers and tunnel fields 0. Open
+// vSwitch's tunnel metadata (NXM_NX_TUN_METADATA0-63, which need
+// NXT_TLV_TABLE_MOD) and the 128-bit
 // registers xxreg0-7 (NXM_NX_XXREG0-7) are refused with OFPBMC_BAD_FIELD
 // as an *UnsupportedFieldError, whose text ("match field xxreg0 is not
 // supported") names the field and which the switch logs; other unknown

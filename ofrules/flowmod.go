@@ -221,7 +221,7 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 				break
 			}
 			if _, ok := nxmOnly[a.Field]; ok {
-				out = append(out, openflow.SetField(nxmSetFieldOXM(a.Field, a.Value[1])))
+				out = append(out, openflow.SetField(nxmSetFieldOXM(a.Field, a.Value[0], a.Value[1])))
 				break
 			}
 			of := wireField(a.Field, proto, eth)

@@ -495,6 +495,11 @@ func appendMatch(dst []openflow.OXM, m *rules.Match) []openflow.OXM {
 			continue
 		}
 		if _, ok := nxmOnly[f]; ok {
+			if f.Bits() == 128 {
+				vhi, vlo, mhi, mlo := get128(m, f)
+				out.Fields = appendNXM128(out.Fields, f, vhi, vlo, mhi, mlo)
+				continue
+			}
 			v, mask := m.Get(f)
 			out.Fields = appendNXM(out.Fields, f, v, mask)
 			continue
@@ -542,6 +547,11 @@ func appendMatchPlanned(dst []openflow.OXM, m *rules.Match, p *matchPlan) []open
 			continue
 		}
 		if pf.nxm {
+			if pf.wide {
+				vhi, vlo, mhi, mlo := get128(m, pf.f)
+				dst = appendNXM128(dst, pf.f, vhi, vlo, mhi, mlo)
+				continue
+			}
 			dst = appendNXM(dst, pf.f, m.Key.Get(pf.f), m.Mask.Get(pf.f))
 			continue
 		}

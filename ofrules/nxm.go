@@ -93,6 +93,11 @@ var nxmNamed = map[uint32]nxmField{
 	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunFlags):   {rules.FieldTunFlags, 2, true, nxmTunFlags},
 	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunIPv4Src): {rules.FieldTunSrc, 4, true, nxmPlain},
 	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunIPv4Dst): {rules.FieldTunDst, 4, true, nxmPlain},
+
+	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunIPv6Src):  {rules.FieldTunIPv6Src, 16, true, nxmPlain},
+	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunIPv6Dst):  {rules.FieldTunIPv6Dst, 16, true, nxmPlain},
+	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunGbpID):    {rules.FieldTunGbpID, 2, true, nxmPlain},
+	nxmKey(openflow.OXMClassNXM1, openflow.NXMNxTunGbpFlags): {rules.FieldTunGbpFlags, 1, true, nxmPlain},
 }
 
 // nxmOnly is, for each rules field that no basic OXM holds, the Nicira
@@ -111,8 +116,8 @@ var nxmOnly = map[rules.Field]struct {
 	rules.FieldIPFrag:   {openflow.NXMNxIPFrag, 1, false},
 	rules.FieldTunFlags: {openflow.NXMNxTunFlags, 2, false},
 	rules.FieldPktMark:  {openflow.NXMNxPktMark, 4, false},
-	rules.FieldTunSrc:   {openflow.NXMNxTunIPv4Src, 4, true},
-	rules.FieldTunDst:   {openflow.NXMNxTunIPv4Dst, 4, true},
+	rules.FieldTunSrc:   {openflow.NXMNxTunIPv4Src, 4, false},
+	rules.FieldTunDst:   {openflow.NXMNxTunIPv4Dst, 4, false},
 	rules.FieldXReg0:    {0, 4, true},
 	rules.FieldXReg1:    {0, 4, true},
 	rules.FieldXReg2:    {0, 4, true},
@@ -121,6 +126,11 @@ var nxmOnly = map[rules.Field]struct {
 	rules.FieldXReg5:    {0, 4, true},
 	rules.FieldXReg6:    {0, 4, true},
 	rules.FieldXReg7:    {0, 4, true},
+
+	rules.FieldTunIPv6Src:  {openflow.NXMNxTunIPv6Src, 16, false},
+	rules.FieldTunIPv6Dst:  {openflow.NXMNxTunIPv6Dst, 16, false},
+	rules.FieldTunGbpID:    {openflow.NXMNxTunGbpID, 2, false},
+	rules.FieldTunGbpFlags: {openflow.NXMNxTunGbpFlags, 1, false},
 }
 
 // nxmMatch sets out's field from the Nicira-class OXM o, with the checks
@@ -302,15 +312,21 @@ func nxmSetField(o *openflow.OXM) (rules.Action, error) {
 		return rules.Action{}, openflow.ErrorMsg{Type: openflow.ErrTypeExperimenter, Code: onfBadSetMask,
 			Experimenter: openflow.ONFExperimenter}
 	}
+	if size == 16 {
+		// tun_ipv6_src, tun_ipv6_dst: the address's two halves.
+		return rules.Action{Kind: rules.ActionSetField, Field: nf.f,
+			Value: [2]uint64{binary.BigEndian.Uint64(o.Data), binary.BigEndian.Uint64(o.Data[8:])}}, nil
+	}
 	return rules.Action{Kind: rules.ActionSetField, Field: nf.f, Value: [2]uint64{0, beUint(o.Data)}}, nil
 }
 
 // nxmSetFieldOXM is the OXM of a set_field of rules field f (one of
-// nxmOnly) to v, as Open vSwitch sends it: its NXM_NX field, unmasked.
-func nxmSetFieldOXM(f rules.Field, v uint64) openflow.OXM {
+// nxmOnly) to hi:lo (hi only for a 128-bit field), as Open vSwitch sends
+// it: its NXM_NX field, unmasked.
+func nxmSetFieldOXM(f rules.Field, hi, lo uint64) openflow.OXM {
 	nx := nxmOnly[f]
-	var b [8]byte
-	putValue(b[:nx.size], 0, v)
+	var b [16]byte
+	putValue(b[:nx.size], hi, lo)
 	return openflow.NXM(openflow.OXMClassNXM1, nx.of, b[:nx.size], nil)
 }
 
@@ -349,4 +365,18 @@ func appendNXM(dst []openflow.OXM, f rules.Field, v, mk uint64) []openflow.OXM {
 	}
 	putValue(b[8:8+nx.size], 0, mk)
 	return append(dst, openflow.NXM(openflow.OXMClassNXM1, nx.of, b[:nx.size], b[8:8+nx.size]))
+}
+
+// appendNXM128 appends the Nicira OXM of the 128-bit rules field f (one
+// of nxmOnly: tun_ipv6_src, tun_ipv6_dst) with value vhi:vlo under mask
+// mhi:mlo, unmasked when the mask is all ones (nxm_put_ipv6).
+func appendNXM128(dst []openflow.OXM, f rules.Field, vhi, vlo, mhi, mlo uint64) []openflow.OXM {
+	nx := nxmOnly[f]
+	var v, mk [16]byte
+	putValue(v[:], vhi, vlo)
+	if mhi == ^uint64(0) && mlo == ^uint64(0) {
+		return append(dst, openflow.NXM(openflow.OXMClassNXM1, nx.of, v[:], nil))
+	}
+	putValue(mk[:], mhi, mlo)
+	return append(dst, openflow.NXM(openflow.OXMClassNXM1, nx.of, v[:], mk[:]))
 }

@@ -192,6 +192,11 @@ func FuzzNXMMatch(f *testing.F) {
 	f.Add(nxmFlowMod(f, oxmIPv6, openflow.IPProto(6), pktReg(7, []byte{1, 2, 3, 4, 5, 6, 7, 8}, nil),
 		nx1(openflow.NXMNxTunIPv4Src, []byte{10, 0, 0, 0}, []byte{255, 0, 0, 0}), nx1(openflow.NXMNxTunIPv4Dst, []byte{10, 0, 0, 9}, nil)))
 	f.Add(readHexFile(f, filepath.Join("testdata", "golden", "flow_mod_nxm_regs.hex")))
+	f.Add(readHexFile(f, filepath.Join("testdata", "golden", "flow_mod_nxm_tun.hex")))
+	// The IPv6 tunnel addresses and the VXLAN group policy fields.
+	f.Add(nxmFlowMod(f, nx1(openflow.NXMNxTunIPv6Src, []byte{0x20, 1, 0xd, 0xb8, 15: 1}, nil),
+		nx1(openflow.NXMNxTunIPv6Dst, []byte{0x20, 1, 0xd, 0xb8, 15: 0}, []byte{0xff, 0xff, 0xff, 0xff, 15: 0}),
+		nx1(openflow.NXMNxTunGbpID, []byte{0, 0x10}, []byte{0, 0xff}), nx1(openflow.NXMNxTunGbpFlags, []byte{0x81}, nil)))
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		var u rules.Update
 		// A Decoder leaves the prerequisites to the pipeline: only a
@@ -220,8 +225,9 @@ func nxmFlowModMatch(m openflow.Match) ([]byte, error) {
 	return fm.MarshalBinary()
 }
 
-// TestNXMSetField: set_field of NXM_NX_IP_TTL, NXM_NX_PKT_MARK and
-// NXM_NX_TUN_FLAGS becomes set_field of the rules fields and goes back out
+// TestNXMSetField: set_field of NXM_NX_IP_TTL, NXM_NX_PKT_MARK,
+// NXM_NX_TUN_FLAGS, the tunnel addresses (IPv4 and IPv6) and the group
+// policy fields becomes set_field of the rules fields and goes back out
 // as the same actions, byte for byte; the refusals are Open vSwitch's
 // decode_ofpat_set_field's (checked against it in controller's
 // TestRefusalsAsOVS).
@@ -230,6 +236,12 @@ func TestNXMSetField(t *testing.T) {
 		openflow.SetField(nx1(openflow.NXMNxIPTTL, []byte{64}, nil)),
 		openflow.SetField(nx1(openflow.NXMNxPktMark, []byte{0xde, 0xad, 0xbe, 0xef}, nil)),
 		openflow.SetField(nx1(openflow.NXMNxTunFlags, []byte{0, 1}, nil)),
+		openflow.SetField(nx1(openflow.NXMNxTunIPv4Src, []byte{10, 0, 0, 1}, nil)),
+		openflow.SetField(nx1(openflow.NXMNxTunIPv4Dst, []byte{10, 0, 0, 2}, nil)),
+		openflow.SetField(nx1(openflow.NXMNxTunIPv6Src, []byte{0x20, 1, 0xd, 0xb8, 15: 1}, nil)),
+		openflow.SetField(nx1(openflow.NXMNxTunIPv6Dst, []byte{0xfe, 0x80, 15: 9}, nil)),
+		openflow.SetField(nx1(openflow.NXMNxTunGbpID, []byte{1, 0x2c}, nil)),
+		openflow.SetField(nx1(openflow.NXMNxTunGbpFlags, []byte{0x81}, nil)),
 		openflow.Output(1, 0),
 	}
 	acts, err := Actions(in)
@@ -240,6 +252,12 @@ func TestNXMSetField(t *testing.T) {
 		{Kind: rules.ActionSetField, Field: rules.FieldNwTTL, Value: [2]uint64{0, 64}},
 		{Kind: rules.ActionSetField, Field: rules.FieldPktMark, Value: [2]uint64{0, 0xdeadbeef}},
 		{Kind: rules.ActionSetField, Field: rules.FieldTunFlags, Value: [2]uint64{0, 1}},
+		{Kind: rules.ActionSetField, Field: rules.FieldTunSrc, Value: [2]uint64{0, 0x0a000001}},
+		{Kind: rules.ActionSetField, Field: rules.FieldTunDst, Value: [2]uint64{0, 0x0a000002}},
+		{Kind: rules.ActionSetField, Field: rules.FieldTunIPv6Src, Value: [2]uint64{0x20010db800000000, 1}},
+		{Kind: rules.ActionSetField, Field: rules.FieldTunIPv6Dst, Value: [2]uint64{0xfe80000000000000, 9}},
+		{Kind: rules.ActionSetField, Field: rules.FieldTunGbpID, Value: [2]uint64{0, 300}},
+		{Kind: rules.ActionSetField, Field: rules.FieldTunGbpFlags, Value: [2]uint64{0, 0x81}},
 	}
 	for i, w := range want {
 		if acts[i].Kind != w.Kind || acts[i].Field != w.Field || acts[i].Value != w.Value {
@@ -271,7 +289,10 @@ func TestNXMSetField(t *testing.T) {
 		{"nw_ttl two bytes", nx1(openflow.NXMNxIPTTL, []byte{0, 64}, nil), openflow.ErrTypeBadAction, uint16(openflow.BadActionBadSetLen)},
 		{"pkt_mark masked", nx1(openflow.NXMNxPktMark, []byte{0, 0, 0, 5}, []byte{0, 0, 0, 0xf}), openflow.ErrTypeExperimenter, onfBadSetMask},
 		{"NXM_OF_ETH_DST", nx0(openflow.NXMOfEthDst, make([]byte, 6), nil), openflow.ErrTypeBadAction, uint16(openflow.BadActionBadSetType)},
-		{"unknown NXM", nx1(31, make([]byte, 4), nil), openflow.ErrTypeBadAction, uint16(openflow.BadActionBadSetType)},
+		{"tun_ipv6_src 4 bytes", nx1(openflow.NXMNxTunIPv6Src, make([]byte, 4), nil), openflow.ErrTypeBadAction, uint16(openflow.BadActionBadSetLen)},
+		{"tun_gbp_id masked", nx1(openflow.NXMNxTunGbpID, []byte{0, 5}, []byte{0, 0xf}), openflow.ErrTypeExperimenter, onfBadSetMask},
+		{"tun_ipv6_dst masked", nx1(openflow.NXMNxTunIPv6Dst, make([]byte, 16), make([]byte, 16)), openflow.ErrTypeExperimenter, onfBadSetMask},
+		{"unknown NXM", nx1(35, make([]byte, 4), nil), openflow.ErrTypeBadAction, uint16(openflow.BadActionBadSetType)},
 	} {
 		_, err := Actions([]openflow.Action{openflow.SetField(c.o)})
 		var em openflow.ErrorMsg

@@ -178,6 +178,11 @@ func goldens() []struct {
 			return append(o, NXM(OXMClassNXM1, NXMNxReg0+14, []byte{0x12, 0x34, 0x56, 0x78}, nil),
 				NXM(OXMClassNXM1, NXMNxReg0+15, []byte{0xff, 0xff, 0xff, 0xff}, nil))
 		}()...), ApplyActions(Output(1, 0))), 232)},
+		{"flow_mod_nxm_tun.hex", withLen(ovsFlowMod(2, 21, []OXM{
+			NXM(OXMClassNXM1, NXMNxTunIPv6Src, mustHexT("20010db8000000000000000000000001"), nil),
+			NXM(OXMClassNXM1, NXMNxTunIPv6Dst, mustHexT("20010db8000000000000000000000000"), mustHexT("ffffffff000000000000000000000000")),
+			NXM(OXMClassNXM1, NXMNxTunGbpID, []byte{0, 0x10}, []byte{0, 0xff}),
+			NXM(OXMClassNXM1, NXMNxTunGbpFlags, []byte{0x81}, nil)}, ApplyActions(Output(1, 0))), 152)},
 		{"error_bad_out_group.hex", &ErrorMsg{Header: Header{Version13, TypeError, 92, 2}, Type: ErrTypeBadAction,
 			Code: uint16(BadActionBadOutGroup), Data: groupBytes}},
 		{"multipart_flow_request.hex", &MultipartRequest{Header: Header{Version13, TypeMultipartRequest, 56, 2}, Part: MultipartFlow,

@@ -164,6 +164,12 @@ func FuzzNXAction(f *testing.F) {
 	f.Add(nxBytes(0, 33, 0, 1, 0x42, 4, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0))
 	f.Add(nxBytes(0, 33, 0x80, 0, 0x05, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x1f, 0, 0))
 	f.Add(nxBytes(0, 6, 0, 8, 0, 0, 0, 0, 0, 1, 0x42, 4, 0, 1, 0x42, 4, 0, 0, 0, 0, 0, 0, 0, 0))
+	// The tunnel fields: reg_load2 of tun_gbp_flags masked, a move of
+	// tun_gbp_id into reg0, reg_load2 of part of tun_ipv6_src.
+	f.Add(nxBytes(0, 33, 0, 1, 0x4f, 2, 1, 3))
+	f.Add(nxBytes(0, 6, 0, 16, 0, 0, 0, 0, 0, 1, 0x4c, 2, 0, 1, 0, 4))
+	f.Add(nxBytes(append(append([]byte{0, 33, 0, 1, 0xdb, 0x20, 0x20, 1, 0xd, 0xb8}, make([]byte, 12)...),
+		append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, make([]byte, 10)...)...)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var a Action
 		if _, err := a.decode(b); err != nil || a.Type != ActionExperimenter {

@@ -33,25 +33,29 @@ const (
 	// registers NXM_NX_REG0 to REG15, fields 0 to 15, maskable.
 	NXMNxReg0 OXMField = 0
 
-	NXMNxTunID      OXMField = 16  // NXM_NX_TUN_ID
-	NXMNxARPSHA     OXMField = 17  // NXM_NX_ARP_SHA
-	NXMNxARPTHA     OXMField = 18  // NXM_NX_ARP_THA
-	NXMNxIPv6Src    OXMField = 19  // NXM_NX_IPV6_SRC
-	NXMNxIPv6Dst    OXMField = 20  // NXM_NX_IPV6_DST
-	NXMNxICMPv6Type OXMField = 21  // NXM_NX_ICMPV6_TYPE
-	NXMNxICMPv6Code OXMField = 22  // NXM_NX_ICMPV6_CODE
-	NXMNxNDTarget   OXMField = 23  // NXM_NX_ND_TARGET
-	NXMNxNDSLL      OXMField = 24  // NXM_NX_ND_SLL
-	NXMNxNDTLL      OXMField = 25  // NXM_NX_ND_TLL
-	NXMNxIPFrag     OXMField = 26  // NXM_NX_IP_FRAG: bit 0 any fragment, bit 1 a later one
-	NXMNxIPv6Label  OXMField = 27  // NXM_NX_IPV6_LABEL
-	NXMNxIPECN      OXMField = 28  // NXM_NX_IP_ECN
-	NXMNxIPTTL      OXMField = 29  // NXM_NX_IP_TTL
-	NXMNxTunIPv4Src OXMField = 31  // NXM_NX_TUN_IPV4_SRC: a tunnel's outer IPv4 source
-	NXMNxTunIPv4Dst OXMField = 32  // NXM_NX_TUN_IPV4_DST: a tunnel's outer IPv4 destination
-	NXMNxPktMark    OXMField = 33  // NXM_NX_PKT_MARK
-	NXMNxTCPFlags   OXMField = 34  // NXM_NX_TCP_FLAGS
-	NXMNxTunFlags   OXMField = 104 // NXM_NX_TUN_FLAGS: 16 bits, of which Open vSwitch matches bit 0 (oam)
+	NXMNxTunID       OXMField = 16  // NXM_NX_TUN_ID
+	NXMNxARPSHA      OXMField = 17  // NXM_NX_ARP_SHA
+	NXMNxARPTHA      OXMField = 18  // NXM_NX_ARP_THA
+	NXMNxIPv6Src     OXMField = 19  // NXM_NX_IPV6_SRC
+	NXMNxIPv6Dst     OXMField = 20  // NXM_NX_IPV6_DST
+	NXMNxICMPv6Type  OXMField = 21  // NXM_NX_ICMPV6_TYPE
+	NXMNxICMPv6Code  OXMField = 22  // NXM_NX_ICMPV6_CODE
+	NXMNxNDTarget    OXMField = 23  // NXM_NX_ND_TARGET
+	NXMNxNDSLL       OXMField = 24  // NXM_NX_ND_SLL
+	NXMNxNDTLL       OXMField = 25  // NXM_NX_ND_TLL
+	NXMNxIPFrag      OXMField = 26  // NXM_NX_IP_FRAG: bit 0 any fragment, bit 1 a later one
+	NXMNxIPv6Label   OXMField = 27  // NXM_NX_IPV6_LABEL
+	NXMNxIPECN       OXMField = 28  // NXM_NX_IP_ECN
+	NXMNxIPTTL       OXMField = 29  // NXM_NX_IP_TTL
+	NXMNxTunIPv4Src  OXMField = 31  // NXM_NX_TUN_IPV4_SRC: a tunnel's outer IPv4 source
+	NXMNxTunIPv4Dst  OXMField = 32  // NXM_NX_TUN_IPV4_DST: a tunnel's outer IPv4 destination
+	NXMNxPktMark     OXMField = 33  // NXM_NX_PKT_MARK
+	NXMNxTCPFlags    OXMField = 34  // NXM_NX_TCP_FLAGS
+	NXMNxTunGbpID    OXMField = 38  // NXM_NX_TUN_GBP_ID: VXLAN Group Policy ID, 16 bits
+	NXMNxTunGbpFlags OXMField = 39  // NXM_NX_TUN_GBP_FLAGS: VXLAN Group Policy flags, 8 bits
+	NXMNxTunFlags    OXMField = 104 // NXM_NX_TUN_FLAGS: 16 bits, of which Open vSwitch matches bit 0 (oam)
+	NXMNxTunIPv6Src  OXMField = 109 // NXM_NX_TUN_IPV6_SRC: a tunnel's outer IPv6 source
+	NXMNxTunIPv6Dst  OXMField = 110 // NXM_NX_TUN_IPV6_DST: a tunnel's outer IPv6 destination
 )
 
 // OXMClassPacketRegs is OpenFlow 1.5's OFPXMC_PACKET_REGS, whose fields
@@ -120,25 +124,29 @@ var nxmNames = map[uint32]string{
 	uint32(OXMClassNXM0)<<8 | uint32(NXMOfARPSPA):   "NXM_OF_ARP_SPA",
 	uint32(OXMClassNXM0)<<8 | uint32(NXMOfARPTPA):   "NXM_OF_ARP_TPA",
 
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunID):      "NXM_NX_TUN_ID",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxARPSHA):     "NXM_NX_ARP_SHA",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxARPTHA):     "NXM_NX_ARP_THA",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPv6Src):    "NXM_NX_IPV6_SRC",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPv6Dst):    "NXM_NX_IPV6_DST",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxICMPv6Type): "NXM_NX_ICMPV6_TYPE",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxICMPv6Code): "NXM_NX_ICMPV6_CODE",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxNDTarget):   "NXM_NX_ND_TARGET",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxNDSLL):      "NXM_NX_ND_SLL",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxNDTLL):      "NXM_NX_ND_TLL",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPFrag):     "NXM_NX_IP_FRAG",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPv6Label):  "NXM_NX_IPV6_LABEL",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPECN):      "NXM_NX_IP_ECN",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPTTL):      "NXM_NX_IP_TTL",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunIPv4Src): "NXM_NX_TUN_IPV4_SRC",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunIPv4Dst): "NXM_NX_TUN_IPV4_DST",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxPktMark):    "NXM_NX_PKT_MARK",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTCPFlags):   "NXM_NX_TCP_FLAGS",
-	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunFlags):   "NXM_NX_TUN_FLAGS",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunID):       "NXM_NX_TUN_ID",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxARPSHA):      "NXM_NX_ARP_SHA",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxARPTHA):      "NXM_NX_ARP_THA",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPv6Src):     "NXM_NX_IPV6_SRC",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPv6Dst):     "NXM_NX_IPV6_DST",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxICMPv6Type):  "NXM_NX_ICMPV6_TYPE",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxICMPv6Code):  "NXM_NX_ICMPV6_CODE",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxNDTarget):    "NXM_NX_ND_TARGET",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxNDSLL):       "NXM_NX_ND_SLL",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxNDTLL):       "NXM_NX_ND_TLL",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPFrag):      "NXM_NX_IP_FRAG",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPv6Label):   "NXM_NX_IPV6_LABEL",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPECN):       "NXM_NX_IP_ECN",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxIPTTL):       "NXM_NX_IP_TTL",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunIPv4Src):  "NXM_NX_TUN_IPV4_SRC",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunIPv4Dst):  "NXM_NX_TUN_IPV4_DST",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxPktMark):     "NXM_NX_PKT_MARK",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTCPFlags):    "NXM_NX_TCP_FLAGS",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunFlags):    "NXM_NX_TUN_FLAGS",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunGbpID):    "NXM_NX_TUN_GBP_ID",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunGbpFlags): "NXM_NX_TUN_GBP_FLAGS",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunIPv6Src):  "NXM_NX_TUN_IPV6_SRC",
+	uint32(OXMClassNXM1)<<8 | uint32(NXMNxTunIPv6Dst):  "NXM_NX_TUN_IPV6_DST",
 }
 
 // NXMName returns Open vSwitch's name of the Nicira field (e.g.

@@ -62,53 +62,57 @@ type Field uint8
 // TCP, UDP or SCTP port (which one follows from ip_proto); ICMPType and
 // ICMPCode hold ICMPv4 or ICMPv6 values (following ip_proto 1 or 58).
 const (
-	FieldInPort     Field = iota // OXM_OF_IN_PORT
-	FieldMetadata                // OXM_OF_METADATA
-	FieldEthDst                  // OXM_OF_ETH_DST
-	FieldEthSrc                  // OXM_OF_ETH_SRC
-	FieldEthType                 // OXM_OF_ETH_TYPE
-	FieldVLANVID                 // OXM_OF_VLAN_VID (with OFPVID_PRESENT 0x1000)
-	FieldVLANPCP                 // OXM_OF_VLAN_PCP
-	FieldIPDSCP                  // OXM_OF_IP_DSCP
-	FieldIPECN                   // OXM_OF_IP_ECN
-	FieldIPProto                 // OXM_OF_IP_PROTO
-	FieldIPv4Src                 // OXM_OF_IPV4_SRC
-	FieldIPv4Dst                 // OXM_OF_IPV4_DST
-	FieldIPv6Src                 // OXM_OF_IPV6_SRC (128 bits)
-	FieldIPv6Dst                 // OXM_OF_IPV6_DST (128 bits)
-	FieldL4Src                   // OXM_OF_TCP_SRC, UDP_SRC, SCTP_SRC
-	FieldL4Dst                   // OXM_OF_TCP_DST, UDP_DST, SCTP_DST
-	FieldICMPType                // OXM_OF_ICMPV4_TYPE, ICMPV6_TYPE
-	FieldICMPCode                // OXM_OF_ICMPV4_CODE, ICMPV6_CODE
-	FieldARPOp                   // OXM_OF_ARP_OP
-	FieldARPSPA                  // OXM_OF_ARP_SPA
-	FieldARPTPA                  // OXM_OF_ARP_TPA
-	FieldARPSHA                  // OXM_OF_ARP_SHA
-	FieldARPTHA                  // OXM_OF_ARP_THA
-	FieldTCPFlags                // ONF EXT-109 tcp_flags (OXM_OF_TCP_FLAGS in OpenFlow 1.5): 12 bits
-	FieldIPv6Exthdr              // OXM_OF_IPV6_EXTHDR: 9 bits of OFPIEH_* flags
-	FieldTunnelID                // OXM_OF_TUNNEL_ID: metadata of a packet's tunnel (64 bits)
-	FieldNDTarget                // OXM_OF_IPV6_ND_TARGET (128 bits)
-	FieldMPLSLabel               // OXM_OF_MPLS_LABEL: 20 bits of the outermost MPLS label
-	FieldMPLSTC                  // OXM_OF_MPLS_TC: 3 bits
-	FieldMPLSBoS                 // OXM_OF_MPLS_BOS: 1 bit
-	FieldPBBUCA                  // OXM_OF_PBB_UCA: 1 bit of the I-TAG
-	FieldPBBISID                 // OXM_OF_PBB_ISID: 24 bits of the I-TAG
-	FieldIPv6FLabel              // OXM_OF_IPV6_FLABEL: 20 bits
-	FieldNwTTL                   // NXM_NX_IP_TTL: the IPv4 TTL or IPv6 hop limit, 8 bits, no mask
-	FieldIPFrag                  // NXM_NX_IP_FRAG: IPFragAny | IPFragLater, 2 bits
-	FieldTunFlags                // NXM_NX_TUN_FLAGS: the public tunnel flags, 1 bit (TunFlagOAM)
-	FieldPktMark                 // NXM_NX_PKT_MARK: packet metadata, 32 bits
-	FieldXReg0                   // NXM_NX_REG0 and REG1 (OXM_OF_PKT_REG0): reg0<<32 | reg1
-	FieldXReg1                   // reg2<<32 | reg3
-	FieldXReg2                   // reg4<<32 | reg5
-	FieldXReg3                   // reg6<<32 | reg7
-	FieldXReg4                   // reg8<<32 | reg9
-	FieldXReg5                   // reg10<<32 | reg11
-	FieldXReg6                   // reg12<<32 | reg13
-	FieldXReg7                   // reg14<<32 | reg15
-	FieldTunSrc                  // NXM_NX_TUN_IPV4_SRC: a tunnel's outer IPv4 source, 32 bits
-	FieldTunDst                  // NXM_NX_TUN_IPV4_DST: a tunnel's outer IPv4 destination, 32 bits
+	FieldInPort      Field = iota // OXM_OF_IN_PORT
+	FieldMetadata                 // OXM_OF_METADATA
+	FieldEthDst                   // OXM_OF_ETH_DST
+	FieldEthSrc                   // OXM_OF_ETH_SRC
+	FieldEthType                  // OXM_OF_ETH_TYPE
+	FieldVLANVID                  // OXM_OF_VLAN_VID (with OFPVID_PRESENT 0x1000)
+	FieldVLANPCP                  // OXM_OF_VLAN_PCP
+	FieldIPDSCP                   // OXM_OF_IP_DSCP
+	FieldIPECN                    // OXM_OF_IP_ECN
+	FieldIPProto                  // OXM_OF_IP_PROTO
+	FieldIPv4Src                  // OXM_OF_IPV4_SRC
+	FieldIPv4Dst                  // OXM_OF_IPV4_DST
+	FieldIPv6Src                  // OXM_OF_IPV6_SRC (128 bits)
+	FieldIPv6Dst                  // OXM_OF_IPV6_DST (128 bits)
+	FieldL4Src                    // OXM_OF_TCP_SRC, UDP_SRC, SCTP_SRC
+	FieldL4Dst                    // OXM_OF_TCP_DST, UDP_DST, SCTP_DST
+	FieldICMPType                 // OXM_OF_ICMPV4_TYPE, ICMPV6_TYPE
+	FieldICMPCode                 // OXM_OF_ICMPV4_CODE, ICMPV6_CODE
+	FieldARPOp                    // OXM_OF_ARP_OP
+	FieldARPSPA                   // OXM_OF_ARP_SPA
+	FieldARPTPA                   // OXM_OF_ARP_TPA
+	FieldARPSHA                   // OXM_OF_ARP_SHA
+	FieldARPTHA                   // OXM_OF_ARP_THA
+	FieldTCPFlags                 // ONF EXT-109 tcp_flags (OXM_OF_TCP_FLAGS in OpenFlow 1.5): 12 bits
+	FieldIPv6Exthdr               // OXM_OF_IPV6_EXTHDR: 9 bits of OFPIEH_* flags
+	FieldTunnelID                 // OXM_OF_TUNNEL_ID: metadata of a packet's tunnel (64 bits)
+	FieldNDTarget                 // OXM_OF_IPV6_ND_TARGET (128 bits)
+	FieldMPLSLabel                // OXM_OF_MPLS_LABEL: 20 bits of the outermost MPLS label
+	FieldMPLSTC                   // OXM_OF_MPLS_TC: 3 bits
+	FieldMPLSBoS                  // OXM_OF_MPLS_BOS: 1 bit
+	FieldPBBUCA                   // OXM_OF_PBB_UCA: 1 bit of the I-TAG
+	FieldPBBISID                  // OXM_OF_PBB_ISID: 24 bits of the I-TAG
+	FieldIPv6FLabel               // OXM_OF_IPV6_FLABEL: 20 bits
+	FieldNwTTL                    // NXM_NX_IP_TTL: the IPv4 TTL or IPv6 hop limit, 8 bits, no mask
+	FieldIPFrag                   // NXM_NX_IP_FRAG: IPFragAny | IPFragLater, 2 bits
+	FieldTunFlags                 // NXM_NX_TUN_FLAGS: the public tunnel flags, 1 bit (TunFlagOAM)
+	FieldPktMark                  // NXM_NX_PKT_MARK: packet metadata, 32 bits
+	FieldXReg0                    // NXM_NX_REG0 and REG1 (OXM_OF_PKT_REG0): reg0<<32 | reg1
+	FieldXReg1                    // reg2<<32 | reg3
+	FieldXReg2                    // reg4<<32 | reg5
+	FieldXReg3                    // reg6<<32 | reg7
+	FieldXReg4                    // reg8<<32 | reg9
+	FieldXReg5                    // reg10<<32 | reg11
+	FieldXReg6                    // reg12<<32 | reg13
+	FieldXReg7                    // reg14<<32 | reg15
+	FieldTunSrc                   // NXM_NX_TUN_IPV4_SRC: a tunnel's outer IPv4 source, 32 bits
+	FieldTunDst                   // NXM_NX_TUN_IPV4_DST: a tunnel's outer IPv4 destination, 32 bits
+	FieldTunIPv6Src               // NXM_NX_TUN_IPV6_SRC: a tunnel's outer IPv6 source (128 bits)
+	FieldTunIPv6Dst               // NXM_NX_TUN_IPV6_DST: a tunnel's outer IPv6 destination (128 bits)
+	FieldTunGbpID                 // NXM_NX_TUN_GBP_ID: VXLAN Group Policy ID, 16 bits
+	FieldTunGbpFlags              // NXM_NX_TUN_GBP_FLAGS: VXLAN Group Policy flags, 8 bits
 	numFields
 )
 
@@ -172,6 +176,11 @@ var fields = [numFields]fieldInfo{
 	FieldXReg7:      {"xreg7", 25, 0, 64, true},
 	FieldTunSrc:     {"tun_src", 26, 32, 32, true},
 	FieldTunDst:     {"tun_dst", 26, 0, 32, true},
+
+	FieldTunIPv6Src:  {"tun_ipv6_src", 27, 0, 128, true},
+	FieldTunIPv6Dst:  {"tun_ipv6_dst", 29, 0, 128, true},
+	FieldTunGbpID:    {"tun_gbp_id", 31, 0, 16, true},
+	FieldTunGbpFlags: {"tun_gbp_flags", 31, 16, 8, true},
 }
 
 // NumRegs is the number of 32-bit registers, reg0 to reg15.

@@ -47,7 +47,7 @@ type SubfieldField struct {
 	// (NXM_NX_IPV6_LABEL's 20 bits go in 4 bytes).
 	Bytes uint8
 	// Meta is true for pipeline metadata, which lives in the key only
-	// (metadata, tunnel_id, pkt_mark; registers): a load or move writes
+	// (metadata, tunnel_id, pkt_mark; registers; the tunnel fields): a load or move writes
 	// the key, not the frame.
 	Meta bool
 	// Port16 is in_port's 16-bit NXM form: its reserved ports at 0xff00
@@ -63,7 +63,8 @@ type SubfieldField struct {
 }
 
 // SubfieldFields lists the fields of SubfieldField, the 32-bit registers
-// last (regRows). IPv6 addresses (128 bits) and
+// last (regRows). IPv6 addresses (128 bits: tun_ipv6_src and tun_ipv6_dst
+// too) and
 // the fields whose NXM form packs several of ours (NXM_OF_VLAN_TCI,
 // NXM_OF_IP_TOS) are not among them.
 var SubfieldFields = append([]SubfieldField{
@@ -102,6 +103,11 @@ var SubfieldFields = append([]SubfieldField{
 	{Name: "NXM_NX_IP_FRAG", Alias: []string{"ip_frag", "nw_frag"}, Field: FieldIPFrag, Bits: 2, Bytes: 1, Class: 1, Num: 26},
 	{Name: "NXM_NX_IPV6_LABEL", Alias: []string{"ipv6_label"}, Field: FieldIPv6FLabel, Bits: 20, Bytes: 4, Class: 1, Num: 27, Writable: true},
 	{Name: "NXM_NX_PKT_MARK", Alias: []string{"pkt_mark"}, Field: FieldPktMark, Bits: 32, Class: 1, Num: 33, Writable: true, Meta: true},
+	// The tunnel fields: metadata, as no frame comes from a tunnel.
+	{Name: "NXM_NX_TUN_IPV4_SRC", Alias: []string{"tun_src"}, Field: FieldTunSrc, Bits: 32, Class: 1, Num: 31, Writable: true, Meta: true},
+	{Name: "NXM_NX_TUN_IPV4_DST", Alias: []string{"tun_dst"}, Field: FieldTunDst, Bits: 32, Class: 1, Num: 32, Writable: true, Meta: true},
+	{Name: "NXM_NX_TUN_GBP_ID", Alias: []string{"tun_gbp_id"}, Field: FieldTunGbpID, Bits: 16, Class: 1, Num: 38, Writable: true, Meta: true},
+	{Name: "NXM_NX_TUN_GBP_FLAGS", Alias: []string{"tun_gbp_flags"}, Field: FieldTunGbpFlags, Bits: 8, Class: 1, Num: 39, Writable: true, Meta: true},
 }, regRows()...)
 
 // regRows returns the rows of the registers NXM_NX_REG0 to REG15

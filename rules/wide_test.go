@@ -10,19 +10,22 @@ import (
 )
 
 // wideFields are the fields of the wide rules: eth_type, the IPv6
-// addresses, the eight register pairs and the tunnel addresses, besides
-// metadata, the MAC addresses, ip_proto, the ports, tunnel_id and
-// pkt_mark. Their mask tests 22 words, more than a node keeps packed, so
-// that the index compares the last words against its rules' keys.
+// addresses, the eight register pairs, the tunnel addresses (IPv4 and
+// IPv6) and the group policy fields, besides metadata, the MAC
+// addresses, ip_proto, the ports, tunnel_id and pkt_mark. Their mask
+// tests 27 words, more than a node keeps packed, so that the index
+// compares the last words against its rules' keys.
 var wideFields = []rules.Field{
 	rules.FieldMetadata, rules.FieldEthSrc, rules.FieldEthDst, rules.FieldL4Src, rules.FieldTunnelID, rules.FieldPktMark,
 	rules.FieldXReg0, rules.FieldXReg1, rules.FieldXReg2, rules.FieldXReg3,
 	rules.FieldXReg4, rules.FieldXReg5, rules.FieldXReg6, rules.FieldXReg7, rules.FieldTunSrc, rules.FieldTunDst,
+	rules.FieldTunGbpID, rules.FieldTunGbpFlags,
 }
 
 // wideMatch returns a match of the wide mask. Most fields have one value;
 // ipv6_src, xreg6, xreg7 (the mask's last word but one packed and the
-// first not packed) and tun_src, tun_dst (the last) take one of two, so
+// first not packed), tun_src, tun_dst, tun_gbp_flags and the IPv6 tunnel
+// addresses (the last) take one of two, so
 // that matches often share their first 18 packed words, differ after them
 // and collide.
 func wideMatch(r *rand.Rand) rules.Match {
@@ -34,11 +37,13 @@ func wideMatch(r *rand.Rand) rules.Match {
 	for i, f := range wideFields {
 		v := uint64(i+1) << (f.Bits() - 8)
 		switch f {
-		case rules.FieldXReg6, rules.FieldXReg7, rules.FieldTunSrc, rules.FieldTunDst:
+		case rules.FieldXReg6, rules.FieldXReg7, rules.FieldTunSrc, rules.FieldTunDst, rules.FieldTunGbpFlags:
 			v |= uint64(r.IntN(2))
 		}
 		m.SetExact(f, v)
 	}
+	m.Set128(rules.FieldTunIPv6Src, 0xfe80<<48, uint64(r.IntN(2)), ^uint64(0), ^uint64(0))
+	m.Set128(rules.FieldTunIPv6Dst, 0x20010db8<<32|uint64(r.IntN(2)), 0, ^uint64(0), 0)
 	return m
 }
 

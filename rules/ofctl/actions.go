@@ -303,6 +303,9 @@ var setFieldNames = map[string]rules.Field{
 	"pbb_uca": rules.FieldPBBUCA, "eth_type": rules.FieldEthType, "dl_type": rules.FieldEthType,
 	"ip_proto": rules.FieldIPProto, "nw_proto": rules.FieldIPProto,
 	"nw_ttl": rules.FieldNwTTL, "pkt_mark": rules.FieldPktMark, "tun_flags": rules.FieldTunFlags,
+	"tun_src": rules.FieldTunSrc, "tun_dst": rules.FieldTunDst,
+	"tun_ipv6_src": rules.FieldTunIPv6Src, "tun_ipv6_dst": rules.FieldTunIPv6Dst,
+	"tun_gbp_id": rules.FieldTunGbpID, "tun_gbp_flags": rules.FieldTunGbpFlags,
 }
 
 // modFields are Open vSwitch's mod_* actions and the field each sets:
@@ -420,7 +423,7 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 		v, err := p.mac(vs, col)
 		a.Value[1] = v
 		return a, err
-	case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
+	case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA, rules.FieldTunSrc, rules.FieldTunDst:
 		v, mk, err := p.ipv4(vs, col)
 		if err == nil && mk != 0xffffffff {
 			return a, p.errAt(col, "set_field takes an address, not a prefix")
@@ -429,6 +432,15 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 		return a, err
 	case rules.FieldIPv6Src, rules.FieldIPv6Dst, rules.FieldNDTarget:
 		hi, lo, _, _, err := p.ipv6(vs, col)
+		a.Value = [2]uint64{hi, lo}
+		return a, err
+	case rules.FieldTunIPv6Src, rules.FieldTunIPv6Dst:
+		// ovs-ofctl sends a masked one as a load of 128-bit bits
+		// (NXAST_REG_LOAD2), which ofswitch does not have.
+		hi, lo, mhi, mlo, err := p.ipv6(vs, col)
+		if err == nil && mhi&mlo != ^uint64(0) {
+			return a, p.errAt(col, "set_field of part of %s is not supported", fname)
+		}
 		a.Value = [2]uint64{hi, lo}
 		return a, err
 	}
@@ -498,6 +510,9 @@ var setFieldPrint = map[rules.Field]string{
 	rules.FieldIPv6FLabel: "ipv6_label", rules.FieldNDTarget: "nd_target", rules.FieldTunnelID: "tun_id",
 	rules.FieldEthType: "eth_type", rules.FieldIPProto: "nw_proto",
 	rules.FieldNwTTL: "nw_ttl", rules.FieldPktMark: "pkt_mark", rules.FieldTunFlags: "tun_flags",
+	rules.FieldTunSrc: "tun_src", rules.FieldTunDst: "tun_dst",
+	rules.FieldTunIPv6Src: "tun_ipv6_src", rules.FieldTunIPv6Dst: "tun_ipv6_dst",
+	rules.FieldTunGbpID: "tun_gbp_id", rules.FieldTunGbpFlags: "tun_gbp_flags",
 }
 
 // fieldNamer names set_field's fields after the match of their flow: the
@@ -626,11 +641,11 @@ func (nm fieldNamer) formatAction(a *rules.Action) string {
 		switch a.Field {
 		case rules.FieldEthDst, rules.FieldEthSrc, rules.FieldARPSHA, rules.FieldARPTHA:
 			v = macString(a.Value[1])
-		case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
+		case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA, rules.FieldTunSrc, rules.FieldTunDst:
 			v = ipv4String(a.Value[1])
-		case rules.FieldIPv6Src, rules.FieldIPv6Dst, rules.FieldNDTarget:
+		case rules.FieldIPv6Src, rules.FieldIPv6Dst, rules.FieldNDTarget, rules.FieldTunIPv6Src, rules.FieldTunIPv6Dst:
 			v = ipv6Addr(a.Value[0], a.Value[1]).String()
-		case rules.FieldMetadata, rules.FieldTunnelID, rules.FieldIPv6FLabel, rules.FieldPktMark:
+		case rules.FieldMetadata, rules.FieldTunnelID, rules.FieldIPv6FLabel, rules.FieldPktMark, rules.FieldTunGbpFlags:
 			v = cHex(a.Value[1])
 		case rules.FieldTunFlags:
 			v = "0"

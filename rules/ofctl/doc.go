@@ -44,17 +44,23 @@
 // (64 bits, xregN being reg(2N) and reg(2N+1), which it sets whole) are
 // printed as Open vSwitch prints them, by register after the protocol
 // shorthand (reg0=0, reg3=0x5/0xff; an xreg as its two registers, those
-// with a mask); tun_src and tun_dst (IPv4 address, /len or /mask) after
-// tun_id. tun_metadata0-63, tun_ipv6_src, tun_ipv6_dst, tun_gbp_id,
-// tun_gbp_flags and xxreg0-3 are refused by name ("match field xxreg0 is
-// not supported").
-// set_field writes nw_ttl, pkt_mark (printed in hex) and tun_flags (oam,
-// 0 or 1; printed oam or 0); set_field of ip_frag is "ip_frag is
+// with a mask); tun_src and tun_dst (IPv4 address, /len or /mask),
+// tun_ipv6_src and tun_ipv6_dst (IPv6 address, /len or /mask), tun_gbp_id
+// (16 bits: decimal when exact, else 0x10/0xff) and tun_gbp_flags (8 bits,
+// read with a mask, printed as Open vSwitch prints it: the value alone,
+// 0x81) after tun_id, in that order. tun_metadata0-63 and xxreg0-3 are
+// refused by name ("match field xxreg0 is not supported").
+// set_field writes nw_ttl, pkt_mark (printed in hex), tun_flags (oam,
+// 0 or 1; printed oam or 0) and the tunnel fields tun_src, tun_dst,
+// tun_ipv6_src, tun_ipv6_dst (addresses), tun_gbp_id (printed in decimal)
+// and tun_gbp_flags (in hex); set_field of ip_frag is "ip_frag is
 // read-only", as ovs-ofctl says, and tun_flags' +oam or a masked value,
-// which ovs-ofctl turns into a load, is an error.
+// which ovs-ofctl turns into a load, is an error, as is a masked value of
+// tun_ipv6_src or tun_ipv6_dst (a load of part of a 128-bit field).
 // load:V->F, move:F[..]->G[..] and output:F[..] take the fields of
 // rules.SubfieldFields by their NXM or OXM name (NXM_OF_ETH_DST,
-// OXM_OF_METADATA) or field name (eth_dst, pkt_mark), the whole field
+// OXM_OF_METADATA, NXM_NX_TUN_GBP_ID) or field name (eth_dst, pkt_mark,
+// tun_src, tun_dst, tun_gbp_id, tun_gbp_flags), the whole field
 // (F, F[]) or bits F[a..b], F[b]; set_field:V/M->F of part of such a
 // field is a load, as ovs-ofctl sends it. They print as Open vSwitch
 // prints them: the NXM name, one load: a run of ones in the mask. The

@@ -83,6 +83,24 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 	if v, mk := m.Get(rules.FieldTunDst); mk != 0 {
 		parts = append(parts, "tun_dst="+ipv4Masked(v, mk))
 	}
+	for _, f := range [...]rules.Field{rules.FieldTunIPv6Src, rules.FieldTunIPv6Dst} {
+		if mhi, mlo := m.Mask.Get128(f); mhi|mlo != 0 {
+			parts = append(parts, f.String()+"="+ipv6Masked(m, f))
+		}
+	}
+	if v, mk := m.Get(rules.FieldTunGbpID); mk != 0 {
+		// format_be16_masked: decimal when exact, else hex value/mask.
+		if mk == 0xffff {
+			parts = append(parts, fmt.Sprintf("tun_gbp_id=%d", v))
+		} else {
+			parts = append(parts, fmt.Sprintf("tun_gbp_id=%#x/%#x", v, mk))
+		}
+	}
+	if v, mk := m.Get(rules.FieldTunGbpFlags); mk != 0 {
+		// Open vSwitch's format_flow_tunnel prints the value alone,
+		// %#x, whatever the mask.
+		parts = append(parts, "tun_gbp_flags="+cHex(v))
+	}
 	if v, mk := m.Get(rules.FieldTunFlags); mk != 0 {
 		// format_flags_masked: the one matchable flag under a mask that
 		// is not all of Open vSwitch's tunnel flags.

@@ -120,7 +120,7 @@ func (p *flowParser) setFieldMasked(vs string, col, r int) (rules.Action, error)
 	switch row.Field {
 	case rules.FieldEthDst, rules.FieldEthSrc, rules.FieldARPSHA, rules.FieldARPTHA:
 		v, mk, err = p.macMask(vs, col)
-	case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
+	case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA, rules.FieldTunSrc, rules.FieldTunDst:
 		v, mk, err = p.ipv4(vs, col)
 	default:
 		v, mk, err = p.numMask(vs, col, int(row.Bits), row.Alias[0]+" value")

@@ -31,6 +31,10 @@ func TestLoadMoveText(t *testing.T) {
 		{"actions=set_field:0x100000002->xreg5,set_field:0x100000002/0x1ffffffff->xreg6", "set_field:0x100000002->xreg5,load:0x100000002->OXM_OF_PKT_REG6[0..32]"},
 		{"actions=move:xreg2[]->xreg3[],output:xreg4[0..15]", "move:OXM_OF_PKT_REG2[]->OXM_OF_PKT_REG3[],output:OXM_OF_PKT_REG4[0..15]"},
 		{"reg0=5,actions=write_actions(set_field:3->reg1,load:2->reg0[0..7],output:1)", "write_actions(set_field:0x3->reg1,load:0x2->NXM_NX_REG0[0..7],output:1)"},
+		// The tunnel fields load and move take.
+		{"actions=load:5->tun_gbp_id[],move:NXM_NX_TUN_GBP_FLAGS[]->tun_gbp_id[8..15]", "load:0x5->NXM_NX_TUN_GBP_ID[],move:NXM_NX_TUN_GBP_FLAGS[]->NXM_NX_TUN_GBP_ID[8..15]"},
+		{"actions=set_field:0x5/0xf->tun_gbp_id,set_field:0x5/0xffff->tun_gbp_id,set_field:0x1/0x3->tun_gbp_flags", "load:0x5->NXM_NX_TUN_GBP_ID[0..3],set_field:5->tun_gbp_id,load:0x1->NXM_NX_TUN_GBP_FLAGS[0..1]"},
+		{"actions=set_field:10.0.0.0/255.0.0.0->tun_src,move:tun_src[]->tun_dst[],output:tun_gbp_id[]", "load:0xa->NXM_NX_TUN_IPV4_SRC[24..31],move:NXM_NX_TUN_IPV4_SRC[]->NXM_NX_TUN_IPV4_DST[],output:NXM_NX_TUN_GBP_ID[]"},
 	} {
 		fs, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
 		if len(errs) != 0 {
@@ -57,6 +61,8 @@ func TestLoadMoveText(t *testing.T) {
 		{"actions=set_field:0x1ffffffff->reg0", "reg0 value"},
 		{"actions=move:reg0[]->pkt_mark[0..15]", "source field is 32 bits wide but destination is 16 bits wide"},
 		{"actions=load:1->xreg0[60..64]", "ending bit 64 is not valid because field is only 64 bits wide"},
+		{"actions=load:1->tun_gbp_id[16]", "bit 16 is not valid because field is only 16 bits wide"},
+		{"actions=move:tun_gbp_id[]->tun_gbp_flags[]", "source field is 16 bits wide but destination is 8 bits wide"},
 	} {
 		_, errs := ofctl.ParseFlows("flow", []byte(c.in), nil)
 		if len(errs) == 0 {

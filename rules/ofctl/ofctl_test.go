@@ -452,6 +452,15 @@ var nxFieldLines = []string{
 	"table=6,priority=9,tun_dst=192.168.1.1,tun_src=1.2.3.4/255.0.255.0,tun_id=0x5,actions=drop",
 	"table=6,priority=10,ip,reg2=0x10/0x10,nw_ttl=3,pkt_mark=1,tun_dst=10.1.0.0/16,tun_flags=+oam,actions=drop",
 	"table=6,priority=11,tcp6,ipv6_src=2001:db8::1,reg0=1,reg9=0x10,reg14=3,tun_src=1.1.1.1,metadata=0x3,tp_dst=80,actions=drop",
+	// The IPv6 tunnel addresses and VXLAN group policy fields
+	// (tun_gbp_flags printed without its mask, as Open vSwitch does).
+	"table=6,priority=12,tun_ipv6_src=2001:db8::1,actions=drop",
+	"table=6,priority=13,tun_ipv6_dst=2001:db8::/32,tun_ipv6_src=fe80::1/ffff::ffff,actions=drop",
+	"table=6,priority=14,tun_gbp_id=300,actions=drop",
+	"table=6,priority=15,tun_gbp_id=0x10/0xff,tun_gbp_flags=0x81,actions=drop",
+	"table=6,priority=16,tun_gbp_id=0/0x8000,tun_gbp_flags=0x1/0x3,actions=drop",
+	"table=6,priority=17,tun_gbp_flags=0,tun_ipv6_dst=::,tun_src=1.2.3.4,tun_id=7,tun_flags=-oam,actions=drop",
+	"table=6,priority=18,tcp6,ipv6_src=2001:db8::1,reg3=1,tun_ipv6_src=2001:db8::2/64,tun_gbp_id=5,tp_dst=80,actions=drop",
 }
 
 // TestDumpFlowsMatchesOVS loads several hundred varied flows into a
@@ -767,23 +776,21 @@ func TestConnTrackRefused(t *testing.T) {
 }
 
 // TestUnsupportedFieldsRefused: the Open vSwitch match fields ofswitch
-// knows by name but does not match on (tun_metadataN, tun_ipv6_src/dst,
-// tun_gbp_id/flags, xxregN) are named as not supported, with
+// knows by name but does not match on (tun_metadataN, xxregN) are named
+// as not supported, with
 // file:line:column; register numbers out of range are unknown fields, and
 // register values wider than the register are refused.
 func TestUnsupportedFieldsRefused(t *testing.T) {
 	data := []byte("reg3=1,actions=drop\ntun_metadata0=1,actions=drop\npriority=5,tun_metadata63=0x1/0x1,actions=drop\n" +
-		"tun_ipv6_src=::1,actions=drop\ntun_ipv6_dst=::2,actions=drop\ntun_gbp_id=1,actions=drop\ntun_gbp_flags=1,actions=drop\n" +
+		"tun_ipv6_src=::1,actions=drop\ntun_ipv6_dst=::2/::1:0:0,actions=drop\ntun_gbp_id=0x10000,actions=drop\ntun_gbp_flags=1/0x100,actions=drop\n" +
 		"xxreg0=1,actions=drop\nxxreg3=1,actions=drop\nreg16=1,actions=drop\nxreg8=1,actions=drop\nreg01=1,actions=drop\n" +
 		"tun_metadata64=1,actions=drop\nreg1=0x100000000,actions=drop\nxreg0=0x10000000000000000,actions=drop\ntun_src=10.0.0.1/33,actions=drop\n")
 	_, errs := ofctl.ParseFlows("f.flows", data, nil)
 	want := []string{
 		"f.flows:2:1: match field tun_metadata0 is not supported",
 		"f.flows:3:12: match field tun_metadata63 is not supported",
-		"f.flows:4:1: match field tun_ipv6_src is not supported",
-		"f.flows:5:1: match field tun_ipv6_dst is not supported",
-		"f.flows:6:1: match field tun_gbp_id is not supported",
-		"f.flows:7:1: match field tun_gbp_flags is not supported",
+		"f.flows:6:12: tun_gbp_id 0x10000 does not fit in 16 bits",
+		"f.flows:7:17: tun_gbp_flags mask 0x100 does not fit in 8 bits",
 		"f.flows:8:1: match field xxreg0 is not supported",
 		"f.flows:9:1: match field xxreg3 is not supported",
 		`f.flows:10:1: unknown field "reg16"`,

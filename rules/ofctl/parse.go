@@ -629,6 +629,23 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, has
 		}
 		set(f, v, mk)
 		return err
+	case "tun_ipv6_src", "tun_ipv6_dst":
+		hi, lo, mhi, mlo, err := p.ipv6(val, vcol)
+		f := rules.FieldTunIPv6Src
+		if key == "tun_ipv6_dst" {
+			f = rules.FieldTunIPv6Dst
+		}
+		m.Set128(f, hi, lo, mhi, mlo)
+		p.cols[f] = int32(col) + 1
+		return err
+	case "tun_gbp_id":
+		v, mk, err := p.numMask(val, vcol, 16, key)
+		set(rules.FieldTunGbpID, v, mk)
+		return err
+	case "tun_gbp_flags":
+		v, mk, err := p.numMask(val, vcol, 8, key)
+		set(rules.FieldTunGbpFlags, v, mk)
+		return err
 	case "ipv6_exthdr":
 		// OXM_OF_IPV6_EXTHDR, which ovs-ofctl does not know: 9 bits of
 		// OFPIEH_* flags, maskable.
@@ -674,13 +691,8 @@ func regNumber(key, prefix string, n int) (int, bool) {
 
 // unsupportedField reports whether key is one of the Open vSwitch match
 // fields that ofswitch knows by name and does not match on (see doc.go):
-// tun_metadata0-63, tun_ipv6_src and tun_ipv6_dst, tun_gbp_id and
-// tun_gbp_flags, xxreg0-3.
+// tun_metadata0-63, xxreg0-3.
 func unsupportedField(key string) bool {
-	switch key {
-	case "tun_ipv6_src", "tun_ipv6_dst", "tun_gbp_id", "tun_gbp_flags":
-		return true
-	}
 	if _, ok := regNumber(key, "tun_metadata", 64); ok {
 		return true
 	}
