@@ -60,10 +60,13 @@ OpenFlow 1.3 has no add_or_mod, insert_bucket or remove_bucket group commands,
 and push sends no packet-outs: such lines are errors, as is any line that does
 not parse, or whose FLOW_MOD, GROUP_MOD or METER_MOD would not fit in one
 OpenFlow message (65535 bytes, 24 fewer inside a bundle), and nothing is sent:
-push reads the file twice, first to check every line (keeping nothing of it;
-a file of megabytes in parts, one per CPU, at once), then to parse and send it
-batch by batch, so that its memory is that of a few batches whatever the
-file's size (standard input, or a pipe, is read into memory first).
+push checks every line first (a file of megabytes in parts, one per CPU, at
+once). A file of up to 16 MiB pushed without --bundle is encoded as it is
+checked, and its messages are sent as encoded; a larger one, or a bundled
+push, is read twice, first to check it (keeping nothing of it), then to
+parse and send it batch by batch, so that its memory is that of a few
+batches whatever the file's size (standard input, or a pipe, is read into
+memory first).
 While it checks a file of up to 16 MiB, push connects to the switch,
 sending nothing until the check is done.
 A batch of more than 4 MiB (--batch 0 of a large file) goes out in pieces as
