@@ -111,6 +111,7 @@ Works against ofswitch and Open vSwitch alike.`,
 				encode = nil
 			}
 			sum, err := checkInputInto(in, opt, checkParts(in.size, runtime.GOMAXPROCS(0)), src, encode)
+			defer func() { releaseAll(parts) }()
 			if err != nil {
 				early.abandon()
 				return err
@@ -299,6 +300,7 @@ func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSou
 		errs = append(errs, r.bad...)
 		if eps != nil {
 			if eps[k].failed {
+				releaseAll(eps)
 				eps = nil
 			} else if base > 0 {
 				for i := range eps[k].lines {
@@ -310,6 +312,7 @@ func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSou
 	}
 	if enc != nil {
 		if len(errs) > 0 {
+			releaseAll(eps)
 			eps = nil
 		}
 		*enc = eps
@@ -541,14 +544,40 @@ type encodedPart struct {
 	buf    []byte  // FLOW_MODs, GROUP_MODs and METER_MODs, in file order
 	lines  []int32 // the line of each message of buf
 	failed bool    // a mod did not encode: buf is incomplete
+	unmap  func()  // of the memory mapped for buf, or nil
 }
 
 // newEncodedPart returns an encodedPart for a part of size bytes, its
-// buffer reserved for the messages of ordinary flows: memory reserved and
-// never written costs a process nothing, and a buffer that grows copies
-// what it holds.
+// buffer reserved for the messages of ordinary flows (mapBuffer): memory
+// reserved and never written costs a process nothing, and a buffer that
+// grows copies what it holds. The caller calls release when done with
+// the messages.
 func newEncodedPart(size int64) *encodedPart {
-	return &encodedPart{buf: make([]byte, 0, size+size/2+4096), lines: make([]int32, 0, size/64+16)}
+	n := int(size + size/2 + 4096)
+	ep := &encodedPart{lines: make([]int32, 0, size/64+16)}
+	if mem, unmap := mapBuffer(n); mem != nil {
+		ep.buf, ep.unmap = mem[:0], unmap
+	} else {
+		ep.buf = make([]byte, 0, n)
+	}
+	return ep
+}
+
+// release gives back the memory mapped for ep's messages, which must no
+// longer be used. ep may be nil.
+func (ep *encodedPart) release() {
+	if ep != nil && ep.unmap != nil {
+		unmap := ep.unmap
+		ep.buf, ep.lines, ep.unmap = nil, nil, nil
+		unmap()
+	}
+}
+
+// releaseAll releases the memory of parts.
+func releaseAll(parts []*encodedPart) {
+	for _, ep := range parts {
+		ep.release()
+	}
 }
 
 // add encodes the mods of m, in file order.

@@ -150,6 +150,7 @@ func BenchmarkCheckInput(b *testing.B) {
 					if sum, err := checkInputInto(in, opt, parts, nil, enc); err != nil || sum.mods != n || encode && eps == nil {
 						b.Fatalf("check: %+v, %v", sum, err)
 					}
+					releaseAll(eps)
 				}
 				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
 			})
@@ -324,6 +325,7 @@ func TestEncodedSource(t *testing.T) {
 		if k != len(want) {
 			t.Fatalf("%d parts: %d messages, want %d", n, k, len(want))
 		}
+		releaseAll(parts)
 	}
 
 	// A bad line: an error, and nothing kept.
