@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"runtime"
@@ -17,6 +19,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/controller/push"
+	"github.com/ofswitch/ofswitch/ofrules"
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
@@ -56,10 +60,13 @@ OpenFlow 1.3 has no add_or_mod, insert_bucket or remove_bucket group commands,
 and push sends no packet-outs: such lines are errors, as is any line that does
 not parse, or whose FLOW_MOD, GROUP_MOD or METER_MOD would not fit in one
 OpenFlow message (65535 bytes, 24 fewer inside a bundle), and nothing is sent:
-push reads the file twice, first to check every line (keeping nothing of it;
-a file of megabytes in parts, one per CPU, at once), then to parse and send it
-batch by batch, so that its memory is that of a few batches whatever the
-file's size (standard input, or a pipe, is read into memory first).
+push checks every line first (a file of megabytes in parts, one per CPU, at
+once). A file of up to 16 MiB pushed without --bundle is encoded as it is
+checked, and its messages are sent as encoded; a larger one, or a bundled
+push, is read twice, first to check it (keeping nothing of it), then to
+parse and send it batch by batch, so that its memory is that of a few
+batches whatever the file's size (standard input, or a pipe, is read into
+memory first).
 While it checks a file of up to 16 MiB, push connects to the switch,
 sending nothing until the check is done.
 A batch of more than 4 MiB (--batch 0 of a large file) goes out in pieces as
@@ -98,7 +105,13 @@ Works against ofswitch and Open vSwitch alike.`,
 				early = dialEarly(cmd.Context(), target)
 			}
 			src := &modsSource{}
-			sum, err := checkInputInto(in, opt, checkParts(in.size, runtime.GOMAXPROCS(0)), src)
+			var parts []*encodedPart
+			encode := &parts // the check encodes the mods, for the push to send
+			if in.size > encodedMax || cfg.Bundle {
+				encode = nil
+			}
+			sum, err := checkInputInto(in, opt, checkParts(in.size, runtime.GOMAXPROCS(0)), src, encode)
+			defer func() { releaseAll(parts) }()
 			if err != nil {
 				early.abandon()
 				return err
@@ -107,15 +120,22 @@ Works against ofswitch and Open vSwitch alike.`,
 				cfg.Batch = max(sum.mods, 1)
 			}
 			cfg.Importance = sum.importance
-			// The push reads the file with the reader that checked its
-			// first part, whose memory is in place.
-			src.mr.Reset(in.name, io.NewSectionReader(in, 0, in.size))
+			var source push.Source = src
+			if es := newEncodedSource(in.name, parts); es != nil && !sum.importance {
+				// Without an importance nor Bundle the push offers
+				// OpenFlow 1.3 alone, the version the check encoded.
+				source = es
+			} else {
+				// The push reads the file with the reader that checked
+				// its first part, whose memory is in place.
+				src.mr.Reset(in.name, io.NewSectionReader(in, 0, in.size))
+			}
 			if early != nil {
 				if cfg.Conn, err = early.wait(); err != nil {
 					return err
 				}
 			}
-			res, err := push.Stream(cmd.Context(), target, src, &cfg)
+			res, err := push.Stream(cmd.Context(), target, source, &cfg)
 			if err != nil {
 				if cfg.Conn != nil {
 					err = fmt.Errorf("push to %s: %w", target, err) // as Stream names a target it dials
@@ -202,7 +222,7 @@ func checkParts(size int64, cpus int) int {
 // part's line numbers count from its start until all parts before it are
 // done; its errors are then renumbered (ParseError.Line) as the file's.
 func checkInput(in *input, opt *ofctl.ParseOptions, parts int) (inputSummary, error) {
-	return checkInputInto(in, opt, parts, nil)
+	return checkInputInto(in, opt, parts, nil, nil)
 }
 
 // checkInputInto is checkInput that checks the first part with the
@@ -210,10 +230,22 @@ func checkInput(in *input, opt *ofctl.ParseOptions, parts int) (inputSummary, er
 // it leaves in keep, if not nil: a short-lived process pays for each page
 // of memory it touches first, and push, which reads the file again to
 // send it, then reads it with memory already in place.
-func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSource) (inputSummary, error) {
+//
+// If enc is not nil, the check also encodes every mod, a part into an
+// encodedPart each, which it leaves in *enc in the parts' order, their
+// lines the file's; *enc is nil if a line is bad or a mod did not encode
+// (push then parses the file again to send it, or sends nothing).
+func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSource, enc *[]*encodedPart) (inputSummary, error) {
 	cuts, err := lineCuts(in, in.size, parts)
 	if err != nil {
 		return inputSummary{}, err
+	}
+	var eps []*encodedPart
+	if enc != nil {
+		eps = make([]*encodedPart, len(cuts)-1)
+		for k := range eps {
+			eps[k] = newEncodedPart(cuts[k+1] - cuts[k])
+		}
 	}
 	type result struct {
 		sum   inputSummary
@@ -239,7 +271,11 @@ func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSou
 			} else {
 				mr = ofctl.NewModsReader(in.name, sec, chunkLines, opt)
 			}
-			r.sum, r.lines, r.bad, r.err = checkPart(mr, m)
+			var ep *encodedPart
+			if eps != nil {
+				ep = eps[k]
+			}
+			r.sum, r.lines, r.bad, r.err = checkPart(mr, m, ep)
 		})
 	}
 	wg.Wait()
@@ -262,15 +298,32 @@ func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSou
 			}
 		}
 		errs = append(errs, r.bad...)
+		if eps != nil {
+			if eps[k].failed {
+				releaseAll(eps)
+				eps = nil
+			} else if base > 0 {
+				for i := range eps[k].lines {
+					eps[k].lines[i] += int32(base)
+				}
+			}
+		}
 		base += r.lines
+	}
+	if enc != nil {
+		if len(errs) > 0 {
+			releaseAll(eps)
+			eps = nil
+		}
+		*enc = eps
 	}
 	return sum, errors.Join(errs...)
 }
 
 // checkPart reads a part with mr, into m, as checkInput does: its
 // summary, its lines and its bad lines' errors, numbered from its first
-// line.
-func checkPart(mr *ofctl.ModsReader, m *ofctl.Mods) (sum inputSummary, lines int, errs []error, err error) {
+// line; and encodes its mods into ep, if not nil, until a line is bad.
+func checkPart(mr *ofctl.ModsReader, m *ofctl.Mods, ep *encodedPart) (sum inputSummary, lines int, errs []error, err error) {
 	for {
 		bad, err := mr.NextInto(m)
 		if err == io.EOF {
@@ -280,6 +333,9 @@ func checkPart(mr *ofctl.ModsReader, m *ofctl.Mods) (sum inputSummary, lines int
 			return sum, 0, nil, err
 		}
 		errs = append(errs, bad...)
+		if ep != nil && len(errs) == 0 {
+			ep.add(m)
+		}
 		sum.mods += len(m.Flows) + len(m.Groups) + len(m.Meters)
 		for i := range m.Flows {
 			if u := &m.Flows[i]; u.Importance != 0 && u.Command == rules.CmdAdd {
@@ -470,4 +526,142 @@ func openInput(stdin io.Reader, path string) (*input, error) {
 		return &input{ReaderAt: bytes.NewReader(b), name: path, size: int64(len(b)), close: func() error { return nil }}, nil
 	}
 	return &input{ReaderAt: f, name: path, size: st.Size(), close: f.Close}, nil
+}
+
+// encodedMax is the largest input whose check keeps its mods encoded
+// (encodedPart) for the push to send, instead of parsing the file again:
+// the messages of a file of ordinary flows take about 1.4 times its size
+// (a 95-byte line, a 128-byte FLOW_MOD), so that a file of 16 MiB costs
+// some tens of MiB, and parsing a line costs several times what copying
+// its message does.
+const encodedMax = 16 << 20
+
+// encodedPart is the mods of a part of the input as its check encodes
+// them: OpenFlow 1.3 messages with xid 0 (push sends them so when it
+// neither bundles nor has an importance to carry, and offers only 1.3).
+type encodedPart struct {
+	enc    ofrules.Encoder
+	buf    []byte  // FLOW_MODs, GROUP_MODs and METER_MODs, in file order
+	lines  []int32 // the line of each message of buf
+	failed bool    // a mod did not encode: buf is incomplete
+	unmap  func()  // of the memory mapped for buf, or nil
+}
+
+// newEncodedPart returns an encodedPart for a part of size bytes, its
+// buffer reserved for the messages of ordinary flows (mapBuffer): memory
+// reserved and never written costs a process nothing, and a buffer that
+// grows copies what it holds. The caller calls release when done with
+// the messages.
+func newEncodedPart(size int64) *encodedPart {
+	n := int(size + size/2 + 4096)
+	ep := &encodedPart{lines: make([]int32, 0, size/64+16)}
+	if mem, unmap := mapBuffer(n); mem != nil {
+		ep.buf, ep.unmap = mem[:0], unmap
+	} else {
+		ep.buf = make([]byte, 0, n)
+	}
+	return ep
+}
+
+// release gives back the memory mapped for ep's messages, which must no
+// longer be used. ep may be nil.
+func (ep *encodedPart) release() {
+	if ep != nil && ep.unmap != nil {
+		unmap := ep.unmap
+		ep.buf, ep.lines, ep.unmap = nil, nil, nil
+		unmap()
+	}
+}
+
+// releaseAll releases the memory of parts.
+func releaseAll(parts []*encodedPart) {
+	for _, ep := range parts {
+		ep.release()
+	}
+}
+
+// add encodes the mods of m, in file order.
+func (ep *encodedPart) add(m *ofctl.Mods) {
+	if ep.failed {
+		return
+	}
+	if len(m.Groups)+len(m.Meters) == 0 {
+		for i := range m.Flows {
+			ep.flow(&m.Flows[i])
+		}
+		return
+	}
+	h := openflow.Header{Version: openflow.Version13}
+	for _, op := range m.Ops() {
+		var err error
+		switch op.Kind {
+		case ofctl.OpFlow:
+			ep.flow(&m.Flows[op.Index])
+			continue
+		case ofctl.OpGroup:
+			gm := ofrules.WireGroupMod(&m.Groups[op.Index].Mod)
+			gm.Header = h
+			ep.buf, err = gm.AppendBinary(ep.buf)
+		case ofctl.OpMeter:
+			mm := ofrules.WireMeterMod(&m.Meters[op.Index].Mod)
+			mm.Header = h
+			ep.buf, err = mm.AppendBinary(ep.buf)
+		}
+		ep.done(op.Line, err)
+	}
+}
+
+// flow encodes the FLOW_MOD of u.
+func (ep *encodedPart) flow(u *rules.Update) {
+	var err error
+	ep.buf, err = ep.enc.Encode(ep.buf, u, openflow.Version13, 0)
+	ep.done(u.ID, err)
+}
+
+// done records the line of the message just encoded, or the failure.
+func (ep *encodedPart) done(line int, err error) {
+	if err != nil || line > math.MaxInt32 {
+		ep.failed = true
+		return
+	}
+	ep.lines = append(ep.lines, int32(line))
+}
+
+// encodedSource is the push.Source of the messages the check encoded,
+// part by part, a chunk of Msgs at a time.
+type encodedSource struct {
+	name  string
+	parts []*encodedPart
+	k     int // the part being sent
+	off   int // of its next message in buf
+	i     int // and its index
+	msgs  []push.Msg
+}
+
+// newEncodedSource returns the source of the parts' messages, or nil if
+// there are none (the check encoded nothing).
+func newEncodedSource(name string, parts []*encodedPart) *encodedSource {
+	if parts == nil {
+		return nil
+	}
+	return &encodedSource{name: name, parts: parts, msgs: make([]push.Msg, 0, chunkLines)}
+}
+
+func (s *encodedSource) Next() ([]push.Msg, error) {
+	s.msgs = s.msgs[:0]
+	for len(s.msgs) < cap(s.msgs) && s.k < len(s.parts) {
+		p := s.parts[s.k]
+		if s.i == len(p.lines) {
+			s.k, s.off, s.i = s.k+1, 0, 0
+			continue
+		}
+		n := int(binary.BigEndian.Uint16(p.buf[s.off+2:]))
+		s.msgs = append(s.msgs, push.Msg{Wire: p.buf[s.off : s.off+n : s.off+n], File: s.name, Line: int(p.lines[s.i])})
+		s.off += n
+		s.i++
+	}
+	if len(s.msgs) == 0 {
+		return nil, io.EOF
+	}
+	return s.msgs, nil
 }

@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/ofrules"
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
@@ -116,7 +119,8 @@ func TestLineCutsShort(t *testing.T) {
 }
 
 // BenchmarkCheckInput checks a file of 100K ordinary flows, as push does
-// before it sends anything, whole and in a part per CPU: "s/check".
+// before it sends anything, whole and in a part per CPU, keeping nothing
+// or keeping the mods encoded (encode=true): "s/check".
 func BenchmarkCheckInput(b *testing.B) {
 	const n = 100_000
 	var text bytes.Buffer
@@ -135,14 +139,22 @@ func BenchmarkCheckInput(b *testing.B) {
 	defer in.Close()
 	opt := &ofctl.ParseOptions{Check: fitsOneMessage(false)}
 	for _, parts := range []int{1, checkParts(in.size, runtime.GOMAXPROCS(0))} {
-		b.Run(fmt.Sprintf("parts=%d", parts), func(b *testing.B) {
-			for b.Loop() {
-				if sum, err := checkInput(in, opt, parts); err != nil || sum.mods != n {
-					b.Fatalf("check: %+v, %v", sum, err)
+		for _, encode := range []bool{false, true} {
+			b.Run(fmt.Sprintf("parts=%d/encode=%v", parts, encode), func(b *testing.B) {
+				for b.Loop() {
+					var eps []*encodedPart
+					var enc *[]*encodedPart
+					if encode {
+						enc = &eps
+					}
+					if sum, err := checkInputInto(in, opt, parts, nil, enc); err != nil || sum.mods != n || encode && eps == nil {
+						b.Fatalf("check: %+v, %v", sum, err)
+					}
+					releaseAll(eps)
 				}
-			}
-			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
-		})
+				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+			})
+		}
 	}
 }
 
@@ -202,4 +214,146 @@ func TestPushEarlyDial(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "push: dial tcp") {
 		t.Fatalf("push to no switch: %v; want the dial's error", err)
 	}
+}
+
+// TestEncodedSource: the mods the check encodes (encodedSource) are those
+// push sends when it parses the file again (modsSource, each encoded by
+// the pusher's means): the same messages, byte for byte, in the same
+// order, with the same lines, whatever the number of parts; flows, groups
+// and meters mixed, a line FixPrereqs splits in two, comments and blank
+// lines among them. A file with a bad line keeps nothing encoded.
+func TestEncodedSource(t *testing.T) {
+	var text strings.Builder
+	for i := range 3000 {
+		switch {
+		case i%611 == 7:
+			text.WriteString("# a comment\n\n")
+		case i%701 == 9:
+			fmt.Fprintf(&text, "group_id=%d,type=all,bucket=output:1\n", i)
+		case i%503 == 3:
+			fmt.Fprintf(&text, "meter=%d,kbps,bands=type=drop,rate=%d\n", i, 1000+i)
+		case i%307 == 2:
+			fmt.Fprintf(&text, "priority=7,tp_dst=%d,actions=output:3\n", i) // split by FixPrereqs: tcp and udp
+		case i%101 == 1:
+			fmt.Fprintf(&text, "delete_strict priority=100,tcp,nw_src=10.2.%d.%d,tp_dst=%d\n", i>>8, i&0xff, i)
+		default:
+			fmt.Fprintf(&text, "priority=100,tcp,nw_src=10.2.%d.%d,tp_dst=%d,actions=output:2\n", i>>8, i&0xff, i)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "flows")
+	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := openInput(nil, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	opt := &ofctl.ParseOptions{Check: fitsOneMessage(false), FixPrereqs: true}
+
+	// want: the file parsed again and encoded as the pusher does.
+	var want [][]byte
+	var wantLines []int
+	ms := &modsSource{mr: ofctl.NewModsReader(path, io.NewSectionReader(in, 0, in.size), chunkLines, opt)}
+	var enc ofrules.Encoder
+	for {
+		msgs, err := ms.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			var b []byte
+			switch {
+			case m.Flow != nil:
+				b, err = enc.Encode(nil, m.Flow, openflow.Version13, 0)
+				wantLines = append(wantLines, m.Line)
+			case m.Group != nil:
+				gm := ofrules.WireGroupMod(m.Group)
+				gm.Version = openflow.Version13
+				b, err = gm.AppendBinary(nil)
+				wantLines = append(wantLines, lineOf(t, m.Where))
+			default:
+				mm := ofrules.WireMeterMod(m.Meter)
+				mm.Version = openflow.Version13
+				b, err = mm.AppendBinary(nil)
+				wantLines = append(wantLines, lineOf(t, m.Where))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, b)
+		}
+	}
+	if len(want) < 3000 {
+		t.Fatalf("%d mods parsed, want 3000 or more", len(want))
+	}
+	for _, n := range []int{1, 2, 3, 7} {
+		var parts []*encodedPart
+		sum, err := checkInputInto(in, opt, n, nil, &parts)
+		if err != nil || sum.mods != len(want) {
+			t.Fatalf("%d parts: check: %+v, %v; want %d mods", n, sum, err, len(want))
+		}
+		es := newEncodedSource(path, parts)
+		if es == nil {
+			t.Fatalf("%d parts: nothing encoded", n)
+		}
+		k := 0
+		for {
+			msgs, err := es.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range msgs {
+				if k >= len(want) {
+					t.Fatalf("%d parts: more than %d messages", n, len(want))
+				}
+				if m.Flow != nil || m.Group != nil || m.Meter != nil || m.File != path {
+					t.Fatalf("%d parts: message %d: %+v", n, k, m)
+				}
+				if !bytes.Equal(m.Wire, want[k]) || m.Line != wantLines[k] {
+					t.Fatalf("%d parts: message %d of line %d:\n%x\nwant line %d:\n%x", n, k, m.Line, m.Wire, wantLines[k], want[k])
+				}
+				k++
+			}
+		}
+		if k != len(want) {
+			t.Fatalf("%d parts: %d messages, want %d", n, k, len(want))
+		}
+		releaseAll(parts)
+	}
+
+	// A bad line: an error, and nothing kept.
+	bad := filepath.Join(t.TempDir(), "bad")
+	if err := os.WriteFile(bad, []byte(text.String()+"priority=1,ip,nw_src=10.0.0.300,actions=drop\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in2, err := openInput(nil, bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in2.Close()
+	parts := []*encodedPart{}
+	if _, err := checkInputInto(in2, opt, 2, nil, &parts); err == nil {
+		t.Fatal("check of a bad line: no error")
+	}
+	if parts != nil {
+		t.Errorf("check of a bad line kept %d parts encoded", len(parts))
+	}
+}
+
+// lineOf returns the line number of a "file:line".
+func lineOf(t *testing.T, where string) int {
+	t.Helper()
+	i := strings.LastIndexByte(where, ':')
+	n, err := strconv.Atoi(where[i+1:])
+	if i < 0 || err != nil {
+		t.Fatalf("%q names no line", where)
+	}
+	return n
 }

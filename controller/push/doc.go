@@ -34,6 +34,9 @@
 // connection (Config.Conn), so that the connection is made and the
 // switch's HELLO waits by the time the push starts (ofswitch push does
 // so for files of up to 16 MiB).
+// A Msg may also be a message encoded before (Msg.Wire), which the
+// pusher copies and gives its xid: ofswitch push encodes a file of up to
+// 16 MiB as it checks it, and sends it without parsing it again.
 // FitsOneMessage gives the checks that refuse a mod whose message would
 // not fit in one (65535 bytes, less a bundle add message's header with
 // Config.Bundle): ofswitch push and rules lint refuse such a line before

@@ -54,14 +54,22 @@ type Config struct {
 }
 
 // Msg is one mod of a streamed push (Stream): a flow update, a group mod
-// or a meter mod, exactly one of the three set, and where it came from,
-// for errors (e.g. "acl.txt:12"): Where, or else File and Line, which
-// Stream joins into "File:Line" only for a mod the switch refuses, so
-// that a source names its mods without a string each.
+// or a meter mod, exactly one of the four set (counting Wire), and where
+// it came from, for errors (e.g. "acl.txt:12"): Where, or else File and
+// Line, which Stream joins into "File:Line" only for a mod the switch
+// refuses, so that a source names its mods without a string each.
 type Msg struct {
 	Flow  *rules.Update
 	Group *groups.Mod // a GROUP_MOD (ofrules.WireGroupMod)
 	Meter *meters.Mod // a METER_MOD (ofrules.WireMeterMod)
+	// Wire is a FLOW_MOD, GROUP_MOD or METER_MOD already encoded, one
+	// whole message whose header's type says which, sent as it is but for
+	// its xid, which Stream sets: a source that encoded its mods while it
+	// checked them sends them without translating them again. Its version
+	// must be the one the push negotiates, and the push must not bundle
+	// (Config.Bundle): Stream fails otherwise. A push that offers only
+	// OpenFlow 1.3 (no Bundle, no Importance) negotiates 1.3 or fails.
+	Wire  []byte
 	Where string
 	File  string // with Line, where Where is empty
 	Line  int    // 1-based; 0: none

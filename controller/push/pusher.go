@@ -377,15 +377,17 @@ func (p *pusher) encode(m *Msg) (msgRef, error) {
 	ref := msgRef{where: m.Where, file: m.File, line: m.Line}
 	var err error
 	switch {
-	case m.Flow != nil && m.Group == nil && m.Meter == nil:
+	case m.Wire != nil && m.Flow == nil && m.Group == nil && m.Meter == nil:
+		err = p.copyWire(m.Wire, &ref)
+	case m.Flow != nil && m.Group == nil && m.Meter == nil && m.Wire == nil:
 		ref.index, ref.typ = p.flows, openflow.TypeFlowMod
 		err = p.encodeFlow(m.Flow)
 		p.flows++
-	case m.Group != nil && m.Meter == nil && m.Flow == nil:
+	case m.Group != nil && m.Meter == nil && m.Flow == nil && m.Wire == nil:
 		ref.index, ref.typ = p.mods, openflow.TypeGroupMod
 		err = p.encodeMod(m.Group, nil)
 		p.mods++
-	case m.Meter != nil && m.Group == nil && m.Flow == nil:
+	case m.Meter != nil && m.Group == nil && m.Flow == nil && m.Wire == nil:
 		ref.index, ref.typ = p.mods, openflow.TypeMeterMod
 		err = p.encodeMod(nil, m.Meter)
 		p.mods++
@@ -454,6 +456,31 @@ func (p *pusher) encodeFlow(u *rules.Update) error {
 	add := openflow.BundleAddMessage{Header: openflow.Header{Version: p.version, XID: p.xid},
 		BundleID: p.bundleID, Flags: bundleFlags, Message: p.msg}
 	return p.w.Append(&add)
+}
+
+// copyWire writes msg, a message encoded before (Msg.Wire), into w with
+// xid p.xid, and counts it as its type says in ref.
+func (p *pusher) copyWire(msg []byte, ref *msgRef) error {
+	if len(msg) < openflow.HeaderLen || int(binary.BigEndian.Uint16(msg[2:])) != len(msg) {
+		return fmt.Errorf("encoded message of %d bytes is not one message", len(msg))
+	}
+	if p.bundle || msg[0] != p.version {
+		return fmt.Errorf("encoded message of version %#x in a push of version %#x (bundled %v)", msg[0], p.version, p.bundle)
+	}
+	switch ref.typ = openflow.Type(msg[1]); ref.typ {
+	case openflow.TypeFlowMod:
+		ref.index = p.flows
+		p.flows++
+	case openflow.TypeGroupMod, openflow.TypeMeterMod:
+		ref.index = p.mods
+		p.mods++
+	default:
+		return fmt.Errorf("encoded message of type %v is not a flow, group or meter mod", ref.typ)
+	}
+	b := p.w.Reserve(len(msg))
+	copy(b, msg)
+	binary.BigEndian.PutUint32(b[4:], p.xid)
+	return nil
 }
 
 // encodeMod writes the GROUP_MOD of g or the METER_MOD of m, with xid

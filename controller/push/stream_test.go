@@ -5,10 +5,13 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/ofswitch/ofswitch/controller"
 	"github.com/ofswitch/ofswitch/internal/flowgen"
+	"github.com/ofswitch/ofswitch/ofrules"
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -94,5 +97,68 @@ func TestStreamSourceError(t *testing.T) {
 	}
 	if got := len(a.FlowTables().Pipeline().Rules(0)); got != 2000 {
 		t.Fatalf("table 0 holds %d rules, want the batches before the error", got)
+	}
+}
+
+// wireSource gives the FLOW_MODs of ups encoded in advance (Msg.Wire,
+// OpenFlow 1.3, xid 0), in chunks of size, each named by File "w" and
+// its 1-based index as Line.
+type wireSource struct {
+	msgs [][]byte
+	size int
+	i    int
+	buf  []Msg
+}
+
+func (s *wireSource) Next() ([]Msg, error) {
+	if s.i >= len(s.msgs) {
+		return nil, io.EOF
+	}
+	s.buf = s.buf[:0]
+	for ; s.i < len(s.msgs) && len(s.buf) < s.size; s.i++ {
+		s.buf = append(s.buf, Msg{Wire: s.msgs[s.i], File: "w", Line: s.i + 1})
+	}
+	return s.buf, nil
+}
+
+// TestStreamWire: messages encoded in advance (Msg.Wire) go out as they
+// are, each with an xid of the push's own: the switch holds the flows,
+// and its error for one names that flow's File:Line and index. A push
+// that bundles, whose messages go inside bundle add messages of another
+// version, refuses them.
+func TestStreamWire(t *testing.T) {
+	const n = 3000
+	ups := flowgen.Exact(n, 0)
+	ups[2500].Instructions = []rules.Instruction{{Kind: rules.InstGotoTable, Table: 7}} // no table 7
+	var enc ofrules.Encoder
+	msgs := make([][]byte, n)
+	for i := range ups {
+		var err error
+		if msgs[i], err = enc.Encode(nil, &ups[i], openflow.Version13, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, addr := startAgent(t, &controller.Config{Tables: 2})
+	res, err := Stream(context.Background(), "tcp:"+addr, &wireSource{msgs: msgs, size: 700}, &Config{Batch: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Flows != n || res.Batches != (n+255)/256 {
+		t.Fatalf("%d flows in %d batches, want %d in %d", res.Flows, res.Batches, n, (n+255)/256)
+	}
+	if len(res.Errors) != 1 || res.Errors[0].Where != "w:2501" || res.Errors[0].Index != 2500 || res.Errors[0].Type != openflow.TypeFlowMod {
+		t.Fatalf("errors %v, want one FLOW_MOD error at w:2501", res.Errors)
+	}
+	if got := len(a.FlowTables().Pipeline().Rules(0)); got != n-1 {
+		t.Fatalf("table 0 holds %d rules, want %d", got, n-1)
+	}
+	for i := range msgs {
+		if xidOf(msgs[i]) != 0 {
+			t.Fatalf("message %d: the source's copy was changed (xid %d)", i, xidOf(msgs[i]))
+		}
+	}
+	_, err = Stream(context.Background(), "tcp:"+addr, &wireSource{msgs: msgs, size: 700}, &Config{Batch: 256, Bundle: true})
+	if err == nil || !strings.Contains(err.Error(), "w:1") {
+		t.Fatalf("bundled push of encoded messages: %v, want an error naming w:1", err)
 	}
 }
