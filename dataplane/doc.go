@@ -103,8 +103,10 @@
 // metadata (metadata, tunnel_id, pkt_mark, tun_flags, the registers)
 // writes the key only; a load of a field of the frame reads the field from the key
 // (current after every rewrite), merges the bits and writes the field
-// whole as set_field does, checksums fixed. move reads its source as
-// the actions before it left the frame. output:field outputs to the
+// whole as set_field does, checksums fixed; a 128-bit field (ipv6_src,
+// ipv6_dst, nd_target) the same through the key's two words, its load's
+// mask and value in the action's Ext (rules.NewLoad). move reads its
+// source as the actions before it left the frame, up to 128 bits of it. output:field outputs to the
 // port its bits hold as Open vSwitch does: a 16-bit port number, from
 // 0xff00 up a reserved port, above 0xffff nothing. The action set keeps
 // every load and move written to it, in order, and runs them where it

@@ -24,11 +24,58 @@ func (w *Worker) loadBits(j int, f rules.Field, mk, v uint64) {
 	}
 }
 
+// loadWide is loadBits of a 128-bit field (an IPv6 address), mask mk and
+// value v high word first: the address is merged in the key and written
+// whole, as Open vSwitch writes a masked set_field of it.
+func (w *Worker) loadWide(j int, f rules.Field, mk, v [2]uint64) {
+	k := &w.keys[j]
+	hi, lo := k.Get128(f)
+	hi, lo = hi&^mk[0]|v[0]&mk[0], lo&^mk[1]|v[1]&mk[1]
+	if rules.MetaField(f) {
+		k.Set128(f, hi, lo)
+		w.stats.Rewrites++
+		return
+	}
+	sf := rules.Action{Kind: rules.ActionSetField, Field: f, Value: [2]uint64{hi, lo}}
+	if w.setField(j, &sf) {
+		w.stats.Rewrites++
+	} else {
+		w.stats.Skipped++
+	}
+}
+
+// runLoad runs ActionLoad a on frame j.
+func (w *Worker) runLoad(j int, a *rules.Action) {
+	if a.Ext == nil {
+		w.loadBits(j, a.Field, a.Value[0], a.Value[1])
+		return
+	}
+	mk, v := a.Load128()
+	w.loadWide(j, a.Field, mk, v)
+}
+
 // move copies the bits x.Src of frame j to its bits x.Dst, reading the
-// source as the actions before left it.
+// source as the actions before left it. A move from or to a 128-bit
+// field carries up to 128 bits through the wide path.
 func (w *Worker) move(j int, x *rules.ActionExt) {
-	v := w.subfield(j, x.Src)
-	w.loadBits(j, x.Dst.Field, x.Dst.Mask(), v<<x.Dst.Ofs)
+	if !x.Src.Wide() && !x.Dst.Wide() {
+		v := w.subfield(j, x.Src)
+		w.loadBits(j, x.Dst.Field, x.Dst.Mask(), v<<x.Dst.Ofs)
+		return
+	}
+	var hi, lo uint64
+	if x.Src.Wide() {
+		hi, lo = w.keys[j].GetBits128(x.Src)
+	} else {
+		lo = w.subfield(j, x.Src)
+	}
+	hi, lo = x.Dst.Place128(hi, lo)
+	if !x.Dst.Wide() {
+		w.loadBits(j, x.Dst.Field, x.Dst.Mask(), lo)
+		return
+	}
+	mh, ml := x.Dst.Mask128()
+	w.loadWide(j, x.Dst.Field, [2]uint64{mh, ml}, [2]uint64{hi, lo})
 }
 
 // subfield reads bits s of frame j's key, in_port as its 16-bit NXM form.

@@ -2,26 +2,95 @@ package rules
 
 import "fmt"
 
-// Subfield is bits [Ofs, Ofs+Bits) of a field of at most 64 bits, bit 0
-// the least significant: what Open vSwitch's load, move and output:field
-// actions read and write (its struct mf_subfield).
+// Subfield is bits [Ofs, Ofs+Bits) of a field, bit 0 the least
+// significant: what Open vSwitch's load, move and output:field actions
+// read and write (its struct mf_subfield). Of a field of at most 64 bits
+// it is at most 64 bits; of a 128-bit field (an IPv6 address, Wide) up
+// to 128, counted across the field's two words as one number.
 type Subfield struct {
 	Field Field
 	Ofs   uint8
-	Bits  uint8 // 1 to 64
+	Bits  uint8 // 1 to 64, or to 128 of a 128-bit field
 	// Row is the index in SubfieldFields of the name the subfield came
 	// as: the transport ports and ICMP fields are one Field each for
 	// several protocols, and their prerequisites and names follow it.
 	Row uint8
 }
 
-// Mask returns the mask of s's bits within its field.
+// Wide reports whether s is of a 128-bit field, whose bits Mask and
+// Key.GetBits do not hold: Mask128 and Key.GetBits128 do.
+func (s Subfield) Wide() bool { return fields[s.Field].bits > 64 }
+
+// Mask returns the mask of s's bits within its field, of a field of at
+// most 64 bits.
 func (s Subfield) Mask() uint64 { return (^uint64(0) >> (64 - uint(s.Bits))) << s.Ofs }
 
-// GetBits returns bits [ofs, ofs+n) of field f of k (at most 64 bits),
-// in the low n bits.
+// Mask128 returns the mask of s's bits within its field as a 128-bit
+// number (high, low): of a field of at most 64 bits, hi is 0.
+func (s Subfield) Mask128() (hi, lo uint64) {
+	hi, lo = s.ones()
+	return Shl128(hi, lo, uint(s.Ofs))
+}
+
+// Place128 returns the low s.Bits bits of the 128-bit number (hi, lo)
+// moved to s's place in its field: the value a load or move of s writes
+// under Mask128.
+func (s Subfield) Place128(hi, lo uint64) (uint64, uint64) {
+	mhi, mlo := s.ones()
+	return Shl128(hi&mhi, lo&mlo, uint(s.Ofs))
+}
+
+// ones returns the 128-bit number of s.Bits ones in its low bits.
+func (s Subfield) ones() (hi, lo uint64) {
+	return Shr128(^uint64(0), ^uint64(0), 128-uint(s.Bits))
+}
+
+// GetBits returns bits s of k in the low s.Bits bits: of a 128-bit field,
+// the low 64 of them (GetBits128 has them all).
 func (k *Key) GetBits(s Subfield) uint64 {
+	if s.Wide() {
+		_, lo := k.GetBits128(s)
+		return lo
+	}
 	return k.Get(s.Field) >> s.Ofs & (^uint64(0) >> (64 - uint(s.Bits)))
+}
+
+// GetBits128 returns bits s of k in the low s.Bits bits of a 128-bit
+// number (high, low), of a field of any width.
+func (k *Key) GetBits128(s Subfield) (hi, lo uint64) {
+	if !s.Wide() {
+		return 0, k.Get(s.Field) >> s.Ofs & (^uint64(0) >> (64 - uint(s.Bits)))
+	}
+	hi, lo = k.Get128(s.Field)
+	hi, lo = Shr128(hi, lo, uint(s.Ofs))
+	mhi, mlo := s.ones()
+	return hi & mhi, lo & mlo
+}
+
+// Shl128 returns the 128-bit number (hi, lo) shifted left by n bits.
+func Shl128(hi, lo uint64, n uint) (uint64, uint64) {
+	switch {
+	case n >= 128:
+		return 0, 0
+	case n >= 64:
+		return lo << (n - 64), 0
+	case n == 0:
+		return hi, lo
+	}
+	return hi<<n | lo>>(64-n), lo << n
+}
+
+// Shr128 returns the 128-bit number (hi, lo) shifted right by n bits.
+func Shr128(hi, lo uint64, n uint) (uint64, uint64) {
+	switch {
+	case n >= 128:
+		return 0, 0
+	case n >= 64:
+		return 0, hi >> (n - 64)
+	case n == 0:
+		return hi, lo
+	}
+	return hi >> n, lo>>n | hi<<(64-n)
 }
 
 // SubfieldField describes a field that load, move and output:field name,
@@ -63,8 +132,10 @@ type SubfieldField struct {
 }
 
 // SubfieldFields lists the fields of SubfieldField, the 32-bit registers
-// last (regRows). IPv6 addresses (128 bits) and
-// the fields whose NXM form packs several of ours (NXM_OF_VLAN_TCI,
+// last (regRows). A 128-bit field (Bits 128: the IPv6 addresses) is one
+// row like any other; its loads keep their mask and value in the
+// action's Ext (NewLoad), its subfields are read with Key.GetBits128.
+// The fields whose NXM form packs several of ours (NXM_OF_VLAN_TCI,
 // NXM_OF_IP_TOS) are not among them.
 var SubfieldFields = append([]SubfieldField{
 	{Name: "NXM_OF_IN_PORT", Alias: []string{"in_port"}, Field: FieldInPort, Bits: 16, Class: 0, Num: 0, Port16: true},
@@ -102,6 +173,9 @@ var SubfieldFields = append([]SubfieldField{
 	{Name: "NXM_NX_IP_FRAG", Alias: []string{"ip_frag", "nw_frag"}, Field: FieldIPFrag, Bits: 2, Bytes: 1, Class: 1, Num: 26},
 	{Name: "NXM_NX_IPV6_LABEL", Alias: []string{"ipv6_label"}, Field: FieldIPv6FLabel, Bits: 20, Bytes: 4, Class: 1, Num: 27, Writable: true},
 	{Name: "NXM_NX_PKT_MARK", Alias: []string{"pkt_mark"}, Field: FieldPktMark, Bits: 32, Class: 1, Num: 33, Writable: true, Meta: true},
+	{Name: "NXM_NX_IPV6_SRC", Alias: []string{"ipv6_src"}, Field: FieldIPv6Src, Bits: 128, Class: 1, Num: 19, Writable: true},
+	{Name: "NXM_NX_IPV6_DST", Alias: []string{"ipv6_dst"}, Field: FieldIPv6Dst, Bits: 128, Class: 1, Num: 20, Writable: true},
+	{Name: "NXM_NX_ND_TARGET", Alias: []string{"nd_target"}, Field: FieldNDTarget, Bits: 128, Class: 1, Num: 23, Writable: true},
 }, regRows()...)
 
 // regRows returns the rows of the registers NXM_NX_REG0 to REG15
@@ -159,9 +233,13 @@ func SubfieldOf(r int, ofs, n uint8) Subfield {
 	return Subfield{Field: row.Field, Ofs: ofs + row.Shift, Bits: n, Row: uint8(r)}
 }
 
-// RowMask returns the mask of all the bits of row r within its field.
+// RowMask returns the mask of all the bits of row r within its field:
+// of a 128-bit field, of its low word (all ones).
 func RowMask(r int) uint64 {
 	row := &SubfieldFields[r]
+	if row.Bits >= 64 {
+		return ^uint64(0)
+	}
 	return ^uint64(0) >> (64 - uint(row.Bits)) << row.Shift
 }
 
@@ -253,7 +331,7 @@ func CheckSubfield(s Subfield, dst bool) error {
 	if dst {
 		what = "destination"
 	}
-	if s.Bits == 0 || s.Ofs < r.Shift || int(s.RowOfs())+int(s.Bits) > int(r.Bits) {
+	if s.Bits == 0 || s.Ofs < r.Shift || int(s.RowOfs())+int(s.Bits) > int(r.Bits) || s.Bits > 64 && !s.Wide() {
 		return badAction(BadActionBadSetLen, r.Name, fmt.Sprintf("bits %d..%d of the %s field are beyond its %d bits", s.Ofs-r.Shift, int(s.Ofs-r.Shift)+int(s.Bits)-1, what, r.Bits))
 	}
 	if dst && !r.Writable {
@@ -285,21 +363,58 @@ func (m *Match) setBits(f Field, v, mk uint64) {
 	m.Set(f, ov&^mk|v&mk, om|mk)
 }
 
+// setBits128 is setBits of 128-bit numbers (high word first), for a
+// field of any width.
+func (m *Match) setBits128(f Field, v, mk [2]uint64) {
+	if f.Bits() <= 64 {
+		m.setBits(f, v[1], mk[1])
+		return
+	}
+	ovh, ovl := m.Key.Get128(f)
+	omh, oml := m.Mask.Get128(f)
+	m.Set128(f, ovh&^mk[0]|v[0]&mk[0], ovl&^mk[1]|v[1]&mk[1], omh|mk[0], oml|mk[1])
+}
+
+// clearBits records in t that bits s hold what is not known (a move's
+// effect on what the match promises).
+func (m *Match) clearBits(s Subfield) {
+	if !s.Wide() {
+		v, mk := m.Get(s.Field)
+		m.Set(s.Field, v&^s.Mask(), mk&^s.Mask())
+		return
+	}
+	bh, bl := s.Mask128()
+	vh, vl := m.Key.Get128(s.Field)
+	mh, ml := m.Mask.Get128(s.Field)
+	m.Set128(s.Field, vh&^bh, vl&^bl, mh&^bh, ml&^bl)
+}
+
 // Segment is a run of ones in a load's mask: bits [Ofs, Ofs+Bits).
 type Segment struct{ Ofs, Bits uint8 }
 
-// LoadSegments splits mask mk of a field of bits bits into its runs of
-// ones, lowest first: the loads Open vSwitch sends and prints for a
-// set_field of part of a field (its next_load_segment).
-func LoadSegments(mk uint64, bits uint8) []Segment {
+// LoadSegments splits mask mk of a field of bits bits (at most 64) into
+// its runs of ones, lowest first: the loads Open vSwitch sends and prints
+// for a set_field of part of a field (its next_load_segment).
+func LoadSegments(mk uint64, bits uint8) []Segment { return LoadSegments128(0, mk, bits) }
+
+// LoadSegments128 is LoadSegments of the 128-bit mask (hi, lo) of a field
+// of bits bits: a run is cut after 64 bits, as NXAST_REG_LOAD carries no
+// more (next_load_segment), so that a load of a whole IPv6 address is two.
+func LoadSegments128(hi, lo uint64, bits uint8) []Segment {
+	bit := func(i uint) bool {
+		if i >= 64 {
+			return hi>>(i-64)&1 != 0
+		}
+		return lo>>i&1 != 0
+	}
 	var out []Segment
 	for i := uint(0); i < uint(bits); {
-		if mk>>i&1 == 0 {
+		if !bit(i) {
 			i++
 			continue
 		}
 		j := i
-		for j < uint(bits) && mk>>j&1 != 0 {
+		for j < uint(bits) && j-i < 64 && bit(j) {
 			j++
 		}
 		out = append(out, Segment{uint8(i), uint8(j - i)})

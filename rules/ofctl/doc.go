@@ -57,7 +57,9 @@
 // OXM_OF_METADATA) or field name (eth_dst, pkt_mark), the whole field
 // (F, F[]) or bits F[a..b], F[b]; set_field:V/M->F of part of such a
 // field is a load, as ovs-ofctl sends it. They print as Open vSwitch
-// prints them: the NXM name, one load: a run of ones in the mask. The
+// prints them: the NXM name, one load: a run of ones in the mask (of at
+// most 64 bits: a load of a whole IPv6 address, whose value may have up
+// to 128 bits, prints as two). The
 // registers are fields of 32 bits (NXM_NX_REG0-15, reg0-15) and of 64
 // (OXM_OF_PKT_REG0-7, xreg0-7; a load that names one prints by that name
 // whatever bits it writes); set_field:V->regN or ->xregN, which
