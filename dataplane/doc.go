@@ -143,7 +143,10 @@
 // (rules.Pipeline.MayResubmit, groups.Table.MayResubmit), a worker holds
 // each frame's outputs and packet-ins, with the frame's bytes as each
 // found them, and sends them in order once the vector's action sets have
-// run; a switch that never had a resubmit sends as the actions run.
+// run; a switch without a resubmit entry or group sends as the actions
+// run. The two flags follow the tables' contents: the last resubmit
+// entry or group deleted, modified or expired, frames send at once
+// again.
 //
 // # Groups
 //
