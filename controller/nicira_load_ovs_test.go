@@ -47,6 +47,12 @@ var niciraLoadFlows = []string{
 	"priority=1023,ipv6,actions=set_field:::1/::ffff->ipv6_src,set_field:2001:db8::/32->ipv6_dst,set_field:::5/::ff00:0:0:ff->ipv6_dst,output:NXM_NX_IPV6_SRC[0..15]",
 	"priority=1024,icmp6,icmp_type=135,actions=load:0x5->nd_target[60..67],move:nd_target[]->ipv6_src[],move:NXM_NX_ND_TARGET[64..127]->xreg1[]",
 	"priority=1025,ipv6,actions=write_actions(load:0xffff->ipv6_dst[56..71],move:ipv6_dst[]->ipv6_src[],output:1)",
+	// The NXM fields that pack several of the flow tables' fields, and
+	// tun_flags (1 bit in 2 bytes).
+	"priority=1026,actions=load:0x1005->NXM_OF_VLAN_TCI[],move:NXM_OF_VLAN_TCI[0..11]->reg0[0..11],load:0->NXM_OF_VLAN_TCI[13..15],move:reg1[0..15]->vlan_tci[]",
+	"priority=1027,ip,actions=load:0x4->NXM_OF_IP_TOS[],move:NXM_OF_IP_TOS[2..7]->pkt_mark[0..5],load:0x3f->nw_tos[2..7],move:nw_tos[]->reg2[8..15]",
+	"priority=1028,actions=load:1->NXM_NX_TUN_FLAGS[],move:tun_flags[]->reg1[0],load:0->tun_flags[],move:reg3[31]->NXM_NX_TUN_FLAGS[]",
+	"priority=1029,actions=load:0x1->vlan_tci[12],set_field:4101->vlan_vid",
 }
 
 // TestOvsOfctlNiciraLoadMove adds niciraLoadFlows to ofswitch and to Open

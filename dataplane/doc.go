@@ -106,7 +106,16 @@
 // whole as set_field does, checksums fixed; a 128-bit field (ipv6_src,
 // ipv6_dst, nd_target) the same through the key's two words, its load's
 // mask and value in the action's Ext (rules.NewLoad). move reads its
-// source as the actions before it left the frame, up to 128 bits of it. output:field outputs to the
+// source as the actions before it left the frame, up to 128 bits of it.
+// vlan_tci (NXM_OF_VLAN_TCI) reads as the outermost tag's TCI, 0 without
+// one; writing it with the CFI bit set pushes a tag onto an untagged
+// frame and sets its id and priority, with the bit clear pops the tag,
+// as Open vSwitch commits a changed vlan_tci (the id and priority bits
+// written to an untagged frame without the CFI bit are dropped, where
+// Open vSwitch keeps them in the flow for a later load of the bit).
+// nw_tos (NXM_OF_IP_TOS) is the DSCP in place in the TOS byte: its ECN
+// bits read as 0 and are not written. tun_flags is the 1-bit OAM flag,
+// metadata like the registers. output:field outputs to the
 // port its bits hold as Open vSwitch does: a 16-bit port number, from
 // 0xff00 up a reserved port, above 0xffff nothing. The action set keeps
 // every load and move written to it, in order, and runs them where it

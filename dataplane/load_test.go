@@ -143,6 +143,7 @@ func frameFields(t *testing.T, frame []byte) map[string]string {
 	switch ip := pkt.NetworkLayer().(type) {
 	case *layers.IPv4:
 		f["nw_src"], f["nw_dst"] = ip.SrcIP.String(), ip.DstIP.String()
+		f["nw_tos"], f["nw_ecn"] = strconv.Itoa(int(ip.TOS&0xfc)), strconv.Itoa(int(ip.TOS&3))
 	case *layers.IPv6:
 		f["ipv6_src"], f["ipv6_dst"] = ip.SrcIP.String(), ip.DstIP.String()
 	}

@@ -135,8 +135,8 @@
 // output:field (NXAST_OUTPUT_REG, NXAST_OUTPUT_REG2) are taken on the
 // fields of rules.SubfieldFields (the IPv6 addresses and nd_target
 // among them, 128 bits: a load's value and mask go in the action's Ext;
-// not NXM_OF_VLAN_TCI and NXM_OF_IP_TOS, which pack several of the flow
-// tables' fields), checked as Open vSwitch checks them: bits beyond the
+// NXM_OF_VLAN_TCI and NXM_OF_IP_TOS, which pack several of the flow
+// tables' fields, as rows of their own; NXM_NX_TUN_FLAGS, 1 bit), checked as Open vSwitch checks them: bits beyond the
 // field OFPBAC_BAD_SET_LEN, a field not written OFPBAC_BAD_SET_ARGUMENT
 // (eth_type, ip_proto, ip_frag, and in_port, which Open vSwitch writes
 // and ofswitch does not), a load value beyond n_bits OFPBAC_BAD_ARGUMENT,

@@ -54,9 +54,7 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 		if int(d.Row) == rules.XRegRow(d.Field) {
 			reason = rules.LoadXReg
 		}
-		mh, ml := d.Mask128()
-		vh, vl := d.Place128(0, x.Value)
-		return rules.NewLoad(d.Field, [2]uint64{mh, ml}, [2]uint64{vh, vl}, reason), nil
+		return rules.LoadOf(d, 0, x.Value, reason), nil
 	case openflow.NXRegLoad2:
 		return regLoad2(&x)
 	case openflow.NXRegMove:
@@ -144,8 +142,7 @@ func regLoad2(x *openflow.NXAction) (rules.Action, error) {
 	if r == rules.XRegRow(row.Field) {
 		reason |= rules.LoadXReg
 	}
-	mk[1], v[1] = mk[1]<<row.Shift, v[1]<<row.Shift
-	return rules.NewLoad(row.Field, mk, v, reason), nil
+	return rules.LoadRowValue(r, mk, v, reason), nil
 }
 
 // beUint128 reads big-endian b, of up to 16 bytes, as a 128-bit number,
@@ -177,7 +174,8 @@ func loadsToWire(out []openflow.Action, a *rules.Action, r int) []openflow.Actio
 	if row.Bits > 64 {
 		return loads128ToWire(out, a, h, row)
 	}
-	mask, val := a.Value[0]>>row.Shift, a.Value[1]>>row.Shift
+	m, v := a.Load128()
+	mask, val := m[1]>>row.Shift, v[1]>>row.Shift
 	if a.Reason&rules.LoadWire == rules.LoadSetField {
 		var b [8]byte
 		n := row.Len()

@@ -106,6 +106,9 @@ func checkAction(t *Match, a *Action) error {
 		if row.Bits > 64 {
 			full[0] = ^uint64(0)
 		}
+		if row.Pack != 0 {
+			full[1] = ^uint64(0) >> (64 - uint(row.Bits))
+		}
 		if mask == [2]uint64{} || mask[0]&^full[0] != 0 || mask[1]&^full[1] != 0 || val[0]&^mask[0] != 0 || val[1]&^mask[1] != 0 {
 			return badAction(BadActionBadSetArg, row.Name, fmt.Sprintf("value %#x%016x under mask %#x%016x does not fit the field's %d bits", val[0], val[1], mask[0], mask[1], row.Bits))
 		}
@@ -118,6 +121,17 @@ func checkAction(t *Match, a *Action) error {
 		s := Subfield{Field: a.Field, Bits: row.Bits, Row: uint8(LoadRow(a, p))}
 		if err := checkSubfieldPrereqs(t, s); err != nil {
 			return err
+		}
+		switch row.Pack {
+		case PackTCI:
+			// As Open vSwitch's check_SET_FIELD: the tag is there
+			// after it as the value's CFI bit says, whatever the mask.
+			t.Set(FieldVLANPCP, 0, 0)
+			t.Set(FieldVLANVID, val[1]&VIDPresent, VIDPresent)
+			return nil
+		case PackTOS:
+			t.setBits(FieldIPDSCP, val[1]>>2, mask[1]>>2)
+			return nil
 		}
 		if v, mk := t.Get(FieldVLANVID); a.Field == FieldVLANVID && v&mk&VIDPresent == 0 {
 			return badAction(BadActionMatchInconsistent, row.Name, "needs a VLAN tag")
@@ -146,8 +160,12 @@ func checkAction(t *Match, a *Action) error {
 		if err := checkSubfieldPrereqs(t, d); err != nil {
 			return err
 		}
-		// What the destination's bits hold is no longer known.
-		t.clearBits(d)
+		// What the destination's bits hold is no longer known (Open
+		// vSwitch's check leaves the match as it is; of a packed row,
+		// so does this).
+		if SubfieldFields[d.Row].Pack == 0 {
+			t.clearBits(d)
+		}
 	case ActionSetNwTTL, ActionDecNwTTL:
 		if !t.Exact(FieldEthType, EthTypeIPv4) && !t.Exact(FieldEthType, EthTypeIPv6) {
 			name := "set_nw_ttl"

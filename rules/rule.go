@@ -133,8 +133,12 @@ type ActionExt struct {
 	Src, Dst Subfield
 	// LoadMask and LoadValue are the mask and value of an ActionLoad
 	// of a 128-bit field, high word first: Action.Value holds 64 bits
-	// of each.
+	// of each; or of a packed row (SubfieldField.Pack), counted in the
+	// packed value.
 	LoadMask, LoadValue [2]uint64
+	// LoadRow is, for an ActionLoad of a packed row, the row of
+	// SubfieldFields plus one; 0 otherwise.
+	LoadRow uint8
 }
 
 // NewLoad returns the ActionLoad that writes bits mask of field f with
@@ -155,7 +159,7 @@ func NewLoad(f Field, mask, value [2]uint64, reason uint8) Action {
 // Load128 returns the mask and value of ActionLoad a as 128-bit numbers,
 // high word first, whatever the width of its field.
 func (a *Action) Load128() (mask, value [2]uint64) {
-	if a.Ext != nil && a.Field.Bits() > 64 {
+	if a.Ext != nil && (a.Field.Bits() > 64 || a.Ext.LoadRow != 0) {
 		return a.Ext.LoadMask, a.Ext.LoadValue
 	}
 	return [2]uint64{0, a.Value[0]}, [2]uint64{0, a.Value[1]}
@@ -174,7 +178,7 @@ func (a *Action) Equal(b *Action) bool {
 	}
 	return string(a.Ext.Note) == string(b.Ext.Note) && (a.Ext.IDs == nil) == (b.Ext.IDs == nil) &&
 		slices.Equal(a.Ext.IDs, b.Ext.IDs) && a.Ext.Src == b.Ext.Src && a.Ext.Dst == b.Ext.Dst &&
-		a.Ext.LoadMask == b.Ext.LoadMask && a.Ext.LoadValue == b.Ext.LoadValue
+		a.Ext.LoadMask == b.Ext.LoadMask && a.Ext.LoadValue == b.Ext.LoadValue && a.Ext.LoadRow == b.Ext.LoadRow
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).

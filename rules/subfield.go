@@ -46,11 +46,15 @@ func (s Subfield) ones() (hi, lo uint64) {
 }
 
 // GetBits returns bits s of k in the low s.Bits bits: of a 128-bit field,
-// the low 64 of them (GetBits128 has them all).
+// the low 64 of them (GetBits128 has them all); of a packed row, of the
+// packed value (Key.Packed).
 func (k *Key) GetBits(s Subfield) uint64 {
 	if s.Wide() {
 		_, lo := k.GetBits128(s)
 		return lo
+	}
+	if p := SubfieldFields[s.Row].Pack; p != 0 {
+		return k.Packed(p) >> s.Ofs & (^uint64(0) >> (64 - uint(s.Bits)))
 	}
 	return k.Get(s.Field) >> s.Ofs & (^uint64(0) >> (64 - uint(s.Bits)))
 }
@@ -59,7 +63,7 @@ func (k *Key) GetBits(s Subfield) uint64 {
 // number (high, low), of a field of any width.
 func (k *Key) GetBits128(s Subfield) (hi, lo uint64) {
 	if !s.Wide() {
-		return 0, k.Get(s.Field) >> s.Ofs & (^uint64(0) >> (64 - uint(s.Bits)))
+		return 0, k.GetBits(s)
 	}
 	hi, lo = k.Get128(s.Field)
 	hi, lo = Shr128(hi, lo, uint(s.Ofs))
@@ -129,14 +133,49 @@ type SubfieldField struct {
 	// plane read and write the field as any other; what prints or
 	// encodes a Subfield counts from the row's bit 0 (RowOfs).
 	Shift uint8
+	// Pack, when not 0, says the row packs several of the key's fields
+	// into one NXM field (PackTCI, PackTOS): Field is the first of them,
+	// a Subfield of the row counts its bits in the packed value (Shift
+	// is 0), and a load of it keeps its mask and value in the action's
+	// Ext with the row (LoadOf).
+	Pack uint8
+}
+
+// The packings of SubfieldField.Pack.
+const (
+	// PackTCI is NXM_OF_VLAN_TCI: vlan_pcp(3) CFI(1) vlan_vid(12) of
+	// the outermost tag, 0 without one; the CFI bit is OFPVID_PRESENT.
+	// Writing it with the CFI bit set to a frame without a tag pushes
+	// one (TPID 0x8100), with it clear pops the tag, as Open vSwitch
+	// commits a changed vlan_tci.
+	PackTCI = 1
+	// PackTOS is NXM_OF_IP_TOS: the DSCP in bits 2-7 of the TOS byte,
+	// bits 0-1 (ECN) read as 0 and not written.
+	PackTOS = 2
+)
+
+// Packed returns the value of the NXM field that packing p makes of k's
+// fields (SubfieldField.Pack).
+func (k *Key) Packed(p uint8) uint64 {
+	switch p {
+	case PackTCI:
+		vid := k.Get(FieldVLANVID)
+		if vid&VIDPresent == 0 {
+			return 0
+		}
+		return k.Get(FieldVLANPCP)<<13 | vid
+	case PackTOS:
+		return k.Get(FieldIPDSCP) << 2
+	}
+	return 0
 }
 
 // SubfieldFields lists the fields of SubfieldField, the 32-bit registers
 // last (regRows). A 128-bit field (Bits 128: the IPv6 addresses) is one
 // row like any other; its loads keep their mask and value in the
 // action's Ext (NewLoad), its subfields are read with Key.GetBits128.
-// The fields whose NXM form packs several of ours (NXM_OF_VLAN_TCI,
-// NXM_OF_IP_TOS) are not among them.
+// The NXM fields that pack several of ours (NXM_OF_VLAN_TCI,
+// NXM_OF_IP_TOS) are rows with Pack, after the rows of their fields.
 var SubfieldFields = append([]SubfieldField{
 	{Name: "NXM_OF_IN_PORT", Alias: []string{"in_port"}, Field: FieldInPort, Bits: 16, Class: 0, Num: 0, Port16: true},
 	{Name: "NXM_OF_ETH_DST", Alias: []string{"eth_dst", "dl_dst"}, Field: FieldEthDst, Bits: 48, Class: 0, Num: 1, Writable: true},
@@ -176,6 +215,13 @@ var SubfieldFields = append([]SubfieldField{
 	{Name: "NXM_NX_IPV6_SRC", Alias: []string{"ipv6_src"}, Field: FieldIPv6Src, Bits: 128, Class: 1, Num: 19, Writable: true},
 	{Name: "NXM_NX_IPV6_DST", Alias: []string{"ipv6_dst"}, Field: FieldIPv6Dst, Bits: 128, Class: 1, Num: 20, Writable: true},
 	{Name: "NXM_NX_ND_TARGET", Alias: []string{"nd_target"}, Field: FieldNDTarget, Bits: 128, Class: 1, Num: 23, Writable: true},
+	// tun_flags is 1 bit in 2 bytes (Open vSwitch's "be16 (low 1
+	// bits)"): the OAM flag.
+	{Name: "NXM_NX_TUN_FLAGS", Alias: []string{"tun_flags"}, Field: FieldTunFlags, Bits: 1, Bytes: 2, Class: 1, Num: 104, Writable: true, Meta: true},
+	// The packed rows come after the rows of their fields, which
+	// SubfieldFor and SubfieldForMask return (they skip packed rows).
+	{Name: "NXM_OF_VLAN_TCI", Alias: []string{"vlan_tci"}, Field: FieldVLANVID, Bits: 16, Class: 0, Num: 4, Writable: true, Pack: PackTCI},
+	{Name: "NXM_OF_IP_TOS", Alias: []string{"nw_tos"}, Field: FieldIPDSCP, Bits: 8, Class: 0, Num: 5, Writable: true, Pack: PackTOS},
 }, regRows()...)
 
 // regRows returns the rows of the registers NXM_NX_REG0 to REG15
@@ -218,6 +264,9 @@ func XRegRow(f Field) int {
 func LoadRow(a *Action, proto uint64) int {
 	if a.Reason&LoadXReg != 0 {
 		return XRegRow(a.Field)
+	}
+	if a.Ext != nil && a.Ext.LoadRow != 0 {
+		return int(a.Ext.LoadRow) - 1
 	}
 	return SubfieldForMask(a.Field, proto, a.Value[0])
 }
@@ -308,7 +357,7 @@ func SubfieldForMask(f Field, proto, mk uint64) int {
 	first := -1
 	for i := range SubfieldFields {
 		r := &SubfieldFields[i]
-		if r.Field != f || mk&^RowMask(i) != 0 {
+		if r.Field != f || r.Pack != 0 || mk&^RowMask(i) != 0 {
 			continue
 		}
 		if r.Proto == 0 || uint64(r.Proto) == proto {
@@ -361,6 +410,35 @@ func checkSubfieldPrereqs(t *Match, s Subfield) error {
 func (m *Match) setBits(f Field, v, mk uint64) {
 	ov, om := m.Get(f)
 	m.Set(f, ov&^mk|v&mk, om|mk)
+}
+
+// LoadOf returns the ActionLoad that writes the low s.Bits bits of the
+// 128-bit number (hi, lo) into subfield s, with reason as its Reason.
+func LoadOf(s Subfield, hi, lo uint64, reason uint8) Action {
+	mh, ml := s.Mask128()
+	vh, vl := s.Place128(hi, lo)
+	return newLoad(int(s.Row), [2]uint64{mh, ml}, [2]uint64{vh, vl}, reason)
+}
+
+// LoadRowValue returns the ActionLoad that writes bits mask of row r of
+// SubfieldFields with those of value, both counted from the row's bit 0
+// (128-bit numbers, high word first), with reason as its Reason.
+func LoadRowValue(r int, mask, value [2]uint64, reason uint8) Action {
+	sh := uint(SubfieldFields[r].Shift)
+	mask[0], mask[1] = Shl128(mask[0], mask[1], sh)
+	value[0], value[1] = Shl128(value[0], value[1], sh)
+	return newLoad(r, mask, value, reason)
+}
+
+// newLoad is NewLoad of the field of row r, mask and value counted as a
+// Subfield of the row counts them; a packed row's load keeps the row.
+func newLoad(r int, mask, value [2]uint64, reason uint8) Action {
+	row := &SubfieldFields[r]
+	if row.Pack == 0 {
+		return NewLoad(row.Field, mask, value, reason)
+	}
+	return Action{Kind: ActionLoad, Field: row.Field, Reason: reason,
+		Ext: &ActionExt{LoadMask: mask, LoadValue: value, LoadRow: uint8(r + 1)}}
 }
 
 // setBits128 is setBits of 128-bit numbers (high word first), for a

@@ -182,6 +182,32 @@ func TestCheckLoadMove(t *testing.T) {
 			t.Errorf("%s: %v, want code %d", c.name, err, c.code)
 		}
 	}
+	// A load of vlan_tci leaves the tag as its value's CFI bit says,
+	// whatever its mask (Open vSwitch's check_SET_FIELD): a set_field of
+	// vlan_vid after one that clears it is refused, after one that sets
+	// it taken.
+	setVID := rules.Action{Kind: rules.ActionSetField, Field: rules.FieldVLANVID, Value: [2]uint64{0, 5}}
+	for _, c := range []struct {
+		m    *rules.Match
+		load rules.Action
+		ok   bool
+	}{
+		{&vlan, rules.LoadOf(sub("vlan_tci", 12, 1), 0, 0, 0), false},
+		{&vlan, rules.LoadOf(sub("vlan_tci", 0, 12), 0, 3, 0), false},
+		{&none, rules.LoadOf(sub("NXM_OF_VLAN_TCI", 12, 1), 0, 1, 0), true},
+		{&none, rules.LoadOf(sub("vlan_tci", 0, 16), 0, 0x1005, 0), true},
+	} {
+		err := rules.CheckActions(c.m, []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{c.load, setVID}}})
+		if (err == nil) != c.ok {
+			t.Errorf("%+v then set_field of vlan_vid: %v", c.load.Ext, err)
+		}
+	}
+	if err := rules.CheckActions(&none, []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{rules.LoadOf(sub("nw_tos", 2, 6), 0, 1, 0)}}}); err == nil {
+		t.Error("a load of nw_tos without ip taken")
+	}
+	if a := rules.LoadOf(sub("nw_tos", 2, 6), 0, 1, 0); rules.LoadRow(&a, 0) != rules.SubfieldByName("NXM_OF_IP_TOS") || rules.LoadRow(&a, 0) == rules.SubfieldFor(rules.FieldIPDSCP, 0) {
+		t.Errorf("a load of nw_tos has row %d", rules.LoadRow(&a, 0))
+	}
 	// eth_type is read-only to a load, whatever the match (Open vSwitch).
 	var arp rules.Match
 	arp.Set(rules.FieldEthType, rules.EthTypeARP, 0xffff)

@@ -53,7 +53,8 @@
 // read-only", as ovs-ofctl says, and tun_flags' +oam or a masked value,
 // which ovs-ofctl turns into a load, is an error.
 // load:V->F, move:F[..]->G[..] and output:F[..] take the fields of
-// rules.SubfieldFields by their NXM or OXM name (NXM_OF_ETH_DST,
+// rules.SubfieldFields (vlan_tci, nw_tos and tun_flags among them) by
+// their NXM or OXM name (NXM_OF_ETH_DST,
 // OXM_OF_METADATA) or field name (eth_dst, pkt_mark), the whole field
 // (F, F[]) or bits F[a..b], F[b]; set_field:V/M->F of part of such a
 // field is a load, as ovs-ofctl sends it. They print as Open vSwitch

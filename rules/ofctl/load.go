@@ -82,9 +82,7 @@ func (p *flowParser) load(arg string, col int, m *rules.Match) (rules.Action, er
 	if isXReg(&rules.SubfieldFields[d.Row]) {
 		reason = rules.LoadXReg
 	}
-	mh, ml := d.Mask128()
-	ph, pl := d.Place128(vhi, v)
-	return rules.NewLoad(d.Field, [2]uint64{mh, ml}, [2]uint64{ph, pl}, reason), nil
+	return rules.LoadOf(d, vhi, v, reason), nil
 }
 
 // num128 reads a number of up to 128 bits, decimal or 0x hex, as
@@ -237,7 +235,8 @@ func (nm fieldNamer) formatLoad(a *rules.Action) string {
 	if row.Bits > 64 {
 		return nm.formatLoad128(a, r)
 	}
-	mask, val := a.Value[0]>>row.Shift, a.Value[1]>>row.Shift
+	m, v := a.Load128()
+	mask, val := m[1]>>row.Shift, v[1]>>row.Shift
 	if (isReg(row) || isXReg(row)) && a.Reason&rules.LoadWire != 0 {
 		return "set_field:" + hexMasked(val, mask, ^uint64(0)>>(64-uint(row.Bits))) + "->" + row.Alias[0]
 	}
@@ -250,9 +249,13 @@ func (nm fieldNamer) formatLoad(a *rules.Action) string {
 		case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
 			v = ipv4Masked(a.Value[1], a.Value[0])
 		default:
-			v = hexMasked(a.Value[1], a.Value[0], ^uint64(0)>>(64-uint(row.Bits)))
+			v = hexMasked(val, mask, ^uint64(0)>>(64-uint(row.Bits)))
 		}
-		return "set_field:" + v + "->" + nm.name(a.Field)
+		name := nm.name(a.Field)
+		if row.Pack != 0 {
+			name = row.Alias[0]
+		}
+		return "set_field:" + v + "->" + name
 	}
 	var parts []string
 	for _, seg := range rules.LoadSegments(mask, row.Bits) {
