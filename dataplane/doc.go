@@ -169,8 +169,10 @@
 // run as an action set (OpenFlow 1.3.5 §5.6, as in Open vSwitch:
 // groups.Group.BucketActions), each bucket on its own copy of the packet
 // as the group found it, and the packet
-// leaves the group unchanged; groups chain up to groups.MaxDepth (and
-// through resubmits up to MaxResubmitDepth). The copies are kept in a
+// leaves the group unchanged; groups chain up to groups.MaxDepth (64, as
+// deep as Open vSwitch translates), each group a level of translation
+// depth as in Open vSwitch (xlate_group_bucket): with resubmits, up to
+// MaxResubmitDepth in all. The copies are kept in a
 // saved frame per level of translation depth in each worker, so nothing
 // is allocated; group and bucket counters are atomic adds on the
 // group's own counters. A group action that runs no bucket (no live one,

@@ -37,9 +37,13 @@ const (
 	// MaxBuckets is the most buckets of a group.
 	MaxBuckets = 1024
 	// MaxDepth is the longest chain of groups a packet may go through
-	// (a group whose buckets name no group has depth 1). The data plane
-	// keeps a copy of the packet per level.
-	MaxDepth = 8
+	// (a group whose buckets name no group has depth 1): Open vSwitch's
+	// translation depth (64), which a chain of groups from table 0 may
+	// use whole. Open vSwitch takes a longer chain and fails to
+	// translate a packet that goes through it; a GROUP_MOD that makes
+	// one is refused here (OFPGMFC_CHAINING_UNSUPPORTED). The data
+	// plane keeps a copy of the packet per level of translation depth.
+	MaxDepth = 64
 )
 
 // Command is a group mod command (enum ofp_group_mod_command).
@@ -615,7 +619,7 @@ func (s *Snapshot) without(del []uint32) *Snapshot {
 // have changed: the groups it reaches, and those that reach it.
 func (s *Snapshot) checkChains(id uint32) error {
 	// Depth below id (id included); a loop shows as reaching id again.
-	below, err := s.depth(id, id, 0)
+	below, err := s.depth(id, id, map[uint32]int{})
 	if err != nil {
 		return err
 	}
@@ -628,22 +632,29 @@ func (s *Snapshot) checkChains(id uint32) error {
 }
 
 // depth returns the length of the longest chain from g down, failing with
-// OFPGMFC_LOOP if it reaches root again.
-func (s *Snapshot) depth(g, root uint32, level int) (int, error) {
-	if level > MaxDepth {
-		return level, Errf(CodeChainingUnsupported, "chain of groups too deep")
+// OFPGMFC_LOOP if it reaches root again, OFPGMFC_CHAINING_UNSUPPORTED if
+// it is longer than MaxDepth; memo holds the answers found, so that the
+// work is one visit a group however many chains share it. (No loop
+// avoids root: the table had none before root changed.)
+func (s *Snapshot) depth(g, root uint32, memo map[uint32]int) (int, error) {
+	if d, ok := memo[g]; ok {
+		return d, nil
 	}
 	d := 0
 	for _, r := range s.byID[g].refs {
 		if r == root {
 			return 0, Errf(CodeLoop, "the chain of groups loops")
 		}
-		rd, err := s.depth(r, root, level+1)
+		rd, err := s.depth(r, root, memo)
 		if err != nil {
 			return 0, err
 		}
 		d = max(d, rd)
 	}
+	if 1+d > MaxDepth {
+		return 0, Errf(CodeChainingUnsupported, "chain of groups too deep")
+	}
+	memo[g] = 1 + d
 	return 1 + d, nil
 }
 
