@@ -201,7 +201,10 @@
 // the 60-byte Ethernet minimum as a NIC would (a veth does not, and a pop
 // of a tag can leave a frame shorter); [Switch.RunLive] runs one
 // worker per socket, in vectors, until its context ends. [Switch.PacketOut]
-// executes a PACKET_OUT while the workers run. The NORMAL action is an L2
+// executes a PACKET_OUT while the workers run; one whose translation (its
+// actions and the pipeline an output:TABLE runs, as one) fails on a
+// resubmit limit sends nothing and returns ErrTranslation, which Open
+// vSwitch answers with OFPFMFC_UNKNOWN. The NORMAL action is an L2
 // learning switch over a lock-free, bounded MAC table shared by the
 // workers; [Switch.SetFailOpen] sends table misses to it (standalone
 // fail mode). [Switch.LiveStats] and [Switch.LivePortStats] read counters
