@@ -324,6 +324,8 @@ func packetOutError(err error) error {
 		m = openflow.ErrorMsg{Type: openflow.ErrTypeBadAction, Code: uint16(openflow.BadActionBadType)}
 	case errors.Is(err, dataplane.ErrFrameSize):
 		m = openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadLen)}
+	case errors.Is(err, dataplane.ErrTranslation): // as Open vSwitch's packet_xlate answers
+		m = openflow.ErrorMsg{Type: openflow.ErrTypeFlowModFailed, Code: uint16(openflow.FlowModFailedUnknown)}
 	case errors.As(err, &re): // an action the frame cannot take
 		m = openflow.ErrorMsg{Type: openflow.ErrorType(re.Type), Code: uint16(re.Code)}
 	default:

@@ -143,6 +143,7 @@ func TestPacketOutError(t *testing.T) {
 		{&dataplane.PacketOutError{Action: 0, Port: 7, Err: dataplane.ErrBadOutPort}, openflow.ErrTypeBadAction, uint16(openflow.BadActionBadOutPort)},
 		{&dataplane.PacketOutError{Action: 1, Err: dataplane.ErrBadAction}, openflow.ErrTypeBadAction, uint16(openflow.BadActionBadType)},
 		{&dataplane.PacketOutError{Action: -1, Err: dataplane.ErrFrameSize}, openflow.ErrTypeBadRequest, uint16(openflow.BadRequestBadLen)},
+		{&dataplane.PacketOutError{Action: -1, Err: dataplane.ErrTranslation}, openflow.ErrTypeFlowModFailed, uint16(openflow.FlowModFailedUnknown)},
 		{&dataplane.PacketOutError{Action: -1, Err: &rules.Error{Type: rules.ErrTypeBadAction, Code: rules.BadActionMatchInconsistent}},
 			openflow.ErrTypeBadAction, uint16(openflow.BadActionMatchInconsistent)},
 	} {

@@ -40,6 +40,19 @@ var niciraLoadFlows = []string{
 	"priority=1019,dl_vlan=5,actions=load:3->vlan_vid[0..3],load:1->OXM_OF_VLAN_VID[],load:2->vlan_pcp[],move:vlan_vid[0..2]->vlan_pcp[]",
 	"priority=1020,dl_vlan=5,actions=move:vlan_vid[]->pkt_mark[0..11],output:vlan_vid[]",
 	"table=1,priority=1,actions=load:0x3->pkt_mark[0..1],goto_table:2",
+	// 128-bit fields: a load is cut into runs of at most 64 bits, a
+	// move carries up to 128, across the fields' 64-bit words.
+	"priority=1021,ipv6,actions=load:0x1->NXM_NX_IPV6_SRC[0..63],load:0x20010db8000000000000000000000001->NXM_NX_IPV6_DST[],move:NXM_NX_IPV6_SRC[]->NXM_NX_IPV6_DST[]",
+	"priority=1022,ipv6,actions=move:NXM_NX_IPV6_SRC[32..95]->NXM_NX_IPV6_DST[16..79],move:ipv6_src[0..31]->reg0[],move:reg1[]->ipv6_dst[96..127],load:0x1->NXM_NX_IPV6_SRC[60..67]",
+	"priority=1023,ipv6,actions=set_field:::1/::ffff->ipv6_src,set_field:2001:db8::/32->ipv6_dst,set_field:::5/::ff00:0:0:ff->ipv6_dst,output:NXM_NX_IPV6_SRC[0..15]",
+	"priority=1024,icmp6,icmp_type=135,actions=load:0x5->nd_target[60..67],move:nd_target[]->ipv6_src[],move:NXM_NX_ND_TARGET[64..127]->xreg1[]",
+	"priority=1025,ipv6,actions=write_actions(load:0xffff->ipv6_dst[56..71],move:ipv6_dst[]->ipv6_src[],output:1)",
+	// The NXM fields that pack several of the flow tables' fields, and
+	// tun_flags (1 bit in 2 bytes).
+	"priority=1026,actions=load:0x1005->NXM_OF_VLAN_TCI[],move:NXM_OF_VLAN_TCI[0..11]->reg0[0..11],load:0->NXM_OF_VLAN_TCI[13..15],move:reg1[0..15]->vlan_tci[]",
+	"priority=1027,ip,actions=load:0x4->NXM_OF_IP_TOS[],move:NXM_OF_IP_TOS[2..7]->pkt_mark[0..5],load:0x3f->nw_tos[2..7],move:nw_tos[]->reg2[8..15]",
+	"priority=1028,actions=load:1->NXM_NX_TUN_FLAGS[],move:tun_flags[]->reg1[0],load:0->tun_flags[],move:reg3[31]->NXM_NX_TUN_FLAGS[]",
+	"priority=1029,actions=load:0x1->vlan_tci[12],set_field:4101->vlan_vid",
 }
 
 // TestOvsOfctlNiciraLoadMove adds niciraLoadFlows to ofswitch and to Open
@@ -75,6 +88,13 @@ func TestNXLoad2OutputReg2AsOVS(t *testing.T) {
 		load2(0x00014204, 0, 0, 0, 5),
 		nx(0, 32, 0x01, 0xcf, 0, 0, 0, 1, 0x42, 4, 0, 0, 0, 0, 0, 0),
 	}}
+	// 128-bit fields: ipv6_dst under a mask, ipv6_src whole.
+	v6 := []byte{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5}
+	m6 := []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff}
+	rf6 := refusal{name: "load2 of ipv6", match: []openflow.OXM{mIPv6}, acts: []openflow.Action{
+		load2(0x00012920, append(append([]byte{}, v6...), m6...)...),
+		load2(0x00012610, v6...),
+	}}
 	for i, c := range []struct {
 		c net.Conn
 		r *openflow.Reader
@@ -82,12 +102,16 @@ func TestNXLoad2OutputReg2AsOVS(t *testing.T) {
 		if got := flowModAnswer(t, c.c, c.r, uint32(10+i), &rf); got != "" {
 			t.Fatalf("switch %d answers %s", i, got)
 		}
+		if got := flowModAnswer(t, c.c, c.r, uint32(20+i), &rf6); got != "" {
+			t.Fatalf("switch %d answers %s to the ipv6 loads", i, got)
+		}
 	}
 	got, want := dumpBoth(t, ofctl, ovs, ours, "OpenFlow13")
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("dump-flows (-Open vSwitch +ofswitch):\n%s", diff)
 	}
-	if len(got) != 2 || !strings.Contains(got[0]+got[1], "set_field:10.0.0.0/24->ip_dst") || !strings.Contains(got[0]+got[1], "output:NXM_NX_PKT_MARK[7..22]") {
+	if all := strings.Join(got, "\n"); len(got) != 3 || !strings.Contains(all, "set_field:10.0.0.0/24->ip_dst") || !strings.Contains(all, "output:NXM_NX_PKT_MARK[7..22]") ||
+		!strings.Contains(all, "set_field:2001:db8::5/ffff:ffff::ffff->ipv6_dst") {
 		t.Fatalf("dump-flows:\n%s", strings.Join(got, "\n"))
 	}
 }

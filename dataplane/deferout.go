@@ -17,7 +17,8 @@ import "github.com/ofswitch/ofswitch/rules"
 // resubmit action (rules.Pipeline.MayResubmit, groups.Table.MayResubmit,
 // read once a vector, or a PACKET_OUT's own actions): a switch without
 // resubmits sends as its actions run and pays one predictable branch an
-// output. (A vector that starts before the first resubmit entry is
+// output. The flags count the entries and groups that hold one, so that
+// deleting the last makes a switch send at once again. (A vector that starts before the first resubmit entry is
 // published may find it in a later table: its frames send at once, as
 // before.)
 //

@@ -105,8 +105,19 @@
 // metadata (metadata, tunnel_id, pkt_mark, tun_flags, the registers)
 // writes the key only; a load of a field of the frame reads the field from the key
 // (current after every rewrite), merges the bits and writes the field
-// whole as set_field does, checksums fixed. move reads its source as
-// the actions before it left the frame. output:field outputs to the
+// whole as set_field does, checksums fixed; a 128-bit field (ipv6_src,
+// ipv6_dst, nd_target) the same through the key's two words, its load's
+// mask and value in the action's Ext (rules.NewLoad). move reads its
+// source as the actions before it left the frame, up to 128 bits of it.
+// vlan_tci (NXM_OF_VLAN_TCI) reads as the outermost tag's TCI, 0 without
+// one; writing it with the CFI bit set pushes a tag onto an untagged
+// frame and sets its id and priority, with the bit clear pops the tag,
+// as Open vSwitch commits a changed vlan_tci (the id and priority bits
+// written to an untagged frame without the CFI bit are dropped, where
+// Open vSwitch keeps them in the flow for a later load of the bit).
+// nw_tos (NXM_OF_IP_TOS) is the DSCP in place in the TOS byte: its ECN
+// bits read as 0 and are not written. tun_flags is the 1-bit OAM flag,
+// metadata like the registers. output:field outputs to the
 // port its bits hold as Open vSwitch does: a 16-bit port number, from
 // 0xff00 up a reserved port, above 0xffff nothing. The action set keeps
 // every load and move written to it, in order, and runs them where it
@@ -143,7 +154,10 @@
 // (rules.Pipeline.MayResubmit, groups.Table.MayResubmit), a worker holds
 // each frame's outputs and packet-ins, with the frame's bytes as each
 // found them, and sends them in order once the vector's action sets have
-// run; a switch that never had a resubmit sends as the actions run.
+// run; a switch without a resubmit entry or group sends as the actions
+// run. The two flags follow the tables' contents: the last resubmit
+// entry or group deleted, modified or expired, frames send at once
+// again.
 //
 // # Groups
 //
@@ -157,8 +171,10 @@
 // run as an action set (OpenFlow 1.3.5 §5.6, as in Open vSwitch:
 // groups.Group.BucketActions), each bucket on its own copy of the packet
 // as the group found it, and the packet
-// leaves the group unchanged; groups chain up to groups.MaxDepth (and
-// through resubmits up to MaxResubmitDepth). The copies are kept in a
+// leaves the group unchanged; groups chain up to groups.MaxDepth (64, as
+// deep as Open vSwitch translates), each group a level of translation
+// depth as in Open vSwitch (xlate_group_bucket): with resubmits, up to
+// MaxResubmitDepth in all. The copies are kept in a
 // saved frame per level of translation depth in each worker, so nothing
 // is allocated; group and bucket counters are atomic adds on the
 // group's own counters. A group action that runs no bucket (no live one,
@@ -187,7 +203,10 @@
 // the 60-byte Ethernet minimum as a NIC would (a veth does not, and a pop
 // of a tag can leave a frame shorter); [Switch.RunLive] runs one
 // worker per socket, in vectors, until its context ends. [Switch.PacketOut]
-// executes a PACKET_OUT while the workers run. The NORMAL action is an L2
+// executes a PACKET_OUT while the workers run; one whose translation (its
+// actions and the pipeline an output:TABLE runs, as one) fails on a
+// resubmit limit sends nothing and returns ErrTranslation, which Open
+// vSwitch answers with OFPFMFC_UNKNOWN. The NORMAL action is an L2
 // learning switch over a lock-free, bounded MAC table shared by the
 // workers; [Switch.SetFailOpen] sends table misses to it (standalone
 // fail mode). [Switch.LiveStats] and [Switch.LivePortStats] read counters

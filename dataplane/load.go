@@ -24,11 +24,104 @@ func (w *Worker) loadBits(j int, f rules.Field, mk, v uint64) {
 	}
 }
 
+// loadWide is loadBits of a 128-bit field (an IPv6 address), mask mk and
+// value v high word first: the address is merged in the key and written
+// whole, as Open vSwitch writes a masked set_field of it.
+func (w *Worker) loadWide(j int, f rules.Field, mk, v [2]uint64) {
+	k := &w.keys[j]
+	hi, lo := k.Get128(f)
+	hi, lo = hi&^mk[0]|v[0]&mk[0], lo&^mk[1]|v[1]&mk[1]
+	if rules.MetaField(f) {
+		k.Set128(f, hi, lo)
+		w.stats.Rewrites++
+		return
+	}
+	sf := rules.Action{Kind: rules.ActionSetField, Field: f, Value: [2]uint64{hi, lo}}
+	if w.setField(j, &sf) {
+		w.stats.Rewrites++
+	} else {
+		w.stats.Skipped++
+	}
+}
+
+// runLoad runs ActionLoad a on frame j.
+func (w *Worker) runLoad(j int, a *rules.Action) {
+	if a.Ext == nil {
+		w.loadBits(j, a.Field, a.Value[0], a.Value[1])
+		return
+	}
+	mk, v := a.Load128()
+	if a.Ext.LoadRow != 0 {
+		w.loadPacked(j, rules.SubfieldFields[a.Ext.LoadRow-1].Pack, mk[1], v[1])
+		return
+	}
+	w.loadWide(j, a.Field, mk, v)
+}
+
+// loadPacked writes bits mk of the packed field p (rules.PackTCI,
+// PackTOS) of frame j with those of v, as Open vSwitch sets and commits
+// vlan_tci and nw_tos: a TCI with the CFI bit pushes a tag onto an
+// untagged frame (TPID 0x8100) and sets the tag's id and priority, one
+// without it pops the tag (an untagged frame stays untagged, the other
+// bits dropped); the TOS byte's DSCP bits are written, its ECN bits
+// are not.
+func (w *Worker) loadPacked(j int, p uint8, mk, v uint64) {
+	k := &w.keys[j]
+	nv := k.Packed(p)&^mk | v&mk
+	ok := false
+	switch p {
+	case rules.PackTCI:
+		had := k.Get(rules.FieldVLANVID)&rules.VIDPresent != 0
+		switch {
+		case nv&rules.VIDPresent == 0:
+			ok = had && w.popVLAN(j)
+		case !had && !w.pushVLAN(j, EtherTypeVLAN):
+		default:
+			vid := rules.Action{Kind: rules.ActionSetField, Field: rules.FieldVLANVID, Value: [2]uint64{0, nv & 0x0fff}}
+			pcp := rules.Action{Kind: rules.ActionSetField, Field: rules.FieldVLANPCP, Value: [2]uint64{0, nv >> 13}}
+			ok = w.setField(j, &vid) && w.setField(j, &pcp)
+		}
+	case rules.PackTOS:
+		a := rules.Action{Kind: rules.ActionSetField, Field: rules.FieldIPDSCP, Value: [2]uint64{0, nv >> 2 & 0x3f}}
+		ok = w.setField(j, &a)
+	}
+	if ok {
+		w.stats.Rewrites++
+	} else {
+		w.stats.Skipped++
+	}
+}
+
 // move copies the bits x.Src of frame j to its bits x.Dst, reading the
-// source as the actions before left it.
+// source as the actions before left it. A move from or to a 128-bit
+// field carries up to 128 bits through the wide path.
 func (w *Worker) move(j int, x *rules.ActionExt) {
-	v := w.subfield(j, x.Src)
-	w.loadBits(j, x.Dst.Field, x.Dst.Mask(), v<<x.Dst.Ofs)
+	if !x.Src.Wide() && !x.Dst.Wide() {
+		v := w.subfield(j, x.Src)
+		if p := rules.SubfieldFields[x.Dst.Row].Pack; p != 0 {
+			w.loadPacked(j, p, x.Dst.Mask(), v<<x.Dst.Ofs)
+			return
+		}
+		w.loadBits(j, x.Dst.Field, x.Dst.Mask(), v<<x.Dst.Ofs)
+		return
+	}
+	var hi, lo uint64
+	if x.Src.Wide() {
+		hi, lo = w.keys[j].GetBits128(x.Src)
+	} else {
+		lo = w.subfield(j, x.Src)
+	}
+	hi, lo = x.Dst.Place128(hi, lo)
+	if !x.Dst.Wide() {
+		if p := rules.SubfieldFields[x.Dst.Row].Pack; p != 0 {
+			w.loadPacked(j, p, x.Dst.Mask(), lo)
+			return
+		}
+		w.loadBits(j, x.Dst.Field, x.Dst.Mask(), lo)
+		return
+	}
+	mh, ml := x.Dst.Mask128()
+	w.loadWide(j, x.Dst.Field, [2]uint64{mh, ml}, [2]uint64{hi, lo})
 }
 
 // subfield reads bits s of frame j's key, in_port as its 16-bit NXM form.

@@ -125,13 +125,44 @@ var nxCases = append([]nxCase{
 // groupCases: a group deepens the translation as a resubmit to the same
 // table does (Open vSwitch's xlate_group_bucket): 32 levels of group and
 // resubmit reach depth 64 only at the last entry, 33 go over.
+//
+// A chain of groups alone (a bucket's group action) goes as deep: 64
+// groups from an entry of table 0 run (the last at depth 63), and behind
+// one resubmit to the same table the 64th is over. (A chain of 65, which Open vSwitch
+// takes and fails to translate, is refused at its GROUP_MOD:
+// groups.MaxDepth.)
 func groupCases() []nxCase {
 	f32, g32 := groupChain(32)
 	f33, g33 := groupChain(33)
+	g64 := directChain(64)
 	return []nxCase{
 		{name: "32 groups with resubmits", flows: f32, groups: g32, ttl: 64, ports: []uint32{2}},
 		{name: "33 groups with resubmits", flows: f33, groups: g33, ttl: 64, xerr: true},
+		{name: "a chain of 64 groups", flows: []string{"in_port=1,actions=group:1"}, groups: g64, ttl: 64, ports: []uint32{2}},
+		{name: "a chain of 9 groups", flows: []string{"in_port=1,actions=group:56"}, groups: g64, ttl: 64, ports: []uint32{2}},
+		// A resubmit to the same table deepens (one to a later one
+		// does not).
+		{name: "a chain of 64 groups behind a resubmit", flows: []string{"in_port=1,actions=resubmit(2,0)", "in_port=2,actions=group:1"},
+			groups: g64, ttl: 64, xerr: true},
+		{name: "a chain of 63 groups behind a resubmit", flows: []string{"in_port=1,actions=resubmit(2,0)", "in_port=2,actions=group:2"},
+			groups: g64, ttl: 64, ports: []uint32{2}},
+		{name: "a chain of 64 groups behind a resubmit to a later table", flows: []string{"in_port=1,actions=resubmit(,1)", "table=1,actions=group:1"},
+			groups: g64, ttl: 64, ports: []uint32{2}},
 	}
+}
+
+// directChain returns n groups, in the order they can be added, where
+// group i's one bucket runs group i+1 and group n's outputs to 2.
+func directChain(n int) []string {
+	var grps []string
+	for i := n; i >= 1; i-- {
+		act := fmt.Sprintf("group:%d", i+1)
+		if i == n {
+			act = "output:2"
+		}
+		grps = append(grps, fmt.Sprintf("group_id=%d,type=all,bucket=%s", i, act))
+	}
+	return grps
 }
 
 // run sends c's frame through ofswitch and returns the ports it left on,

@@ -14,6 +14,11 @@ var (
 	ErrBadOutPort = errors.New("dataplane: no such output port") // OFPBAC_BAD_OUT_PORT
 	ErrBadAction  = errors.New("dataplane: unsupported action")  // OFPBAC_BAD_TYPE
 	ErrFrameSize  = errors.New("dataplane: bad frame length")    // OFPBRC_BAD_LEN
+	// ErrTranslation: the actions' translation failed on a resubmit
+	// limit (MaxResubmitDepth, MaxResubmits), in the actions or in the
+	// pipeline an output:TABLE ran; nothing was sent. Open vSwitch
+	// answers such a PACKET_OUT with OFPFMFC_UNKNOWN.
+	ErrTranslation = errors.New("dataplane: action translation failed") // OFPFMFC_UNKNOWN
 )
 
 // PacketOutError says which action of a PACKET_OUT was refused and why.
@@ -24,6 +29,9 @@ type PacketOutError struct {
 }
 
 func (e *PacketOutError) Error() string {
+	if errors.Is(e.Err, ErrTranslation) {
+		return fmt.Sprintf("packet_out: %v", e.Err)
+	}
 	if e.Action < 0 {
 		return fmt.Sprintf("packet_out: frame: %v", e.Err)
 	}
@@ -54,6 +62,11 @@ const MaxFrame = 65535
 // frame, ...; the *PacketOutError then wraps the *rules.Error) refuses
 // the whole PACKET_OUT with a *PacketOutError. frame is not modified nor
 // retained.
+//
+// A translation that fails on a resubmit limit sends nothing and returns
+// a *PacketOutError wrapping ErrTranslation, as Open vSwitch translates a
+// PACKET_OUT's actions, an output:TABLE's pipeline included, as one and
+// answers OFPFMFC_UNKNOWN when that fails.
 //
 // PacketOut is safe to call from any goroutine while the workers run:
 // calls are serialised on a worker of their own, and frames go out
@@ -95,16 +108,27 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 		return &PacketOutError{Action: -1, Err: err}
 	}
 	// A resubmit limit reached in the actions drops what they sent
-	// (deferOut); output:TABLE runs the pipeline as a translation of its
-	// own, which sends what the actions before it deferred first.
+	// (deferOut). output:TABLE runs the pipeline on a vector of its own:
+	// while the pipeline may resubmit, what the actions before it
+	// deferred stays queued as the frame's, and the pipeline's run sends
+	// it, or drops it with the run's own outputs if the run fails, as one
+	// translation; otherwise the run cannot fail, and it goes out first.
+	// (What an output:TABLE sent is out before the actions after it run:
+	// a limit reached in those drops only their own.)
+	xerrs := w.stats.XlateErrors
 	dfr := resub || w.mayResubmit()
 	w.dfr = dfr
 	for i := range actions {
 		a := &actions[i]
 		if a.Kind == rules.ActionOutput && a.Port == rules.PortTable {
-			w.sendDeferred()
+			if !w.mayResubmit() {
+				w.sendDeferred()
+			}
 			w.table(inPort)
 			w.dfr = dfr
+			if w.stats.XlateErrors != xerrs {
+				break
+			}
 			continue
 		}
 		w.act(0, a, nil, 0xff)
@@ -115,6 +139,9 @@ func (s *Switch) PacketOut(inPort uint32, actions []rules.Action, frame []byte) 
 	w.sendDeferred()
 	w.flush()
 	w.publish()
+	if w.stats.XlateErrors != xerrs {
+		return &PacketOutError{Action: -1, Err: ErrTranslation}
+	}
 	return nil
 }
 

@@ -398,7 +398,7 @@ func (w *Worker) act(j int, a *rules.Action, r *rules.Rule, t uint8) {
 		w.resubmit(j, a, t)
 	case rules.ActionNote: // a comment for the controller
 	case rules.ActionLoad:
-		w.loadBits(j, a.Field, a.Value[0], a.Value[1])
+		w.runLoad(j, a)
 	case rules.ActionMove:
 		w.move(j, a.Ext)
 	case rules.ActionOutputReg:

@@ -1,6 +1,8 @@
 package dataplane
 
 import (
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/ofswitch/ofswitch/groups"
+	"github.com/ofswitch/ofswitch/internal/testutil"
 	"github.com/ofswitch/ofswitch/rules"
 )
 
@@ -149,15 +152,31 @@ func TestResubmitGroupAndPacketOut(t *testing.T) {
 		t.Errorf("PACKET_OUT resubmit(,1),output:2: frames out of ports 2, 4: %v, want [1 2]", got)
 	}
 	// A PACKET_OUT whose translation fails sends nothing, not even the
-	// output before the loop.
-	if err := sw.PacketOut(1, []rules.Action{out(2), resub(2)}, nxFrame(t, 64)); err != nil {
-		t.Fatal(err)
+	// output before the loop, and is answered with ErrTranslation
+	// (Open vSwitch: OFPFMFC_UNKNOWN).
+	if err := sw.PacketOut(1, []rules.Action{out(2), resub(2)}, nxFrame(t, 64)); !errors.Is(err, ErrTranslation) {
+		t.Fatalf("PACKET_OUT output:2,resubmit(,2) into a loop: %v, want ErrTranslation", err)
 	}
 	if n := len(ports[2].frames); n != 1 {
 		t.Errorf("PACKET_OUT output:2,resubmit(,2) into a loop: %d frames out of port 2, want 1 (the one before)", n)
 	}
 	if c := sw.Stats(); c.XlateErrors != 2 {
 		t.Errorf("XlateErrors %d, want 2", c.XlateErrors)
+	}
+	// Through output:TABLE: the pipeline's run is part of the
+	// translation. in_port 2's group runs into the loop: nothing goes,
+	// the output to 2 before included; in_port 1's runs: all goes.
+	if err := sw.PacketOut(2, []rules.Action{out(3), out(rules.PortTable), out(1)}, nxFrame(t, 64)); !errors.Is(err, ErrTranslation) {
+		t.Fatalf("PACKET_OUT output:3,output:TABLE into a loop: %v, want ErrTranslation", err)
+	}
+	if got := []int{len(ports[1].frames), len(ports[3].frames)}; !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("PACKET_OUT output:3,output:TABLE into a loop,output:1: frames out of ports 1, 3: %v, want [0 1] (as before)", got)
+	}
+	if err := sw.PacketOut(1, []rules.Action{out(3), out(rules.PortTable), out(2)}, nxFrame(t, 64)); err != nil {
+		t.Fatal(err)
+	}
+	if got := []int{len(ports[2].frames), len(ports[3].frames), len(ports[4].frames)}; !slices.Equal(got, []int{2, 3, 3}) {
+		t.Errorf("PACKET_OUT output:3,output:TABLE,output:2: frames out of ports 2, 3, 4: %v, want [2 3 3]", got)
 	}
 }
 
@@ -257,5 +276,27 @@ func TestGroupInResubmitInGroup(t *testing.T) {
 	}
 	if want := []byte{2, 7, 3, 0x22, 4, 7}; !slices.Equal(got, want) {
 		t.Errorf("(port, last byte of eth_dst) sent: % x, want % x", got, want)
+	}
+}
+
+// TestPacketOutTranslationErrorAsOVS: Open vSwitch 3.1 answers a
+// PACKET_OUT whose translation runs into a resubmit loop, in its actions
+// or in the pipeline an output:TABLE runs, with OFPFMFC_UNKNOWN, the
+// error PacketOut's ErrTranslation is sent as (bridge).
+func TestPacketOutTranslationErrorAsOVS(t *testing.T) {
+	if testing.Short() && !testutil.InCI() {
+		t.Skip("starts Open vSwitch")
+	}
+	ovs := startOVSPorts(t, 3)
+	ovsReplaceFlows(t, ovs, "table=0,in_port=1,actions=resubmit(,3)\ntable=3,actions=resubmit(,3)")
+	frame := hex.EncodeToString(nxFrame(t, 64))
+	for _, c := range []struct{ in, acts string }{
+		{"controller", "output:2,resubmit(,3)"},
+		{"1", "output:2,output:table"},
+	} {
+		out, err := ovs.Ofctl("", "packet-out", "in_port="+c.in+" packet="+frame+" actions="+c.acts)
+		if err == nil || !strings.Contains(out, "OFPT_ERROR") || !strings.Contains(out, "OFPFMFC_UNKNOWN") {
+			t.Errorf("Open vSwitch answers PACKET_OUT in_port=%s actions=%s with %v:\n%s", c.in, c.acts, err, out)
+		}
 	}
 }

@@ -37,9 +37,13 @@ const (
 	// MaxBuckets is the most buckets of a group.
 	MaxBuckets = 1024
 	// MaxDepth is the longest chain of groups a packet may go through
-	// (a group whose buckets name no group has depth 1). The data plane
-	// keeps a copy of the packet per level.
-	MaxDepth = 8
+	// (a group whose buckets name no group has depth 1): Open vSwitch's
+	// translation depth (64), which a chain of groups from table 0 may
+	// use whole. Open vSwitch takes a longer chain and fails to
+	// translate a packet that goes through it; a GROUP_MOD that makes
+	// one is refused here (OFPGMFC_CHAINING_UNSUPPORTED). The data
+	// plane keeps a copy of the packet per level of translation depth.
+	MaxDepth = 64
 )
 
 // Command is a group mod command (enum ofp_group_mod_command).
@@ -146,6 +150,8 @@ type Group struct {
 	// exec[i] is what bucket i runs: its actions as an action set
 	// (rules.ExecActionSet), in the order they execute.
 	exec [][]rules.Action
+	// resubmit: some bucket holds a resubmit action.
+	resubmit bool
 }
 
 // BucketActions returns the actions bucket i runs, in the order it runs
@@ -186,6 +192,8 @@ type Snapshot struct {
 	ids  []uint32 // sorted
 	// types counts the groups of each type.
 	types [4]int
+	// resubmits counts the groups with a resubmit action in a bucket.
+	resubmits int
 }
 
 var empty = &Snapshot{byID: map[uint32]*Group{}}
@@ -333,8 +341,9 @@ func FlowHash(k *rules.Key) uint64 {
 // from any goroutine; changes are applied one at a time.
 type Table struct {
 	snap atomic.Pointer[Snapshot]
-	// resubmit is set, for good, by the first add or modify whose buckets
-	// hold a resubmit action (see MayResubmit).
+	// resubmit is set by an add or modify whose buckets hold a resubmit
+	// action, before its table is published, and follows the published
+	// table's count after (see MayResubmit).
 	resubmit atomic.Bool
 	// mu makes the changes one at a time.
 	mu  sync.Mutex
@@ -370,7 +379,7 @@ func (t *Table) Apply(m *Mod) (deleted []uint32, err error) {
 		return nil, err
 	}
 	if ns != s {
-		t.snap.Store(ns)
+		t.store(ns)
 	}
 	return deleted, nil
 }
@@ -391,9 +400,12 @@ func (t *Table) Next(s *Snapshot, m *Mod) (ns *Snapshot, deleted []uint32, err e
 		for i := range m.Buckets {
 			for k := range m.Buckets[i].Actions {
 				if m.Buckets[i].Actions[k].Kind == rules.ActionResubmit {
-					t.resubmit.Store(true) // before the snapshot is published
+					g.resubmit = true
 				}
 			}
+		}
+		if g.resubmit && !t.resubmit.Load() {
+			t.resubmit.Store(true) // before the snapshot is published
 		}
 		if old := s.byID[g.ID]; old != nil {
 			g.created = old.created // a MODIFY keeps the duration (Open vSwitch does)
@@ -429,9 +441,19 @@ func (t *Table) Next(s *Snapshot, m *Mod) (ns *Snapshot, deleted []uint32, err e
 }
 
 // MayResubmit reports whether a group with a resubmit action in a bucket
-// may be in the table: a Next that made one has run. It stays true once
-// set (see rules.Pipeline.MayResubmit). Safe from any goroutine.
+// may be in the table readers load: a Next made one, which may be
+// published, or the published table has one. It becomes false when a
+// table without one is published (after it is: see
+// rules.Pipeline.MayResubmit). Safe from any goroutine.
 func (t *Table) MayResubmit() bool { return t.resubmit.Load() }
+
+// store publishes s, then makes MayResubmit follow it.
+func (t *Table) store(s *Snapshot) {
+	t.snap.Store(s)
+	if s.resubmits == 0 && t.resubmit.Load() {
+		t.resubmit.Store(false)
+	}
+}
 
 // Publish makes s, which Next made from the table as it is now (Load),
 // the table readers load. Its caller is the table's one writer: no Apply
@@ -439,7 +461,7 @@ func (t *Table) MayResubmit() bool { return t.resubmit.Load() }
 func (t *Table) Publish(s *Snapshot) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.snap.Store(s)
+	t.store(s)
 }
 
 // Union returns s with the groups of old whose ids s lacks, for readers
@@ -461,10 +483,12 @@ func (s *Snapshot) Union(old *Snapshot) *Snapshot {
 	for id, g := range s.byID {
 		ns.byID[id] = g
 	}
+	ns.resubmits = s.resubmits
 	for _, id := range extra {
 		g := old.byID[id]
 		ns.byID[id] = g
 		ns.types[g.Type]++
+		ns.resubmits += b2i(g.resubmit)
 	}
 	ns.ids = slices.Sorted(maps.Keys(ns.byID))
 	return ns
@@ -557,12 +581,13 @@ func (g *Group) addRef(id uint32) {
 
 // with returns s with g added or replacing the group of its id.
 func (s *Snapshot) with(g *Group) *Snapshot {
-	ns := &Snapshot{byID: make(map[uint32]*Group, len(s.byID)+1), types: s.types}
+	ns := &Snapshot{byID: make(map[uint32]*Group, len(s.byID)+1), types: s.types, resubmits: s.resubmits}
 	for id, o := range s.byID {
 		ns.byID[id] = o
 	}
 	if old := s.byID[g.ID]; old != nil {
 		ns.types[old.Type]--
+		ns.resubmits -= b2i(old.resubmit)
 		ns.ids = s.ids
 	} else {
 		i, _ := slices.BinarySearch(s.ids, g.ID)
@@ -570,15 +595,17 @@ func (s *Snapshot) with(g *Group) *Snapshot {
 	}
 	ns.byID[g.ID] = g
 	ns.types[g.Type]++
+	ns.resubmits += b2i(g.resubmit)
 	return ns
 }
 
 // without returns s without the groups del (sorted ids it holds).
 func (s *Snapshot) without(del []uint32) *Snapshot {
-	ns := &Snapshot{byID: make(map[uint32]*Group, len(s.byID)), types: s.types}
+	ns := &Snapshot{byID: make(map[uint32]*Group, len(s.byID)), types: s.types, resubmits: s.resubmits}
 	for _, id := range s.ids {
 		if _, gone := slices.BinarySearch(del, id); gone {
 			ns.types[s.byID[id].Type]--
+			ns.resubmits -= b2i(s.byID[id].resubmit)
 			continue
 		}
 		ns.byID[id] = s.byID[id]
@@ -592,7 +619,7 @@ func (s *Snapshot) without(del []uint32) *Snapshot {
 // have changed: the groups it reaches, and those that reach it.
 func (s *Snapshot) checkChains(id uint32) error {
 	// Depth below id (id included); a loop shows as reaching id again.
-	below, err := s.depth(id, id, 0)
+	below, err := s.depth(id, id, map[uint32]int{})
 	if err != nil {
 		return err
 	}
@@ -605,22 +632,29 @@ func (s *Snapshot) checkChains(id uint32) error {
 }
 
 // depth returns the length of the longest chain from g down, failing with
-// OFPGMFC_LOOP if it reaches root again.
-func (s *Snapshot) depth(g, root uint32, level int) (int, error) {
-	if level > MaxDepth {
-		return level, Errf(CodeChainingUnsupported, "chain of groups too deep")
+// OFPGMFC_LOOP if it reaches root again, OFPGMFC_CHAINING_UNSUPPORTED if
+// it is longer than MaxDepth; memo holds the answers found, so that the
+// work is one visit a group however many chains share it. (No loop
+// avoids root: the table had none before root changed.)
+func (s *Snapshot) depth(g, root uint32, memo map[uint32]int) (int, error) {
+	if d, ok := memo[g]; ok {
+		return d, nil
 	}
 	d := 0
 	for _, r := range s.byID[g].refs {
 		if r == root {
 			return 0, Errf(CodeLoop, "the chain of groups loops")
 		}
-		rd, err := s.depth(r, root, level+1)
+		rd, err := s.depth(r, root, memo)
 		if err != nil {
 			return 0, err
 		}
 		d = max(d, rd)
 	}
+	if 1+d > MaxDepth {
+		return 0, Errf(CodeChainingUnsupported, "chain of groups too deep")
+	}
+	memo[g] = 1 + d
 	return 1 + d, nil
 }
 
@@ -639,4 +673,11 @@ func (s *Snapshot) height(g uint32, memo map[uint32]int) int {
 	}
 	memo[g] = h
 	return h
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

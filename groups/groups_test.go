@@ -419,6 +419,33 @@ func TestChainDepth(t *testing.T) {
 	}
 }
 
+// TestChainFanOut: chains that share their groups are checked once a
+// group: a ladder of MaxDepth groups, each naming the next two, has about
+// 2^MaxDepth chains, which a walk of every chain would not finish, and
+// goes in in time; one group more on top is OFPGMFC_CHAINING_UNSUPPORTED.
+func TestChainFanOut(t *testing.T) {
+	tbl := New(nil)
+	to := func(ids ...uint32) []Bucket {
+		var bs []Bucket
+		for _, id := range ids {
+			bs = append(bs, Bucket{WatchPort: PortAny, WatchGroup: Any, Actions: []rules.Action{{Kind: rules.ActionGroup, Group: id}}})
+		}
+		return bs
+	}
+	mustApply(t, tbl, Mod{Command: Add, Type: TypeAll, ID: 1, Buckets: []Bucket{{WatchPort: PortAny, WatchGroup: Any}}})
+	mustApply(t, tbl, Mod{Command: Add, Type: TypeAll, ID: 2, Buckets: to(1)})
+	for id := uint32(3); id <= MaxDepth; id++ {
+		mustApply(t, tbl, Mod{Command: Add, Type: TypeAll, ID: id, Buckets: to(id-1, id-2)})
+	}
+	if _, err := tbl.Apply(&Mod{Command: Add, Type: TypeAll, ID: 100, Buckets: to(MaxDepth, MaxDepth-1)}); code(err) != gm(CodeChainingUnsupported) {
+		t.Errorf("a group above the ladder: %v, want OFPGMFC_CHAINING_UNSUPPORTED", err)
+	}
+	// Closing a loop through the ladder's top is still a loop.
+	if _, err := tbl.Apply(&Mod{Command: Modify, Type: TypeAll, ID: 1, Buckets: to(MaxDepth)}); code(err) != gm(CodeLoop) {
+		t.Errorf("a loop through the ladder: %v, want OFPGMFC_LOOP", err)
+	}
+}
+
 // TestModifyCounters: a MODIFY starts the counters afresh and keeps the
 // duration, as Open vSwitch does.
 func TestModifyCounters(t *testing.T) {

@@ -140,9 +140,10 @@
 // vSwitch sends them back over OpenFlow 1.2 and later. load
 // (NXAST_REG_LOAD, NXAST_REG_LOAD2), move (NXAST_REG_MOVE) and
 // output:field (NXAST_OUTPUT_REG, NXAST_OUTPUT_REG2) are taken on the
-// fields of rules.SubfieldFields (not yet the IPv6 addresses, and
+// fields of rules.SubfieldFields (the IPv6 addresses and nd_target
+// among them, 128 bits: a load's value and mask go in the action's Ext;
 // NXM_OF_VLAN_TCI and NXM_OF_IP_TOS, which pack several of the flow
-// tables' fields), checked as Open vSwitch checks them: bits beyond the
+// tables' fields, as rows of their own; NXM_NX_TUN_FLAGS, 1 bit), checked as Open vSwitch checks them: bits beyond the
 // field OFPBAC_BAD_SET_LEN, a field not written OFPBAC_BAD_SET_ARGUMENT
 // (eth_type, ip_proto, ip_frag, and in_port, which Open vSwitch writes
 // and ofswitch does not), a load value beyond n_bits OFPBAC_BAD_ARGUMENT,
@@ -150,8 +151,9 @@
 // OFPBMC_BAD_FIELD in move and load2, prerequisites of both ends against
 // the match OFPBAC_MATCH_INCONSISTENT, output:field in write-actions
 // OFPBAC_BAD_TYPE. A load goes back as it came (one NXAST_REG_LOAD a
-// run of ones in its mask, or NXAST_REG_LOAD2), so dump-flows prints
-// load: where Open vSwitch does. The others
+// run of ones in its mask, cut after 64 bits as Open vSwitch's
+// next_load_segment cuts a 128-bit field's, or NXAST_REG_LOAD2), so
+// dump-flows prints load: where Open vSwitch does. The others
 // (learn, multipath, bundle,
 // controller2 with userdata, pause or meter_id...) are refused with
 // OFPBAC_BAD_EXPERIMENTER_TYPE, another experimenter with

@@ -50,11 +50,11 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 		if d.Bits < 64 && x.Value>>d.Bits != 0 {
 			return rules.Action{}, badAction(openflow.BadActionBadArgument)
 		}
-		a := rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), x.Value << d.Ofs}}
+		var reason uint8
 		if int(d.Row) == rules.XRegRow(d.Field) {
-			a.Reason = rules.LoadXReg
+			reason = rules.LoadXReg
 		}
-		return a, nil
+		return rules.LoadOf(d, 0, x.Value, reason), nil
 	case openflow.NXRegLoad2:
 		return regLoad2(&x)
 	case openflow.NXRegMove:
@@ -125,21 +125,33 @@ func regLoad2(x *openflow.NXAction) (rules.Action, error) {
 	if x.Dst.HasMask() && len(p) != 2*n || !x.Dst.HasMask() && len(p) != n {
 		return rules.Action{}, badAction(openflow.BadActionBadSetLen)
 	}
-	v, mk := beUint(p[:n]), ^uint64(0)>>(64-uint(row.Bits))
-	if x.Dst.HasMask() {
-		mk = beUint(p[n:])
+	v, mk := beUint128(p[:n]), [2]uint64{^uint64(0), ^uint64(0)}
+	if row.Bits < 128 {
+		mk = [2]uint64{0, ^uint64(0) >> (64 - uint(row.Bits))}
 	}
-	if v&^mk != 0 {
+	if x.Dst.HasMask() {
+		mk = beUint128(p[n:])
+	}
+	if v[0]&^mk[0] != 0 || v[1]&^mk[1] != 0 {
 		return rules.Action{}, badMatch(openflow.BadMatchBadWildcards)
 	}
 	if !row.Writable {
 		return rules.Action{}, badAction(openflow.BadActionBadSetArgument)
 	}
-	a := rules.Action{Kind: rules.ActionLoad, Field: row.Field, Value: [2]uint64{mk << row.Shift, v << row.Shift}, Reason: 1}
+	reason := uint8(1)
 	if r == rules.XRegRow(row.Field) {
-		a.Reason |= rules.LoadXReg
+		reason |= rules.LoadXReg
 	}
-	return a, nil
+	return rules.LoadRowValue(r, mk, v, reason), nil
+}
+
+// beUint128 reads big-endian b, of up to 16 bytes, as a 128-bit number,
+// high word first.
+func beUint128(b []byte) [2]uint64 {
+	if len(b) > 8 {
+		return [2]uint64{beUint(b[:len(b)-8]), beUint(b[len(b)-8:])}
+	}
+	return [2]uint64{0, beUint(b)}
 }
 
 // subfieldHeader is the NXM or OXM header of the field of row r of
@@ -159,7 +171,11 @@ func subfieldHeader(r int) openflow.OXMHeader {
 func loadsToWire(out []openflow.Action, a *rules.Action, r int) []openflow.Action {
 	h := subfieldHeader(r)
 	row := &rules.SubfieldFields[r]
-	mask, val := a.Value[0]>>row.Shift, a.Value[1]>>row.Shift
+	if row.Bits > 64 {
+		return loads128ToWire(out, a, h, row)
+	}
+	m, v := a.Load128()
+	mask, val := m[1]>>row.Shift, v[1]>>row.Shift
 	if a.Reason&rules.LoadWire == rules.LoadSetField {
 		var b [8]byte
 		n := row.Len()
@@ -183,6 +199,34 @@ func loadsToWire(out []openflow.Action, a *rules.Action, r int) []openflow.Actio
 	for _, seg := range rules.LoadSegments(mask, row.Bits) {
 		x := openflow.NXAction{Subtype: openflow.NXRegLoad, Dst: h, Ofs: uint16(seg.Ofs), NBits: uint16(seg.Bits),
 			Value: val >> seg.Ofs & (^uint64(0) >> (64 - uint(seg.Bits)))}
+		out = append(out, x.Action())
+	}
+	return out
+}
+
+// loads128ToWire is loadsToWire of a load of a 128-bit field, of row row
+// and header h: NXAST_REG_LOAD2 if it came so, else an NXAST_REG_LOAD for
+// each run of ones of the mask, cut after 64 bits (next_load_segment).
+func loads128ToWire(out []openflow.Action, a *rules.Action, h openflow.OXMHeader, row *rules.SubfieldField) []openflow.Action {
+	mask, val := a.Load128()
+	if a.Reason&rules.LoadWire == 1 {
+		var b [32]byte
+		putValue(b[:16], val[0], val[1])
+		pay := b[:16]
+		if mask != [2]uint64{^uint64(0), ^uint64(0)} {
+			putValue(b[16:], mask[0], mask[1])
+			pay = b[:]
+			h = h&^0xff | 32 | 1<<8
+		}
+		x := openflow.NXAction{Subtype: openflow.NXRegLoad2, Dst: h, Payload: pay}
+		return append(out, x.Action())
+	}
+	for _, seg := range rules.LoadSegments128(mask[0], mask[1], row.Bits) {
+		_, v := rules.Shr128(val[0], val[1], uint(seg.Ofs))
+		if seg.Bits < 64 {
+			v &= 1<<seg.Bits - 1
+		}
+		x := openflow.NXAction{Subtype: openflow.NXRegLoad, Dst: h, Ofs: uint16(seg.Ofs), NBits: uint16(seg.Bits), Value: v}
 		out = append(out, x.Action())
 	}
 	return out

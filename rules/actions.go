@@ -94,16 +94,23 @@ func checkAction(t *Match, a *Action) error {
 		// The row the load names or, of an xreg field, the 32-bit
 		// register that holds the mask's bits (the xreg if across).
 		r := LoadRow(a, 0)
-		if r < 0 || a.Field.Bits() > 64 {
+		if r < 0 {
 			return badAction(BadActionBadSetType, a.Field.String(), "load into a field that load does not write")
 		}
 		row := &SubfieldFields[r]
 		if !row.Writable {
 			return badAction(BadActionBadSetArg, row.Name, "destination field is not writable")
 		}
-		full := RowMask(r)
-		if a.Value[0] == 0 || a.Value[0]&^full != 0 || a.Value[1]&^a.Value[0] != 0 {
-			return badAction(BadActionBadSetArg, row.Name, fmt.Sprintf("value %#x under mask %#x does not fit the field's %d bits", a.Value[1], a.Value[0], row.Bits))
+		mask, val := a.Load128()
+		full := [2]uint64{0, RowMask(r)}
+		if row.Bits > 64 {
+			full[0] = ^uint64(0)
+		}
+		if row.Pack != 0 {
+			full[1] = ^uint64(0) >> (64 - uint(row.Bits))
+		}
+		if mask == [2]uint64{} || mask[0]&^full[0] != 0 || mask[1]&^full[1] != 0 || val[0]&^mask[0] != 0 || val[1]&^mask[1] != 0 {
+			return badAction(BadActionBadSetArg, row.Name, fmt.Sprintf("value %#x%016x under mask %#x%016x does not fit the field's %d bits", val[0], val[1], mask[0], mask[1], row.Bits))
 		}
 		// The transport and ICMP fields: the match's protocol names
 		// the field, and must be one that has it.
@@ -115,10 +122,21 @@ func checkAction(t *Match, a *Action) error {
 		if err := checkSubfieldPrereqs(t, s); err != nil {
 			return err
 		}
+		switch row.Pack {
+		case PackTCI:
+			// As Open vSwitch's check_SET_FIELD: the tag is there
+			// after it as the value's CFI bit says, whatever the mask.
+			t.Set(FieldVLANPCP, 0, 0)
+			t.Set(FieldVLANVID, val[1]&VIDPresent, VIDPresent)
+			return nil
+		case PackTOS:
+			t.setBits(FieldIPDSCP, val[1]>>2, mask[1]>>2)
+			return nil
+		}
 		if v, mk := t.Get(FieldVLANVID); a.Field == FieldVLANVID && v&mk&VIDPresent == 0 {
 			return badAction(BadActionMatchInconsistent, row.Name, "needs a VLAN tag")
 		}
-		t.setBits(a.Field, a.Value[1], a.Value[0])
+		t.setBits128(a.Field, val, mask)
 	case ActionMove, ActionOutputReg:
 		if a.Ext == nil {
 			return badAction(BadActionBadArgument, "", "move or output:field without its subfields")
@@ -142,9 +160,12 @@ func checkAction(t *Match, a *Action) error {
 		if err := checkSubfieldPrereqs(t, d); err != nil {
 			return err
 		}
-		// What the destination's bits hold is no longer known.
-		v, mk := t.Get(d.Field)
-		t.Set(d.Field, v&^d.Mask(), mk&^d.Mask())
+		// What the destination's bits hold is no longer known (Open
+		// vSwitch's check leaves the match as it is; of a packed row,
+		// so does this).
+		if SubfieldFields[d.Row].Pack == 0 {
+			t.clearBits(d)
+		}
 	case ActionSetNwTTL, ActionDecNwTTL:
 		if !t.Exact(FieldEthType, EthTypeIPv4) && !t.Exact(FieldEthType, EthTypeIPv6) {
 			name := "set_nw_ttl"

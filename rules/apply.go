@@ -227,9 +227,6 @@ func (p *Pipeline) checkUpdate(u *Update) (*Table, error) {
 				return nil, &Error{Type: ErrTypeBadAction, Code: BadActionBadOutPort, Field: "output",
 					Why: fmt.Sprintf("port %#x", a.Port)}
 			}
-			if a.Kind == ActionResubmit && !p.resubmit.Load() {
-				p.resubmit.Store(true) // before the publication: see MayResubmit
-			}
 		}
 	}
 	if !u.Ranges.IsZero() {
@@ -357,6 +354,12 @@ func (p *Pipeline) insert(t *Table, r *Rule, hint *nodeHint) error {
 	r.added = p.next
 	r.removed.Store(never)
 	t.flows++
+	if holdsResubmit(r.Instructions) {
+		p.nres++
+		if !p.resubmit.Load() {
+			p.resubmit.Store(true) // before the publication: see MayResubmit
+		}
+	}
 	if r.IdleTimeout != 0 || r.HardTimeout != 0 {
 		p.timed[r] = struct{}{}
 	}
@@ -478,6 +481,9 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now *clock, out *[]Flow
 	r.removed.Store(p.next)
 	p.tables[r.table].refresh(r)
 	p.tables[r.table].flows--
+	if holdsResubmit(r.Instructions) {
+		p.nres-- // MayResubmit follows at the publication
+	}
 	// A host rule (of a host mask, without port ranges) leaves its
 	// mask's count; a table without host masks looks no mask up. (The
 	// mask lookup is mostly maskOf's last mask: a strict delete's.)
@@ -526,4 +532,20 @@ func (p *Pipeline) publish() {
 	}
 	p.version.Store(p.next)
 	p.next++
+	if p.nres == 0 && p.resubmit.Load() {
+		p.resubmit.Store(false) // after the version: see MayResubmit
+	}
+}
+
+// holdsResubmit reports whether instructions ins hold a resubmit action
+// (in apply- or write-actions).
+func holdsResubmit(ins []Instruction) bool {
+	for i := range ins {
+		for k := range ins[i].Actions {
+			if ins[i].Actions[k].Kind == ActionResubmit {
+				return true
+			}
+		}
+	}
+	return false
 }

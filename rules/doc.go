@@ -271,6 +271,15 @@
 // meters, which this package does not import) and refuses the entry with
 // OFPMMFC_INVALID_METER otherwise, or always without one.
 //
+// Open vSwitch's load, move and output:field name the fields of
+// SubfieldFields, bits [Ofs, Ofs+Bits) of one (a Subfield). A field of at
+// most 64 bits is read and masked in one word (Key.GetBits, Mask); a
+// 128-bit one (an IPv6 address) as one number across its two words
+// (Key.GetBits128, Mask128, Place128), and a load of it keeps its mask
+// and value in the action's Ext (NewLoad, Action.Load128). Which path a
+// subfield takes follows from its field's width alone, so a 128-bit
+// field is one row of SubfieldFields.
+//
 // # Reading the code
 //
 // One update of a burst goes through these files in order: apply.go

@@ -111,13 +111,17 @@ type Pipeline struct {
 	rmu     sync.Mutex
 	// recycled counts the rules and nodes reclaimed for reuse.
 	recycled atomic.Uint64
-	// resubmit is set, for good, by the first update whose instructions
-	// hold a resubmit action (see MayResubmit).
+	// resubmit is set when a rule whose instructions hold a resubmit
+	// action is inserted, and cleared at the publication of a version in
+	// which no such rule is left (nres; see MayResubmit).
 	resubmit atomic.Bool
 	_        [64]byte // keep the writer's fields off the readers' cache line
 
 	// writer only
-	next      uint64
+	next uint64
+	// nres counts the rules inserted and not removed whose instructions
+	// hold a resubmit action.
+	nres      int
 	seq       uint64
 	timed     map[*Rule]struct{}
 	pendTable *Table               // the table whose link has a node copy pending (see pendingCopy), or nil
@@ -220,15 +224,15 @@ func (p *Pipeline) NumTables() int { return len(p.tables) }
 // Version returns the published version.
 func (p *Pipeline) Version() uint64 { return p.version.Load() }
 
-// MayResubmit reports whether an entry with a resubmit action may be in
-// the pipeline: an add or modify that held one (in apply- or
-// write-actions) has been checked, before the burst that carried it was
-// published. It stays true once set, also after such entries are gone:
-// a data plane that reads it once a vector to decide whether a
-// translation may fail on a resubmit limit pays nothing for pipelines
-// that never had a resubmit, and counting live entries through every
-// path that adds, replaces, undoes or moves them is not worth it. Safe
-// from any goroutine.
+// MayResubmit reports whether an entry with a resubmit action may be
+// visible: such an entry is in the pipeline, or was at a version readers
+// may still be at. It becomes true when such an entry is inserted, before
+// the burst that carried it is published, and false at the publication
+// of the first version that has none left (after the version is stored),
+// so that a data plane that reads it before it looks anything up never
+// finds a resubmit with it false. Rules are counted where they are
+// inserted and removed (add, modify, delete, expiry, a bundle's undo,
+// rehoming), which every path goes through. Safe from any goroutine.
 func (p *Pipeline) MayResubmit() bool { return p.resubmit.Load() }
 
 // Prefault makes, for every table that has had rules added, the memory

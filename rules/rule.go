@@ -60,7 +60,9 @@ const (
 	ActionResubmit
 	// ActionLoad (NXAST_REG_LOAD, NXAST_REG_LOAD2, and set_field of
 	// part of a field) writes the bits Value[0] of field Field
-	// (at most 64 bits) with those of Value[1], leaving the others.
+	// with those of Value[1], leaving the others; of a 128-bit field,
+	// the bits Ext.LoadMask with those of Ext.LoadValue (NewLoad,
+	// Action.Load128).
 	// Reason is its wire form: 0 for NXAST_REG_LOAD (printed load:),
 	// 1 for NXAST_REG_LOAD2 (printed set_field:), LoadSetField for a
 	// set_field of a whole register (LoadWire masks these), plus
@@ -129,6 +131,38 @@ type ActionExt struct {
 	// Src and Dst are ActionMove's source and destination,
 	// ActionOutputReg's Src the bits that name the port.
 	Src, Dst Subfield
+	// LoadMask and LoadValue are the mask and value of an ActionLoad
+	// of a 128-bit field, high word first: Action.Value holds 64 bits
+	// of each; or of a packed row (SubfieldField.Pack), counted in the
+	// packed value.
+	LoadMask, LoadValue [2]uint64
+	// LoadRow is, for an ActionLoad of a packed row, the row of
+	// SubfieldFields plus one; 0 otherwise.
+	LoadRow uint8
+}
+
+// NewLoad returns the ActionLoad that writes bits mask of field f with
+// those of value, both 128-bit numbers high word first (of a field of at
+// most 64 bits, only their low words count), and reason as its Reason.
+// A load of a 128-bit field keeps them in Ext, one of a narrower field in
+// Value, so that the loads the data plane runs most stay without Ext.
+func NewLoad(f Field, mask, value [2]uint64, reason uint8) Action {
+	a := Action{Kind: ActionLoad, Field: f, Reason: reason}
+	if f.Bits() > 64 {
+		a.Ext = &ActionExt{LoadMask: mask, LoadValue: value}
+		return a
+	}
+	a.Value = [2]uint64{mask[1], value[1]}
+	return a
+}
+
+// Load128 returns the mask and value of ActionLoad a as 128-bit numbers,
+// high word first, whatever the width of its field.
+func (a *Action) Load128() (mask, value [2]uint64) {
+	if a.Ext != nil && (a.Field.Bits() > 64 || a.Ext.LoadRow != 0) {
+		return a.Ext.LoadMask, a.Ext.LoadValue
+	}
+	return [2]uint64{0, a.Value[0]}, [2]uint64{0, a.Value[1]}
 }
 
 // Equal reports whether a and b are the same action, Ext compared by
@@ -143,7 +177,8 @@ func (a *Action) Equal(b *Action) bool {
 		return true
 	}
 	return string(a.Ext.Note) == string(b.Ext.Note) && (a.Ext.IDs == nil) == (b.Ext.IDs == nil) &&
-		slices.Equal(a.Ext.IDs, b.Ext.IDs) && a.Ext.Src == b.Ext.Src && a.Ext.Dst == b.Ext.Dst
+		slices.Equal(a.Ext.IDs, b.Ext.IDs) && a.Ext.Src == b.Ext.Src && a.Ext.Dst == b.Ext.Dst &&
+		a.Ext.LoadMask == b.Ext.LoadMask && a.Ext.LoadValue == b.Ext.LoadValue && a.Ext.LoadRow == b.Ext.LoadRow
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).

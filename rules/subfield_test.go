@@ -26,6 +26,81 @@ func TestLoadSegments(t *testing.T) {
 			t.Errorf("LoadSegments(%#x, %d) = %v, want %v", c.mask, c.bits, got, c.want)
 		}
 	}
+	// 128 bits: a run is cut after 64 bits, as Open vSwitch's
+	// next_load_segment cuts it.
+	for _, c := range []struct {
+		hi, lo uint64
+		want   []rules.Segment
+	}{
+		{^uint64(0), ^uint64(0), []rules.Segment{{0, 64}, {64, 64}}},
+		{0xffff, 0xffff << 48, []rules.Segment{{48, 32}}},
+		{0xff, 0xfffffffffffffff0, []rules.Segment{{4, 64}, {68, 4}}},
+		{1 << 63, 0, []rules.Segment{{127, 1}}},
+	} {
+		if got := rules.LoadSegments128(c.hi, c.lo, 128); !slices.Equal(got, c.want) {
+			t.Errorf("LoadSegments128(%#x, %#x) = %v, want %v", c.hi, c.lo, got, c.want)
+		}
+	}
+}
+
+// TestSubfield128: the subfields of a 128-bit field read, place and mask
+// bits across the boundary of its two words.
+func TestSubfield128(t *testing.T) {
+	r := rules.SubfieldByName("NXM_NX_IPV6_SRC")
+	if r < 0 || rules.SubfieldByHeader(1, 19) != r || rules.SubfieldByName("ipv6_src") != r {
+		t.Fatalf("ipv6_src: row %d", r)
+	}
+	var k rules.Key
+	k.Set128(rules.FieldIPv6Src, 0x20010db812345678, 0x9abcdef0deadbeef)
+	for _, c := range []struct {
+		ofs, bits uint8
+		hi, lo    uint64 // the bits read
+		mhi, mlo  uint64 // the mask
+	}{
+		{0, 128, 0x20010db812345678, 0x9abcdef0deadbeef, ^uint64(0), ^uint64(0)},
+		{0, 64, 0, 0x9abcdef0deadbeef, 0, 0xffffffffffffffff},
+		{64, 64, 0, 0x20010db812345678, ^uint64(0), 0},
+		{32, 64, 0, 0x123456789abcdef0, 0xffffffff, 0xffffffff00000000},
+		{16, 96, 0x0db81234, 0x56789abcdef0dead, 0xffffffffffff, 0xffffffffffff0000},
+		{127, 1, 0, 0, 1 << 63, 0},
+		{4, 4, 0, 0xe, 0, 0xf0},
+	} {
+		s := rules.SubfieldOf(r, c.ofs, c.bits)
+		if hi, lo := k.GetBits128(s); hi != c.hi || lo != c.lo {
+			t.Errorf("bits %d+%d read %#x %#x, want %#x %#x", c.ofs, c.bits, hi, lo, c.hi, c.lo)
+		}
+		if hi, lo := s.Mask128(); hi != c.mhi || lo != c.mlo {
+			t.Errorf("bits %d+%d: mask %#x %#x, want %#x %#x", c.ofs, c.bits, hi, lo, c.mhi, c.mlo)
+		}
+		// What a subfield reads, placed back, is the key's bits there.
+		hi, lo := s.Place128(k.GetBits128(s))
+		khi, klo := k.Get128(rules.FieldIPv6Src)
+		if hi != khi&c.mhi || lo != klo&c.mlo {
+			t.Errorf("bits %d+%d placed back: %#x %#x", c.ofs, c.bits, hi, lo)
+		}
+		if err := rules.CheckSubfield(s, true); err != nil {
+			t.Errorf("bits %d+%d: %v", c.ofs, c.bits, err)
+		}
+	}
+	if err := rules.CheckSubfield(rules.SubfieldOf(r, 100, 29), true); err == nil {
+		t.Error("bits 100..128 of ipv6_src taken")
+	}
+	// A narrower field read wide.
+	k.Set(rules.FieldPktMark, 0xabcd)
+	if hi, lo := k.GetBits128(rules.SubfieldOf(rules.SubfieldByName("pkt_mark"), 8, 8)); hi != 0 || lo != 0xab {
+		t.Errorf("pkt_mark[8..15] read %#x %#x", hi, lo)
+	}
+	a := rules.NewLoad(rules.FieldNDTarget, [2]uint64{1, 2}, [2]uint64{1, 0}, 0)
+	if m, v := a.Load128(); a.Ext == nil || m != [2]uint64{1, 2} || v != [2]uint64{1, 0} {
+		t.Errorf("NewLoad of nd_target: %+v", a)
+	}
+	b := rules.NewLoad(rules.FieldPktMark, [2]uint64{0, 0xff}, [2]uint64{0, 5}, 0)
+	if m, v := b.Load128(); b.Ext != nil || b.Value != [2]uint64{0xff, 5} || m != [2]uint64{0, 0xff} || v != [2]uint64{0, 5} {
+		t.Errorf("NewLoad of pkt_mark: %+v", b)
+	}
+	if c := rules.NewLoad(rules.FieldNDTarget, [2]uint64{1, 2}, [2]uint64{1, 2}, 0); c.Equal(&a) {
+		t.Error("loads of different values are Equal")
+	}
 }
 
 // TestCheckLoadMove: CheckActions checks loads and moves as Open vSwitch:
@@ -45,8 +120,16 @@ func TestCheckLoadMove(t *testing.T) {
 	load := func(f rules.Field, mk, v uint64) rules.Action {
 		return rules.Action{Kind: rules.ActionLoad, Field: f, Value: [2]uint64{mk, v}}
 	}
-	var ip, none, vlan rules.Match
+	load128 := func(f rules.Field, mhi, mlo, vhi, vlo uint64) rules.Action {
+		return rules.NewLoad(f, [2]uint64{mhi, mlo}, [2]uint64{vhi, vlo}, 0)
+	}
+	var ip, ip6, ns, none, vlan rules.Match
 	ip.Set(rules.FieldEthType, rules.EthTypeIPv4, 0xffff)
+	ip6.Set(rules.FieldEthType, rules.EthTypeIPv6, 0xffff)
+	ns = ip6
+	ns.Set(rules.FieldIPProto, rules.IPProtoICMPv6, 0xff)
+	ns.Set(rules.FieldICMPType, 135, 0xff)
+	ns.Set(rules.FieldICMPCode, 0, 0xff)
 	vlan.Set(rules.FieldVLANVID, rules.VIDPresent|5, 0x1fff)
 	for _, c := range []struct {
 		name string
@@ -64,7 +147,16 @@ func TestCheckLoadMove(t *testing.T) {
 		{"load value outside mask", &none, load(rules.FieldPktMark, 0xf0, 0x5), rules.BadActionBadSetArg},
 		{"load ip_dst without ip", &none, load(rules.FieldIPv4Dst, 0xff, 1), rules.BadActionMatchInconsistent},
 		{"load in_port", &none, load(rules.FieldInPort, 0xff, 1), rules.BadActionBadSetArg},
-		{"load ipv6_src", &none, load(rules.FieldIPv6Src, 0xff, 1), rules.BadActionBadSetType},
+		{"load ipv6_src without ipv6", &none, load128(rules.FieldIPv6Src, 0, 0xff, 0, 1), rules.BadActionMatchInconsistent},
+		{"load ipv6_src", &ip6, load128(rules.FieldIPv6Src, 0xff, 1<<63, 0x80, 1<<63), -1},
+		{"load ipv6_dst value outside mask", &ip6, load128(rules.FieldIPv6Dst, 0xff, 0, 0x100, 0), rules.BadActionBadSetArg},
+		{"load nd_target without nd", &ip6, load128(rules.FieldNDTarget, 0, 1, 0, 1), rules.BadActionMatchInconsistent},
+		{"load nd_target", &ns, load128(rules.FieldNDTarget, 0, 1, 0, 1), -1},
+		{"move ipv6_src to ipv6_dst", &ip6, move(sub("ipv6_src", 0, 128), sub("ipv6_dst", 0, 128)), -1},
+		{"move across ipv6_src's words", &ip6, move(sub("ipv6_src", 32, 64), sub("NXM_NX_IPV6_DST", 16, 64)), -1},
+		{"move ipv6_src beyond", &ip6, move(sub("ipv6_src", 100, 32), sub("reg0", 0, 32)), rules.BadActionBadSetLen},
+		{"move ipv6_src to eth_dst without ipv6", &none, move(sub("ipv6_src", 0, 48), sub("eth_dst", 0, 48)), rules.BadActionMatchInconsistent},
+		{"move 65 bits into reg0", &ip6, move(sub("ipv6_src", 0, 65), sub("xreg0", 0, 64)), rules.BadActionBadSetLen},
 		{"load vlan_vid untagged", &none, load(rules.FieldVLANVID, 0xf, 3), rules.BadActionMatchInconsistent},
 		{"load vlan_pcp untagged", &none, load(rules.FieldVLANPCP, 0x7, 3), rules.BadActionMatchInconsistent},
 		{"load vlan_vid tagged", &vlan, load(rules.FieldVLANVID, 0xf, 3), -1},
@@ -89,6 +181,32 @@ func TestCheckLoadMove(t *testing.T) {
 		case c.code >= 0 && (!errors.As(err, &re) || re.Code != c.code):
 			t.Errorf("%s: %v, want code %d", c.name, err, c.code)
 		}
+	}
+	// A load of vlan_tci leaves the tag as its value's CFI bit says,
+	// whatever its mask (Open vSwitch's check_SET_FIELD): a set_field of
+	// vlan_vid after one that clears it is refused, after one that sets
+	// it taken.
+	setVID := rules.Action{Kind: rules.ActionSetField, Field: rules.FieldVLANVID, Value: [2]uint64{0, 5}}
+	for _, c := range []struct {
+		m    *rules.Match
+		load rules.Action
+		ok   bool
+	}{
+		{&vlan, rules.LoadOf(sub("vlan_tci", 12, 1), 0, 0, 0), false},
+		{&vlan, rules.LoadOf(sub("vlan_tci", 0, 12), 0, 3, 0), false},
+		{&none, rules.LoadOf(sub("NXM_OF_VLAN_TCI", 12, 1), 0, 1, 0), true},
+		{&none, rules.LoadOf(sub("vlan_tci", 0, 16), 0, 0x1005, 0), true},
+	} {
+		err := rules.CheckActions(c.m, []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{c.load, setVID}}})
+		if (err == nil) != c.ok {
+			t.Errorf("%+v then set_field of vlan_vid: %v", c.load.Ext, err)
+		}
+	}
+	if err := rules.CheckActions(&none, []rules.Instruction{{Kind: rules.InstApplyActions, Actions: []rules.Action{rules.LoadOf(sub("nw_tos", 2, 6), 0, 1, 0)}}}); err == nil {
+		t.Error("a load of nw_tos without ip taken")
+	}
+	if a := rules.LoadOf(sub("nw_tos", 2, 6), 0, 1, 0); rules.LoadRow(&a, 0) != rules.SubfieldByName("NXM_OF_IP_TOS") || rules.LoadRow(&a, 0) == rules.SubfieldFor(rules.FieldIPDSCP, 0) {
+		t.Errorf("a load of nw_tos has row %d", rules.LoadRow(&a, 0))
 	}
 	// eth_type is read-only to a load, whatever the match (Open vSwitch).
 	var arp rules.Match

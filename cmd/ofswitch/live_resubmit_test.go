@@ -12,9 +12,10 @@ import (
 // TestLiveResubmit: h1 pings h2 through resubmits (the switch defers
 // outputs once a flow holds one), and a PACKET_OUT whose translation
 // runs into a resubmit loop sends nothing, the output before the loop
-// included, as Open vSwitch drops it: port 2's transmit count moves for
-// a plain PACKET_OUT to 2, not for that one, and the switch counts the
-// translation error (ofswitch_xlate_errors_total).
+// included, as Open vSwitch drops it, and is answered OFPFMFC_UNKNOWN:
+// port 2's transmit count moves for a plain PACKET_OUT to 2, not for
+// that one, and the switch counts the translation error
+// (ofswitch_xlate_errors_total).
 func TestLiveResubmit(t *testing.T) {
 	needLive(t, "ovs-ofctl")
 	tp := newTopo(t, "")
@@ -58,7 +59,10 @@ func TestLiveResubmit(t *testing.T) {
 		n := tx()
 		return n == before+1, "tx " + strconv.Itoa(n)
 	})
-	packetOut("output:2,resubmit(,3)")
+	// Answered as Open vSwitch answers it: OFPFMFC_UNKNOWN.
+	if out, err := ovsOfctl(tp.sw, ofPort, "packet-out", "in_port=controller packet="+udp+" actions=output:2,resubmit(,3)"); err == nil || !strings.Contains(out, "OFPFMFC_UNKNOWN") {
+		t.Fatalf("a PACKET_OUT into a resubmit loop: %v\n%s", err, out)
+	}
 	waitFor(t, "the translation error counted", sw.Log, func() (bool, string) {
 		m := httpGetIn(t, tp, "127.0.0.1:9100", "/metrics")
 		return strings.Contains(m, "ofswitch_xlate_errors_total 1\n"), m

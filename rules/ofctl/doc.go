@@ -58,12 +58,15 @@
 // which ovs-ofctl turns into a load, is an error, as is a masked value of
 // tun_ipv6_src or tun_ipv6_dst (a load of part of a 128-bit field).
 // load:V->F, move:F[..]->G[..] and output:F[..] take the fields of
-// rules.SubfieldFields by their NXM or OXM name (NXM_OF_ETH_DST,
-// OXM_OF_METADATA, NXM_NX_TUN_GBP_ID) or field name (eth_dst, pkt_mark,
-// tun_src, tun_dst, tun_gbp_id, tun_gbp_flags), the whole field
+// rules.SubfieldFields (vlan_tci, nw_tos and tun_flags among them) by
+// their NXM or OXM name (NXM_OF_ETH_DST, OXM_OF_METADATA,
+// NXM_NX_TUN_GBP_ID) or field name (eth_dst, pkt_mark, tun_src, tun_dst,
+// tun_gbp_id, tun_gbp_flags), the whole field
 // (F, F[]) or bits F[a..b], F[b]; set_field:V/M->F of part of such a
 // field is a load, as ovs-ofctl sends it. They print as Open vSwitch
-// prints them: the NXM name, one load: a run of ones in the mask. The
+// prints them: the NXM name, one load: a run of ones in the mask (of at
+// most 64 bits: a load of a whole IPv6 address, whose value may have up
+// to 128 bits, prints as two). The
 // registers are fields of 32 bits (NXM_NX_REG0-15, reg0-15) and of 64
 // (OXM_OF_PKT_REG0-7, xreg0-7; a load that names one prints by that name
 // whatever bits it writes); set_field:V->regN or ->xregN, which

@@ -2,6 +2,7 @@ package ofctl
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -64,12 +65,12 @@ func (p *flowParser) load(arg string, col int, m *rules.Match) (rules.Action, er
 	if err != nil {
 		return rules.Action{}, err
 	}
-	v, err := p.num(strings.TrimSpace(vs), col, 64, "load value")
+	vhi, v, err := p.num128(strings.TrimSpace(vs), col, "load value")
 	if err != nil {
 		return rules.Action{}, err
 	}
-	if d.Bits < 64 && v>>d.Bits != 0 {
-		return rules.Action{}, p.errAt(col, "%s: value %#x does not fit into %d bits", arg, v, d.Bits)
+	if hi, lo := rules.Shr128(vhi, v, uint(d.Bits)); hi != 0 || lo != 0 {
+		return rules.Action{}, p.errAt(col, "%s: value %s does not fit into %d bits", arg, strings.TrimSpace(vs), d.Bits)
 	}
 	if err := rules.CheckSubfield(d, true); err != nil {
 		return rules.Action{}, p.errAt(col+len(vs)+2, "%v", err)
@@ -77,11 +78,31 @@ func (p *flowParser) load(arg string, col int, m *rules.Match) (rules.Action, er
 	if pr := rules.SubfieldFields[d.Row].Proto; pr != 0 && m != nil && !m.Exact(rules.FieldIPProto, uint64(pr)) {
 		return rules.Action{}, p.errAt(col+len(vs)+2, "%s: the match needs ip_proto=%d (ovs-ofctl: actions are invalid with specified match)", ds, pr)
 	}
-	a := rules.Action{Kind: rules.ActionLoad, Field: d.Field, Value: [2]uint64{d.Mask(), v << d.Ofs}}
+	var reason uint8
 	if isXReg(&rules.SubfieldFields[d.Row]) {
-		a.Reason = rules.LoadXReg
+		reason = rules.LoadXReg
 	}
-	return a, nil
+	return rules.LoadOf(d, vhi, v, reason), nil
+}
+
+// num128 reads a number of up to 128 bits, decimal or 0x hex, as
+// ovs-ofctl reads a load's value (parse_int_string into the field's
+// bytes), as its high and low words.
+func (p *flowParser) num128(val string, col int, what string) (hi, lo uint64, err error) {
+	if v, ok := shortDecimal(val); ok {
+		return 0, v, nil
+	}
+	s, base := val, 10
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		s, base = s[2:], 16
+	}
+	n, ok := new(big.Int).SetString(s, base)
+	if !ok || s == "" || n.Sign() < 0 || n.BitLen() > 128 {
+		return 0, 0, p.errAt(col, "expected %s (a number of up to 128 bits), found %q", what, val)
+	}
+	lo = new(big.Int).And(n, new(big.Int).SetUint64(^uint64(0))).Uint64()
+	hi = new(big.Int).Rsh(n, 64).Uint64()
+	return hi, lo, nil
 }
 
 // move parses move:SRC->DST, the two as wide.
@@ -114,6 +135,18 @@ func (p *flowParser) setFieldMasked(vs string, col, r int) (rules.Action, error)
 	row := &rules.SubfieldFields[r]
 	if !row.Field.Maskable() {
 		return rules.Action{}, p.errAt(col, "%s: invalid mask for field %s", vs, row.Alias[0]) // ovs-ofctl's words
+	}
+	if row.Bits > 64 {
+		hi, lo, mhi, mlo, err := p.ipv6(vs, col)
+		switch {
+		case err != nil:
+			return rules.Action{}, err
+		case mhi == ^uint64(0) && mlo == ^uint64(0):
+			return rules.Action{Kind: rules.ActionSetField, Field: row.Field, Value: [2]uint64{hi, lo}}, nil
+		case mhi == 0 && mlo == 0:
+			return rules.Action{}, p.errAt(col, "set_field %s: a mask of 0 sets nothing", vs)
+		}
+		return rules.NewLoad(row.Field, [2]uint64{mhi, mlo}, [2]uint64{hi & mhi, lo & mlo}, 0), nil
 	}
 	var v, mk uint64
 	var err error
@@ -199,7 +232,11 @@ func (nm fieldNamer) formatLoad(a *rules.Action) string {
 		return fmt.Sprintf("load(%v)", a.Field)
 	}
 	row := &rules.SubfieldFields[r]
-	mask, val := a.Value[0]>>row.Shift, a.Value[1]>>row.Shift
+	if row.Bits > 64 {
+		return nm.formatLoad128(a, r)
+	}
+	m, v := a.Load128()
+	mask, val := m[1]>>row.Shift, v[1]>>row.Shift
 	if (isReg(row) || isXReg(row)) && a.Reason&rules.LoadWire != 0 {
 		return "set_field:" + hexMasked(val, mask, ^uint64(0)>>(64-uint(row.Bits))) + "->" + row.Alias[0]
 	}
@@ -212,14 +249,41 @@ func (nm fieldNamer) formatLoad(a *rules.Action) string {
 		case rules.FieldIPv4Src, rules.FieldIPv4Dst, rules.FieldARPSPA, rules.FieldARPTPA:
 			v = ipv4Masked(a.Value[1], a.Value[0])
 		default:
-			v = hexMasked(a.Value[1], a.Value[0], ^uint64(0)>>(64-uint(row.Bits)))
+			v = hexMasked(val, mask, ^uint64(0)>>(64-uint(row.Bits)))
 		}
-		return "set_field:" + v + "->" + nm.name(a.Field)
+		name := nm.name(a.Field)
+		if row.Pack != 0 {
+			name = row.Alias[0]
+		}
+		return "set_field:" + v + "->" + name
 	}
 	var parts []string
 	for _, seg := range rules.LoadSegments(mask, row.Bits) {
 		s := rules.SubfieldOf(r, seg.Ofs, seg.Bits)
 		parts = append(parts, "load:"+cHex(val>>seg.Ofs&(^uint64(0)>>(64-uint(seg.Bits))))+"->"+subfieldString(s))
+	}
+	return strings.Join(parts, ",")
+}
+
+// formatLoad128 is formatLoad of a load of a 128-bit field, that of row
+// r: set_field:ADDR/MASK->FIELD for one that came as NXAST_REG_LOAD2,
+// else a load: for each run of ones of its mask, cut after 64 bits.
+func (nm fieldNamer) formatLoad128(a *rules.Action, r int) string {
+	row := &rules.SubfieldFields[r]
+	mask, val := a.Load128()
+	if a.Reason&rules.LoadWire == 1 {
+		var m rules.Match
+		m.Set128(row.Field, val[0], val[1], mask[0], mask[1])
+		return "set_field:" + ipv6Masked(&m, row.Field) + "->" + nm.name(a.Field)
+	}
+	var parts []string
+	for _, seg := range rules.LoadSegments128(mask[0], mask[1], row.Bits) {
+		s := rules.SubfieldOf(r, seg.Ofs, seg.Bits)
+		_, v := rules.Shr128(val[0], val[1], uint(seg.Ofs))
+		if seg.Bits < 64 {
+			v &= 1<<seg.Bits - 1
+		}
+		parts = append(parts, "load:"+cHex(v)+"->"+subfieldString(s))
 	}
 	return strings.Join(parts, ",")
 }
