@@ -15,6 +15,8 @@ var tunLoadFlows = []string{
 	"priority=3004,actions=set_field:0x5/0xf->tun_gbp_id,set_field:0x1/0x3->tun_gbp_flags,set_field:10.0.0.0/255.0.0.0->tun_src",
 	"priority=3005,tcp,actions=move:tcp_dst[]->tun_gbp_id[],move:tun_gbp_flags[]->pkt_mark[0..7],goto_table:1",
 	"priority=3006,actions=write_actions(load:0x3->tun_gbp_flags[0..1],set_field:7->tun_gbp_id,output:1)",
+	"priority=3007,ipv6,actions=load:0x11->NXM_NX_TUN_IPV6_DST[60..67],move:NXM_NX_TUN_IPV6_DST[60..67]->NXM_NX_TUN_IPV6_SRC[0..7],set_field:2001:db8::/32->tun_ipv6_src,move:tun_ipv6_src[]->ipv6_dst[]",
+	"priority=3008,actions=load:0x20010db8000000000000000000000001->NXM_NX_TUN_IPV6_SRC[],output:tun_ipv6_src[0..15]",
 	"table=1,priority=1,tun_gbp_id=80,actions=load:1->tun_gbp_flags[7],output:NXM_NX_TUN_GBP_ID[0..7]",
 }
 

@@ -20,7 +20,9 @@ const tunFlows = `table=0,priority=10,tcp,tp_dst=80,actions=set_field:2001:db8::
 table=0,priority=10,tcp,tp_dst=22,actions=set_field:fe80::9->tun_ipv6_dst,set_field:0x81->tun_gbp_flags,set_field:10.0.0.1->tun_src,resubmit(,1)
 table=0,priority=10,tcp,tp_dst=23,actions=write_actions(set_field:5->tun_gbp_id,output:2),goto_table:1
 table=0,priority=10,tcp,tp_dst=8080,actions=load:0x3->NXM_NX_TUN_GBP_ID[],move:NXM_NX_TUN_GBP_ID[0..7]->NXM_NX_TUN_GBP_FLAGS[],set_field:0x10/0xf0->tun_gbp_flags,load:0xa000001->tun_src[],move:tun_src[0..15]->tun_dst[16..31],goto_table:1
+table=0,priority=10,tcp,tp_dst=9000,actions=set_field:2001:db8::/32->tun_ipv6_src,load:0x11->NXM_NX_TUN_IPV6_DST[60..67],move:NXM_NX_TUN_IPV6_DST[60..67]->NXM_NX_TUN_IPV6_SRC[0..7],goto_table:1
 table=0,priority=1,actions=goto_table:1
+table=1,priority=30,tun_ipv6_src=2001:db8::11,tun_ipv6_dst=0:0:0:1:1000::,actions=output:2,output:3
 table=1,priority=20,tun_gbp_id=3,tun_gbp_flags=0x13,tun_src=10.0.0.1,tun_dst=0.1.0.0,actions=output:NXM_NX_TUN_GBP_ID[]
 table=1,priority=20,tun_ipv6_src=2001:db8::/32,tun_gbp_id=300,actions=output:2
 table=1,priority=20,tun_ipv6_dst=fe80::9,tun_gbp_flags=0x81,tun_src=10.0.0.1,tun_dst=0.0.0.0,actions=output:2,output:3
@@ -43,6 +45,7 @@ func tunCases(t *testing.T) []frameCase {
 		{"set in the action set: table 1 sees 0", tcpFrame(23), []uint32{2, 3}, nil},
 		{"all 0", tcpFrame(443), []uint32{3}, nil},
 		{"loads, moves and a masked set_field of tun_gbp_id, tun_gbp_flags and tun_src, output to tun_gbp_id", tcpFrame(8080), []uint32{3}, nil},
+		{"a masked set_field of tun_ipv6_src, a load across tun_ipv6_dst's two words, a move between them", tcpFrame(9000), []uint32{2, 3}, nil},
 	}
 }
 
