@@ -163,11 +163,24 @@ func benchLookups(b *testing.B, tbl *rules.Table, keys []rules.Key) {
 	var c rules.Counters
 	b.ReportAllocs()
 	i := 0
+	cpu := startThreadCPU()
 	for b.Loop() {
 		sinkRule, _ = tbl.LookupVersion(&keys[i&(len(keys)-1)], &c)
 		i++
 	}
+	reportCPU(b, cpu, i)
 	reportLookups(b, i, &c)
+}
+
+// reportCPU reports the CPU time of the benchmark's thread since cpu
+// started, per lookup ("cpu-ns/lookup"): on a machine that other work
+// keeps busy, wall time swings with the share of the processor the
+// benchmark gets, CPU time much less, so that two builds run one after
+// the other compare by it.
+func reportCPU(b *testing.B, cpu threadCPU, n int) {
+	if ns, ok := cpu.stop(); ok && n > 0 {
+		b.ReportMetric(ns/float64(n), "cpu-ns/lookup")
+	}
 }
 
 func benchBatch(b *testing.B, tbl *rules.Table, keys []rules.Key) {
@@ -175,6 +188,7 @@ func benchBatch(b *testing.B, tbl *rules.Table, keys []rules.Key) {
 	out := make([]*rules.Rule, 32)
 	b.ReportAllocs()
 	i := 0
+	cpu := startThreadCPU()
 	for b.Loop() {
 		j := (i * 32) & (len(keys) - 1)
 		if j+32 > len(keys) {
@@ -183,6 +197,7 @@ func benchBatch(b *testing.B, tbl *rules.Table, keys []rules.Key) {
 		tbl.LookupBatch(keys[j:j+32], out, &c)
 		i++
 	}
+	reportCPU(b, cpu, i*32)
 	reportLookups(b, i*32, &c)
 }
 

@@ -29,6 +29,12 @@ type inode struct {
 	pos  int32               // writer only: index in st.nodes
 	si   uint32              // writer only: index of its slot
 	chk  *check              // nil, or the first of one check per entry, when some entry is not exact
+	// own is the check of a node of one entry that needs one (chk then
+	// points to it): a lookup reads it at an offset of the node, not
+	// through chk, so that its line loads beside the node's own, not
+	// after them. A node of several entries keeps its checks in a block
+	// from the table's slab.
+	own check
 }
 
 // packedWords is how many packed key words a node holds. A subtable whose
@@ -130,7 +136,9 @@ func (n *inode) setChecks(t *Table, old *inode, from []int32) {
 		if !n.ents[i].exact {
 			nc := len(n.ents) + addrChecks(len(n.ents))
 			var chk []check
-			if x := t.chkPool.get(len(n.ents)); x != nil {
+			if len(n.ents) == 1 {
+				chk = unsafe.Slice(&n.own, 1)
+			} else if x := t.chkPool.get(len(n.ents)); x != nil {
 				chk = unsafe.Slice(x, nc)
 			} else {
 				chk = t.chkSlab.take(nc)

@@ -260,7 +260,7 @@ func (p *Pipeline) Prefault() int {
 func (p *Pipeline) PrefaultDue() bool { return p.prefaultLow.Load() }
 
 // Prefaulted returns the number of chunks of memory Prefault has made
-// that no burst has taken yet (each holds 14 rules, 35 index nodes or 204
+// that no burst has taken yet (each holds 11 rules, 27 index nodes or 204
 // entries). It may be called from any goroutine.
 func (p *Pipeline) Prefaulted() int {
 	n := len(p.ruleSlab.spare)

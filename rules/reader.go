@@ -159,7 +159,7 @@ func (t *Table) keepArrays(n *inode) {
 	if len(n.ents) > 1 {
 		t.entPool.put(len(n.ents), &n.ents[0])
 	}
-	if n.chk != nil {
+	if n.chk != nil && n.chk != &n.own {
 		t.chkPool.put(len(n.ents), n.chk)
 	}
 	n.ents, n.chk = nil, nil

@@ -12,7 +12,8 @@ import "unsafe"
 // 4 lines and the check of the one or two entries whose addresses match,
 // not 16 lines of checks (ClassBench's ACL sets scan 16-17 entries a
 // lookup at the collision limit of 64). A node of one entry has none: its
-// one check is one line anyway.
+// one check is one line anyway, and it is in the node (inode.own), whose
+// other lines a probe loads already.
 type addrPair struct{ k, m uint64 }
 
 // addrChecks is how many checks' room the addresses of a node of n
@@ -63,14 +64,14 @@ func (n *inode) scanChecks(k *Key, v uint64, best *Rule, bestRank uint64) (*Rule
 	if best != nil && n.ents[0].rank <= bestRank {
 		return best, bestRank
 	}
-	chk := unsafe.Slice(n.chk, len(n.ents))
-	if len(chk) == 1 {
-		c, e := &chk[0], &n.ents[0]
+	if len(n.ents) == 1 {
+		c, e := &n.own, &n.ents[0]
 		if (c.matches(k) || c.k[3]&rangedMark != 0 && c.matchesRanges(k)) && e.added <= v && v < e.removed.Load() {
 			return e.r, e.rank
 		}
 		return best, bestRank
 	}
+	chk := unsafe.Slice(n.chk, len(n.ents))
 	k4 := k[4]
 	for i, a := range n.addrs() {
 		if k4&a.m != a.k {

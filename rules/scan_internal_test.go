@@ -7,7 +7,8 @@ import (
 
 // checkNodeChecks returns an error if n's checks are not those of its
 // rules (check.set), if it has checks while every entry is exact or none
-// while one is not, or if a node of several entries does not hold its
+// while one is not, if a node of one entry keeps its check elsewhere than
+// in itself (inode.own), or if a node of several entries does not hold its
 // checks' address words packed after them (addrPair), as scanChecks reads
 // them.
 func checkNodeChecks(n *inode) error {
@@ -20,6 +21,10 @@ func checkNodeChecks(n *inode) error {
 	}
 	if n.chk == nil {
 		return nil
+	}
+	if len(n.ents) == 1 && n.chk != &n.own {
+		// scanChecks reads a node of one entry's check from n.own.
+		return fmt.Errorf("node of one entry: its check is not the node's own")
 	}
 	chk := unsafe.Slice(n.chk, len(n.ents))
 	for i := range n.ents {

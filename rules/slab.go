@@ -52,13 +52,13 @@ type slab[T any] struct {
 }
 
 // slabBytes is the size of a slab chunk, a size class of its own so that a
-// chunk wastes nothing: 11 rules (with their counters), 35 index nodes or
+// chunk wastes little: 11 rules (with their counters), 27 index nodes or
 // 204 entries.
 // The cost of an allocation (apart from zeroing the memory, which is per
 // byte) is shared by that many elements; 2 KB chunks made BenchmarkAdd 9%
 // slower. The price is the worst case under churn: a table whose every
 // chunk keeps one live element among dead ones holds 11 times the memory
-// of its rules and 35 times that of its nodes (see slab).
+// of its rules and 27 times that of its nodes (see slab).
 const slabBytes = 8192
 
 // pageBytes is the page size fill touches chunks by: the smallest of the
