@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"runtime"
@@ -19,8 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/controller/push"
-	"github.com/ofswitch/ofswitch/ofrules"
-	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
@@ -105,7 +101,7 @@ Works against ofswitch and Open vSwitch alike.`,
 				early = dialEarly(cmd.Context(), target)
 			}
 			src := &modsSource{}
-			var parts []*encodedPart
+			var parts []*push.Encoded
 			encode := &parts // the check encodes the mods, for the push to send
 			if in.size > encodedMax || cfg.Bundle {
 				encode = nil
@@ -121,7 +117,7 @@ Works against ofswitch and Open vSwitch alike.`,
 			}
 			cfg.Importance = sum.importance
 			var source push.Source = src
-			if es := newEncodedSource(in.name, parts); es != nil && !sum.importance {
+			if es := push.NewEncodedSource(in.name, parts, chunkLines); es != nil && !sum.importance {
 				// Without an importance nor Bundle the push offers
 				// OpenFlow 1.3 alone, the version the check encoded.
 				source = es
@@ -232,19 +228,19 @@ func checkInput(in *input, opt *ofctl.ParseOptions, parts int) (inputSummary, er
 // send it, then reads it with memory already in place.
 //
 // If enc is not nil, the check also encodes every mod, a part into an
-// encodedPart each, which it leaves in *enc in the parts' order, their
+// push.Encoded each, which it leaves in *enc in the parts' order, their
 // lines the file's; *enc is nil if a line is bad or a mod did not encode
 // (push then parses the file again to send it, or sends nothing).
-func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSource, enc *[]*encodedPart) (inputSummary, error) {
+func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSource, enc *[]*push.Encoded) (inputSummary, error) {
 	cuts, err := lineCuts(in, in.size, parts)
 	if err != nil {
 		return inputSummary{}, err
 	}
-	var eps []*encodedPart
+	var eps []*push.Encoded
 	if enc != nil {
-		eps = make([]*encodedPart, len(cuts)-1)
+		eps = make([]*push.Encoded, len(cuts)-1)
 		for k := range eps {
-			eps[k] = newEncodedPart(cuts[k+1] - cuts[k])
+			eps[k] = push.NewEncoded(cuts[k+1] - cuts[k])
 		}
 	}
 	type result struct {
@@ -271,7 +267,7 @@ func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSou
 			} else {
 				mr = ofctl.NewModsReader(in.name, sec, chunkLines, opt)
 			}
-			var ep *encodedPart
+			var ep *push.Encoded
 			if eps != nil {
 				ep = eps[k]
 			}
@@ -299,13 +295,11 @@ func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSou
 		}
 		errs = append(errs, r.bad...)
 		if eps != nil {
-			if eps[k].failed {
+			if eps[k].Failed() {
 				releaseAll(eps)
 				eps = nil
 			} else if base > 0 {
-				for i := range eps[k].lines {
-					eps[k].lines[i] += int32(base)
-				}
+				eps[k].AddLines(base)
 			}
 		}
 		base += r.lines
@@ -323,7 +317,7 @@ func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSou
 // checkPart reads a part with mr, into m, as checkInput does: its
 // summary, its lines and its bad lines' errors, numbered from its first
 // line; and encodes its mods into ep, if not nil, until a line is bad.
-func checkPart(mr *ofctl.ModsReader, m *ofctl.Mods, ep *encodedPart) (sum inputSummary, lines int, errs []error, err error) {
+func checkPart(mr *ofctl.ModsReader, m *ofctl.Mods, ep *push.Encoded) (sum inputSummary, lines int, errs []error, err error) {
 	for {
 		bad, err := mr.NextInto(m)
 		if err == io.EOF {
@@ -334,7 +328,7 @@ func checkPart(mr *ofctl.ModsReader, m *ofctl.Mods, ep *encodedPart) (sum inputS
 		}
 		errs = append(errs, bad...)
 		if ep != nil && len(errs) == 0 {
-			ep.add(m)
+			encodeMods(ep, m)
 		}
 		sum.mods += len(m.Flows) + len(m.Groups) + len(m.Meters)
 		for i := range m.Flows {
@@ -529,139 +523,36 @@ func openInput(stdin io.Reader, path string) (*input, error) {
 }
 
 // encodedMax is the largest input whose check keeps its mods encoded
-// (encodedPart) for the push to send, instead of parsing the file again:
+// (push.Encoded) for the push to send, instead of parsing the file again:
 // the messages of a file of ordinary flows take about 1.4 times its size
 // (a 95-byte line, a 128-byte FLOW_MOD), so that a file of 16 MiB costs
 // some tens of MiB, and parsing a line costs several times what copying
 // its message does.
 const encodedMax = 16 << 20
 
-// encodedPart is the mods of a part of the input as its check encodes
-// them: OpenFlow 1.3 messages with xid 0 (push sends them so when it
-// neither bundles nor has an importance to carry, and offers only 1.3).
-type encodedPart struct {
-	enc    ofrules.Encoder
-	buf    []byte  // FLOW_MODs, GROUP_MODs and METER_MODs, in file order
-	lines  []int32 // the line of each message of buf
-	failed bool    // a mod did not encode: buf is incomplete
-	unmap  func()  // of the memory mapped for buf, or nil
-}
-
-// newEncodedPart returns an encodedPart for a part of size bytes, its
-// buffer reserved for the messages of ordinary flows (mapBuffer): memory
-// reserved and never written costs a process nothing, and a buffer that
-// grows copies what it holds. The caller calls release when done with
-// the messages.
-func newEncodedPart(size int64) *encodedPart {
-	n := int(size + size/2 + 4096)
-	ep := &encodedPart{lines: make([]int32, 0, size/64+16)}
-	if mem, unmap := mapBuffer(n); mem != nil {
-		ep.buf, ep.unmap = mem[:0], unmap
-	} else {
-		ep.buf = make([]byte, 0, n)
-	}
-	return ep
-}
-
-// release gives back the memory mapped for ep's messages, which must no
-// longer be used. ep may be nil.
-func (ep *encodedPart) release() {
-	if ep != nil && ep.unmap != nil {
-		unmap := ep.unmap
-		ep.buf, ep.lines, ep.unmap = nil, nil, nil
-		unmap()
-	}
-}
-
 // releaseAll releases the memory of parts.
-func releaseAll(parts []*encodedPart) {
-	for _, ep := range parts {
-		ep.release()
+func releaseAll(parts []*push.Encoded) {
+	for _, e := range parts {
+		e.Release()
 	}
 }
 
-// add encodes the mods of m, in file order.
-func (ep *encodedPart) add(m *ofctl.Mods) {
-	if ep.failed {
-		return
-	}
+// encodeMods encodes the mods of m into e, in file order.
+func encodeMods(e *push.Encoded, m *ofctl.Mods) {
 	if len(m.Groups)+len(m.Meters) == 0 {
 		for i := range m.Flows {
-			ep.flow(&m.Flows[i])
+			e.Flow(&m.Flows[i])
 		}
 		return
 	}
-	h := openflow.Header{Version: openflow.Version13}
 	for _, op := range m.Ops() {
-		var err error
 		switch op.Kind {
 		case ofctl.OpFlow:
-			ep.flow(&m.Flows[op.Index])
-			continue
+			e.Flow(&m.Flows[op.Index])
 		case ofctl.OpGroup:
-			gm := ofrules.WireGroupMod(&m.Groups[op.Index].Mod)
-			gm.Header = h
-			ep.buf, err = gm.AppendBinary(ep.buf)
+			e.Group(&m.Groups[op.Index].Mod, op.Line)
 		case ofctl.OpMeter:
-			mm := ofrules.WireMeterMod(&m.Meters[op.Index].Mod)
-			mm.Header = h
-			ep.buf, err = mm.AppendBinary(ep.buf)
+			e.Meter(&m.Meters[op.Index].Mod, op.Line)
 		}
-		ep.done(op.Line, err)
 	}
-}
-
-// flow encodes the FLOW_MOD of u.
-func (ep *encodedPart) flow(u *rules.Update) {
-	var err error
-	ep.buf, err = ep.enc.Encode(ep.buf, u, openflow.Version13, 0)
-	ep.done(u.ID, err)
-}
-
-// done records the line of the message just encoded, or the failure.
-func (ep *encodedPart) done(line int, err error) {
-	if err != nil || line > math.MaxInt32 {
-		ep.failed = true
-		return
-	}
-	ep.lines = append(ep.lines, int32(line))
-}
-
-// encodedSource is the push.Source of the messages the check encoded,
-// part by part, a chunk of Msgs at a time.
-type encodedSource struct {
-	name  string
-	parts []*encodedPart
-	k     int // the part being sent
-	off   int // of its next message in buf
-	i     int // and its index
-	msgs  []push.Msg
-}
-
-// newEncodedSource returns the source of the parts' messages, or nil if
-// there are none (the check encoded nothing).
-func newEncodedSource(name string, parts []*encodedPart) *encodedSource {
-	if parts == nil {
-		return nil
-	}
-	return &encodedSource{name: name, parts: parts, msgs: make([]push.Msg, 0, chunkLines)}
-}
-
-func (s *encodedSource) Next() ([]push.Msg, error) {
-	s.msgs = s.msgs[:0]
-	for len(s.msgs) < cap(s.msgs) && s.k < len(s.parts) {
-		p := s.parts[s.k]
-		if s.i == len(p.lines) {
-			s.k, s.off, s.i = s.k+1, 0, 0
-			continue
-		}
-		n := int(binary.BigEndian.Uint16(p.buf[s.off+2:]))
-		s.msgs = append(s.msgs, push.Msg{Wire: p.buf[s.off : s.off+n : s.off+n], File: s.name, Line: int(p.lines[s.i])})
-		s.off += n
-		s.i++
-	}
-	if len(s.msgs) == 0 {
-		return nil, io.EOF
-	}
-	return s.msgs, nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ofswitch/ofswitch/controller/push"
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
@@ -142,8 +143,8 @@ func BenchmarkCheckInput(b *testing.B) {
 		for _, encode := range []bool{false, true} {
 			b.Run(fmt.Sprintf("parts=%d/encode=%v", parts, encode), func(b *testing.B) {
 				for b.Loop() {
-					var eps []*encodedPart
-					var enc *[]*encodedPart
+					var eps []*push.Encoded
+					var enc *[]*push.Encoded
 					if encode {
 						enc = &eps
 					}
@@ -291,12 +292,12 @@ func TestEncodedSource(t *testing.T) {
 		t.Fatalf("%d mods parsed, want 3000 or more", len(want))
 	}
 	for _, n := range []int{1, 2, 3, 7} {
-		var parts []*encodedPart
+		var parts []*push.Encoded
 		sum, err := checkInputInto(in, opt, n, nil, &parts)
 		if err != nil || sum.mods != len(want) {
 			t.Fatalf("%d parts: check: %+v, %v; want %d mods", n, sum, err, len(want))
 		}
-		es := newEncodedSource(path, parts)
+		es := push.NewEncodedSource(path, parts, chunkLines)
 		if es == nil {
 			t.Fatalf("%d parts: nothing encoded", n)
 		}
@@ -338,7 +339,7 @@ func TestEncodedSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in2.Close()
-	parts := []*encodedPart{}
+	parts := []*push.Encoded{}
 	if _, err := checkInputInto(in2, opt, 2, nil, &parts); err == nil {
 		t.Fatal("check of a bad line: no error")
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package push
 
 // mapBuffer maps nothing where there is no mmap: push's encoded messages
 // then go on Go's heap.

@@ -1,11 +1,11 @@
 //go:build unix
 
-package main
+package push
 
 import "syscall"
 
 // mapBuffer returns n bytes of anonymous memory mapped for push's
-// encoded messages (encodedPart), outside Go's heap, and how to unmap
+// encoded messages (Encoded), outside Go's heap, and how to unmap
 // them. The messages of a 100K-flow file are some 12 MB that the process
 // holds until it exits: allocated on the heap they grow it at once,
 // which starts a collection and touches the heap's own bookkeeping (1,500
