@@ -60,8 +60,9 @@
 // set_field; masked it is OFPBAC_BAD_SET_MASK (ONF 4250), as Open
 // vSwitch answers. load, move and output_reg take NXM_NX_REG0-15 as
 // 32-bit fields and OXM_OF_PKT_REG0-7 as 64-bit ones, and the tunnel
-// fields NXM_NX_TUN_IPV4_SRC and _DST (32 bits), NXM_NX_TUN_GBP_ID (16)
-// and _FLAGS (8): bits beyond are OFPBAC_BAD_SET_LEN. tun_ipv6_src and _dst come as NXM_NX_TUN_IPV6_SRC
+// fields NXM_NX_TUN_IPV4_SRC and _DST (32 bits), NXM_NX_TUN_IPV6_SRC and
+// _DST (128), NXM_NX_TUN_GBP_ID (16) and _FLAGS (8): bits beyond are
+// OFPBAC_BAD_SET_LEN. tun_ipv6_src and _dst come as NXM_NX_TUN_IPV6_SRC
 // and _DST (16 bytes), tun_gbp_id and _flags as NXM_NX_TUN_GBP_ID (2
 // bytes) and _FLAGS (1 byte), all maskable, and go back out so, unmasked
 // when exact (nxm_put_ipv6, nxm_put_16m, nxm_put_8m). set_field of a

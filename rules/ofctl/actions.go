@@ -430,17 +430,8 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 		}
 		a.Value[1] = v
 		return a, err
-	case rules.FieldIPv6Src, rules.FieldIPv6Dst, rules.FieldNDTarget:
+	case rules.FieldIPv6Src, rules.FieldIPv6Dst, rules.FieldNDTarget, rules.FieldTunIPv6Src, rules.FieldTunIPv6Dst:
 		hi, lo, _, _, err := p.ipv6(vs, col)
-		a.Value = [2]uint64{hi, lo}
-		return a, err
-	case rules.FieldTunIPv6Src, rules.FieldTunIPv6Dst:
-		// ovs-ofctl sends a masked one as a load of 128-bit bits
-		// (NXAST_REG_LOAD2), which ofswitch does not have.
-		hi, lo, mhi, mlo, err := p.ipv6(vs, col)
-		if err == nil && mhi&mlo != ^uint64(0) {
-			return a, p.errAt(col, "set_field of part of %s is not supported", fname)
-		}
 		a.Value = [2]uint64{hi, lo}
 		return a, err
 	}

@@ -55,8 +55,8 @@
 // tun_ipv6_src, tun_ipv6_dst (addresses), tun_gbp_id (printed in decimal)
 // and tun_gbp_flags (in hex); set_field of ip_frag is "ip_frag is
 // read-only", as ovs-ofctl says, and tun_flags' +oam or a masked value,
-// which ovs-ofctl turns into a load, is an error, as is a masked value of
-// tun_ipv6_src or tun_ipv6_dst (a load of part of a 128-bit field).
+// which ovs-ofctl turns into a load, is an error; a masked value of
+// tun_ipv6_src or tun_ipv6_dst is a load of part of a 128-bit field.
 // load:V->F, move:F[..]->G[..] and output:F[..] take the fields of
 // rules.SubfieldFields (vlan_tci, nw_tos and tun_flags among them) by
 // their NXM or OXM name (NXM_OF_ETH_DST, OXM_OF_METADATA,
