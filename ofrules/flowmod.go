@@ -20,6 +20,10 @@ type Options struct {
 	// refuses masked TCP, UDP and SCTP ports (OFPBMC_BAD_MASK) as strict
 	// OpenFlow 1.3 requires.
 	StrictPorts bool
+	// TLV is the switch's TLV table, which gives the fields
+	// tun_metadata0-63 their length and place in the option space; nil
+	// maps none of them.
+	TLV *TLVTables
 }
 
 func (o *Options) tables() int {

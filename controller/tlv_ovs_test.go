@@ -1,0 +1,197 @@
+package controller
+
+import (
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/openflow"
+)
+
+// ofctlOne runs "ovs-ofctl -O ver CMD TARGET REST..." against ofswitch
+// (ours, ovs nil) or Open vSwitch and returns what it printed, the time
+// stamps of its log lines cut, with the error appended when it failed.
+func ofctlOne(t *testing.T, ofctl string, ovs *ovstest.Switch, ours, ver, cmd string, rest ...string) string {
+	t.Helper()
+	var c *exec.Cmd
+	if ovs == nil {
+		c = exec.Command(ofctl, append([]string{"-O", ver, cmd, ours}, rest...)...)
+	} else {
+		c = ovs.Exec("ovs-ofctl", append([]string{"-O", ver, cmd, ovs.Target()}, rest...)...)
+	}
+	out, err := c.CombinedOutput()
+	s := logStamp.ReplaceAllString(string(out), "")
+	if err != nil {
+		s += "(" + err.Error() + ")\n"
+	}
+	return s
+}
+
+// logStamp is the time stamp and sequence number of an Open vSwitch log
+// line.
+var logStamp = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT[\d:.]+Z\|\d+\|`)
+
+// ofctlBoth runs ofctlOne against ofswitch and against Open vSwitch.
+func ofctlBoth(t *testing.T, ofctl string, ovs *ovstest.Switch, ours, ver, cmd string, rest ...string) (got, want string) {
+	t.Helper()
+	return ofctlOne(t, ofctl, nil, ours, ver, cmd, rest...), ofctlOne(t, ofctl, ovs, ours, ver, cmd, rest...)
+}
+
+// TestTLVMapAsOVS drives ofswitch and Open vSwitch with the same
+// add-tlv-map, del-tlv-map and dump-tlv-map commands over OpenFlow 1.3
+// and 1.4 and requires the same output from both: the same maps and the
+// same errors, but for the option space that dump-tlv-map announces (32
+// bytes against 256).
+func TestTLVMapAsOVS(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	for _, ver := range []string{"OpenFlow13", "OpenFlow14"} {
+		steps := []struct {
+			cmd  string
+			args []string
+		}{
+			{"del-tlv-map", nil},
+			{"dump-tlv-map", nil},
+			{"add-tlv-map", []string{"{class=0xffff,type=0,len=4}->tun_metadata0"}},
+			{"add-tlv-map", []string{"{class=0xffff,type=0,len=4}->tun_metadata0"}},   // ALREADY_MAPPED
+			{"add-tlv-map", []string{"{class=0xffff,type=0,len=8}->tun_metadata1"}},   // DUP_ENTRY
+			{"add-tlv-map", []string{"{class=0xffff,type=1,len=6}->tun_metadata1"}},   // BAD_OPT_LEN
+			{"add-tlv-map", []string{"{class=0xffff,type=1,len=128}->tun_metadata1"}}, // BAD_OPT_LEN
+			{"add-tlv-map", []string{"{class=0xffff,type=1,len=4}->tun_metadata64"}},  // BAD_FIELD_IDX
+			// All or nothing: tun_metadata2 is not added.
+			{"add-tlv-map", []string{"{class=0x1,type=2,len=8}->tun_metadata2,{class=0xffff,type=0,len=4}->tun_metadata3"}},
+			{"dump-tlv-map", nil},
+			{"del-tlv-map", []string{"{class=0x1,type=2,len=8}->tun_metadata5"}}, // unmapped: ignored
+			{"add-tlv-map", []string{"{class=0x0102,type=0x80,len=8}->tun_metadata1,{class=1,type=1,len=12}->tun_metadata63"}},
+			{"dump-tlv-map", nil},
+			{"del-tlv-map", []string{"{class=0xffff,type=0,len=4}->tun_metadata0"}},
+			{"del-tlv-map", []string{"{class=0xffff,type=0,len=4}->tun_metadata64"}}, // BAD_FIELD_IDX
+			{"dump-tlv-map", nil},
+			{"add-tlv-map", []string{"{class=0xffff,type=0,len=8}->tun_metadata0,{class=0xffff,type=3,len=0}->tun_metadata7"}},
+			{"dump-tlv-map", nil},
+			{"del-tlv-map", nil},
+			{"dump-tlv-map", nil},
+		}
+		for i, s := range steps {
+			got, want := ofctlBoth(t, ofctl, ovs, ours, ver, s.cmd, s.args...)
+			want = strings.Replace(want, "max option space=256", "max option space=32", 1)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s step %d: %s %s (-Open vSwitch +ofswitch):\n%s", ver, i, s.cmd, strings.Join(s.args, " "), diff)
+			} else if i < 9 {
+				t.Logf("%s %s %s:\n%s", ver, s.cmd, strings.Join(s.args, " "), got)
+			}
+		}
+	}
+}
+
+// TestTLVMapTableFull fills the option space of each switch, ofswitch's
+// 32 bytes and Open vSwitch's 256: one more mapping then ends in the same
+// error from both, and the table is left as it was.
+func TestTLVMapTableFull(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	maps := func(n, length, from int) string {
+		var s []string
+		for i := from; i < from+n; i++ {
+			s = append(s, fmt.Sprintf("{class=0x10,type=%d,len=%d}->tun_metadata%d", i, length, i))
+		}
+		return strings.Join(s, ",")
+	}
+	for _, ver := range []string{"OpenFlow13", "OpenFlow14"} {
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-tlv-map")
+		got := ofctlOne(t, ofctl, nil, ours, ver, "add-tlv-map", maps(4, 8, 0))
+		want := ofctlOne(t, ofctl, ovs, ours, ver, "add-tlv-map", maps(2, 124, 10)+","+maps(1, 8, 12))
+		if got != "" || want != "" {
+			t.Fatalf("filling: ofswitch %q, Open vSwitch %q", got, want)
+		}
+		got, want = ofctlBoth(t, ofctl, ovs, ours, ver, "add-tlv-map", maps(1, 4, 20))
+		if !strings.Contains(got, "NXTTMFC_TABLE_FULL") {
+			t.Errorf("%s: ofswitch answers %q", ver, got)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: one more (-Open vSwitch +ofswitch):\n%s", ver, diff)
+		}
+		got = ofctlOne(t, ofctl, nil, ours, ver, "dump-tlv-map")
+		if !strings.Contains(got, "allocated option space=32") || strings.Contains(got, "tun_metadata20") {
+			t.Errorf("%s: dump-tlv-map:\n%s", ver, got)
+		}
+	}
+}
+
+// TestTLVTableRawAsOVS sends TLV table messages that ovs-ofctl cannot
+// make to ofswitch and Open vSwitch, each followed by a barrier, and
+// requires the same answer from both: an unknown command, a body that is
+// not a whole number of maps, a mod from a slave (its request is
+// answered), and a reply sent to the switch.
+func TestTLVTableRawAsOVS(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	mod := func(xid uint32, cmd uint16, maps ...openflow.TLVMap) []byte {
+		b, err := (&openflow.TLVTableMod{Header: openflow.Header{Version: openflow.Version13, XID: xid}, Command: cmd, Maps: maps}).MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cut := mod(3, openflow.TLVAdd, openflow.TLVMap{OptionLen: 4})
+	cut = cut[:len(cut)-4]
+	cut[3] = byte(len(cut))
+	req, _ := (&openflow.TLVTableRequest{Header: openflow.Header{Version: openflow.Version13, XID: 5}}).MarshalBinary()
+	rep, _ := (&openflow.TLVTableReply{Header: openflow.Header{Version: openflow.Version13, XID: 6}, MaxOptionSpace: 32}).MarshalBinary()
+	slave, _ := (&openflow.Role{Header: openflow.Header{Version: openflow.Version13, Type: openflow.TypeRoleRequest, XID: 7},
+		Role: openflow.RoleSlave}).MarshalBinary()
+	barrier := []byte{4, byte(openflow.TypeBarrierRequest), 0, 8, 0, 0, 0, 99}
+	// answers sends msg and a barrier and returns what came back before
+	// the barrier's reply, each named as ovs-ofctl ofp-print names it.
+	answers := func(c net.Conn, r *openflow.Reader, msg []byte) []string {
+		t.Helper()
+		if _, err := c.Write(append(append([]byte{}, msg...), barrier...)); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			b, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if openflow.Type(b[1]) == openflow.TypeBarrierReply {
+				return got
+			}
+			out, err := exec.Command(ofctl, "ofp-print", hex.EncodeToString(b)).Output()
+			if err != nil {
+				t.Fatalf("ofp-print %x: %v\n%s", b, err, out)
+			}
+			got = append(got, strings.SplitN(string(out), "\n", 2)[0])
+		}
+	}
+	oursC, oursR := dialOF13(t, func() (net.Conn, error) { return net.Dial("tcp", ours[len("tcp:"):]) })
+	theirsC, theirsR := dialOF13(t, func() (net.Conn, error) { return ovs.Dial(fmt.Sprintf("127.0.0.1:%d", ovstest.Port)) })
+	for _, c := range []struct {
+		name string
+		msg  []byte
+		want string
+	}{
+		{"command 3", mod(2, 3), "OFPT_ERROR (OF1.3) (xid=0x2): NXTTMFC_BAD_COMMAND"},
+		{"cut map", cut, "OFPT_ERROR (OF1.3) (xid=0x3): OFPBRC_BAD_LEN"},
+		{"mapping", mod(4, openflow.TLVAdd, openflow.TLVMap{OptionClass: 9, OptionLen: 4, Index: 4}), ""},
+		{"reply to the switch", rep, "OFPT_ERROR (OF1.3) (xid=0x6): OFPBRC_BAD_TYPE"},
+		{"slave", slave, "OFPT_ROLE_REPLY (OF1.3) (xid=0x7): role=secondary"},
+		{"mod from a slave", mod(8, openflow.TLVClear), "OFPT_ERROR (OF1.3) (xid=0x8): OFPBRC_IS_SECONDARY"},
+		{"request from a slave", req, "NXT_TLV_TABLE_REPLY (OF1.3) (xid=0x5):"},
+	} {
+		theirs := answers(theirsC, theirsR, c.msg)
+		got := answers(oursC, oursR, c.msg)
+		if diff := cmp.Diff(theirs, got); diff != "" {
+			t.Errorf("%s (-Open vSwitch +ofswitch):\n%s", c.name, diff)
+		}
+		if want := strings.Join(got, "\n"); want != c.want && !strings.HasPrefix(want, c.want+" ") {
+			t.Errorf("%s: ofswitch answers %q, want %q", c.name, want, c.want)
+		}
+	}
+}
