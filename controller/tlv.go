@@ -5,6 +5,7 @@ import (
 
 	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 // isNXMessage reports whether msg is a Nicira experimenter message of
@@ -46,8 +47,20 @@ func (c *conn) onTLVTableRequest(msg []byte) error {
 }
 
 // tlvInUse reports whether a flow of the switch uses one of the fields
-// tun_metadata<removed> as old maps them. No flow can use one yet: the
-// flow tables refuse every tun_metadata field.
+// tun_metadata<removed> as old maps them: its match tests a byte of one
+// (Open vSwitch counts the flows that name the field, vl_mff_map's
+// ref_cnt). It reads every flow table once; TLV table mods are rare.
 func (a *Agent) tlvInUse(old *ofrules.TLVTable, removed []int) bool {
-	return false
+	used := false
+	a.tables.Read(func(p *rules.Pipeline) {
+		for id := range a.pipe.NumTables() {
+			for _, r := range p.Rules(uint8(id)) {
+				if ofrules.UsesTLVFields(&r.Match, old, removed) {
+					used = true
+					return
+				}
+			}
+		}
+	})
+	return used
 }

@@ -195,3 +195,74 @@ func TestTLVTableRawAsOVS(t *testing.T) {
 		}
 	}
 }
+
+// TestTunMetadataFlowsAsOVS maps four tunnel metadata fields in
+// ofswitch and Open vSwitch and adds the same flows matching them,
+// exact and masked, of the mapped length and shorter or longer: dump-flows
+// prints the same over OpenFlow 1.3 and 1.4. An unmapped field is
+// NXFMFC_INVALID_TLV_FIELD in both, a mapping a flow uses cannot be
+// deleted or cleared (NXTTMFC_INVALID_TLV_DEL) until the flow goes, and
+// dump-flows selects by a tun_metadata field as Open vSwitch does.
+func TestTunMetadataFlowsAsOVS(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	same := func(what, got, want string) {
+		t.Helper()
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-Open vSwitch +ofswitch):\n%s", what, diff)
+		}
+	}
+	for _, ver := range []string{"OpenFlow13", "OpenFlow14"} {
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows")
+		got, want := ofctlBoth(t, ofctl, ovs, ours, ver, "del-tlv-map")
+		same("del-tlv-map", got, want)
+		got, want = ofctlBoth(t, ofctl, ovs, ours, ver, "add-tlv-map",
+			"{class=0xffff,type=0,len=4}->tun_metadata0,{class=0xffff,type=1,len=4}->tun_metadata1,"+
+				"{class=0xffff,type=2,len=8}->tun_metadata2,{class=0xffff,type=3,len=12}->tun_metadata63")
+		same("add-tlv-map", got, want)
+		if got != "" {
+			t.Fatalf("add-tlv-map: %s", got)
+		}
+		addFlowsBoth(t, ofctl, ovs, ours, ver, []string{
+			"table=0,priority=10,tun_metadata0=0x1234,actions=output:1",
+			"table=0,priority=11,tun_metadata1=0x1/0xff,actions=drop",
+			"table=0,priority=12,tun_metadata0=0xabcdef01,tun_metadata2=0x1122334455667788,actions=output:2",
+			"table=0,priority=13,ip,tun_metadata63=0x123456789012345678901234,actions=output:3",
+			"table=1,priority=14,tun_metadata63=0x1/0x1,tun_metadata1=0xffffffff,actions=output:4",
+			"table=1,priority=15,tun_metadata2=0xff00000000000000/0xff00000000000000,actions=output:5",
+			"table=1,priority=16,tun_metadata0=0x112233445566,actions=output:6",
+			"table=1,priority=17,tun_metadata0=0,actions=output:7",
+			"table=2,priority=18,tun_metadata2=0x1,tun_id=5,reg0=3,actions=output:8",
+		})
+		for _, c := range []struct {
+			what string
+			cmd  string
+			args []string
+		}{
+			{"unmapped field", "add-flow", []string{"priority=19,tun_metadata5=1,actions=drop"}},
+			{"delete of a used mapping", "del-tlv-map", []string{"{class=0xffff,type=0,len=4}->tun_metadata0"}},
+			{"clear of used mappings", "del-tlv-map", nil},
+			{"dump by a field", "dump-flows", []string{"tun_metadata0=0x1234"}},
+			{"dump by an unmapped field", "dump-flows", []string{"tun_metadata9=0x1234"}},
+		} {
+			got, want := ofctlBoth(t, ofctl, ovs, ours, ver, c.cmd, c.args...)
+			if c.cmd == "dump-flows" {
+				got, want = strings.Join(ovstest.FlowLines(got), "\n"), strings.Join(ovstest.FlowLines(want), "\n")
+			}
+			same(ver+" "+c.what, got, want)
+			t.Logf("%s %s:\n%s", ver, c.what, got)
+		}
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows", "tun_metadata0=0x1234")
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows", "tun_metadata0=0xabcdef01,tun_metadata2=0x1122334455667788")
+		gotLines, wantLines := dumpBoth(t, ofctl, ovs, ours, ver)
+		same(ver+" after del-flows by tun_metadata", strings.Join(gotLines, "\n"), strings.Join(wantLines, "\n"))
+		if len(gotLines) != 7 {
+			t.Errorf("%s: %d flows left, want 7", ver, len(gotLines))
+		}
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows")
+		got, want = ofctlBoth(t, ofctl, ovs, ours, ver, "del-tlv-map", "{class=0xffff,type=0,len=4}->tun_metadata0")
+		same(ver+" delete once unused", got, want)
+		if got != "" {
+			t.Errorf("%s: delete once unused: %s", ver, got)
+		}
+	}
+}

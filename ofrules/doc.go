@@ -62,8 +62,7 @@
 // OFPBAC_BAD_SET_TYPE. load, move and output_reg take NXM_NX_REG0-15 as
 // 32-bit fields and OXM_OF_PKT_REG0-7 as 64-bit ones: bits beyond are
 // OFPBAC_BAD_SET_LEN. The data plane starts every frame with its registers and tunnel addresses
-// 0. Open vSwitch's tunnel metadata (NXM_NX_TUN_METADATA0-63, which need
-// NXT_TLV_TABLE_MOD), tun_ipv6_src and _dst (NXM_NX_TUN_IPV6_SRC, _DST),
+// 0. Open vSwitch's tun_ipv6_src and _dst (NXM_NX_TUN_IPV6_SRC, _DST),
 // tun_gbp_id and _flags (NXM_NX_TUN_GBP_ID, _FLAGS) and the 128-bit
 // registers xxreg0-7 (NXM_NX_XXREG0-7) are refused with OFPBMC_BAD_FIELD
 // as an *UnsupportedFieldError, whose text ("match field xxreg0 is not
@@ -72,6 +71,31 @@
 // over OpenFlow 1.3 for a match whose only bits no OXM carries
 // (vlan_tci=0x2000/0xe000), is taken when it says Ethernet, (0,0), and
 // matches everything then; another type is OFPBMC_BAD_VALUE.
+//
+// # Tunnel metadata
+//
+// Open vSwitch's tunnel metadata fields tun_metadata0-63
+// (NXM_NX_TUN_METADATA0-63, class 0x0001 fields 40-103, variable length)
+// mean what the switch's TLV table (TLVTables, tlv.go; Open vSwitch's
+// NXT_TLV_TABLE_MOD) maps them to: a length of 0 to 124 bytes and a place
+// in the flow tables' option space, rules.FieldTunOpts0-3 (rules.Key words
+// 32-35, 32 bytes where Open vSwitch has 256), allocated as Open vSwitch's
+// tun_metadata_alloc_chain does (first fit in 4-byte units, else split
+// over the longest free runs). Options.TLV gives the table to Match,
+// FlowMod and Decoder: an unmapped field is NXFMFC_INVALID_TLV_FIELD; a
+// mapped one's payload, of any length, is right-aligned in the mapped
+// length, a longer one giving its first bytes (nx_pull_match_entry's
+// copy_entry_value), and masks are arbitrary. WireMatchTLV and
+// FlowStatsTLV write the option space back as the NXM_NX_TUN_METADATA
+// entries the table maps there, of the mapped length, masked unless
+// all-ones (tun_metadata_to_nx_match); WireMatch and FlowStats, without a
+// table, leave the option space out. UsesTLVFields says whether a match
+// tests a mapping's bytes, for NXTTMFC_INVALID_TLV_DEL. Differences from
+// Open vSwitch: 32 bytes of option space; no "present" bit (no packet of
+// this switch comes from a tunnel, so every option reads as zero bytes,
+// and tun_metadata0=0 matches a frame where Open vSwitch's absent option
+// does not); a mapping of length 0 matches nothing and is not written
+// back; a zero mask matches everything (Open vSwitch matches "present").
 //
 // A set_field of one of those shared fields must name the OXM field that
 // the match makes it (udp_src under ip_proto 17, ipv6_nd_sll under an

@@ -127,14 +127,13 @@ func ctAction(a *openflow.Action) error {
 }
 
 // UnsupportedFieldError is the refusal of a flow that matches on an Open
-// vSwitch field this switch knows by name but does not match on: the
-// tunnel metadata fields tun_metadata0-63 (variable length, defined by
-// NXT_TLV_TABLE_MOD), tun_ipv6_src and tun_ipv6_dst, tun_gbp_id and
+// vSwitch field this switch knows by name but does not match on:
+// tun_ipv6_src and tun_ipv6_dst, tun_gbp_id and
 // tun_gbp_flags, and the 128-bit registers xxreg0-7. Its text names the
 // field; it unwraps to OFPBMC_BAD_FIELD, which Open vSwitch answers for a
 // field it does not know.
 type UnsupportedFieldError struct {
-	Field string // Open vSwitch's name: "tun_metadata3", "xxreg0", ...
+	Field string // Open vSwitch's name: "tun_gbp_id", "xxreg0", ...
 	Msg   openflow.ErrorMsg
 }
 
@@ -153,8 +152,6 @@ func refusedNXMName(f openflow.OXMField) string {
 		return "tun_gbp_id"
 	case f == 39:
 		return "tun_gbp_flags"
-	case f >= 40 && f <= 103:
-		return "tun_metadata" + strconv.Itoa(int(f-40))
 	case f == 109:
 		return "tun_ipv6_src"
 	case f == 110:

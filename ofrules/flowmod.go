@@ -35,6 +35,14 @@ func (o *Options) tables() int {
 
 func (o *Options) strict() bool { return o != nil && o.StrictPorts }
 
+// tlv returns the current TLV table (nil: none maps anything).
+func (o *Options) tlv() *TLVTable {
+	if o == nil {
+		return nil
+	}
+	return o.TLV.Load()
+}
+
 // Actions translates an action list (OpenFlow 1.3.5 §7.2.5), that of a
 // PACKET_OUT say. A failure is the OFPT_ERROR to answer with: an output to
 // a port no packet can go to, a reserved group number, an unknown
@@ -267,14 +275,14 @@ func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Inst
 // added to a bundle say; a connection's stream of them goes through a
 // Decoder.
 func FlowMod(u *rules.Update, fm *openflow.FlowMod, opt *Options) error {
-	return translate(u, fm, opt.tables(), opt.strict(), true, nil, nil)
+	return translate(u, fm, opt.tables(), opt.strict(), true, nil, nil, opt.tlv())
 }
 
 // translate is FlowMod with its options spelt out; with check false the
 // match's rules-level validation is left to the pipeline (see matchInto),
 // ins, when not nil, is used as the already translated instructions, and
 // shape is the connection's match shape (see matchInto).
-func translate(u *rules.Update, fm *openflow.FlowMod, tables int, strict, check bool, ins []rules.Instruction, shape *matchShape) error {
+func translate(u *rules.Update, fm *openflow.FlowMod, tables int, strict, check bool, ins []rules.Instruction, shape *matchShape, tlv *TLVTable) error {
 	*u = rules.Update{
 		Command: rules.Command(fm.Command), Table: fm.TableID, Priority: fm.Priority,
 		Cookie: fm.Cookie, CookieMask: fm.CookieMask, IdleTimeout: fm.IdleTimeout,
@@ -293,7 +301,7 @@ func translate(u *rules.Update, fm *openflow.FlowMod, tables int, strict, check 
 		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBufferUnknown)}
 	}
 	var err error
-	if err = matchInto(&u.Match, &fm.Match, strict, check, shape); err != nil {
+	if err = matchInto(&u.Match, &fm.Match, strict, check, shape, tlv); err != nil {
 		return err
 	}
 	if ins != nil && !isDelete {
@@ -386,13 +394,21 @@ func matchDependent(ins []rules.Instruction) bool {
 
 // FlowStats describes a rule for an OFPMP_FLOW reply, its duration as of
 // now (Unix nanoseconds).
-func FlowStats(r *rules.Rule, now int64) openflow.FlowStats {
+//
+// The fields of the tunnel option space are left out: FlowStatsTLV writes
+// them as the switch's TLV table maps them.
+func FlowStats(r *rules.Rule, now int64) openflow.FlowStats { return FlowStatsTLV(r, now, nil) }
+
+// FlowStatsTLV is FlowStats with the switch's TLV table t, which writes
+// the bytes of the option space that the match tests as the fields
+// tun_metadata0-63 (NXM_NX_TUN_METADATA<N>) it maps there.
+func FlowStatsTLV(r *rules.Rule, now int64, t *TLVTable) openflow.FlowStats {
 	d := max(now-r.Created().UnixNano(), 0)
 	return openflow.FlowStats{
 		// Millisecond precision, as Open vSwitch reports durations.
 		TableID: r.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9 / 1e6 * 1e6),
 		Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
 		Flags: uint16(r.Flags), Importance: r.Importance, Cookie: r.Cookie, PacketCount: r.Packets(), ByteCount: r.Bytes(),
-		Match: WireMatch(&r.Match), Instructions: instructionsToWire(r.Instructions, &r.Match),
+		Match: WireMatchTLV(&r.Match, t), Instructions: instructionsToWire(r.Instructions, &r.Match),
 	}
 }

@@ -1,10 +1,12 @@
 package ofrules
 
 import (
+	"encoding/binary"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 // OptionSpace is the number of bytes of tunnel option space the flow
@@ -224,4 +226,153 @@ func (ts *TLVTables) Mod(m *openflow.TLVTableMod, inUse func(old *TLVTable, remo
 	}
 	ts.cur.Store(next)
 	return nil
+}
+
+// nxmTunMetadata0 is NXM_NX_TUN_METADATA0's field number in class
+// 0x0001: tun_metadataN is field 40+N (Open vSwitch's meta-flow.h).
+const nxmTunMetadata0 = 40
+
+// tunMetadataIndex returns N if o is NXM_NX_TUN_METADATA<N>.
+func tunMetadataIndex(o *openflow.OXM) (int, bool) {
+	if o.Class != openflow.OXMClassNXM1 || o.Field < nxmTunMetadata0 || o.Field >= nxmTunMetadata0+openflow.TLVMaxFields {
+		return 0, false
+	}
+	return int(o.Field - nxmTunMetadata0), true
+}
+
+// optionSpace reads the option space of k.
+func optionSpace(k *rules.Key) (b [OptionSpace]byte) {
+	for i := range OptionSpace / 8 {
+		binary.BigEndian.PutUint64(b[8*i:], k.Get(rules.FieldTunOpts0+rules.Field(i)))
+	}
+	return b
+}
+
+// setOptionSpace writes b into the option space of k.
+func setOptionSpace(k *rules.Key, b *[OptionSpace]byte) {
+	for i := range OptionSpace / 8 {
+		k.Set(rules.FieldTunOpts0+rules.Field(i), binary.BigEndian.Uint64(b[8*i:]))
+	}
+}
+
+// gather copies the bytes of mapping f out of the option space sp, in
+// the field's order.
+func (f *TLVMapping) gather(dst []byte, sp *[OptionSpace]byte) []byte {
+	for _, c := range f.Chunks[:f.NChunks] {
+		dst = append(dst, sp[c.Offset:c.Offset+c.Len]...)
+	}
+	return dst
+}
+
+// scatter copies b, the field's f.Len bytes, into its places in sp.
+func (f *TLVMapping) scatter(sp *[OptionSpace]byte, b []byte) {
+	for _, c := range f.Chunks[:f.NChunks] {
+		b = b[copy(sp[c.Offset:c.Offset+c.Len], b):]
+	}
+}
+
+// tunMetadataMatch makes out match NXM_NX_TUN_METADATA<idx>, o, as Open
+// vSwitch's nx_pull_match_entry and tun_metadata_set_match do with the
+// switch's TLV table t: an unmapped field is NXFMFC_INVALID_TLV_FIELD;
+// the payload (value, or value and mask of equal halves) may have any
+// length: its first min(len, mapped length) bytes are the field's last
+// bytes, the others 0 (copy_entry_value), value bits outside the mask
+// are OFPBMC_BAD_WILDCARDS, a field whose bytes the match tests already
+// OFPBMC_DUP_FIELD.
+func tunMetadataMatch(out *rules.Match, o *openflow.OXM, idx int, t *TLVTable) error {
+	f, ok := t.Mapping(idx)
+	if !ok {
+		return openflow.ErrInvalidTLVField
+	}
+	val, mask := o.Data, []byte(nil)
+	if o.HasMask {
+		if len(o.Data)%2 != 0 {
+			return badMatch(openflow.BadMatchBadLen)
+		}
+		val, mask = o.Data[:len(o.Data)/2], o.Data[len(o.Data)/2:]
+		for i := range val {
+			if val[i]&^mask[i] != 0 {
+				return badMatch(openflow.BadMatchBadWildcards)
+			}
+		}
+	}
+	n := int(f.Len)
+	var v, m [openflow.TLVMaxOptLen]byte
+	cp := min(len(val), n)
+	copy(v[n-cp:n], val[:cp])
+	if mask == nil {
+		for i := range n {
+			m[i] = 0xff
+		}
+	} else {
+		copy(m[n-cp:n], mask[:cp])
+	}
+	ks, ms := optionSpace(&out.Key), optionSpace(&out.Mask)
+	var had [openflow.TLVMaxOptLen]byte
+	for _, b := range f.gather(had[:0], &ms) {
+		if b != 0 {
+			return badMatch(openflow.BadMatchDupField)
+		}
+	}
+	for i := range n {
+		v[i] &= m[i]
+	}
+	f.scatter(&ks, v[:n])
+	f.scatter(&ms, m[:n])
+	setOptionSpace(&out.Key, &ks)
+	setOptionSpace(&out.Mask, &ms)
+	return nil
+}
+
+// appendTunMetadata appends, for each field t maps whose bytes m tests,
+// its NXM_NX_TUN_METADATA<N> entry of the mapped length, masked unless
+// the mask is all ones, as Open vSwitch's tun_metadata_to_nx_match.
+func appendTunMetadata(dst []openflow.OXM, m *rules.Match, t *TLVTable) []openflow.OXM {
+	if t == nil {
+		return dst
+	}
+	ks, ms := optionSpace(&m.Key), optionSpace(&m.Mask)
+	for idx := range t.Fields {
+		f := &t.Fields[idx]
+		if !f.Valid || f.Len == 0 {
+			continue
+		}
+		var vb, mb [openflow.TLVMaxOptLen]byte
+		v, mk := f.gather(vb[:0], &ks), f.gather(mb[:0], &ms)
+		zero, full := true, true
+		for _, b := range mk {
+			zero = zero && b == 0
+			full = full && b == 0xff
+		}
+		if zero {
+			continue
+		}
+		if full {
+			mk = nil
+		}
+		dst = append(dst, openflow.NXM(openflow.OXMClassNXM1, nxmTunMetadata0+openflow.OXMField(idx), v, mk))
+	}
+	return dst
+}
+
+// UsesTLVFields reports whether m tests a byte of one of the fields
+// tun_metadata<idx> for idx in removed, as t maps them.
+func UsesTLVFields(m *rules.Match, t *TLVTable, removed []int) bool {
+	if t == nil {
+		return false
+	}
+	ms := optionSpace(&m.Mask)
+	for _, idx := range removed {
+		f, ok := t.Mapping(idx)
+		if !ok {
+			continue
+		}
+		var mb [openflow.TLVMaxOptLen]byte
+		for _, b := range f.gather(mb[:0], &ms) {
+			if b != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

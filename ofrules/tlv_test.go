@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
 )
 
 func tlvCode(err error) int {
@@ -95,5 +96,92 @@ func TestTLVTablesAlloc(t *testing.T) {
 	}
 	if err := add(openflow.TLVMap{OptionType: 3, OptionLen: 32, Index: 3}); err != nil {
 		t.Fatalf("32 bytes into a cleared table: %v", err)
+	}
+}
+
+// TestTunMetadataMatch translates NXM_NX_TUN_METADATA entries with a
+// table that splits tun_metadata1 over two runs: values right-aligned in
+// the mapped length (a longer payload gives its first bytes, as Open
+// vSwitch's copy_entry_value), masks, the refusals, and the way back.
+func TestTunMetadataMatch(t *testing.T) {
+	var ts TLVTables
+	mod := func(cmd uint16, maps ...openflow.TLVMap) {
+		t.Helper()
+		if err := ts.Mod(&openflow.TLVTableMod{Command: cmd, Maps: maps}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// tun_metadata0 at 0-4, tun_metadata3 at 4-8, tun_metadata2 at 8-16;
+	// deleting 0 and 2 frees 0-4 and 8-32.
+	mod(openflow.TLVAdd, openflow.TLVMap{OptionType: 0, OptionLen: 4, Index: 0}, openflow.TLVMap{OptionType: 3, OptionLen: 4, Index: 3},
+		openflow.TLVMap{OptionType: 2, OptionLen: 8, Index: 2})
+	mod(openflow.TLVDelete, openflow.TLVMap{Index: 0}, openflow.TLVMap{Index: 2})
+	mod(openflow.TLVAdd, openflow.TLVMap{OptionType: 5, OptionLen: 20, Index: 5}, openflow.TLVMap{OptionType: 1, OptionLen: 8, Index: 1})
+	// tun_metadata5 fits whole from 8 (first fit); tun_metadata1 then
+	// has 0-4 and 28-32.
+	f1, ok := ts.Load().Mapping(1)
+	if !ok || f1.NChunks != 2 || f1.Chunks[0] != (TLVChunk{0, 4}) || f1.Chunks[1] != (TLVChunk{28, 4}) {
+		t.Fatalf("tun_metadata1 at %+v", f1)
+	}
+	opt := &Options{TLV: &ts}
+	nx := func(idx int, val, mask []byte) openflow.OXM {
+		return openflow.NXM(openflow.OXMClassNXM1, openflow.OXMField(40+idx), val, mask)
+	}
+	var m rules.Match
+	err := Match(&m, &openflow.Match{Fields: []openflow.OXM{nx(1, []byte{0x12, 0x34}, nil), nx(3, []byte{0xab}, []byte{0xff})}}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, ms := optionSpace(&m.Key), optionSpace(&m.Mask)
+	// tun_metadata1 = 00 00 00 00 | 00 00 12 34, exact.
+	if ks[30] != 0x12 || ks[31] != 0x34 || ms[0] != 0xff || ms[31] != 0xff || ms[8] != 0 {
+		t.Fatalf("option space key %x mask %x", ks, ms)
+	}
+	// tun_metadata3 at 4-8 = 00 00 00 ab under 00 00 00 ff.
+	if ks[7] != 0xab || ms[7] != 0xff || ms[6] != 0 {
+		t.Fatalf("tun_metadata3: key %x mask %x", ks[4:8], ms[4:8])
+	}
+	back := WireMatchTLV(&m, ts.Load())
+	want := []openflow.OXM{nx(1, []byte{0, 0, 0, 0, 0, 0, 0x12, 0x34}, nil), nx(3, []byte{0, 0, 0, 0xab}, []byte{0, 0, 0, 0xff})}
+	if len(back.Fields) != 2 || string(back.Fields[0].Data) != string(want[0].Data) || back.Fields[0].HasMask ||
+		string(back.Fields[1].Data) != string(want[1].Data) || !back.Fields[1].HasMask || back.Fields[1].Field != 43 {
+		t.Fatalf("back: %+v", back.Fields)
+	}
+	if len(WireMatch(&m).Fields) != 0 {
+		t.Fatalf("WireMatch without a table writes %+v", WireMatch(&m).Fields)
+	}
+	// A longer payload gives its first bytes.
+	if err := Match(&m, &openflow.Match{Fields: []openflow.OXM{nx(3, []byte{1, 2, 3, 4, 5, 6}, nil)}}, opt); err != nil {
+		t.Fatal(err)
+	}
+	if ks := optionSpace(&m.Key); ks[4] != 1 || ks[7] != 4 {
+		t.Fatalf("long payload: %x", ks[4:8])
+	}
+	for _, c := range []struct {
+		name   string
+		fields []openflow.OXM
+		code   int
+		typ    openflow.ErrorType
+	}{
+		{"unmapped", []openflow.OXM{nx(4, []byte{1}, nil)}, 37, openflow.ErrTypeExperimenter},
+		{"twice", []openflow.OXM{nx(3, []byte{1}, nil), nx(3, []byte{2}, nil)}, int(openflow.BadMatchDupField), openflow.ErrTypeBadMatch},
+		{"value outside mask", []openflow.OXM{nx(3, []byte{3}, []byte{1})}, int(openflow.BadMatchBadWildcards), openflow.ErrTypeBadMatch},
+		{"odd masked payload", []openflow.OXM{{Class: openflow.OXMClassNXM1, Field: 43, HasMask: true, Data: []byte{1, 2, 3}}},
+			int(openflow.BadMatchBadLen), openflow.ErrTypeBadMatch},
+	} {
+		err := Match(&m, &openflow.Match{Fields: c.fields}, opt)
+		var em openflow.ErrorMsg
+		if !errors.As(err, &em) || em.Type != c.typ || int(em.Code) != c.code {
+			t.Errorf("%s: %v, want type %v code %d", c.name, err, c.typ, c.code)
+		}
+	}
+	// Without a table every field is unmapped.
+	if err := Match(&m, &openflow.Match{Fields: []openflow.OXM{nx(1, []byte{1}, nil)}}, nil); tlvCode(err) != 37 {
+		t.Errorf("no table: %v", err)
+	}
+	// UsesTLVFields sees tun_metadata3's bytes only.
+	Match(&m, &openflow.Match{Fields: []openflow.OXM{nx(3, []byte{1}, nil)}}, opt)
+	if !UsesTLVFields(&m, ts.Load(), []int{3}) || UsesTLVFields(&m, ts.Load(), []int{1, 5}) {
+		t.Error("UsesTLVFields")
 	}
 }

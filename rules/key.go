@@ -109,6 +109,10 @@ const (
 	FieldXReg7                   // reg14<<32 | reg15
 	FieldTunSrc                  // NXM_NX_TUN_IPV4_SRC: a tunnel's outer IPv4 source, 32 bits
 	FieldTunDst                  // NXM_NX_TUN_IPV4_DST: a tunnel's outer IPv4 destination, 32 bits
+	FieldTunOpts0                // bytes 0-7 of the tunnel metadata option space (tun_metadata0-63 as a TLV table maps them)
+	FieldTunOpts1                // bytes 8-15 of the option space
+	FieldTunOpts2                // bytes 16-23 of the option space
+	FieldTunOpts3                // bytes 24-31 of the option space
 	numFields
 )
 
@@ -172,7 +176,16 @@ var fields = [numFields]fieldInfo{
 	FieldXReg7:      {"xreg7", 25, 0, 64, true},
 	FieldTunSrc:     {"tun_src", 26, 32, 32, true},
 	FieldTunDst:     {"tun_dst", 26, 0, 32, true},
+	FieldTunOpts0:   {"tun_opts0", 32, 0, 64, true},
+	FieldTunOpts1:   {"tun_opts1", 33, 0, 64, true},
+	FieldTunOpts2:   {"tun_opts2", 34, 0, 64, true},
+	FieldTunOpts3:   {"tun_opts3", 35, 0, 64, true},
 }
+
+// TunOptsBytes is the size of the tunnel metadata option space,
+// FieldTunOpts0 to FieldTunOpts3: byte i of it is byte i%8 (big-endian)
+// of FieldTunOpts0 + i/8.
+const TunOptsBytes = 32
 
 // NumRegs is the number of 32-bit registers, reg0 to reg15.
 const NumRegs = 16
