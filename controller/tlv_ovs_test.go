@@ -6,6 +6,7 @@ import (
 	"net"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ofswitch/ofswitch/internal/ovstest"
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
 
 // ofctlOne runs "ovs-ofctl -O ver CMD TARGET REST..." against ofswitch
@@ -222,17 +225,10 @@ func TestTunMetadataFlowsAsOVS(t *testing.T) {
 		if got != "" {
 			t.Fatalf("add-tlv-map: %s", got)
 		}
-		addFlowsBoth(t, ofctl, ovs, ours, ver, []string{
-			"table=0,priority=10,tun_metadata0=0x1234,actions=output:1",
-			"table=0,priority=11,tun_metadata1=0x1/0xff,actions=drop",
-			"table=0,priority=12,tun_metadata0=0xabcdef01,tun_metadata2=0x1122334455667788,actions=output:2",
-			"table=0,priority=13,ip,tun_metadata63=0x123456789012345678901234,actions=output:3",
-			"table=1,priority=14,tun_metadata63=0x1/0x1,tun_metadata1=0xffffffff,actions=output:4",
-			"table=1,priority=15,tun_metadata2=0xff00000000000000/0xff00000000000000,actions=output:5",
-			"table=1,priority=16,tun_metadata0=0x112233445566,actions=output:6",
-			"table=1,priority=17,tun_metadata0=0,actions=output:7",
-			"table=2,priority=18,tun_metadata2=0x1,tun_id=5,reg0=3,actions=output:8",
-		})
+		lines := addFlowsBoth(t, ofctl, ovs, ours, ver, tunMetadataFlows)
+		if ver == "OpenFlow13" {
+			checkTunMetadataText(t, lines)
+		}
 		for _, c := range []struct {
 			what string
 			cmd  string
@@ -264,5 +260,59 @@ func TestTunMetadataFlowsAsOVS(t *testing.T) {
 		if got != "" {
 			t.Errorf("%s: delete once unused: %s", ver, got)
 		}
+	}
+}
+
+// tunMetadataFlows are the flows of TestTunMetadataFlowsAsOVS; the
+// seventh gives a value longer than its field's 4 bytes.
+var tunMetadataFlows = []string{
+	"table=0,priority=10,tun_metadata0=0x1234,actions=output:1",
+	"table=0,priority=11,tun_metadata1=0x1/0xff,actions=drop",
+	"table=0,priority=12,tun_metadata0=0xabcdef01,tun_metadata2=0x1122334455667788,actions=output:2",
+	"table=0,priority=13,ip,tun_metadata63=0x123456789012345678901234,actions=output:3",
+	"table=1,priority=14,tun_metadata63=0x1/0x1,tun_metadata1=0xffffffff,actions=output:4",
+	"table=1,priority=15,tun_metadata2=0xff00000000000000/0xff00000000000000,actions=output:5",
+	"table=1,priority=16,tun_metadata0=0x112233445566,actions=output:6",
+	"table=1,priority=17,tun_metadata0=0,actions=output:7",
+	"table=2,priority=18,tun_metadata2=0x1,tun_id=5,reg0=3,actions=output:8",
+}
+
+// checkTunMetadataText parses tunMetadataFlows with ofswitch's flow text
+// parser, under a TLV table mapping as the test's, and requires that
+// FormatMatchTLV prints each match as Open vSwitch's dump-flows printed
+// it (dumped, one line a flow in the same order). The value too long
+// for its field is an error in ofswitch's text, where Open vSwitch's
+// wire decoding keeps its first bytes.
+func checkTunMetadataText(t *testing.T, dumped []string) {
+	t.Helper()
+	var ts ofrules.TLVTables
+	err := ts.Mod(&openflow.TLVTableMod{Command: openflow.TLVAdd, Maps: []openflow.TLVMap{
+		{OptionClass: 0xffff, OptionType: 0, OptionLen: 4, Index: 0}, {OptionClass: 0xffff, OptionType: 1, OptionLen: 4, Index: 1},
+		{OptionClass: 0xffff, OptionType: 2, OptionLen: 8, Index: 2}, {OptionClass: 0xffff, OptionType: 3, OptionLen: 12, Index: 63}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := &ofctl.ParseOptions{TunMetadata: ts.Load()}
+	for i, flow := range tunMetadataFlows {
+		ups, errs := ofctl.ParseFlows("f", []byte(flow), opt)
+		if i == 6 {
+			if len(errs) == 0 {
+				t.Errorf("%s: parsed", flow)
+			}
+			continue
+		}
+		if len(errs) != 0 || len(ups) != 1 {
+			t.Fatalf("%s: %v", flow, errs)
+		}
+		got := ofctl.FormatMatchTLV(&ups[0].Match, ups[0].Priority, ts.Load())
+		_, want, _ := strings.Cut(dumped[i], "table="+strconv.Itoa(int(ups[0].Table))+", ")
+		want, _, _ = strings.Cut(want, " actions=")
+		if got != want {
+			t.Errorf("%s: ofswitch prints %q, Open vSwitch %q", flow, got, want)
+		}
+	}
+	if _, errs := ofctl.ParseFlows("f", []byte("tun_metadata9=1,actions=drop"), opt); len(errs) == 0 ||
+		!strings.Contains(errs[0].Error(), "tun_metadata9 is not mapped") {
+		t.Errorf("unmapped field: %v", errs)
 	}
 }

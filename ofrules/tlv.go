@@ -376,3 +376,18 @@ func UsesTLVFields(m *rules.Match, t *TLVTable, removed []int) bool {
 	}
 	return false
 }
+
+// TunMetadataPlace implements rules.TunMetadataLayout: the option space
+// bytes of tun_metadata<idx>, in order, as t maps them.
+func (t *TLVTable) TunMetadataPlace(dst []uint8, idx int) ([]uint8, bool) {
+	f, ok := t.Mapping(idx)
+	if !ok {
+		return dst, false
+	}
+	for _, c := range f.Chunks[:f.NChunks] {
+		for i := c.Offset; i < c.Offset+c.Len; i++ {
+			dst = append(dst, i)
+		}
+	}
+	return dst, true
+}

@@ -45,9 +45,17 @@
 // printed as Open vSwitch prints them, by register after the protocol
 // shorthand (reg0=0, reg3=0x5/0xff; an xreg as its two registers, those
 // with a mask); tun_src and tun_dst (IPv4 address, /len or /mask) after
-// tun_id. tun_metadata0-63, tun_ipv6_src, tun_ipv6_dst, tun_gbp_id,
-// tun_gbp_flags and xxreg0-3 are refused by name ("match field xxreg0 is
-// not supported").
+// tun_id. tun_metadata0-63 (tun_metadata0=0x1234, V/M; hex of up to 124
+// bytes or decimal) are read where ParseOptions.TunMetadata, a switch's
+// TLV table (rules.TunMetadataLayout), maps them, the value right-aligned
+// in the mapped length, and an error otherwise ("match field
+// tun_metadata0 is not mapped"); a mask all ones over the bytes the value
+// and mask need is exact, as ovs-ofctl's text reaches Open vSwitch; a
+// value longer than the field is an error (Open vSwitch's switch keeps
+// its first bytes). FormatMatchTLV prints them after tun_flags as Open
+// vSwitch does (FormatMatch, without a layout, leaves them out).
+// tun_ipv6_src, tun_ipv6_dst, tun_gbp_id, tun_gbp_flags and xxreg0-3 are
+// refused by name ("match field xxreg0 is not supported").
 // set_field writes nw_ttl, pkt_mark (printed in hex) and tun_flags (oam,
 // 0 or 1; printed oam or 0); set_field of ip_frag is "ip_frag is
 // read-only", as ovs-ofctl says, and tun_flags' +oam or a masked value,

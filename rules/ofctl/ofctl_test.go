@@ -767,8 +767,9 @@ func TestConnTrackRefused(t *testing.T) {
 }
 
 // TestUnsupportedFieldsRefused: the Open vSwitch match fields ofswitch
-// knows by name but does not match on (tun_metadataN, tun_ipv6_src/dst,
-// tun_gbp_id/flags, xxregN) are named as not supported, with
+// knows by name but does not match on (tun_ipv6_src/dst,
+// tun_gbp_id/flags, xxregN) are named as not supported, tun_metadataN
+// without a TLV table as not mapped, with
 // file:line:column; register numbers out of range are unknown fields, and
 // register values wider than the register are refused.
 func TestUnsupportedFieldsRefused(t *testing.T) {
@@ -778,8 +779,8 @@ func TestUnsupportedFieldsRefused(t *testing.T) {
 		"tun_metadata64=1,actions=drop\nreg1=0x100000000,actions=drop\nxreg0=0x10000000000000000,actions=drop\ntun_src=10.0.0.1/33,actions=drop\n")
 	_, errs := ofctl.ParseFlows("f.flows", data, nil)
 	want := []string{
-		"f.flows:2:1: match field tun_metadata0 is not supported",
-		"f.flows:3:12: match field tun_metadata63 is not supported",
+		"f.flows:2:1: match field tun_metadata0 is not mapped (no TLV table maps it: add-tlv-map)",
+		"f.flows:3:12: match field tun_metadata63 is not mapped (no TLV table maps it: add-tlv-map)",
 		"f.flows:4:1: match field tun_ipv6_src is not supported",
 		"f.flows:5:1: match field tun_ipv6_dst is not supported",
 		"f.flows:6:1: match field tun_gbp_id is not supported",
