@@ -185,3 +185,51 @@ func TestTunMetadataMatch(t *testing.T) {
 		t.Error("UsesTLVFields")
 	}
 }
+
+// TestTLVTablesConcurrent changes the table from one goroutine while
+// others translate matches through it (run with -race): every
+// translation sees one whole version, mapped or not.
+func TestTLVTablesConcurrent(t *testing.T) {
+	var ts TLVTables
+	opt := &Options{TLV: &ts}
+	done := make(chan struct{})
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			o := openflow.NXM(openflow.OXMClassNXM1, 40, []byte{1, 2, 3, 4}, nil)
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				var m rules.Match
+				err := Match(&m, &openflow.Match{Fields: []openflow.OXM{o}}, opt)
+				if err != nil && tlvCode(err) != 37 {
+					errs <- err
+					return
+				}
+				if err == nil && optionSpace(&m.Key)[3] != 4 {
+					errs <- errors.New("tun_metadata0 translated into the wrong bytes")
+					return
+				}
+			}
+		}()
+	}
+	for i := range 2000 {
+		cmd := openflow.TLVAdd
+		if i%2 == 1 {
+			cmd = openflow.TLVDelete
+		}
+		if err := ts.Mod(&openflow.TLVTableMod{Command: cmd, Maps: []openflow.TLVMap{{OptionLen: 4, Index: 0}}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
