@@ -47,15 +47,15 @@ func (c *conn) onTLVTableRequest(msg []byte) error {
 }
 
 // tlvInUse reports whether a flow of the switch uses one of the fields
-// tun_metadata<removed> as old maps them: its match tests a byte of one
-// (Open vSwitch counts the flows that name the field, vl_mff_map's
-// ref_cnt). It reads every flow table once; TLV table mods are rare.
+// tun_metadata<removed> as old maps them: its match tests a byte of one,
+// or an action sets one (Open vSwitch counts the flows that name the
+// field, vl_mff_map's ref_cnt). It reads every flow table once; TLV table mods are rare.
 func (a *Agent) tlvInUse(old *ofrules.TLVTable, removed []int) bool {
 	used := false
 	a.tables.Read(func(p *rules.Pipeline) {
 		for id := range a.pipe.NumTables() {
 			for _, r := range p.Rules(uint8(id)) {
-				if ofrules.UsesTLVFields(&r.Match, old, removed) {
+				if ofrules.UsesTLVFields(&r.Match, old, removed) || ofrules.UsesTLVAction(r.Instructions, removed) {
 					used = true
 					return
 				}

@@ -316,3 +316,66 @@ func checkTunMetadataText(t *testing.T, dumped []string) {
 		t.Errorf("unmapped field: %v", errs)
 	}
 }
+
+// TestTunMetadataSetFieldAsOVS adds flows that write tunnel metadata
+// fields, as set_field and as load (which ovs-ofctl sends as
+// NXAST_REG_LOAD2 of the bytes the value needs), to ofswitch and Open
+// vSwitch: dump-flows prints the same over OpenFlow 1.3 and 1.4 (Open
+// vSwitch prints every one as a set_field of the mapped length), an
+// unmapped field is NXFMFC_INVALID_TLV_FIELD in both, a mapping a flow
+// writes cannot be deleted.
+func TestTunMetadataSetFieldAsOVS(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	same := func(what, got, want string) {
+		t.Helper()
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-Open vSwitch +ofswitch):\n%s", what, diff)
+		}
+	}
+	for _, ver := range []string{"OpenFlow13", "OpenFlow14"} {
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows")
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-tlv-map")
+		got, want := ofctlBoth(t, ofctl, ovs, ours, ver, "add-tlv-map",
+			"{class=0xffff,type=0,len=4}->tun_metadata0,{class=0xffff,type=1,len=8}->tun_metadata1,{class=0xffff,type=2,len=12}->tun_metadata2")
+		if got != "" || want != "" {
+			t.Fatalf("add-tlv-map: %q, %q", got, want)
+		}
+		addFlowsBoth(t, ofctl, ovs, ours, ver, []string{
+			"priority=1,actions=set_field:0x1234->tun_metadata0,resubmit(,1)",
+			"priority=2,actions=load:0x12->tun_metadata0[0..7],output:1",
+			"priority=3,actions=load:0x12->tun_metadata1[8..15],output:1",
+			"priority=4,tun_metadata0=0x1,actions=set_field:0x1122334455->tun_metadata1,goto_table:1",
+			"priority=5,actions=load:0x1->tun_metadata2[90..95],output:1",
+			"priority=6,actions=set_field:0x112233445566->tun_metadata0,output:1",
+			"priority=7,actions=load:0x1->tun_metadata0[32],output:1",
+			"priority=8,actions=set_field:0x1->tun_metadata2,set_field:0xffffffffffffffffffffffff->tun_metadata2,output:2",
+			"table=1,priority=9,actions=write_actions(set_field:0xabcdef->tun_metadata1,output:3)",
+		})
+		for _, c := range []struct {
+			what string
+			cmd  string
+			args []string
+		}{
+			{"unmapped field", "add-flow", []string{"priority=19,actions=set_field:0x1->tun_metadata5"}},
+			{"unmapped field in load", "add-flow", []string{"priority=19,actions=load:0x1->tun_metadata6[0..3]"}},
+			{"masked set_field outside the mask", "add-flow", []string{"priority=19,actions=set_field:0x1234/0xff00->tun_metadata0"}},
+			{"delete of a written mapping", "del-tlv-map", []string{"{class=0xffff,type=2,len=12}->tun_metadata2"}},
+		} {
+			// The error lines: ofswitch echoes the first 64 bytes of
+			// the request, Open vSwitch all of it.
+			got, want := ofctlBoth(t, ofctl, ovs, ours, ver, c.cmd, c.args...)
+			errLine := regexp.MustCompile(`(?m)^OFPT_ERROR.*$`)
+			same(ver+" "+c.what, errLine.FindString(got), errLine.FindString(want))
+			if !strings.Contains(got, "OFPT_ERROR") {
+				t.Errorf("%s %s: taken:\n%s", ver, c.what, got)
+			}
+		}
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows", "--strict", "priority=5")
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows", "--strict", "priority=8")
+		got, want = ofctlBoth(t, ofctl, ovs, ours, ver, "del-tlv-map", "{class=0xffff,type=2,len=12}->tun_metadata2")
+		same(ver+" delete once unwritten", got, want)
+		if got != "" {
+			t.Errorf("%s: delete once unwritten: %s", ver, got)
+		}
+	}
+}

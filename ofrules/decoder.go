@@ -82,7 +82,9 @@ func (d *Decoder) full(u *rules.Update, msg []byte) error {
 	if err := translate(u, fm, d.tables, d.strict, false, ins, &d.shape, d.tlv.Load()); err != nil {
 		return err
 	}
-	if ins == nil && u.Instructions != nil {
+	// A set_field of a tunnel metadata field is translated anew each
+	// time: the TLV table may have moved the field since.
+	if ins == nil && u.Instructions != nil && !usesTunMetadata(u.Instructions) {
 		ic.raw, ic.table, ic.ins = append(ic.raw[:0], raw...), fm.TableID, u.Instructions
 		ic.perMatch = matchDependent(u.Instructions)
 	}

@@ -47,7 +47,14 @@ func (o *Options) tlv() *TLVTable {
 // PACKET_OUT say. A failure is the OFPT_ERROR to answer with: an output to
 // a port no packet can go to, a reserved group number, an unknown
 // action or a set_field of a field the flow tables do not hold.
-func Actions(as []openflow.Action) ([]rules.Action, error) {
+//
+// A set_field of tun_metadata0-63 is NXFMFC_INVALID_TLV_FIELD here: only
+// a flow's actions, translated with the switch's TLV table, take one.
+func Actions(as []openflow.Action) ([]rules.Action, error) { return actions(as, nil) }
+
+// actions is Actions with the switch's TLV table t, which maps the
+// fields tun_metadata0-63 that a set_field may write.
+func actions(as []openflow.Action, t *TLVTable) ([]rules.Action, error) {
 	out := make([]rules.Action, 0, len(as))
 	for i := range as {
 		a := &as[i]
@@ -86,6 +93,17 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 			out = append(out, rules.Action{Kind: rules.ActionSetNwTTL, TTL: a.TTL})
 		case openflow.ActionSetField:
 			o := &a.Field
+			if idx, ok := tunMetadataIndex(o); ok {
+				if o.HasMask {
+					return nil, openflow.ErrorMsg{Type: openflow.ErrTypeExperimenter, Code: onfBadSetMask,
+						Experimenter: openflow.ONFExperimenter}
+				}
+				var err error
+				if out, err = tunMetadataSet(out, idx, o.Data, false, t); err != nil {
+					return nil, err
+				}
+				break
+			}
 			if o.IsNXM() {
 				ra, err := nxmSetField(o)
 				if err != nil {
@@ -114,6 +132,15 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 			if a.Experimenter != openflow.NXExperimenter {
 				return nil, badAction(openflow.BadActionBadExperimenter)
 			}
+			if x, err := openflow.DecodeNXAction(a); err == nil && x.Subtype == openflow.NXRegLoad2 &&
+				x.Dst.Class() == openflow.OXMClassNXM1 && x.Dst.Field() >= nxmTunMetadata0 &&
+				x.Dst.Field() < nxmTunMetadata0+openflow.TLVMaxFields {
+				// set_field:V/M->tun_metadataN, as ovs-ofctl sends it.
+				if out, err = tunMetadataSet(out, int(x.Dst.Field()-nxmTunMetadata0), x.Payload, x.Dst.HasMask(), t); err != nil {
+					return nil, err
+				}
+				break
+			}
 			ra, err := nxAction(a)
 			if err != nil {
 				return nil, err
@@ -129,7 +156,7 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 // instructionsFromWire translates the instructions of an entry of table
 // (OpenFlow 1.3.5 §7.2.4): at most one of each type, goto_table forward
 // only and to a table that exists.
-func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) ([]rules.Instruction, error) {
+func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int, t *TLVTable) ([]rules.Instruction, error) {
 	out := make([]rules.Instruction, 0, len(ins))
 	var seen [8]bool
 	for i := range ins {
@@ -149,7 +176,7 @@ func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) (
 		case openflow.InstructionWriteMetadata:
 			out = append(out, rules.Instruction{Kind: rules.InstWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
 		case openflow.InstructionWriteActions, openflow.InstructionApplyActions:
-			as, err := Actions(in.Actions)
+			as, err := actions(in.Actions, t)
 			if err != nil {
 				return nil, err
 			}
@@ -193,11 +220,15 @@ func inActionSet(k rules.ActionKind) bool {
 }
 
 // actionsToWire translates actions of an entry whose match is m.
-func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
+//
+// t is the switch's TLV table, which names the loads of a set_field of
+// tun_metadataN; without it they are left out.
+func actionsToWire(as []rules.Action, m *rules.Match, t *TLVTable) []openflow.Action {
 	proto, _ := m.Get(rules.FieldIPProto)
 	eth, _ := m.Get(rules.FieldEthType)
 	out := make([]openflow.Action, 0, len(as))
-	for _, a := range as {
+	for i := 0; i < len(as); i++ {
+		a := as[i]
 		switch a.Kind {
 		case rules.ActionOutput:
 			out = append(out, openflow.Output(a.Port, a.MaxLen))
@@ -222,6 +253,12 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 			rules.ActionMove, rules.ActionOutputReg:
 			out = append(out, nxActionToWire(&a))
 		case rules.ActionLoad:
+			if a.Ext != nil && a.Ext.TunMetadata != 0 {
+				var n int
+				out, n = tunMetadataToWire(out, as[i:], t)
+				i += n - 1
+				break
+			}
 			if r := rules.LoadRow(&a, proto); r >= 0 {
 				out = loadsToWire(out, &a, r)
 			}
@@ -244,7 +281,7 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 }
 
 // instructionsToWire translates an entry's instructions back.
-func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Instruction {
+func instructionsToWire(ins []rules.Instruction, m *rules.Match, t *TLVTable) []openflow.Instruction {
 	out := make([]openflow.Instruction, 0, len(ins))
 	for _, in := range ins {
 		switch in.Kind {
@@ -253,9 +290,9 @@ func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Inst
 		case rules.InstWriteMetadata:
 			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
 		case rules.InstWriteActions:
-			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteActions, Actions: actionsToWire(in.Actions, m)})
+			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteActions, Actions: actionsToWire(in.Actions, m, t)})
 		case rules.InstApplyActions:
-			out = append(out, openflow.Instruction{Type: openflow.InstructionApplyActions, Actions: actionsToWire(in.Actions, m)})
+			out = append(out, openflow.Instruction{Type: openflow.InstructionApplyActions, Actions: actionsToWire(in.Actions, m, t)})
 		case rules.InstClearActions:
 			out = append(out, openflow.Instruction{Type: openflow.InstructionClearActions})
 		case rules.InstMeter:
@@ -307,7 +344,7 @@ func translate(u *rules.Update, fm *openflow.FlowMod, tables int, strict, check 
 	if ins != nil && !isDelete {
 		u.Instructions = ins
 	} else if !isDelete {
-		if u.Instructions, err = instructionsFromWire(fm.Instructions, fm.TableID, tables); err != nil {
+		if u.Instructions, err = instructionsFromWire(fm.Instructions, fm.TableID, tables, tlv); err != nil {
 			return err
 		}
 	}
@@ -409,6 +446,6 @@ func FlowStatsTLV(r *rules.Rule, now int64, t *TLVTable) openflow.FlowStats {
 		TableID: r.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9 / 1e6 * 1e6),
 		Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
 		Flags: uint16(r.Flags), Importance: r.Importance, Cookie: r.Cookie, PacketCount: r.Packets(), ByteCount: r.Bytes(),
-		Match: WireMatchTLV(&r.Match, t), Instructions: instructionsToWire(r.Instructions, &r.Match),
+		Match: WireMatchTLV(&r.Match, t), Instructions: instructionsToWire(r.Instructions, &r.Match, t),
 	}
 }

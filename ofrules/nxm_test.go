@@ -259,7 +259,7 @@ func TestNXMSetField(t *testing.T) {
 	}
 	var m rules.Match
 	m.Set(rules.FieldEthType, rules.EthTypeIPv4, 0xffff)
-	if got, w := enc(actionsToWire(acts, &m)), enc(in); !bytes.Equal(got, w) {
+	if got, w := enc(actionsToWire(acts, &m, nil)), enc(in); !bytes.Equal(got, w) {
 		t.Errorf("written back as\n%x\nwant\n%x", got, w)
 	}
 	for _, c := range []struct {

@@ -175,7 +175,7 @@ func TestRegSetField(t *testing.T) {
 		if len(as) != 1 || as[0] != want {
 			t.Fatalf("reg%d: %+v, want %+v", c.reg, as, want)
 		}
-		back := actionsToWire(as, &rules.Match{})
+		back := actionsToWire(as, &rules.Match{}, nil)
 		if len(back) != 1 || !reflect.DeepEqual(back[0], sf) {
 			t.Errorf("reg%d: back to the wire as %+v, want %+v", c.reg, back, sf)
 		}

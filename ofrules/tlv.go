@@ -391,3 +391,134 @@ func (t *TLVTable) TunMetadataPlace(dst []uint8, idx int) ([]uint8, bool) {
 	}
 	return dst, true
 }
+
+// tunMetadataSet translates a set_field of NXM_NX_TUN_METADATA<idx>
+// (OFPAT_SET_FIELD, or NXAST_REG_LOAD2 with masked) whose OXM payload is
+// data, as Open vSwitch's nx_pull_entry and tun_metadata_write do with
+// the switch's TLV table t: an unmapped field is
+// NXFMFC_INVALID_TLV_FIELD, value bits outside the mask
+// OFPBMC_BAD_WILDCARDS; the payload's first min(len, mapped length)
+// bytes are the field's last ones (copy_entry_value), the others 0 (and
+// not written, under a mask). It appends one ActionLoad per word of the
+// option space the written bytes are in (ActionExt.TunMetadata).
+func tunMetadataSet(out []rules.Action, idx int, data []byte, masked bool, t *TLVTable) ([]rules.Action, error) {
+	var pb [OptionSpace]uint8
+	place, ok := t.TunMetadataPlace(pb[:0], idx)
+	if !ok {
+		return out, openflow.ErrInvalidTLVField
+	}
+	val, mask := data, []byte(nil)
+	if masked {
+		if len(data)%2 != 0 {
+			return out, badMatch(openflow.BadMatchBadLen)
+		}
+		val, mask = data[:len(data)/2], data[len(data)/2:]
+		for i := range val {
+			if val[i]&^mask[i] != 0 {
+				return out, badMatch(openflow.BadMatchBadWildcards)
+			}
+		}
+	}
+	n := len(place)
+	var v, m [openflow.TLVMaxOptLen]byte
+	cp := min(len(val), n)
+	copy(v[n-cp:n], val[:cp])
+	if mask == nil {
+		for i := range n {
+			m[i] = 0xff
+		}
+	} else {
+		copy(m[n-cp:n], mask[:cp])
+	}
+	var wv, wm [OptionSpace / 8]uint64
+	for i, p := range place {
+		sh := 56 - 8*uint(p%8)
+		wm[p/8] |= uint64(m[i]) << sh
+		wv[p/8] |= uint64(v[i]&m[i]) << sh
+	}
+	first := true
+	for w := range wm {
+		if wm[w] == 0 {
+			continue
+		}
+		out = append(out, rules.Action{Kind: rules.ActionLoad, Field: rules.FieldTunOpts0 + rules.Field(w),
+			Value: [2]uint64{wm[w], wv[w]}, Ext: &rules.ActionExt{TunMetadata: uint8(idx) + 1, TunFirst: first}})
+		first = false
+	}
+	if first {
+		// A mask of zeros, or a mapping of no bytes: nothing to write,
+		// which the flow tables cannot hold as an action.
+		return out, badAction(openflow.BadActionBadSetArgument)
+	}
+	return out, nil
+}
+
+// tunMetadataToWire appends the wire form of the loads as, which start
+// with one that has TunFirst, as the set_field they came as: the field's
+// mapped length, OFPAT_SET_FIELD when every byte is written, else
+// NXAST_REG_LOAD2 with the mask, as Open vSwitch sends a set_field back.
+// It returns the number of loads it took (1 at least).
+func tunMetadataToWire(out []openflow.Action, as []rules.Action, t *TLVTable) ([]openflow.Action, int) {
+	idx := int(as[0].Ext.TunMetadata) - 1
+	n := 1
+	for n < len(as) && as[n].Kind == rules.ActionLoad && as[n].Ext != nil &&
+		as[n].Ext.TunMetadata == as[0].Ext.TunMetadata && !as[n].Ext.TunFirst {
+		n++
+	}
+	var pb [OptionSpace]uint8
+	place, ok := t.TunMetadataPlace(pb[:0], idx)
+	if !ok {
+		// The table changed under a flow that uses it, which Mod
+		// refuses: nothing to name the bytes with.
+		return out, n
+	}
+	var wv, wm [OptionSpace / 8]uint64
+	for _, a := range as[:n] {
+		w := a.Field - rules.FieldTunOpts0
+		wm[w], wv[w] = a.Value[0], a.Value[1]
+	}
+	val, mask := make([]byte, len(place)), make([]byte, len(place))
+	full := true
+	for i, p := range place {
+		sh := 56 - 8*uint(p%8)
+		val[i], mask[i] = byte(wv[p/8]>>sh), byte(wm[p/8]>>sh)
+		full = full && mask[i] == 0xff
+	}
+	f := openflow.OXMField(nxmTunMetadata0 + idx)
+	if full {
+		return append(out, openflow.SetField(openflow.NXM(openflow.OXMClassNXM1, f, val, nil))), n
+	}
+	h := openflow.OXMHeader(uint32(openflow.OXMClassNXM1)<<16 | uint32(f)<<9 | 1<<8 | uint32(2*len(place)))
+	x := openflow.NXAction{Subtype: openflow.NXRegLoad2, Dst: h, Payload: append(val, mask...)}
+	return append(out, x.Action()), n
+}
+
+// usesTunMetadata reports whether ins holds a set_field of a tunnel
+// metadata field, whose translation depends on the TLV table.
+func usesTunMetadata(ins []rules.Instruction) bool {
+	for i := range ins {
+		for _, a := range ins[i].Actions {
+			if a.Kind == rules.ActionLoad && a.Ext != nil && a.Ext.TunMetadata != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// UsesTLVAction reports whether ins set one of the fields
+// tun_metadata<idx> for idx in removed.
+func UsesTLVAction(ins []rules.Instruction, removed []int) bool {
+	for i := range ins {
+		for _, a := range ins[i].Actions {
+			if a.Kind == rules.ActionLoad && a.Ext != nil && a.Ext.TunMetadata != 0 {
+				for _, idx := range removed {
+					if int(a.Ext.TunMetadata)-1 == idx {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}

@@ -129,6 +129,13 @@ type ActionExt struct {
 	// Src and Dst are ActionMove's source and destination,
 	// ActionOutputReg's Src the bits that name the port.
 	Src, Dst Subfield
+	// TunMetadata, when not 0, says that an ActionLoad of a word of the
+	// tunnel metadata option space (FieldTunOpts0-3) is part of a
+	// set_field of tun_metadata<TunMetadata-1> (OFPAT_SET_FIELD or
+	// NXAST_REG_LOAD2): one load for each word the field's written bytes
+	// are in, TunFirst on the first of them, which follow each other.
+	TunMetadata uint8
+	TunFirst    bool
 }
 
 // Equal reports whether a and b are the same action, Ext compared by
@@ -143,7 +150,8 @@ func (a *Action) Equal(b *Action) bool {
 		return true
 	}
 	return string(a.Ext.Note) == string(b.Ext.Note) && (a.Ext.IDs == nil) == (b.Ext.IDs == nil) &&
-		slices.Equal(a.Ext.IDs, b.Ext.IDs) && a.Ext.Src == b.Ext.Src && a.Ext.Dst == b.Ext.Dst
+		slices.Equal(a.Ext.IDs, b.Ext.IDs) && a.Ext.Src == b.Ext.Src && a.Ext.Dst == b.Ext.Dst &&
+		a.Ext.TunMetadata == b.Ext.TunMetadata && a.Ext.TunFirst == b.Ext.TunFirst
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).

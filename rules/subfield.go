@@ -102,6 +102,15 @@ var SubfieldFields = append([]SubfieldField{
 	{Name: "NXM_NX_IP_FRAG", Alias: []string{"ip_frag", "nw_frag"}, Field: FieldIPFrag, Bits: 2, Bytes: 1, Class: 1, Num: 26},
 	{Name: "NXM_NX_IPV6_LABEL", Alias: []string{"ipv6_label"}, Field: FieldIPv6FLabel, Bits: 20, Bytes: 4, Class: 1, Num: 27, Writable: true},
 	{Name: "NXM_NX_PKT_MARK", Alias: []string{"pkt_mark"}, Field: FieldPktMark, Bits: 32, Class: 1, Num: 33, Writable: true, Meta: true},
+	// The words of the tunnel metadata option space, which the loads of
+	// a set_field or load of tun_metadataN write (see
+	// ActionExt.TunMetadata): no name a flow's text can give, no header
+	// (field numbers over 127 are none), for the checks and the key-only
+	// writes of the data plane.
+	{Name: "(tun_opts0)", Field: FieldTunOpts0, Bits: 64, Class: 1, Num: 0xf0, Writable: true, Meta: true},
+	{Name: "(tun_opts1)", Field: FieldTunOpts1, Bits: 64, Class: 1, Num: 0xf1, Writable: true, Meta: true},
+	{Name: "(tun_opts2)", Field: FieldTunOpts2, Bits: 64, Class: 1, Num: 0xf2, Writable: true, Meta: true},
+	{Name: "(tun_opts3)", Field: FieldTunOpts3, Bits: 64, Class: 1, Num: 0xf3, Writable: true, Meta: true},
 }, regRows()...)
 
 // regRows returns the rows of the registers NXM_NX_REG0 to REG15
