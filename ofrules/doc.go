@@ -97,6 +97,24 @@
 // does not); a mapping of length 0 matches nothing and is not written
 // back; a zero mask matches everything (Open vSwitch matches "present").
 //
+// A set_field of tun_metadataN (OFPAT_SET_FIELD; NXAST_REG_LOAD2, which
+// ovs-ofctl sends for a masked set_field and for load:V->tun_metadataN[..])
+// reads its payload as a match does (first bytes of a longer one, value
+// bits outside the mask OFPBMC_BAD_WILDCARDS, an unmapped field
+// NXFMFC_INVALID_TLV_FIELD) and becomes the loads of the option space
+// words the field's written bytes are in (rules.TunMetadataLoads); a flow
+// stats reply writes them back as one set_field of the mapped length,
+// OFPAT_SET_FIELD when every byte is written, else NXAST_REG_LOAD2, which
+// ovs-ofctl prints as Open vSwitch's (set_field:V[/M]->tun_metadataN).
+// Not taken (Open vSwitch takes them): NXAST_REG_LOAD, move and
+// output:field of tun_metadataN (OFPBAC_BAD_SET_TYPE or OFPBMC_BAD_FIELD,
+// as for any field they do not know), set_field of one in a group's
+// bucket or a PACKET_OUT, which Actions translates without the table
+// (NXFMFC_INVALID_TLV_FIELD), and a write of no byte (a zero mask, a
+// mapping of length 0: OFPBAC_BAD_SET_ARGUMENT). A FLOW_MOD whose actions
+// write one is translated anew each time (Decoder keeps no copy: the table
+// may move the field).
+//
 // A set_field of one of those shared fields must name the OXM field that
 // the match makes it (udp_src under ip_proto 17, ipv6_nd_sll under an
 // IPv6 match), else OFPBAC_MATCH_INCONSISTENT; the rest of the checks of

@@ -430,22 +430,9 @@ func tunMetadataSet(out []rules.Action, idx int, data []byte, masked bool, t *TL
 	} else {
 		copy(m[n-cp:n], mask[:cp])
 	}
-	var wv, wm [OptionSpace / 8]uint64
-	for i, p := range place {
-		sh := 56 - 8*uint(p%8)
-		wm[p/8] |= uint64(m[i]) << sh
-		wv[p/8] |= uint64(v[i]&m[i]) << sh
-	}
-	first := true
-	for w := range wm {
-		if wm[w] == 0 {
-			continue
-		}
-		out = append(out, rules.Action{Kind: rules.ActionLoad, Field: rules.FieldTunOpts0 + rules.Field(w),
-			Value: [2]uint64{wm[w], wv[w]}, Ext: &rules.ActionExt{TunMetadata: uint8(idx) + 1, TunFirst: first}})
-		first = false
-	}
-	if first {
+	k := len(out)
+	out = rules.TunMetadataLoads(out, idx, place, v[:n], m[:n])
+	if len(out) == k {
 		// A mask of zeros, or a mapping of no bytes: nothing to write,
 		// which the flow tables cannot hold as an action.
 		return out, badAction(openflow.BadActionBadSetArgument)

@@ -44,3 +44,28 @@ func (m *Match) TunMetadata(place []uint8, val, mask []byte) ([]byte, []byte) {
 	}
 	return val, mask
 }
+
+// TunMetadataLoads appends the actions of a set_field of
+// tun_metadata<idx>, whose bytes are at place, to val under mask (both
+// len(place) bytes): one ActionLoad for each word of the option space
+// (FieldTunOpts0-3) that a byte under the mask is in, in word order,
+// marked with ActionExt.TunMetadata (TunFirst on the first). It appends
+// nothing when the mask is all zeros.
+func TunMetadataLoads(dst []Action, idx int, place []uint8, val, mask []byte) []Action {
+	var wv, wm [TunOptsBytes / 8]uint64
+	for i, p := range place {
+		sh := 56 - 8*uint(p%8)
+		wm[p/8] |= uint64(mask[i]) << sh
+		wv[p/8] |= uint64(val[i]&mask[i]) << sh
+	}
+	first := true
+	for w := range wm {
+		if wm[w] == 0 {
+			continue
+		}
+		dst = append(dst, Action{Kind: ActionLoad, Field: FieldTunOpts0 + Field(w),
+			Value: [2]uint64{wm[w], wv[w]}, Ext: &ActionExt{TunMetadata: uint8(idx) + 1, TunFirst: first}})
+		first = false
+	}
+	return dst
+}

@@ -208,6 +208,12 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 				return nil, err
 			}
 			apply = append(apply, rules.Action{Kind: rules.ActionSetQueue, Queue: uint32(v)})
+		case lname == "set_field" && strings.Contains(arg, "->tun_metadata"):
+			as, err := p.setTunMetadata(arg, acol+len(name)+1)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, as...)
 		case lname == "set_field" || lname == "load" && false:
 			act, err := p.setField(arg, acol+len(name)+1)
 			if err != nil {

@@ -54,6 +54,8 @@
 // value longer than the field is an error (Open vSwitch's switch keeps
 // its first bytes). FormatMatchTLV prints them after tun_flags as Open
 // vSwitch does (FormatMatch, without a layout, leaves them out).
+// set_field:V[/M]->tun_metadataN reads V and M the same way and becomes
+// the loads of rules.TunMetadataLoads (printing those back is not done).
 // tun_ipv6_src, tun_ipv6_dst, tun_gbp_id, tun_gbp_flags and xxreg0-3 are
 // refused by name ("match field xxreg0 is not supported").
 // set_field writes nw_ttl, pkt_mark (printed in hex) and tun_flags (oam,

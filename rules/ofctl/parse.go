@@ -722,38 +722,9 @@ func splitLines(data []byte) []string {
 // matches the whole field exactly.
 func (p *flowParser) tunMetadata(m *rules.Match, n int, key, val string, col, vcol int) error {
 	var buf [rules.TunOptsBytes]uint8
-	var place []uint8
-	ok := false
-	if p.opt != nil && p.opt.TunMetadata != nil {
-		place, ok = p.opt.TunMetadata.TunMetadataPlace(buf[:0], n)
-	}
-	if !ok {
-		return p.errAt(col, "match field %s is not mapped (no TLV table maps it: add-tlv-map)", key)
-	}
-	vs, ms, masked := strings.Cut(val, "/")
-	v, okv := varBytes(vs, len(place))
-	mk, okm := varBytes(ms, len(place))
-	if !masked {
-		mk, okm = make([]byte, len(place)), true
-		for i := range mk {
-			mk[i] = 0xff
-		}
-	}
-	if !okv || !okm {
-		return p.errAt(vcol, "%s: %q is not a value of at most %d bytes", key, val, len(place))
-	}
-	if masked && onesTail(mk, max(sigBytes(v), sigBytes(mk))) {
-		// ovs-ofctl sends the value and mask in as many bytes as the
-		// longer needs, and unmasked when the mask is all ones there:
-		// the switch then matches all of the field's bytes exactly.
-		for i := range mk {
-			mk[i] = 0xff
-		}
-	}
-	for i := range v {
-		if v[i]&^mk[i] != 0 {
-			return p.errAt(vcol, "%s: value %s has bits outside the mask %s", key, vs, ms)
-		}
+	place, v, mk, err := p.tunMetadataValue(buf[:0], n, key, val, col, vcol)
+	if err != nil {
+		return err
 	}
 	m.SetTunMetadata(place, v, mk)
 	for f := rules.FieldTunOpts0; f <= rules.FieldTunOpts3; f++ {
@@ -762,6 +733,69 @@ func (p *flowParser) tunMetadata(m *rules.Match, n int, key, val string, col, vc
 		}
 	}
 	return nil
+}
+
+// setTunMetadata parses the argument of set_field:V[/M]->tun_metadataN
+// (col its column) into the loads of the option space words the field
+// is in (rules.TunMetadataLoads), the value read as a match's is.
+func (p *flowParser) setTunMetadata(arg string, col int) ([]rules.Action, error) {
+	vs, fname, _ := strings.Cut(arg, "->")
+	fcol := col + len(vs) + 2
+	n, ok := regNumber(fname, "tun_metadata", 64)
+	if !ok {
+		return nil, p.errAt(fcol, "unknown set_field field %q", fname)
+	}
+	var buf [rules.TunOptsBytes]uint8
+	place, v, mk, err := p.tunMetadataValue(buf[:0], n, fname, vs, fcol, col)
+	if err != nil {
+		return nil, err
+	}
+	as := rules.TunMetadataLoads(nil, n, place, v, mk)
+	if len(as) == 0 {
+		return nil, p.errAt(col, "set_field of %s writes no bit", fname)
+	}
+	return as, nil
+}
+
+// tunMetadataValue reads val, "V" or "V/M", as the value and mask of
+// tun_metadata<n> as ParseOptions.TunMetadata maps it (col the field's
+// column, vcol the value's), and returns the field's place in the option
+// space (appended to dst) with them.
+func (p *flowParser) tunMetadataValue(dst []uint8, n int, key, val string, col, vcol int) (place []uint8, v, mk []byte, err error) {
+	ok := false
+	if p.opt != nil && p.opt.TunMetadata != nil {
+		place, ok = p.opt.TunMetadata.TunMetadataPlace(dst, n)
+	}
+	if !ok {
+		return nil, nil, nil, p.errAt(col, "match field %s is not mapped (no TLV table maps it: add-tlv-map)", key)
+	}
+	size := len(place)
+	vs, ms, masked := strings.Cut(val, "/")
+	v, okv := varBytes(vs, size)
+	mk, okm := varBytes(ms, size)
+	if !masked {
+		mk, okm = make([]byte, size), true
+		for i := range mk {
+			mk[i] = 0xff
+		}
+	}
+	if !okv || !okm {
+		return nil, nil, nil, p.errAt(vcol, "%s: %q is not a value of at most %d bytes", key, val, size)
+	}
+	if masked && onesTail(mk, max(sigBytes(v), sigBytes(mk))) {
+		// ovs-ofctl sends the value and mask in as many bytes as the
+		// longer needs, and unmasked when the mask is all ones there:
+		// the switch then takes all of the field's bytes.
+		for i := range mk {
+			mk[i] = 0xff
+		}
+	}
+	for i := range v {
+		if v[i]&^mk[i] != 0 {
+			return nil, nil, nil, p.errAt(vcol, "%s: value %s has bits outside the mask %s", key, vs, ms)
+		}
+	}
+	return place, v, mk, nil
 }
 
 // sigBytes returns the number of bytes of b from its first non-zero one.
