@@ -350,6 +350,10 @@ func TestTunMetadataSetFieldAsOVS(t *testing.T) {
 			"priority=7,actions=load:0x1->tun_metadata0[32],output:1",
 			"priority=8,actions=set_field:0x1->tun_metadata2,set_field:0xffffffffffffffffffffffff->tun_metadata2,output:2",
 			"table=1,priority=9,actions=write_actions(set_field:0xabcdef->tun_metadata1,output:3)",
+			"table=1,priority=10,actions=move:NXM_NX_TUN_METADATA1[0..31]->NXM_NX_REG1[],output:1",
+			"table=1,priority=11,actions=move:NXM_NX_REG0[0..15]->NXM_NX_TUN_METADATA0[8..23],output:1",
+			"table=1,priority=12,actions=output:NXM_NX_TUN_METADATA0[0..15]",
+			"table=1,priority=13,actions=move:NXM_NX_TUN_METADATA2[64..95]->NXM_NX_TUN_METADATA1[32..63],move:NXM_NX_TUN_METADATA2[0..63]->OXM_OF_PKT_REG1[]",
 		})
 		for _, c := range []struct {
 			what string
@@ -360,6 +364,9 @@ func TestTunMetadataSetFieldAsOVS(t *testing.T) {
 			{"unmapped field in load", "add-flow", []string{"priority=19,actions=load:0x1->tun_metadata6[0..3]"}},
 			{"masked set_field outside the mask", "add-flow", []string{"priority=19,actions=set_field:0x1234/0xff00->tun_metadata0"}},
 			{"delete of a written mapping", "del-tlv-map", []string{"{class=0xffff,type=2,len=12}->tun_metadata2"}},
+			{"delete of a moved mapping", "del-tlv-map", []string{"{class=0xffff,type=1,len=8}->tun_metadata1"}},
+			{"move of an unmapped field", "add-flow", []string{"priority=19,actions=move:NXM_NX_TUN_METADATA9[0..7]->NXM_NX_REG0[0..7]"}},
+			{"move beyond the mapped length", "add-flow", []string{"priority=19,actions=move:NXM_NX_TUN_METADATA0[24..39]->NXM_NX_REG0[0..15]"}},
 		} {
 			// The error lines: ofswitch echoes the first 64 bytes of
 			// the request, Open vSwitch all of it.
@@ -370,8 +377,14 @@ func TestTunMetadataSetFieldAsOVS(t *testing.T) {
 				t.Errorf("%s %s: taken:\n%s", ver, c.what, got)
 			}
 		}
+		// Bits across two option space words: Open vSwitch takes them,
+		// ofswitch's subfields cannot hold them.
+		if got := ofctlOne(t, ofctl, nil, ours, ver, "add-flow", "priority=20,actions=move:NXM_NX_TUN_METADATA2[32..95]->OXM_OF_PKT_REG1[]"); !strings.Contains(got, "OFPBAC_BAD_SET_ARGUMENT") {
+			t.Errorf("%s: move across two words: %s", ver, got)
+		}
 		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows", "--strict", "priority=5")
 		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows", "--strict", "priority=8")
+		ofctlBoth(t, ofctl, ovs, ours, ver, "del-flows", "--strict", "table=1,priority=13")
 		got, want = ofctlBoth(t, ofctl, ovs, ours, ver, "del-tlv-map", "{class=0xffff,type=2,len=12}->tun_metadata2")
 		same(ver+" delete once unwritten", got, want)
 		if got != "" {

@@ -141,7 +141,7 @@ func actions(as []openflow.Action, t *TLVTable) ([]rules.Action, error) {
 				}
 				break
 			}
-			ra, err := nxAction(a)
+			ra, err := nxAction(a, t)
 			if err != nil {
 				return nil, err
 			}
@@ -242,7 +242,7 @@ func actionsToWire(as []rules.Action, m *rules.Match, t *TLVTable) []openflow.Ac
 			out = append(out, openflow.Action{Type: openflow.ActionPopVLAN})
 		case rules.ActionDecNwTTL:
 			if a.Ext != nil && a.Ext.IDs != nil {
-				out = append(out, nxActionToWire(&a))
+				out = append(out, nxActionToWire(&a, t))
 				break
 			}
 			out = append(out, openflow.Action{Type: openflow.ActionDecNWTTL})
@@ -251,7 +251,7 @@ func actionsToWire(as []rules.Action, m *rules.Match, t *TLVTable) []openflow.Ac
 			out = append(out, tagActionToWire(&a))
 		case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionResubmit,
 			rules.ActionMove, rules.ActionOutputReg:
-			out = append(out, nxActionToWire(&a))
+			out = append(out, nxActionToWire(&a, t))
 		case rules.ActionLoad:
 			if a.Ext != nil && a.Ext.TunMetadata != 0 {
 				var n int

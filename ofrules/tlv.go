@@ -485,7 +485,7 @@ func tunMetadataToWire(out []openflow.Action, as []rules.Action, t *TLVTable) ([
 func usesTunMetadata(ins []rules.Instruction) bool {
 	for i := range ins {
 		for _, a := range ins[i].Actions {
-			if a.Kind == rules.ActionLoad && a.Ext != nil && a.Ext.TunMetadata != 0 {
+			if a.Ext != nil && (a.Ext.TunMetadata != 0 || a.Ext.SrcTun != 0 || a.Ext.DstTun != 0) {
 				return true
 			}
 		}
@@ -493,16 +493,18 @@ func usesTunMetadata(ins []rules.Instruction) bool {
 	return false
 }
 
-// UsesTLVAction reports whether ins set one of the fields
-// tun_metadata<idx> for idx in removed.
+// UsesTLVAction reports whether an action of ins sets, moves or outputs
+// one of the fields tun_metadata<idx> for idx in removed.
 func UsesTLVAction(ins []rules.Instruction, removed []int) bool {
 	for i := range ins {
 		for _, a := range ins[i].Actions {
-			if a.Kind == rules.ActionLoad && a.Ext != nil && a.Ext.TunMetadata != 0 {
-				for _, idx := range removed {
-					if int(a.Ext.TunMetadata)-1 == idx {
-						return true
-					}
+			if a.Ext == nil {
+				continue
+			}
+			for _, idx := range removed {
+				n := uint8(idx) + 1
+				if a.Ext.TunMetadata == n || a.Ext.SrcTun == n || a.Ext.DstTun == n {
+					return true
 				}
 			}
 		}

@@ -136,6 +136,11 @@ type ActionExt struct {
 	// are in, TunFirst on the first of them, which follow each other.
 	TunMetadata uint8
 	TunFirst    bool
+	// SrcTun and DstTun, when not 0, say that an ActionMove's Src or Dst
+	// (an ActionOutputReg's Src) are bits of tun_metadata<SrcTun-1> or
+	// <DstTun-1>: of the option space word the field's bits are in
+	// (TunMetadataSubfield), named so on the wire.
+	SrcTun, DstTun uint8
 }
 
 // Equal reports whether a and b are the same action, Ext compared by
@@ -151,7 +156,8 @@ func (a *Action) Equal(b *Action) bool {
 	}
 	return string(a.Ext.Note) == string(b.Ext.Note) && (a.Ext.IDs == nil) == (b.Ext.IDs == nil) &&
 		slices.Equal(a.Ext.IDs, b.Ext.IDs) && a.Ext.Src == b.Ext.Src && a.Ext.Dst == b.Ext.Dst &&
-		a.Ext.TunMetadata == b.Ext.TunMetadata && a.Ext.TunFirst == b.Ext.TunFirst
+		a.Ext.TunMetadata == b.Ext.TunMetadata && a.Ext.TunFirst == b.Ext.TunFirst &&
+		a.Ext.SrcTun == b.Ext.SrcTun && a.Ext.DstTun == b.Ext.DstTun
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).

@@ -69,3 +69,52 @@ func TunMetadataLoads(dst []Action, idx int, place []uint8, val, mask []byte) []
 	}
 	return dst
 }
+
+// tunOptsRows are the rows of SubfieldFields of FieldTunOpts0-3.
+var tunOptsRows = func() (r [TunOptsBytes / 8]uint8) {
+	for w := range r {
+		r[w] = uint8(SubfieldByHeader(1, 0xf0+uint8(w)))
+	}
+	return r
+}()
+
+// TunMetadataSubfield returns the Subfield of bits [ofs, ofs+n) (bit 0
+// the least significant) of the tunnel metadata field whose bytes are at
+// place: bits of the option space word (FieldTunOpts0-3) they are in,
+// whose row is that word's. ok is false when the bits are beyond the
+// field or not contiguous in one word (across two words, or two runs of
+// the option space).
+func TunMetadataSubfield(place []uint8, ofs, n int) (s Subfield, ok bool) {
+	l := len(place)
+	if n <= 0 || n > 64 || ofs < 0 || ofs+n > 8*l {
+		return s, false
+	}
+	lo, hi := l-1-ofs/8, l-1-(ofs+n-1)/8 // bytes of the lowest and highest bit
+	for b := hi; b < lo; b++ {
+		if place[b+1] != place[b]+1 {
+			return s, false
+		}
+	}
+	if place[hi]/8 != place[lo]/8 {
+		return s, false
+	}
+	w := place[lo] / 8
+	shift := 56 - 8*(place[lo]%8)
+	return Subfield{Field: FieldTunOpts0 + Field(w), Ofs: shift + uint8(ofs%8), Bits: uint8(n), Row: tunOptsRows[w]}, true
+}
+
+// TunMetadataOfs returns the offset in the tunnel metadata field whose
+// bytes are at place of s's bit 0 (s from TunMetadataSubfield), false
+// if the field does not hold it.
+func TunMetadataOfs(place []uint8, s Subfield) (int, bool) {
+	if s.Field < FieldTunOpts0 || s.Field > FieldTunOpts3 {
+		return 0, false
+	}
+	p := 8*uint8(s.Field-FieldTunOpts0) + 7 - s.Ofs/8
+	for b, q := range place {
+		if q == p {
+			return 8*(len(place)-1-b) + int(s.Ofs%8), true
+		}
+	}
+	return 0, false
+}
