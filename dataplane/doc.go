@@ -116,7 +116,8 @@
 // A set_field of a tunnel metadata field (tun_metadataN, as the switch's
 // TLV table places it in the option space, rules.FieldTunOpts0-3) is the
 // loads of the option space words its bytes are in, key-only writes like
-// a register's. Every frame starts with the option space zero: no frame
+// a register's; move and output:field read and write its bits in one
+// word as a register's. Every frame starts with the option space zero: no frame
 // comes from a tunnel. Open vSwitch instead marks an option absent until
 // an action sets it, and an absent option matches no tun_metadataN test,
 // not even =0; here a field no action set matches tun_metadataN=0.

@@ -34,11 +34,17 @@ const tunMetadataMaps = "{class=0xffff,type=0,len=4}->tun_metadata0,{class=0xfff
 // a udp frame gets tun_metadata1's low 40 bits (across the two words it
 // is in) and goes to port 3, or, when a masked set_field clears the
 // highest of those bytes again, to port 2 through a flow that tests
-// only the low 32 bits; any other frame reaches table 1's miss flow.
+// only the low 32 bits; move and output:field read tun_metadata1 into a
+// register, output to tun_metadata0's bits, and write a register's bits
+// into tun_metadata1; any other frame reaches table 1's miss flow.
 const tunMetadataFlows = `table=0,priority=10,tcp,actions=set_field:0x1234->tun_metadata0,goto_table:1
 table=0,priority=10,udp,tp_dst=53,actions=set_field:0x1122334455->tun_metadata1,resubmit(,1)
 table=0,priority=10,udp,tp_dst=54,actions=set_field:0x1122334455->tun_metadata1,set_field:0/0xff00000000->tun_metadata1,resubmit(,1)
+table=0,priority=10,udp,tp_dst=55,actions=set_field:0x3->tun_metadata1,move:NXM_NX_TUN_METADATA1[0..15]->NXM_NX_REG0[0..15],output:NXM_NX_REG0[0..15]
+table=0,priority=10,udp,tp_dst=56,actions=set_field:0x2->tun_metadata0,output:NXM_NX_TUN_METADATA0[0..15]
+table=0,priority=10,udp,tp_dst=57,actions=load:0x3->NXM_NX_REG2[],move:NXM_NX_REG2[0..7]->NXM_NX_TUN_METADATA1[32..39],resubmit(,1)
 table=0,priority=1,actions=goto_table:1
+table=1,priority=10,tun_metadata1=0x300000000,actions=output:3
 table=1,priority=10,tun_metadata0=0x1234,actions=output:2
 table=1,priority=10,tun_metadata1=0x1122334455,actions=output:3
 table=1,priority=9,tun_metadata1=0x22334455/0xffffffff,actions=output:2
@@ -58,6 +64,9 @@ func tunMetadataCases(t *testing.T) []frameCase {
 		{"tun_metadata1 set across two words, matched after resubmit", udpFrame(53), []uint32{3}, nil},
 		{"tun_metadata1 partly cleared by a masked set_field", udpFrame(54), []uint32{2}, nil},
 		{"nothing set: no flow of table 1 but the miss", udpFrame(99), nil, nil},
+		{"tun_metadata1 moved into reg0, output to reg0", udpFrame(55), []uint32{3}, nil},
+		{"output to tun_metadata0's bits", udpFrame(56), []uint32{2}, nil},
+		{"reg2 moved into tun_metadata1's bits 32-39, matched after resubmit", udpFrame(57), []uint32{3}, nil},
 	}
 }
 

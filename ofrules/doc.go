@@ -106,9 +106,15 @@
 // stats reply writes them back as one set_field of the mapped length,
 // OFPAT_SET_FIELD when every byte is written, else NXAST_REG_LOAD2, which
 // ovs-ofctl prints as Open vSwitch's (set_field:V[/M]->tun_metadataN).
-// Not taken (Open vSwitch takes them): NXAST_REG_LOAD, move and
-// output:field of tun_metadataN (OFPBAC_BAD_SET_TYPE or OFPBMC_BAD_FIELD,
-// as for any field they do not know), set_field of one in a group's
+// move (NXAST_REG_MOVE) and output:field (NXAST_OUTPUT_REG, _REG2) take
+// bits of tun_metadataN that lie in one option space word, consecutive
+// in the mapping (rules.TunMetadataSubfield; ActionExt.SrcTun, DstTun),
+// and name them back through the table; bits beyond the mapped length
+// are OFPBAC_BAD_SET_LEN, an unmapped field NXFMFC_INVALID_TLV_FIELD.
+// Not taken (Open vSwitch takes them): bits across two option space
+// words or two runs of the space (OFPBAC_BAD_SET_ARGUMENT), NXAST_REG_LOAD
+// of tun_metadataN (OFPBAC_BAD_SET_TYPE; ovs-ofctl sends a load as
+// NXAST_REG_LOAD2, which is taken), set_field of one in a group's
 // bucket or a PACKET_OUT, which Actions translates without the table
 // (NXFMFC_INVALID_TLV_FIELD), and a write of no byte (a zero mask, a
 // mapping of length 0: OFPBAC_BAD_SET_ARGUMENT). A FLOW_MOD whose actions

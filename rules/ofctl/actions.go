@@ -66,11 +66,13 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 		switch {
 		case lname == "drop" && !hasArg:
 		case (lname == "output" || lname == "out") && strings.Contains(arg, "["):
-			src, err := p.subfield(arg, acol+len(name)+1)
+			ext := &rules.ActionExt{}
+			src, err := p.subfield(arg, acol+len(name)+1, &ext.SrcTun)
 			if err != nil {
 				return nil, err
 			}
-			apply = append(apply, rules.Action{Kind: rules.ActionOutputReg, Ext: &rules.ActionExt{Src: src}})
+			ext.Src = src
+			apply = append(apply, rules.Action{Kind: rules.ActionOutputReg, Ext: ext})
 		case lname == "load":
 			act, err := p.load(arg, acol+len(name)+1, m)
 			if err != nil {

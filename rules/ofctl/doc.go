@@ -55,7 +55,11 @@
 // its first bytes). FormatMatchTLV prints them after tun_flags as Open
 // vSwitch does (FormatMatch, without a layout, leaves them out).
 // set_field:V[/M]->tun_metadataN reads V and M the same way and becomes
-// the loads of rules.TunMetadataLoads (printing those back is not done).
+// the loads of rules.TunMetadataLoads; load, move and output:field take
+// NXM_NX_TUN_METADATAn[a..b] (or tun_metadatan) bits in one option space
+// word (rules.TunMetadataSubfield). Printing those actions back by the
+// field's name is not done (they print as loads of the option space
+// words).
 // tun_ipv6_src, tun_ipv6_dst, tun_gbp_id, tun_gbp_flags and xxreg0-3 are
 // refused by name ("match field xxreg0 is not supported").
 // set_field writes nw_ttl, pkt_mark (printed in hex) and tun_flags (oam,
