@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -58,6 +59,13 @@ func TestOvsOfctlTLVMapRun(t *testing.T) {
 			}
 			got := run(exec.Command(ofctl, args("tcp:"+sw.addr)...))
 			want := run(ovs.Exec("ovs-ofctl", args(ovs.Target())...))
+			// Open vSwitch releases a deleted flow's hold on its
+			// mappings only after an RCU grace period: a del-tlv-map
+			// right after the del-flows may still find the flow.
+			for try := 0; (i == 1 || i == 11) && try < 40 && strings.Contains(want, "NXTTMFC_INVALID_TLV_DEL"); try++ {
+				time.Sleep(50 * time.Millisecond)
+				want = run(ovs.Exec("ovs-ofctl", args(ovs.Target())...))
+			}
 			want = strings.Replace(want, "max option space=256", "max option space=32", 1)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s %s (-Open vSwitch +ofswitch):\n%s", ver, strings.Join(step, " "), diff)
