@@ -412,3 +412,72 @@ func TestTunMetadataSetFieldAsOVS(t *testing.T) {
 		}
 	}
 }
+
+// TestTunMetadataRegLoadAsOVS sends NXAST_REG_LOAD into bits of
+// tunnel metadata fields (which ovs-ofctl never sends: it makes a load
+// NXAST_REG_LOAD2) to ofswitch and Open vSwitch: both print them as the
+// same set_field under a mask, and refuse the same bad ones.
+func TestTunMetadataRegLoadAsOVS(t *testing.T) {
+	ofctl, ovs, ours := startBoth(t)
+	for _, target := range []*ovstest.Switch{nil, ovs} {
+		if out := ofctlOne(t, ofctl, target, ours, "OpenFlow13", "add-tlv-map",
+			"{class=0xffff,type=0,len=4}->tun_metadata0,{class=0xffff,type=1,len=8}->tun_metadata1,{class=0xffff,type=2,len=12}->tun_metadata2"); out != "" {
+			t.Fatal(out)
+		}
+	}
+	load := func(field, ofs, n int, v uint64) openflow.NXAction {
+		return openflow.NXAction{Subtype: openflow.NXRegLoad, Dst: openflow.OXMHeader(1<<16 | uint32(40+field)<<9 | 4),
+			Ofs: uint16(ofs), NBits: uint16(n), Value: v}
+	}
+	send := func(c net.Conn, r *openflow.Reader, xid uint32, x openflow.NXAction) string {
+		t.Helper()
+		fm := &openflow.FlowMod{Header: openflow.Header{Version: openflow.Version13, XID: xid}, Priority: uint16(xid), BufferID: openflow.NoBuffer,
+			OutPort: openflow.PortAny, OutGroup: openflow.GroupAny, Instructions: []openflow.Instruction{openflow.ApplyActions(x.Action(), openflow.Output(2, 0))}}
+		b, err := fm.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write(append(b, 4, byte(openflow.TypeBarrierRequest), 0, 8, 0, 0, 0, 99)); err != nil {
+			t.Fatal(err)
+		}
+		answer := ""
+		for {
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			m, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if openflow.Type(m[1]) == openflow.TypeBarrierReply {
+				return answer
+			}
+			out, _ := exec.Command(ofctl, "ofp-print", hex.EncodeToString(m)).Output()
+			answer += strings.SplitN(string(out), "\n", 2)[0]
+		}
+	}
+	oursC, oursR := dialOF13(t, func() (net.Conn, error) { return net.Dial("tcp", ours[len("tcp:"):]) })
+	theirsC, theirsR := dialOF13(t, func() (net.Conn, error) { return ovs.Dial(fmt.Sprintf("127.0.0.1:%d", ovstest.Port)) })
+	for i, x := range []openflow.NXAction{
+		load(0, 0, 8, 0x12),
+		load(1, 24, 16, 0x1234),    // across tun_metadata1's two words
+		load(0, 0, 32, 0x12345678), // the whole field
+		load(2, 90, 6, 0x3f),       // the top of a 12-byte field
+		load(0, 24, 16, 1),         // beyond 32 bits: OFPBAC_BAD_SET_LEN
+		load(0, 0, 4, 0x10),        // wider than 4 bits: OFPBAC_BAD_ARGUMENT
+		load(5, 0, 8, 1),           // unmapped: NXFMFC_INVALID_TLV_FIELD
+		load(1, 60, 4, 0xf),        // the top 4 bits of tun_metadata1
+	} {
+		xid := uint32(100 + i)
+		got, want := send(oursC, oursR, xid, x), send(theirsC, theirsR, xid, x)
+		if got != want {
+			t.Errorf("load %d: ofswitch answers %q, Open vSwitch %q", i, got, want)
+		}
+	}
+	got, want := dumpBoth(t, ofctl, ovs, ours, "OpenFlow13")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dump-flows (-Open vSwitch +ofswitch):\n%s", diff)
+	}
+	if len(got) != 5 {
+		t.Errorf("%d flows, want 5:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	t.Logf("%s", strings.Join(got, "\n"))
+}

@@ -98,7 +98,8 @@
 // back; a zero mask matches everything (Open vSwitch matches "present").
 //
 // A set_field of tun_metadataN (OFPAT_SET_FIELD; NXAST_REG_LOAD2, which
-// ovs-ofctl sends for a masked set_field and for load:V->tun_metadataN[..])
+// ovs-ofctl sends for a masked set_field and for load:V->tun_metadataN[..];
+// NXAST_REG_LOAD of its bits, a set_field under their mask)
 // reads its payload as a match does (first bytes of a longer one, value
 // bits outside the mask OFPBMC_BAD_WILDCARDS, an unmapped field
 // NXFMFC_INVALID_TLV_FIELD) and becomes the loads of the option space
@@ -112,9 +113,8 @@
 // and name them back through the table; bits beyond the mapped length
 // are OFPBAC_BAD_SET_LEN, an unmapped field NXFMFC_INVALID_TLV_FIELD.
 // Not taken (Open vSwitch takes them): bits across two option space
-// words or two runs of the space (OFPBAC_BAD_SET_ARGUMENT), NXAST_REG_LOAD
-// of tun_metadataN (OFPBAC_BAD_SET_TYPE; ovs-ofctl sends a load as
-// NXAST_REG_LOAD2, which is taken), set_field of one in a group's
+// words or two runs of the space (OFPBAC_BAD_SET_ARGUMENT), set_field of
+// one in a group's
 // bucket or a PACKET_OUT, which Actions translates without the table
 // (NXFMFC_INVALID_TLV_FIELD), and a write of no byte (a zero mask, a
 // mapping of length 0: OFPBAC_BAD_SET_ARGUMENT). A FLOW_MOD whose actions

@@ -132,6 +132,15 @@ func actions(as []openflow.Action, t *TLVTable) ([]rules.Action, error) {
 			if a.Experimenter != openflow.NXExperimenter {
 				return nil, badAction(openflow.BadActionBadExperimenter)
 			}
+			if x, err := openflow.DecodeNXAction(a); err == nil && x.Subtype == openflow.NXRegLoad {
+				if idx, ok := tunHeaderIndex(x.Dst); ok {
+					// load:V->tun_metadataN[a..b]: a set_field under a mask.
+					if out, err = tunRegLoad(out, idx, int(x.Ofs), int(x.NBits), x.Value, t); err != nil {
+						return nil, err
+					}
+					break
+				}
+			}
 			if x, err := openflow.DecodeNXAction(a); err == nil && x.Subtype == openflow.NXRegLoad2 &&
 				x.Dst.Class() == openflow.OXMClassNXM1 && x.Dst.Field() >= nxmTunMetadata0 &&
 				x.Dst.Field() < nxmTunMetadata0+openflow.TLVMaxFields {

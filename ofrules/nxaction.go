@@ -46,6 +46,9 @@ func nxAction(a *openflow.Action, t *TLVTable) (rules.Action, error) {
 	case openflow.NXDecTTLCntIDs:
 		return rules.Action{Kind: rules.ActionDecNwTTL, Ext: &rules.ActionExt{IDs: x.IDs}}, nil
 	case openflow.NXRegLoad:
+		if _, ok := tunHeaderIndex(x.Dst); ok {
+			return rules.Action{}, badAction(openflow.BadActionBadSetType) // actions' tunRegLoad takes it first
+		}
 		d, err := subfield(x.Dst, x.Ofs, x.NBits, true, badAction(openflow.BadActionBadSetType))
 		if err != nil {
 			return rules.Action{}, err

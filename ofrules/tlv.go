@@ -511,3 +511,41 @@ func UsesTLVAction(ins []rules.Instruction, removed []int) bool {
 	}
 	return false
 }
+
+// tunHeaderIndex returns N if h is NXM_NX_TUN_METADATA<N>'s header.
+func tunHeaderIndex(h openflow.OXMHeader) (int, bool) {
+	if h.Class() != openflow.OXMClassNXM1 || h.Field() < nxmTunMetadata0 || h.Field() >= nxmTunMetadata0+openflow.TLVMaxFields {
+		return 0, false
+	}
+	return int(h.Field() - nxmTunMetadata0), true
+}
+
+// tunRegLoad translates NXAST_REG_LOAD of bits [ofs, ofs+n) of
+// tun_metadata<idx> with v as Open vSwitch does: bits beyond the mapped
+// length are OFPBAC_BAD_SET_LEN, a value wider than n bits
+// OFPBAC_BAD_ARGUMENT; the load is the set_field of the field under the
+// mask of those bits (which Open vSwitch prints and sends back so).
+func tunRegLoad(out []rules.Action, idx, ofs, n int, v uint64, t *TLVTable) ([]rules.Action, error) {
+	var pb [OptionSpace]uint8
+	place, ok := t.TunMetadataPlace(pb[:0], idx)
+	if !ok {
+		return out, openflow.ErrInvalidTLVField
+	}
+	l := len(place)
+	if n == 0 || ofs+n > 8*l {
+		return out, badAction(openflow.BadActionBadSetLen)
+	}
+	if n < 64 && v>>n != 0 {
+		return out, badAction(openflow.BadActionBadArgument)
+	}
+	val, mask := make([]byte, l), make([]byte, l)
+	for i := range n {
+		bit := ofs + i
+		b := l - 1 - bit/8
+		mask[b] |= 1 << (bit % 8)
+		if v>>i&1 != 0 {
+			val[b] |= 1 << (bit % 8)
+		}
+	}
+	return rules.TunMetadataLoads(out, idx, place, val, mask), nil
+}
