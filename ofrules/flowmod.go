@@ -132,25 +132,25 @@ func actions(as []openflow.Action, t *TLVTable) ([]rules.Action, error) {
 			if a.Experimenter != openflow.NXExperimenter {
 				return nil, badAction(openflow.BadActionBadExperimenter)
 			}
-			if x, err := openflow.DecodeNXAction(a); err == nil && x.Subtype == openflow.NXRegLoad {
-				if idx, ok := tunHeaderIndex(x.Dst); ok {
-					// load:V->tun_metadataN[a..b]: a set_field under a mask.
-					if out, err = tunRegLoad(out, idx, int(x.Ofs), int(x.NBits), x.Value, t); err != nil {
-						return nil, err
-					}
-					break
-				}
+			x, err := openflow.DecodeNXAction(a)
+			if err != nil {
+				return nil, err
 			}
-			if x, err := openflow.DecodeNXAction(a); err == nil && x.Subtype == openflow.NXRegLoad2 &&
-				x.Dst.Class() == openflow.OXMClassNXM1 && x.Dst.Field() >= nxmTunMetadata0 &&
-				x.Dst.Field() < nxmTunMetadata0+openflow.TLVMaxFields {
-				// set_field:V/M->tun_metadataN, as ovs-ofctl sends it.
-				if out, err = tunMetadataSet(out, int(x.Dst.Field()-nxmTunMetadata0), x.Payload, x.Dst.HasMask(), t); err != nil {
+			if idx, ok := tunHeaderIndex(x.Dst); ok && x.Subtype == openflow.NXRegLoad {
+				// load:V->tun_metadataN[a..b]: a set_field under a mask.
+				if out, err = tunRegLoad(out, idx, int(x.Ofs), int(x.NBits), x.Value, t); err != nil {
 					return nil, err
 				}
 				break
 			}
-			ra, err := nxAction(a, t)
+			if idx, ok := tunHeaderIndex(x.Dst); ok && x.Subtype == openflow.NXRegLoad2 {
+				// set_field:V/M->tun_metadataN, as ovs-ofctl sends it.
+				if out, err = tunMetadataSet(out, idx, x.Payload, x.Dst.HasMask(), t); err != nil {
+					return nil, err
+				}
+				break
+			}
+			ra, err := nxAction(&x, t)
 			if err != nil {
 				return nil, err
 			}

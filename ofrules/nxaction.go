@@ -23,11 +23,7 @@ import (
 //
 // move and output:field take bits of tun_metadataN as the switch's TLV
 // table t maps it (tunSubfield).
-func nxAction(a *openflow.Action, t *TLVTable) (rules.Action, error) {
-	x, err := openflow.DecodeNXAction(a)
-	if err != nil {
-		return rules.Action{}, err
-	}
+func nxAction(x *openflow.NXAction, t *TLVTable) (rules.Action, error) {
 	switch x.Subtype {
 	case openflow.NXResubmit, openflow.NXResubmitTable:
 		a := rules.Action{Kind: rules.ActionResubmit, Port: openflow.Port32(x.InPort), Table: x.Table}
@@ -62,7 +58,7 @@ func nxAction(a *openflow.Action, t *TLVTable) (rules.Action, error) {
 		}
 		return a, nil
 	case openflow.NXRegLoad2:
-		return regLoad2(&x)
+		return regLoad2(x)
 	case openflow.NXRegMove:
 		ext := &rules.ActionExt{}
 		src, err := tunOrSubfield(x.Src, x.SrcOfs, x.NBits, false, badMatch(openflow.BadMatchBadField), t, &ext.SrcTun)
