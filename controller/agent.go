@@ -238,6 +238,9 @@ type Agent struct {
 	tables *tables.Owner
 	pipe   *rules.Pipeline // tables.Pipeline(), for its number of tables
 	ofopt  ofrules.Options // the flow tables', for translating FLOW_MODs
+	// tlv is the TLV table of the switch, shared by every connection
+	// (ofopt.TLV points to it); see tlv.go.
+	tlv ofrules.TLVTables
 
 	// bufs holds what closed connections leave for new ones (see
 	// connBufs).
@@ -296,7 +299,7 @@ func New(cfg *Config) (*Agent, error) {
 	}
 	a.pipe = a.tables.Pipeline()
 	a.cfg.Tables = uint8(a.pipe.NumTables())
-	a.ofopt = ofrules.Options{Tables: a.pipe.NumTables(), StrictPorts: a.cfg.StrictPorts}
+	a.ofopt = ofrules.Options{Tables: a.pipe.NumTables(), StrictPorts: a.cfg.StrictPorts, TLV: &a.tlv}
 	return a, nil
 }
 

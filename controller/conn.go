@@ -638,6 +638,15 @@ func (c *conn) onExperimenter(msg []byte) error {
 		binary.BigEndian.Uint32(msg[12:]) == openflow.ONFTypeFlowMonitor {
 		return c.onFlowMonitorCancel(msg)
 	}
+	switch {
+	case isNXMessage(msg, openflow.NXTypeTLVTableMod):
+		return c.onTLVTableMod(msg)
+	case isNXMessage(msg, openflow.NXTypeTLVTableRequest):
+		return c.onTLVTableRequest(msg)
+	case isNXMessage(msg, openflow.NXTypeTLVTableReply):
+		// A message only a switch sends, as Open vSwitch answers it.
+		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadType)}
+	}
 	var m openflow.Experimenter
 	if err := m.UnmarshalBinary(msg); err != nil {
 		return err

@@ -115,6 +115,21 @@
 // change goes out as a PORT_STATUS); otherwise the switch has no port to
 // change and answers OFPPMFC_BAD_PORT.
 //
+// # TLV table
+//
+// Open vSwitch's NXT_TLV_TABLE_MOD and NXT_TLV_TABLE_REQUEST (ovs-ofctl
+// add-tlv-map, del-tlv-map, dump-tlv-map) change and show one TLV table
+// for the whole switch, shared by every connection as Open vSwitch's is
+// (ofrules.TLVTables; tlv.go): it gives tun_metadata0-63 their length and
+// their place in the flow tables' option space. The errors are Open
+// vSwitch's (NXTTMFC_BAD_COMMAND, _BAD_OPT_LEN, _BAD_FIELD_IDX,
+// _ALREADY_MAPPED, _DUP_ENTRY, _TABLE_FULL, _INVALID_TLV_DEL; a slave's
+// mod OFPBRC_IS_SLAVE), a mod applies whole or not at all, and a delete
+// of an unmapped field is ignored. One difference: the option space is
+// ofrules.OptionSpace (32) bytes where Open vSwitch has 256, so the reply
+// announces max_option_space 32 and a table needing more is
+// NXTTMFC_TABLE_FULL.
+//
 // # Groups
 //
 // OFPT_GROUP_MOD goes to the group table through the flow tables' owner

@@ -261,7 +261,7 @@ func (a *Agent) flowsRemoved(rs []rules.FlowRemoved) {
 			Cookie: r.Rule.Cookie, Priority: r.Rule.Priority, Reason: uint8(r.Reason),
 			TableID: r.Rule.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9),
 			IdleTimeout: r.Rule.IdleTimeout, HardTimeout: r.Rule.HardTimeout,
-			PacketCount: r.Packets, ByteCount: r.Bytes, Match: ofrules.WireMatch(&r.Rule.Match),
+			PacketCount: r.Packets, ByteCount: r.Bytes, Match: ofrules.WireMatchTLV(&r.Rule.Match, a.tlv.Load()),
 		}
 		for _, c := range targets {
 			a.mu.Lock()
@@ -292,7 +292,7 @@ func (a *Agent) selectRules(fr *openflow.FlowStatsRequest, fn func(*rules.Rule))
 		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBadTableID)}
 	}
 	var m rules.Match
-	if err := ofrules.Match(&m, &fr.Match, nil); err != nil {
+	if err := ofrules.Match(&m, &fr.Match, &ofrules.Options{TLV: &a.tlv}); err != nil {
 		return err
 	}
 	a.tables.Read(func(p *rules.Pipeline) {
@@ -321,7 +321,7 @@ func (c *conn) onFlowStats(msg []byte, req *openflow.MultipartRequest) error {
 	// while it waits for a slow reader.
 	w := openflow.NewFlowReplyWriter(nil, openflow.Header{Version: c.version, XID: xidOf(msg)}, 0)
 	if err := c.a.selectRules(&req.Flow, func(r *rules.Rule) {
-		fs := ofrules.FlowStats(r, now)
+		fs := ofrules.FlowStatsTLV(r, now, c.a.tlv.Load())
 		w.Add(&fs)
 	}); err != nil {
 		return err

@@ -258,7 +258,7 @@ func (c *conn) addMonitors(xid uint32, monitors []openflow.FlowMonitor) error {
 					}
 				}
 				if flags != 0 {
-					ups = append(ups, flowUpdate(r, openflow.FlowUpdateInitial, 0, flags, now))
+					ups = append(ups, flowUpdate(r, openflow.FlowUpdateInitial, 0, flags, now, c.a.tlv.Load()))
 				}
 			}
 		}
@@ -347,9 +347,10 @@ func (m *flowMonitor) selects(r *rules.Rule, old []rules.Instruction) bool {
 }
 
 // flowUpdate is the full update of event for r; flags are those of the
-// monitors that select it.
-func flowUpdate(r *rules.Rule, event uint16, reason rules.RemovedReason, flags uint16, now int64) openflow.FlowUpdate {
-	fs := ofrules.FlowStats(r, now)
+// monitors that select it, tlv the switch's TLV table, which names the
+// fields of the option space.
+func flowUpdate(r *rules.Rule, event uint16, reason rules.RemovedReason, flags uint16, now int64, tlv *ofrules.TLVTable) openflow.FlowUpdate {
+	fs := ofrules.FlowStatsTLV(r, now, tlv)
 	u := openflow.FlowUpdate{Event: event, TableID: fs.TableID, Priority: fs.Priority,
 		IdleTimeout: fs.IdleTimeout, HardTimeout: fs.HardTimeout, Cookie: fs.Cookie, Match: fs.Match}
 	if event == openflow.FlowUpdateRemoved {
@@ -480,7 +481,7 @@ func (a *Agent) flowsChanged(origin *conn, xids func(int) uint32, version uint64
 				}
 				continue
 			}
-			ups = append(ups, flowUpdate(ch.Rule, event, ch.Reason, flags, now))
+			ups = append(ups, flowUpdate(ch.Rule, event, ch.Reason, flags, now, a.tlv.Load()))
 		}
 		flush()
 		if err != nil {
@@ -556,7 +557,7 @@ func (c *conn) resumeMonitors() {
 					}
 				}
 				if flags != 0 {
-					ups = append(ups, flowUpdate(r, event, 0, flags, now))
+					ups = append(ups, flowUpdate(r, event, 0, flags, now, c.a.tlv.Load()))
 				}
 			}
 		}

@@ -126,6 +126,15 @@
 // vlan_vid or vlan_pcp of an untagged frame does nothing (Open vSwitch
 // pushes a tag); a load into them needs a tag in the flow's match.
 //
+// A set_field of a tunnel metadata field (tun_metadataN, as the switch's
+// TLV table places it in the option space, rules.FieldTunOpts0-3) is the
+// loads of the option space words its bytes are in, key-only writes like
+// a register's; move and output:field read and write its bits in one
+// word as a register's. Every frame starts with the option space zero: no frame
+// comes from a tunnel. Open vSwitch instead marks an option absent until
+// an action sets it, and an absent option matches no tun_metadataN test,
+// not even =0; here a field no action set matches tun_metadataN=0.
+//
 // resubmit(port,table) runs inline, where it is in its action list: the
 // vector pass goes through the tables in order and cannot go back to
 // one, so the frame is looked up alone (Table.LookupVersion) in the

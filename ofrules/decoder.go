@@ -22,6 +22,7 @@ import (
 type Decoder struct {
 	tables int
 	strict bool
+	tlv    *TLVTables
 	fm     openflow.FlowMod // the full path decodes into it
 	ins    insCache
 	shape  matchShape // of the last match that passed the checks
@@ -41,7 +42,11 @@ type insCache struct {
 // NewDecoder returns a Decoder for a switch with these options (nil means
 // the zero Options).
 func NewDecoder(opt *Options) *Decoder {
-	return &Decoder{tables: opt.tables(), strict: opt.strict()}
+	d := &Decoder{tables: opt.tables(), strict: opt.strict()}
+	if opt != nil {
+		d.tlv = opt.TLV
+	}
+	return d
 }
 
 // Decode translates the FLOW_MOD msg into *u, which must be the zero
@@ -74,10 +79,12 @@ func (d *Decoder) full(u *rules.Update, msg []byte) error {
 	if ic.ins != nil && ic.table == fm.TableID && string(ic.raw) == string(raw) {
 		ins = ic.ins
 	}
-	if err := translate(u, fm, d.tables, d.strict, false, ins, &d.shape); err != nil {
+	if err := translate(u, fm, d.tables, d.strict, false, ins, &d.shape, d.tlv.Load()); err != nil {
 		return err
 	}
-	if ins == nil && u.Instructions != nil {
+	// A set_field of a tunnel metadata field is translated anew each
+	// time: the TLV table may have moved the field since.
+	if ins == nil && u.Instructions != nil && !usesTunMetadata(u.Instructions) {
 		ic.raw, ic.table, ic.ins = append(ic.raw[:0], raw...), fm.TableID, u.Instructions
 		ic.perMatch = matchDependent(u.Instructions)
 	}

@@ -71,15 +71,62 @@
 // and goes back out as the same set_field; masked it is
 // OFPBAC_BAD_SET_MASK (ONF 4250), as Open vSwitch answers. The data plane
 // starts every frame with its registers and tunnel fields 0. Open
-// vSwitch's tunnel metadata (NXM_NX_TUN_METADATA0-63, which need
-// NXT_TLV_TABLE_MOD) and the 128-bit
-// registers xxreg0-7 (NXM_NX_XXREG0-7) are refused with OFPBMC_BAD_FIELD
+// vSwitch's 128-bit registers xxreg0-7 (NXM_NX_XXREG0-7) are refused with OFPBMC_BAD_FIELD
 // as an *UnsupportedFieldError, whose text ("match field xxreg0 is not
 // supported") names the field and which the switch logs; other unknown
 // fields are OFPBMC_BAD_FIELD. OpenFlow 1.5's packet_type, which ovs-ofctl sends
 // over OpenFlow 1.3 for a match whose only bits no OXM carries
 // (vlan_tci=0x2000/0xe000), is taken when it says Ethernet, (0,0), and
 // matches everything then; another type is OFPBMC_BAD_VALUE.
+//
+// # Tunnel metadata
+//
+// Open vSwitch's tunnel metadata fields tun_metadata0-63
+// (NXM_NX_TUN_METADATA0-63, class 0x0001 fields 40-103, variable length)
+// mean what the switch's TLV table (TLVTables, tlv.go; Open vSwitch's
+// NXT_TLV_TABLE_MOD) maps them to: a length of 0 to 124 bytes and a place
+// in the flow tables' option space, rules.FieldTunOpts0-3 (rules.Key words
+// 32-35, 32 bytes where Open vSwitch has 256), allocated as Open vSwitch's
+// tun_metadata_alloc_chain does (first fit in 4-byte units, else split
+// over the longest free runs). Options.TLV gives the table to Match,
+// FlowMod and Decoder: an unmapped field is NXFMFC_INVALID_TLV_FIELD; a
+// mapped one's payload, of any length, is right-aligned in the mapped
+// length, a longer one giving its first bytes (nx_pull_match_entry's
+// copy_entry_value), and masks are arbitrary. WireMatchTLV and
+// FlowStatsTLV write the option space back as the NXM_NX_TUN_METADATA
+// entries the table maps there, of the mapped length, masked unless
+// all-ones (tun_metadata_to_nx_match); WireMatch and FlowStats, without a
+// table, leave the option space out. UsesTLVFields says whether a match
+// tests a mapping's bytes, for NXTTMFC_INVALID_TLV_DEL. Differences from
+// Open vSwitch: 32 bytes of option space; no "present" bit (no packet of
+// this switch comes from a tunnel, so every option reads as zero bytes,
+// and tun_metadata0=0 matches a frame where Open vSwitch's absent option
+// does not); a mapping of length 0 matches nothing and is not written
+// back; a zero mask matches everything (Open vSwitch matches "present").
+//
+// A set_field of tun_metadataN (OFPAT_SET_FIELD; NXAST_REG_LOAD2, which
+// ovs-ofctl sends for a masked set_field and for load:V->tun_metadataN[..];
+// NXAST_REG_LOAD of its bits, a set_field under their mask)
+// reads its payload as a match does (first bytes of a longer one, value
+// bits outside the mask OFPBMC_BAD_WILDCARDS, an unmapped field
+// NXFMFC_INVALID_TLV_FIELD) and becomes the loads of the option space
+// words the field's written bytes are in (rules.TunMetadataLoads); a flow
+// stats reply writes them back as one set_field of the mapped length,
+// OFPAT_SET_FIELD when every byte is written, else NXAST_REG_LOAD2, which
+// ovs-ofctl prints as Open vSwitch's (set_field:V[/M]->tun_metadataN).
+// move (NXAST_REG_MOVE) and output:field (NXAST_OUTPUT_REG, _REG2) take
+// bits of tun_metadataN that lie in one option space word, consecutive
+// in the mapping (rules.TunMetadataSubfield; ActionExt.SrcTun, DstTun),
+// and name them back through the table; bits beyond the mapped length
+// are OFPBAC_BAD_SET_LEN, an unmapped field NXFMFC_INVALID_TLV_FIELD.
+// Not taken (Open vSwitch takes them): bits across two option space
+// words or two runs of the space (OFPBAC_BAD_SET_ARGUMENT), set_field of
+// one in a group's
+// bucket or a PACKET_OUT, which Actions translates without the table
+// (NXFMFC_INVALID_TLV_FIELD), and a write of no byte (a zero mask, a
+// mapping of length 0: OFPBAC_BAD_SET_ARGUMENT). A FLOW_MOD whose actions
+// write one is translated anew each time (Decoder keeps no copy: the table
+// may move the field).
 //
 // A set_field of one of those shared fields must name the OXM field that
 // the match makes it (udp_src under ip_proto 17, ipv6_nd_sll under an

@@ -105,12 +105,12 @@ func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
 		if c.initialized && c.proto == proto && c.eth == eth && sameInstructions(c.ins.ins, u.Instructions) {
 			ins = c.out
 		} else {
-			ins = instructionsToWire(u.Instructions, &u.Match)
+			ins = instructionsToWire(u.Instructions, &u.Match, nil)
 			c.ins.keep(u.Instructions)
 			c.proto, c.eth, c.out, c.initialized = proto, eth, ins, true
 		}
 	} else {
-		ins = instructionsToWire(u.Instructions, &u.Match)
+		ins = instructionsToWire(u.Instructions, &u.Match, nil)
 	}
 	*fm = openflow.FlowMod{
 		Cookie: u.Cookie, CookieMask: u.CookieMask, TableID: u.Table,

@@ -128,12 +128,11 @@ func ctAction(a *openflow.Action) error {
 
 // UnsupportedFieldError is the refusal of a flow that matches on an Open
 // vSwitch field this switch knows by name but does not match on: the
-// tunnel metadata fields tun_metadata0-63 (variable length, defined by
-// NXT_TLV_TABLE_MOD) and the 128-bit registers xxreg0-7. Its text names the
+// 128-bit registers xxreg0-7. Its text names the
 // field; it unwraps to OFPBMC_BAD_FIELD, which Open vSwitch answers for a
 // field it does not know.
 type UnsupportedFieldError struct {
-	Field string // Open vSwitch's name: "tun_metadata3", "xxreg0", ...
+	Field string // Open vSwitch's name: "xxreg0", ...
 	Msg   openflow.ErrorMsg
 }
 
@@ -147,10 +146,7 @@ func (e *UnsupportedFieldError) Unwrap() error { return e.Msg }
 // refusedNXMName returns Open vSwitch's name of the NXM_NX field f if it
 // is one that UnsupportedFieldError refuses, else "".
 func refusedNXMName(f openflow.OXMField) string {
-	switch {
-	case f >= 40 && f <= 103:
-		return "tun_metadata" + strconv.Itoa(int(f-40))
-	case f >= 111 && f <= 118:
+	if f >= 111 && f <= 118 {
 		return "xxreg" + strconv.Itoa(int(f-111))
 	}
 	return ""

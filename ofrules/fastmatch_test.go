@@ -30,7 +30,7 @@ func ingestOracle(msg []byte, tables int, strict bool) (rules.Update, error) {
 		return rules.Update{}, err
 	}
 	var u rules.Update
-	err := translate(&u, &fm, tables, strict, false, nil, nil)
+	err := translate(&u, &fm, tables, strict, false, nil, nil, nil)
 	return u, err
 }
 

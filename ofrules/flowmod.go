@@ -20,6 +20,10 @@ type Options struct {
 	// refuses masked TCP, UDP and SCTP ports (OFPBMC_BAD_MASK) as strict
 	// OpenFlow 1.3 requires.
 	StrictPorts bool
+	// TLV is the switch's TLV table, which gives the fields
+	// tun_metadata0-63 their length and place in the option space; nil
+	// maps none of them.
+	TLV *TLVTables
 }
 
 func (o *Options) tables() int {
@@ -31,11 +35,26 @@ func (o *Options) tables() int {
 
 func (o *Options) strict() bool { return o != nil && o.StrictPorts }
 
+// tlv returns the current TLV table (nil: none maps anything).
+func (o *Options) tlv() *TLVTable {
+	if o == nil {
+		return nil
+	}
+	return o.TLV.Load()
+}
+
 // Actions translates an action list (OpenFlow 1.3.5 §7.2.5), that of a
 // PACKET_OUT say. A failure is the OFPT_ERROR to answer with: an output to
 // a port no packet can go to, a reserved group number, an unknown
 // action or a set_field of a field the flow tables do not hold.
-func Actions(as []openflow.Action) ([]rules.Action, error) {
+//
+// A set_field of tun_metadata0-63 is NXFMFC_INVALID_TLV_FIELD here: only
+// a flow's actions, translated with the switch's TLV table, take one.
+func Actions(as []openflow.Action) ([]rules.Action, error) { return actions(as, nil) }
+
+// actions is Actions with the switch's TLV table t, which maps the
+// fields tun_metadata0-63 that a set_field may write.
+func actions(as []openflow.Action, t *TLVTable) ([]rules.Action, error) {
 	out := make([]rules.Action, 0, len(as))
 	for i := range as {
 		a := &as[i]
@@ -74,6 +93,17 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 			out = append(out, rules.Action{Kind: rules.ActionSetNwTTL, TTL: a.TTL})
 		case openflow.ActionSetField:
 			o := &a.Field
+			if idx, ok := tunMetadataIndex(o); ok {
+				if o.HasMask {
+					return nil, openflow.ErrorMsg{Type: openflow.ErrTypeExperimenter, Code: onfBadSetMask,
+						Experimenter: openflow.ONFExperimenter}
+				}
+				var err error
+				if out, err = tunMetadataSet(out, idx, o.Data, false, t); err != nil {
+					return nil, err
+				}
+				break
+			}
 			if o.IsNXM() {
 				ra, err := nxmSetField(o)
 				if err != nil {
@@ -102,7 +132,25 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 			if a.Experimenter != openflow.NXExperimenter {
 				return nil, badAction(openflow.BadActionBadExperimenter)
 			}
-			ra, err := nxAction(a)
+			x, err := openflow.DecodeNXAction(a)
+			if err != nil {
+				return nil, err
+			}
+			if idx, ok := tunHeaderIndex(x.Dst); ok && x.Subtype == openflow.NXRegLoad {
+				// load:V->tun_metadataN[a..b]: a set_field under a mask.
+				if out, err = tunRegLoad(out, idx, int(x.Ofs), int(x.NBits), x.Value, t); err != nil {
+					return nil, err
+				}
+				break
+			}
+			if idx, ok := tunHeaderIndex(x.Dst); ok && x.Subtype == openflow.NXRegLoad2 {
+				// set_field:V/M->tun_metadataN, as ovs-ofctl sends it.
+				if out, err = tunMetadataSet(out, idx, x.Payload, x.Dst.HasMask(), t); err != nil {
+					return nil, err
+				}
+				break
+			}
+			ra, err := nxAction(&x, t)
 			if err != nil {
 				return nil, err
 			}
@@ -117,7 +165,7 @@ func Actions(as []openflow.Action) ([]rules.Action, error) {
 // instructionsFromWire translates the instructions of an entry of table
 // (OpenFlow 1.3.5 §7.2.4): at most one of each type, goto_table forward
 // only and to a table that exists.
-func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) ([]rules.Instruction, error) {
+func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int, t *TLVTable) ([]rules.Instruction, error) {
 	out := make([]rules.Instruction, 0, len(ins))
 	var seen [8]bool
 	for i := range ins {
@@ -137,7 +185,7 @@ func instructionsFromWire(ins []openflow.Instruction, table uint8, tables int) (
 		case openflow.InstructionWriteMetadata:
 			out = append(out, rules.Instruction{Kind: rules.InstWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
 		case openflow.InstructionWriteActions, openflow.InstructionApplyActions:
-			as, err := Actions(in.Actions)
+			as, err := actions(in.Actions, t)
 			if err != nil {
 				return nil, err
 			}
@@ -181,11 +229,15 @@ func inActionSet(k rules.ActionKind) bool {
 }
 
 // actionsToWire translates actions of an entry whose match is m.
-func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
+//
+// t is the switch's TLV table, which names the loads of a set_field of
+// tun_metadataN; without it they are left out.
+func actionsToWire(as []rules.Action, m *rules.Match, t *TLVTable) []openflow.Action {
 	proto, _ := m.Get(rules.FieldIPProto)
 	eth, _ := m.Get(rules.FieldEthType)
 	out := make([]openflow.Action, 0, len(as))
-	for _, a := range as {
+	for i := 0; i < len(as); i++ {
+		a := as[i]
 		switch a.Kind {
 		case rules.ActionOutput:
 			out = append(out, openflow.Output(a.Port, a.MaxLen))
@@ -199,7 +251,7 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 			out = append(out, openflow.Action{Type: openflow.ActionPopVLAN})
 		case rules.ActionDecNwTTL:
 			if a.Ext != nil && a.Ext.IDs != nil {
-				out = append(out, nxActionToWire(&a))
+				out = append(out, nxActionToWire(&a, t))
 				break
 			}
 			out = append(out, openflow.Action{Type: openflow.ActionDecNWTTL})
@@ -208,8 +260,14 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 			out = append(out, tagActionToWire(&a))
 		case rules.ActionNote, rules.ActionExit, rules.ActionController, rules.ActionResubmit,
 			rules.ActionMove, rules.ActionOutputReg:
-			out = append(out, nxActionToWire(&a))
+			out = append(out, nxActionToWire(&a, t))
 		case rules.ActionLoad:
+			if a.Ext != nil && a.Ext.TunMetadata != 0 {
+				var n int
+				out, n = tunMetadataToWire(out, as[i:], t)
+				i += n - 1
+				break
+			}
 			if r := rules.LoadRow(&a, proto); r >= 0 {
 				out = loadsToWire(out, &a, r)
 			}
@@ -232,7 +290,7 @@ func actionsToWire(as []rules.Action, m *rules.Match) []openflow.Action {
 }
 
 // instructionsToWire translates an entry's instructions back.
-func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Instruction {
+func instructionsToWire(ins []rules.Instruction, m *rules.Match, t *TLVTable) []openflow.Instruction {
 	out := make([]openflow.Instruction, 0, len(ins))
 	for _, in := range ins {
 		switch in.Kind {
@@ -241,9 +299,9 @@ func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Inst
 		case rules.InstWriteMetadata:
 			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteMetadata, Metadata: in.Metadata, MetadataMask: in.MetadataMask})
 		case rules.InstWriteActions:
-			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteActions, Actions: actionsToWire(in.Actions, m)})
+			out = append(out, openflow.Instruction{Type: openflow.InstructionWriteActions, Actions: actionsToWire(in.Actions, m, t)})
 		case rules.InstApplyActions:
-			out = append(out, openflow.Instruction{Type: openflow.InstructionApplyActions, Actions: actionsToWire(in.Actions, m)})
+			out = append(out, openflow.Instruction{Type: openflow.InstructionApplyActions, Actions: actionsToWire(in.Actions, m, t)})
 		case rules.InstClearActions:
 			out = append(out, openflow.Instruction{Type: openflow.InstructionClearActions})
 		case rules.InstMeter:
@@ -263,14 +321,14 @@ func instructionsToWire(ins []rules.Instruction, m *rules.Match) []openflow.Inst
 // added to a bundle say; a connection's stream of them goes through a
 // Decoder.
 func FlowMod(u *rules.Update, fm *openflow.FlowMod, opt *Options) error {
-	return translate(u, fm, opt.tables(), opt.strict(), true, nil, nil)
+	return translate(u, fm, opt.tables(), opt.strict(), true, nil, nil, opt.tlv())
 }
 
 // translate is FlowMod with its options spelt out; with check false the
 // match's rules-level validation is left to the pipeline (see matchInto),
 // ins, when not nil, is used as the already translated instructions, and
 // shape is the connection's match shape (see matchInto).
-func translate(u *rules.Update, fm *openflow.FlowMod, tables int, strict, check bool, ins []rules.Instruction, shape *matchShape) error {
+func translate(u *rules.Update, fm *openflow.FlowMod, tables int, strict, check bool, ins []rules.Instruction, shape *matchShape, tlv *TLVTable) error {
 	*u = rules.Update{
 		Command: rules.Command(fm.Command), Table: fm.TableID, Priority: fm.Priority,
 		Cookie: fm.Cookie, CookieMask: fm.CookieMask, IdleTimeout: fm.IdleTimeout,
@@ -289,13 +347,13 @@ func translate(u *rules.Update, fm *openflow.FlowMod, tables int, strict, check 
 		return openflow.ErrorMsg{Type: openflow.ErrTypeBadRequest, Code: uint16(openflow.BadRequestBufferUnknown)}
 	}
 	var err error
-	if err = matchInto(&u.Match, &fm.Match, strict, check, shape); err != nil {
+	if err = matchInto(&u.Match, &fm.Match, strict, check, shape, tlv); err != nil {
 		return err
 	}
 	if ins != nil && !isDelete {
 		u.Instructions = ins
 	} else if !isDelete {
-		if u.Instructions, err = instructionsFromWire(fm.Instructions, fm.TableID, tables); err != nil {
+		if u.Instructions, err = instructionsFromWire(fm.Instructions, fm.TableID, tables, tlv); err != nil {
 			return err
 		}
 	}
@@ -382,13 +440,21 @@ func matchDependent(ins []rules.Instruction) bool {
 
 // FlowStats describes a rule for an OFPMP_FLOW reply, its duration as of
 // now (Unix nanoseconds).
-func FlowStats(r *rules.Rule, now int64) openflow.FlowStats {
+//
+// The fields of the tunnel option space are left out: FlowStatsTLV writes
+// them as the switch's TLV table maps them.
+func FlowStats(r *rules.Rule, now int64) openflow.FlowStats { return FlowStatsTLV(r, now, nil) }
+
+// FlowStatsTLV is FlowStats with the switch's TLV table t, which writes
+// the bytes of the option space that the match tests as the fields
+// tun_metadata0-63 (NXM_NX_TUN_METADATA<N>) it maps there.
+func FlowStatsTLV(r *rules.Rule, now int64, t *TLVTable) openflow.FlowStats {
 	d := max(now-r.Created().UnixNano(), 0)
 	return openflow.FlowStats{
 		// Millisecond precision, as Open vSwitch reports durations.
 		TableID: r.Table(), DurationSec: uint32(d / 1e9), DurationNsec: uint32(d % 1e9 / 1e6 * 1e6),
 		Priority: r.Priority, IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout,
 		Flags: uint16(r.Flags), Importance: r.Importance, Cookie: r.Cookie, PacketCount: r.Packets(), ByteCount: r.Bytes(),
-		Match: WireMatch(&r.Match), Instructions: instructionsToWire(r.Instructions, &r.Match),
+		Match: WireMatchTLV(&r.Match, t), Instructions: instructionsToWire(r.Instructions, &r.Match, t),
 	}
 }

@@ -54,7 +54,7 @@ func WireGroupMod(m *groups.Mod) openflow.GroupMod {
 	for i := range m.Buckets {
 		b := &m.Buckets[i]
 		gm.Buckets[i] = openflow.Bucket{Weight: b.Weight, WatchPort: b.WatchPort, WatchGroup: b.WatchGroup,
-			Actions: actionsToWire(b.Actions, &rules.Match{})}
+			Actions: actionsToWire(b.Actions, &rules.Match{}, nil)}
 	}
 	return gm
 }
@@ -72,7 +72,7 @@ func GroupDesc(g *groups.Group) openflow.GroupDesc {
 	for i := range g.Buckets {
 		b := &g.Buckets[i]
 		d.Buckets[i] = openflow.Bucket{Weight: b.Weight, WatchPort: b.WatchPort, WatchGroup: b.WatchGroup,
-			Actions: actionsToWire(b.Actions, &rules.Match{})}
+			Actions: actionsToWire(b.Actions, &rules.Match{}, nil)}
 	}
 	return d
 }

@@ -78,7 +78,7 @@ func oxmValue(o *openflow.OXM) (vhi, vlo, mhi, mlo uint64) {
 // *openflow.DecodeError that maps to one); *out is then partly written.
 func Match(out *rules.Match, m *openflow.Match, opt *Options) error {
 	*out = rules.Match{}
-	return matchInto(out, m, opt.strict(), true, nil)
+	return matchInto(out, m, opt.strict(), true, nil, opt.tlv())
 }
 
 // matchShape is what the checks of a wire match depend on besides the
@@ -154,7 +154,10 @@ func (s *matchShape) set(m *openflow.Match) {
 // the same error. With a shape, a match of the same shape skips the
 // checks that only the shape decides (known fields, no duplicate,
 // prerequisites), and one that passes them becomes the shape.
-func matchInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *matchShape) error {
+//
+// tlv is the switch's TLV table, which maps the fields tun_metadata0-63
+// to the option space; nil maps none.
+func matchInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *matchShape, tlv *TLVTable) error {
 	if shape != nil {
 		shape.repeat = shape.is(m)
 	}
@@ -177,7 +180,7 @@ func matchInto(out *rules.Match, m *openflow.Match, strict, check bool, shape *m
 		}
 		return checkRulesMatch(out, strict, check)
 	}
-	if err := matchChecked(out, m); err != nil {
+	if err := matchChecked(out, m, tlv); err != nil {
 		return err
 	}
 	if shape != nil {
@@ -202,7 +205,7 @@ func checkRulesMatch(out *rules.Match, strict, check bool) error {
 }
 
 // matchChecked translates m into *out with every wire-level check.
-func matchChecked(out *rules.Match, m *openflow.Match) error {
+func matchChecked(out *rules.Match, m *openflow.Match, tlv *TLVTable) error {
 	var seen [64]bool
 	seenFlags := false
 	// seenRules has the rules fields set so far, bit f for Field f; a
@@ -222,6 +225,12 @@ func matchChecked(out *rules.Match, m *openflow.Match) error {
 			seenFlags = true
 			seenRules |= 1 << rules.FieldTCPFlags
 			if err := tcpFlagsFromWire(out, o); err != nil {
+				return err
+			}
+			continue
+		}
+		if idx, ok := tunMetadataIndex(o); ok {
+			if err := tunMetadataMatch(out, o, idx, tlv); err != nil {
 				return err
 			}
 			continue
@@ -439,9 +448,25 @@ func putValue(b []byte, hi, lo uint64) {
 // WireMatch translates a rules match back to OXMs, in field order: rules'
 // L4 and ICMP fields become the OXMs that its ip_proto and eth_type name,
 // tcp_flags the ONF experimenter OXM that Open vSwitch sends.
+//
+// The fields of the tunnel option space are left out: WireMatchTLV writes
+// them as the switch's TLV table maps them.
 func WireMatch(m *rules.Match) openflow.Match {
 	return openflow.Match{Fields: appendMatch(nil, m)}
 }
+
+// WireMatchTLV is WireMatch with the switch's TLV table t: the bytes of
+// the option space that m tests go out as the fields tun_metadata0-63
+// (NXM_NX_TUN_METADATA<N>) that t maps there, after the other fields.
+// A table a flow uses cannot lose the mappings it uses
+// (NXTTMFC_INVALID_TLV_DEL), so the current table is the flow's.
+func WireMatchTLV(m *rules.Match, t *TLVTable) openflow.Match {
+	return openflow.Match{Fields: appendTunMetadata(appendMatch(nil, m), m, t)}
+}
+
+// optionField reports whether f is one of the option space's fields,
+// which only a TLV table names on the wire.
+func optionField(f rules.Field) bool { return f >= rules.FieldTunOpts0 && f <= rules.FieldTunOpts3 }
 
 // usedWords returns the set of m's mask words with a bit set, bit w for
 // word w.
@@ -486,7 +511,7 @@ func appendMatch(dst []openflow.OXM, m *rules.Match) []openflow.OXM {
 	eth, _ := m.Get(rules.FieldEthType)
 	used := usedWords(m)
 	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
-		if fieldWords[f]&used == 0 || !m.Has(f) {
+		if fieldWords[f]&used == 0 || !m.Has(f) || optionField(f) {
 			continue
 		}
 		if f == rules.FieldTCPFlags {
@@ -570,7 +595,7 @@ func (p *matchPlan) build(m *rules.Match, proto, eth uint64) {
 	*p = matchPlan{mask: m.Mask, proto: proto, eth: eth, fields: p.fields[:0], ok: true}
 	used := usedWords(m)
 	for f := rules.Field(0); int(f) < rules.NumFields; f++ {
-		if fieldWords[f]&used == 0 || !m.Has(f) {
+		if fieldWords[f]&used == 0 || !m.Has(f) || optionField(f) {
 			continue
 		}
 		pf := planField{f: f, of: wireField(f, proto, eth), wide: f.Bits() == 128}

@@ -123,7 +123,7 @@ func TestMatchShape(t *testing.T) {
 	for _, c := range cases {
 		var want, got rules.Match
 		wantErr := Match(&want, &c.m, nil)
-		err := matchInto(&got, &c.m, false, true, &shape)
+		err := matchInto(&got, &c.m, false, true, &shape, nil)
 		if (err == nil) != (c.err == nil) || (wantErr == nil) != (c.err == nil) {
 			t.Fatalf("%s: err %v, full checks %v, want %v", c.name, err, wantErr, c.err)
 		}

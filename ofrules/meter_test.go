@@ -32,7 +32,7 @@ func TestMeterModRoundTrip(t *testing.T) {
 
 func TestMeterInstructionFirst(t *testing.T) {
 	ins, err := instructionsFromWire([]openflow.Instruction{openflow.ApplyActions(openflow.Output(2, 0)),
-		{Type: openflow.InstructionMeter, MeterID: 3}}, 0, 1)
+		{Type: openflow.InstructionMeter, MeterID: 3}}, 0, 1, nil)
 	if err != nil || len(ins) != 2 || ins[0].Kind != rules.InstMeter || ins[0].Meter != 3 {
 		t.Fatalf("instructions %+v, %v", ins, err)
 	}

@@ -20,11 +20,10 @@ import (
 // vSwitch sends them back over OpenFlow 1.2 and later as that set_field
 // (its encode_SET_TUNNEL), so a dump of the flow reads the same from
 // either switch.
-func nxAction(a *openflow.Action) (rules.Action, error) {
-	x, err := openflow.DecodeNXAction(a)
-	if err != nil {
-		return rules.Action{}, err
-	}
+//
+// move and output:field take bits of tun_metadataN as the switch's TLV
+// table t maps it (tunSubfield).
+func nxAction(x *openflow.NXAction, t *TLVTable) (rules.Action, error) {
 	switch x.Subtype {
 	case openflow.NXResubmit, openflow.NXResubmitTable:
 		a := rules.Action{Kind: rules.ActionResubmit, Port: openflow.Port32(x.InPort), Table: x.Table}
@@ -43,6 +42,9 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 	case openflow.NXDecTTLCntIDs:
 		return rules.Action{Kind: rules.ActionDecNwTTL, Ext: &rules.ActionExt{IDs: x.IDs}}, nil
 	case openflow.NXRegLoad:
+		if _, ok := tunHeaderIndex(x.Dst); ok {
+			return rules.Action{}, badAction(openflow.BadActionBadSetType) // actions' tunRegLoad takes it first
+		}
 		d, err := subfield(x.Dst, x.Ofs, x.NBits, true, badAction(openflow.BadActionBadSetType))
 		if err != nil {
 			return rules.Action{}, err
@@ -56,27 +58,31 @@ func nxAction(a *openflow.Action) (rules.Action, error) {
 		}
 		return rules.LoadOf(d, 0, x.Value, reason), nil
 	case openflow.NXRegLoad2:
-		return regLoad2(&x)
+		return regLoad2(x)
 	case openflow.NXRegMove:
-		src, err := subfield(x.Src, x.SrcOfs, x.NBits, false, badMatch(openflow.BadMatchBadField))
+		ext := &rules.ActionExt{}
+		src, err := tunOrSubfield(x.Src, x.SrcOfs, x.NBits, false, badMatch(openflow.BadMatchBadField), t, &ext.SrcTun)
 		if err != nil {
 			return rules.Action{}, err
 		}
-		dst, err := subfield(x.Dst, x.DstOfs, x.NBits, true, badMatch(openflow.BadMatchBadField))
+		dst, err := tunOrSubfield(x.Dst, x.DstOfs, x.NBits, true, badMatch(openflow.BadMatchBadField), t, &ext.DstTun)
 		if err != nil {
 			return rules.Action{}, err
 		}
-		return rules.Action{Kind: rules.ActionMove, Ext: &rules.ActionExt{Src: src, Dst: dst}}, nil
+		ext.Src, ext.Dst = src, dst
+		return rules.Action{Kind: rules.ActionMove, Ext: ext}, nil
 	case openflow.NXOutputReg, openflow.NXOutputReg2:
 		unknown := badAction(openflow.BadActionBadSetType)
 		if x.Subtype == openflow.NXOutputReg2 {
 			unknown = badMatch(openflow.BadMatchBadField)
 		}
-		src, err := subfield(x.Src, x.Ofs, x.NBits, false, unknown)
+		ext := &rules.ActionExt{}
+		src, err := tunOrSubfield(x.Src, x.Ofs, x.NBits, false, unknown, t, &ext.SrcTun)
 		if err != nil {
 			return rules.Action{}, err
 		}
-		a := rules.Action{Kind: rules.ActionOutputReg, MaxLen: x.MaxLen, Ext: &rules.ActionExt{Src: src}}
+		ext.Src = src
+		a := rules.Action{Kind: rules.ActionOutputReg, MaxLen: x.MaxLen, Ext: ext}
 		if x.Subtype == openflow.NXOutputReg2 {
 			a.Reason = 1
 		}
@@ -107,6 +113,48 @@ func subfield(h openflow.OXMHeader, ofs, n uint16, dst bool, unknown error) (rul
 		return rules.Subfield{}, badAction(openflow.BadActionBadSetArgument)
 	}
 	return rules.SubfieldOf(r, uint8(ofs), uint8(n)), nil
+}
+
+// tunOrSubfield is subfield, or for NXM_NX_TUN_METADATA<N> (h) the bits
+// [ofs, ofs+n) of the field as the TLV table t maps it, with *tun set to
+// N+1: an unmapped field is NXFMFC_INVALID_TLV_FIELD, bits beyond its
+// mapped length OFPBAC_BAD_SET_LEN, and bits across two option space
+// words or two runs of the space (which ofswitch's subfields cannot
+// hold; Open vSwitch takes them) OFPBAC_BAD_SET_ARGUMENT.
+func tunOrSubfield(h openflow.OXMHeader, ofs, n uint16, dst bool, unknown error, t *TLVTable, tun *uint8) (rules.Subfield, error) {
+	if h.Class() != openflow.OXMClassNXM1 || h.Field() < nxmTunMetadata0 || h.Field() >= nxmTunMetadata0+openflow.TLVMaxFields {
+		return subfield(h, ofs, n, dst, unknown)
+	}
+	idx := int(h.Field() - nxmTunMetadata0)
+	var pb [OptionSpace]uint8
+	place, ok := t.TunMetadataPlace(pb[:0], idx)
+	if !ok {
+		return rules.Subfield{}, openflow.ErrInvalidTLVField
+	}
+	if n == 0 || int(ofs)+int(n) > 8*len(place) {
+		return rules.Subfield{}, badAction(openflow.BadActionBadSetLen)
+	}
+	s, ok := rules.TunMetadataSubfield(place, int(ofs), int(n))
+	if !ok {
+		return rules.Subfield{}, badAction(openflow.BadActionBadSetArgument)
+	}
+	*tun = uint8(idx) + 1
+	return s, nil
+}
+
+// tunHeader returns the header and offset that name s, bits of
+// tun_metadata<tun-1> (tun not 0), as the TLV table t maps it; ok is
+// false when t no longer maps it there.
+func tunHeader(s rules.Subfield, tun uint8, t *TLVTable) (h openflow.OXMHeader, ofs uint16, ok bool) {
+	idx := int(tun) - 1
+	var pb [OptionSpace]uint8
+	place, ok := t.TunMetadataPlace(pb[:0], idx)
+	if !ok {
+		return 0, 0, false
+	}
+	o, ok := rules.TunMetadataOfs(place, s)
+	h = openflow.OXMHeader(uint32(openflow.OXMClassNXM1)<<16 | uint32(nxmTunMetadata0+idx)<<9 | uint32(len(place)))
+	return h, uint16(o), ok
 }
 
 // regLoad2 translates NXAST_REG_LOAD2, whose OXM entry sets its field
@@ -234,7 +282,9 @@ func loads128ToWire(out []openflow.Action, a *rules.Action, h openflow.OXMHeader
 
 // nxActionToWire encodes a Nicira extension action of the rules: as it
 // came in, so that ovs-ofctl prints the flow as Open vSwitch prints it.
-func nxActionToWire(a *rules.Action) openflow.Action {
+//
+// Bits of tun_metadataN are named as the TLV table t maps them.
+func nxActionToWire(a *rules.Action, t *TLVTable) openflow.Action {
 	var x openflow.NXAction
 	switch a.Kind {
 	case rules.ActionResubmit:
@@ -262,10 +312,19 @@ func nxActionToWire(a *rules.Action) openflow.Action {
 		s, d := a.Ext.Src, a.Ext.Dst
 		x = openflow.NXAction{Subtype: openflow.NXRegMove, NBits: uint16(s.Bits), SrcOfs: uint16(s.RowOfs()), DstOfs: uint16(d.RowOfs()),
 			Src: subfieldHeader(int(s.Row)), Dst: subfieldHeader(int(d.Row))}
+		if a.Ext.SrcTun != 0 {
+			x.Src, x.SrcOfs, _ = tunHeader(s, a.Ext.SrcTun, t)
+		}
+		if a.Ext.DstTun != 0 {
+			x.Dst, x.DstOfs, _ = tunHeader(d, a.Ext.DstTun, t)
+		}
 	case rules.ActionOutputReg:
 		s := a.Ext.Src
 		x = openflow.NXAction{Subtype: openflow.NXOutputReg, Ofs: uint16(s.RowOfs()), NBits: uint16(s.Bits),
 			Src: subfieldHeader(int(s.Row)), MaxLen: a.MaxLen}
+		if a.Ext.SrcTun != 0 {
+			x.Src, x.Ofs, _ = tunHeader(s, a.Ext.SrcTun, t)
+		}
 		if a.Reason == 1 {
 			x.Subtype = openflow.NXOutputReg2
 		}

@@ -197,20 +197,26 @@ func FuzzNXMMatch(f *testing.F) {
 	f.Add(nxmFlowMod(f, nx1(openflow.NXMNxTunIPv6Src, []byte{0x20, 1, 0xd, 0xb8, 15: 1}, nil),
 		nx1(openflow.NXMNxTunIPv6Dst, []byte{0x20, 1, 0xd, 0xb8, 15: 0}, []byte{0xff, 0xff, 0xff, 0xff, 15: 0}),
 		nx1(openflow.NXMNxTunGbpID, []byte{0, 0x10}, []byte{0, 0xff}), nx1(openflow.NXMNxTunGbpFlags, []byte{0x81}, nil)))
+	// Tunnel metadata fields of fuzzTLV's table: split, across words,
+	// shorter and longer than mapped, masked.
+	f.Add(nxmFlowMod(f, nx1(40+1, []byte{1, 2, 3, 4, 5, 6, 7, 8}, nil), nx1(40+2, []byte{9}, []byte{0x0f}),
+		nx1(40+63, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, nil)))
+	tlv := fuzzTLV(f)
+	opt := &Options{Tables: 4, TLV: tlv}
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		var u rules.Update
 		// A Decoder leaves the prerequisites to the pipeline: only a
 		// match the pipeline takes need encode to one it takes again.
-		if NewDecoder(&Options{Tables: 4}).Decode(&u, msg) != nil || u.Command != rules.CmdAdd || u.Match.Validate() != nil {
+		if NewDecoder(opt).Decode(&u, msg) != nil || u.Command != rules.CmdAdd || u.Match.Validate() != nil {
 			return
 		}
-		wm := WireMatch(&u.Match)
+		wm := WireMatchTLV(&u.Match, tlv.Load())
 		b, err := nxmFlowModMatch(wm)
 		if err != nil {
 			t.Fatalf("encode %v: %v", wm.Fields, err)
 		}
 		var again rules.Update
-		if err := NewDecoder(&Options{Tables: 4}).Decode(&again, b); err != nil {
+		if err := NewDecoder(opt).Decode(&again, b); err != nil {
 			t.Fatalf("re-encoded %x: %v", b, err)
 		}
 		if again.Match != u.Match {
@@ -277,7 +283,7 @@ func TestNXMSetField(t *testing.T) {
 	}
 	var m rules.Match
 	m.Set(rules.FieldEthType, rules.EthTypeIPv4, 0xffff)
-	if got, w := enc(actionsToWire(acts, &m)), enc(in); !bytes.Equal(got, w) {
+	if got, w := enc(actionsToWire(acts, &m, nil)), enc(in); !bytes.Equal(got, w) {
 		t.Errorf("written back as\n%x\nwant\n%x", got, w)
 	}
 	for _, c := range []struct {
@@ -307,4 +313,25 @@ func TestNXMSetField(t *testing.T) {
 	if err := rules.CheckActions(&m, ins); !errors.As(err, &re) || re.Code != rules.BadActionBadSetArg {
 		t.Errorf("CheckActions of set_field ip_frag: %v, want OFPBAC_BAD_SET_ARGUMENT", err)
 	}
+}
+
+// fuzzTLV returns a TLV table that maps tun_metadata1 (8 bytes) over two
+// runs of the option space, tun_metadata2 (4) and tun_metadata63 (20,
+// across words).
+func fuzzTLV(tb testing.TB) *TLVTables {
+	var ts TLVTables
+	for _, m := range []openflow.TLVTableMod{
+		{Command: openflow.TLVAdd, Maps: []openflow.TLVMap{{OptionType: 0, OptionLen: 4, Index: 0}, {OptionType: 2, OptionLen: 4, Index: 2},
+			{OptionType: 3, OptionLen: 4, Index: 3}, {OptionType: 63, OptionLen: 20, Index: 63}}},
+		{Command: openflow.TLVDelete, Maps: []openflow.TLVMap{{Index: 0}, {Index: 3}}},
+		{Command: openflow.TLVAdd, Maps: []openflow.TLVMap{{OptionType: 1, OptionLen: 8, Index: 1}}},
+	} {
+		if err := ts.Mod(&m, nil); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if f, _ := ts.Load().Mapping(1); f.NChunks != 2 {
+		tb.Fatalf("tun_metadata1 in %d pieces", f.NChunks)
+	}
+	return &ts
 }

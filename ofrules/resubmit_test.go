@@ -38,7 +38,7 @@ func TestResubmitWire(t *testing.T) {
 				t.Fatalf("got %+v, want %+v", as[0], tt.want)
 			}
 			var m rules.Match
-			out := actionsToWire(as, &m)
+			out := actionsToWire(as, &m, nil)
 			if len(out) != 1 || string(out[0].Data) != string(tt.out.Data) {
 				t.Fatalf("back to the wire: %x, want %x", out[0].Data, tt.out.Data)
 			}
@@ -61,7 +61,7 @@ func TestResubmitWire(t *testing.T) {
 	// A resubmit may be written to the action set (a final action in
 	// Open vSwitch), unlike note, exit and controller(...).
 	ins := []openflow.Instruction{{Type: openflow.InstructionWriteActions, Actions: []openflow.Action{nx(0, 14, 0xff, 0xf8, 2, 0, 0, 0)}}}
-	if _, err := instructionsFromWire(ins, 0, 4); err != nil {
+	if _, err := instructionsFromWire(ins, 0, 4, nil); err != nil {
 		t.Errorf("write_actions(resubmit(,2)): %v", err)
 	}
 }

@@ -57,8 +57,8 @@ priority=6,dl_type=0x88e7,pbb_uca=1,actions=set_field:0->pbb_uca,output:1
 			if diff := cmp.Diff(u.Instructions, got.Instructions); diff != "" {
 				t.Errorf("flow %d: instructions (-sent +back):\n%s", i+1, diff)
 			}
-			ins := instructionsToWire(got.Instructions, &got.Match)
-			back2, err := instructionsFromWire(ins, 0, 2)
+			ins := instructionsToWire(got.Instructions, &got.Match, nil)
+			back2, err := instructionsFromWire(ins, 0, 2, nil)
 			if err != nil || ofctl.FormatActions(back2) != ofctl.FormatActions(u.Instructions) {
 				t.Errorf("flow %d: stats instructions %q, %v; want %q", i+1, ofctl.FormatActions(back2), err, ofctl.FormatActions(u.Instructions))
 			}

@@ -25,7 +25,11 @@
 // DecodeNXAction gives a typed view (NXAction) of the Nicira actions
 // resubmit, note, exit, controller, dec_ttl(ids) and set_tunnel(64);
 // nxm.go names the Nicira match fields and splits their payload
-// (NXMPayload).
+// (NXMPayload). Open vSwitch's TLV table messages, which map tunnel
+// options to the fields tun_metadata0-63, decode as TLVTableMod,
+// TLVTableRequest and TLVTableReply (tlv.go); their Check methods give
+// the NXTTMFC_* errors Open vSwitch answers for bad commands, lengths and
+// indexes.
 //
 // Reader frames messages from an io.Reader into one reused buffer, with a
 // maximum message length; Writer appends messages to one reused buffer,

@@ -227,3 +227,6 @@ func FuzzFlowMonitorCancel(f *testing.F) {
 	fuzzRoundTrip[FlowMonitorCancel](f, TypeExperimenter)
 }
 func FuzzFlowMonitorPause(f *testing.F) { fuzzRoundTrip[FlowMonitorPause](f, TypeExperimenter) }
+func FuzzTLVTableMod(f *testing.F)      { fuzzRoundTrip[TLVTableMod](f, TypeExperimenter) }
+func FuzzTLVTableRequest(f *testing.F)  { fuzzRoundTrip[TLVTableRequest](f, TypeExperimenter) }
+func FuzzTLVTableReply(f *testing.F)    { fuzzRoundTrip[TLVTableReply](f, TypeExperimenter) }

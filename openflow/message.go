@@ -67,7 +67,10 @@ const (
 	kindFlowMonitorRep   = len(decoders) + 4
 	kindONFMonitorCancel = len(decoders) + 5
 	kindONFMonitorPause  = len(decoders) + 6
-	numKinds             = len(decoders) + 7
+	kindNXTLVTableMod    = len(decoders) + 7
+	kindNXTLVTableReq    = len(decoders) + 8
+	kindNXTLVTableReply  = len(decoders) + 9
+	numKinds             = len(decoders) + 10
 )
 
 func newKind(k int) Message {
@@ -86,6 +89,12 @@ func newKind(k int) Message {
 		return new(FlowMonitorCancel)
 	case kindONFMonitorPause:
 		return new(FlowMonitorPause)
+	case kindNXTLVTableMod:
+		return new(TLVTableMod)
+	case kindNXTLVTableReq:
+		return new(TLVTableRequest)
+	case kindNXTLVTableReply:
+		return new(TLVTableReply)
 	}
 	return decoders[k]()
 }
@@ -100,7 +109,9 @@ func newKind(k int) Message {
 // requests and replies (OFPMP_FLOW_MONITOR at version 0x05,
 // ONFST_FLOW_MONITOR at 0x04) decode as *FlowMonitorRequest and
 // *FlowMonitorReply, ONFT_FLOW_MONITOR_CANCEL as *FlowMonitorCancel,
-// ONFT_FLOW_MONITOR_PAUSED and _RESUMED as *FlowMonitorPause.
+// ONFT_FLOW_MONITOR_PAUSED and _RESUMED as *FlowMonitorPause, and
+// Nicira's NXT_TLV_TABLE_MOD, _REQUEST and _REPLY as *TLVTableMod,
+// *TLVTableRequest and *TLVTableReply.
 func Decode(b []byte) (Message, error) {
 	k, err := kindOf(b)
 	if err != nil {
@@ -175,6 +186,16 @@ func kindOf(b []byte) (int, error) {
 			return kindONFMonitorCancel, nil
 		case ONFTypeFlowMonitorPaused, ONFTypeFlowMonitorResumed:
 			return kindONFMonitorPause, nil
+		}
+	}
+	if h.Type == TypeExperimenter && len(b) >= onfHeaderLen && binary.BigEndian.Uint32(b[8:]) == NXExperimenter {
+		switch binary.BigEndian.Uint32(b[12:]) {
+		case NXTypeTLVTableMod:
+			return kindNXTLVTableMod, nil
+		case NXTypeTLVTableRequest:
+			return kindNXTLVTableReq, nil
+		case NXTypeTLVTableReply:
+			return kindNXTLVTableReply, nil
 		}
 	}
 	return int(h.Type), nil

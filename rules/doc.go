@@ -18,6 +18,15 @@
 // vSwitch refuses, is accepted and leaves the fields above it unknown to the
 // actions after it.
 //
+// Open vSwitch's tunnel metadata fields tun_metadata0-63 have no fixed
+// place: a switch's TLV table gives each a length and bytes in the 32-byte
+// option space, FieldTunOpts0-3 (Key words 32-35), through a
+// TunMetadataLayout. Match.SetTunMetadata and TunMetadata read and write
+// a field's bytes; a set_field of one is the loads of TunMetadataLoads
+// (one per word, marked ActionExt.TunMetadata), and move and output:field
+// take its bits in one word (TunMetadataSubfield, ActionExt.SrcTun and
+// DstTun). The words are pipeline metadata, written in the key only.
+//
 // # Subtables
 //
 // A Table is a tuple-space classifier: rules are grouped by mask into

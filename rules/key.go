@@ -113,6 +113,10 @@ const (
 	FieldTunIPv6Dst               // NXM_NX_TUN_IPV6_DST: a tunnel's outer IPv6 destination (128 bits)
 	FieldTunGbpID                 // NXM_NX_TUN_GBP_ID: VXLAN Group Policy ID, 16 bits
 	FieldTunGbpFlags              // NXM_NX_TUN_GBP_FLAGS: VXLAN Group Policy flags, 8 bits
+	FieldTunOpts0                 // bytes 0-7 of the tunnel metadata option space (tun_metadata0-63 as a TLV table maps them)
+	FieldTunOpts1                 // bytes 8-15 of the option space
+	FieldTunOpts2                 // bytes 16-23 of the option space
+	FieldTunOpts3                 // bytes 24-31 of the option space
 	numFields
 )
 
@@ -181,7 +185,16 @@ var fields = [numFields]fieldInfo{
 	FieldTunIPv6Dst:  {"tun_ipv6_dst", 29, 0, 128, true},
 	FieldTunGbpID:    {"tun_gbp_id", 31, 0, 16, true},
 	FieldTunGbpFlags: {"tun_gbp_flags", 31, 16, 8, true},
+	FieldTunOpts0:    {"tun_opts0", 32, 0, 64, true},
+	FieldTunOpts1:    {"tun_opts1", 33, 0, 64, true},
+	FieldTunOpts2:    {"tun_opts2", 34, 0, 64, true},
+	FieldTunOpts3:    {"tun_opts3", 35, 0, 64, true},
 }
+
+// TunOptsBytes is the size of the tunnel metadata option space,
+// FieldTunOpts0 to FieldTunOpts3: byte i of it is byte i%8 (big-endian)
+// of FieldTunOpts0 + i/8.
+const TunOptsBytes = 32
 
 // NumRegs is the number of 32-bit registers, reg0 to reg15.
 const NumRegs = 16

@@ -131,6 +131,18 @@ type ActionExt struct {
 	// Src and Dst are ActionMove's source and destination,
 	// ActionOutputReg's Src the bits that name the port.
 	Src, Dst Subfield
+	// TunMetadata, when not 0, says that an ActionLoad of a word of the
+	// tunnel metadata option space (FieldTunOpts0-3) is part of a
+	// set_field of tun_metadata<TunMetadata-1> (OFPAT_SET_FIELD or
+	// NXAST_REG_LOAD2): one load for each word the field's written bytes
+	// are in, TunFirst on the first of them, which follow each other.
+	TunMetadata uint8
+	TunFirst    bool
+	// SrcTun and DstTun, when not 0, say that an ActionMove's Src or Dst
+	// (an ActionOutputReg's Src) are bits of tun_metadata<SrcTun-1> or
+	// <DstTun-1>: of the option space word the field's bits are in
+	// (TunMetadataSubfield), named so on the wire.
+	SrcTun, DstTun uint8
 	// LoadMask and LoadValue are the mask and value of an ActionLoad
 	// of a 128-bit field, high word first: Action.Value holds 64 bits
 	// of each; or of a packed row (SubfieldField.Pack), counted in the
@@ -178,7 +190,9 @@ func (a *Action) Equal(b *Action) bool {
 	}
 	return string(a.Ext.Note) == string(b.Ext.Note) && (a.Ext.IDs == nil) == (b.Ext.IDs == nil) &&
 		slices.Equal(a.Ext.IDs, b.Ext.IDs) && a.Ext.Src == b.Ext.Src && a.Ext.Dst == b.Ext.Dst &&
-		a.Ext.LoadMask == b.Ext.LoadMask && a.Ext.LoadValue == b.Ext.LoadValue && a.Ext.LoadRow == b.Ext.LoadRow
+		a.Ext.LoadMask == b.Ext.LoadMask && a.Ext.LoadValue == b.Ext.LoadValue && a.Ext.LoadRow == b.Ext.LoadRow &&
+		a.Ext.TunMetadata == b.Ext.TunMetadata && a.Ext.TunFirst == b.Ext.TunFirst &&
+		a.Ext.SrcTun == b.Ext.SrcTun && a.Ext.DstTun == b.Ext.DstTun
 }
 
 // InstructionKind is the type of an Instruction (enum ofp_instruction_type).

@@ -225,6 +225,15 @@ var SubfieldFields = append([]SubfieldField{
 	{Name: "NXM_NX_TUN_GBP_FLAGS", Alias: []string{"tun_gbp_flags"}, Field: FieldTunGbpFlags, Bits: 8, Class: 1, Num: 39, Writable: true, Meta: true},
 	{Name: "NXM_NX_TUN_IPV6_SRC", Alias: []string{"tun_ipv6_src"}, Field: FieldTunIPv6Src, Bits: 128, Class: 1, Num: 109, Writable: true, Meta: true},
 	{Name: "NXM_NX_TUN_IPV6_DST", Alias: []string{"tun_ipv6_dst"}, Field: FieldTunIPv6Dst, Bits: 128, Class: 1, Num: 110, Writable: true, Meta: true},
+	// The words of the tunnel metadata option space, which the loads of
+	// a set_field or load of tun_metadataN write (see
+	// ActionExt.TunMetadata): no name a flow's text can give, no header
+	// (field numbers over 127 are none), for the checks and the key-only
+	// writes of the data plane.
+	{Name: "(tun_opts0)", Field: FieldTunOpts0, Bits: 64, Class: 1, Num: 0xf0, Writable: true, Meta: true},
+	{Name: "(tun_opts1)", Field: FieldTunOpts1, Bits: 64, Class: 1, Num: 0xf1, Writable: true, Meta: true},
+	{Name: "(tun_opts2)", Field: FieldTunOpts2, Bits: 64, Class: 1, Num: 0xf2, Writable: true, Meta: true},
+	{Name: "(tun_opts3)", Field: FieldTunOpts3, Bits: 64, Class: 1, Num: 0xf3, Writable: true, Meta: true},
 	// The packed rows come after the rows of their fields, which
 	// SubfieldFor and SubfieldForMask return (they skip packed rows).
 	{Name: "NXM_OF_VLAN_TCI", Alias: []string{"vlan_tci"}, Field: FieldVLANVID, Bits: 16, Class: 0, Num: 4, Writable: true, Pack: PackTCI},

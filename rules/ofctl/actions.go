@@ -66,11 +66,13 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 		switch {
 		case lname == "drop" && !hasArg:
 		case (lname == "output" || lname == "out") && strings.Contains(arg, "["):
-			src, err := p.subfield(arg, acol+len(name)+1)
+			ext := &rules.ActionExt{}
+			src, err := p.subfield(arg, acol+len(name)+1, &ext.SrcTun)
 			if err != nil {
 				return nil, err
 			}
-			apply = append(apply, rules.Action{Kind: rules.ActionOutputReg, Ext: &rules.ActionExt{Src: src}})
+			ext.Src = src
+			apply = append(apply, rules.Action{Kind: rules.ActionOutputReg, Ext: ext})
 		case lname == "load":
 			act, err := p.load(arg, acol+len(name)+1, m)
 			if err != nil {
@@ -208,6 +210,12 @@ func (p *flowParser) actions(s string, col int, m *rules.Match) ([]rules.Instruc
 				return nil, err
 			}
 			apply = append(apply, rules.Action{Kind: rules.ActionSetQueue, Queue: uint32(v)})
+		case lname == "set_field" && strings.Contains(arg, "->tun_metadata"):
+			as, err := p.setTunMetadata(arg, acol+len(name)+1)
+			if err != nil {
+				return nil, err
+			}
+			apply = append(apply, as...)
 		case lname == "set_field" || lname == "load" && false:
 			act, err := p.setField(arg, acol+len(name)+1)
 			if err != nil {

@@ -48,8 +48,22 @@
 // tun_ipv6_src and tun_ipv6_dst (IPv6 address, /len or /mask), tun_gbp_id
 // (16 bits: decimal when exact, else 0x10/0xff) and tun_gbp_flags (8 bits,
 // read with a mask, printed as Open vSwitch prints it: the value alone,
-// 0x81) after tun_id, in that order. tun_metadata0-63 and xxreg0-3 are
-// refused by name ("match field xxreg0 is not supported").
+// 0x81) after tun_id, in that order. tun_metadata0-63 (tun_metadata0=0x1234, V/M; hex of up to 124
+// bytes or decimal) are read where ParseOptions.TunMetadata, a switch's
+// TLV table (rules.TunMetadataLayout), maps them, the value right-aligned
+// in the mapped length, and an error otherwise ("match field
+// tun_metadata0 is not mapped"); a mask all ones over the bytes the value
+// and mask need is exact, as ovs-ofctl's text reaches Open vSwitch; a
+// value longer than the field is an error (Open vSwitch's switch keeps
+// its first bytes). FormatMatchTLV prints them after tun_flags as Open
+// vSwitch does (FormatMatch, without a layout, leaves them out).
+// set_field:V[/M]->tun_metadataN reads V and M the same way and becomes
+// the loads of rules.TunMetadataLoads; load, move and output:field take
+// NXM_NX_TUN_METADATAn[a..b] (or tun_metadatan) bits in one option space
+// word (rules.TunMetadataSubfield). Printing those actions back by the
+// field's name is not done (they print as loads of the option space
+// words). xxreg0-3 are refused by name ("match field xxreg0 is not
+// supported").
 // set_field writes nw_ttl, pkt_mark (printed in hex), tun_flags (oam,
 // 0 or 1; printed oam or 0) and the tunnel fields tun_src, tun_dst,
 // tun_ipv6_src, tun_ipv6_dst (addresses), tun_gbp_id (printed in decimal)

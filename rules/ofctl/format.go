@@ -13,7 +13,15 @@ import (
 // FormatMatch returns the match and priority the way ovs-ofctl dump-flows
 // prints them: "priority=N," (omitted for the default priority), a protocol
 // shorthand, then the fields in Open vSwitch's order, joined by commas.
-func FormatMatch(m *rules.Match, priority uint16) string {
+// The tunnel metadata option space is left out: FormatMatchTLV prints it.
+func FormatMatch(m *rules.Match, priority uint16) string { return FormatMatchTLV(m, priority, nil) }
+
+// FormatMatchTLV is FormatMatch with the fields tun_metadata0-63 that
+// layout places in the option space, printed as Open vSwitch's
+// tun_metadata_match_format does: the mapped length's bytes in hex
+// without leading zeros, "/mask" unless the mask is all ones, a field
+// whose mask is all zeros left out.
+func FormatMatchTLV(m *rules.Match, priority uint16, layout rules.TunMetadataLayout) string {
 	var parts []string
 	if priority != DefaultPriority {
 		parts = append(parts, fmt.Sprintf("priority=%d", priority))
@@ -110,6 +118,7 @@ func FormatMatch(m *rules.Match, priority uint16) string {
 			parts = append(parts, "tun_flags=-oam")
 		}
 	}
+	parts = appendTunMetadata(parts, m, layout)
 	if v, mk := m.Get(rules.FieldMetadata); mk != 0 {
 		parts = append(parts, "metadata="+hexMasked(v, mk, ^uint64(0)))
 	}
@@ -456,4 +465,50 @@ func appendTagFields(parts []string, m *rules.Match) []string {
 		parts = append(parts, fmt.Sprintf("pbb_uca=%d", v))
 	}
 	return parts
+}
+
+// appendTunMetadata appends tun_metadataN=V[/M] for each field layout
+// maps whose mask in m is not all zeros.
+func appendTunMetadata(parts []string, m *rules.Match, layout rules.TunMetadataLayout) []string {
+	if layout == nil {
+		return parts
+	}
+	var pb [rules.TunOptsBytes]uint8
+	var vb, mb [rules.TunOptsBytes]byte
+	for idx := range 64 {
+		place, ok := layout.TunMetadataPlace(pb[:0], idx)
+		if !ok || len(place) == 0 {
+			continue
+		}
+		v, mk := m.TunMetadata(place, vb[:0], mb[:0])
+		zero, full := true, true
+		for _, b := range mk {
+			zero, full = zero && b == 0, full && b == 0xff
+		}
+		if zero {
+			continue
+		}
+		s := fmt.Sprintf("tun_metadata%d=%s", idx, hexBytes(v))
+		if !full {
+			s += "/" + hexBytes(mk)
+		}
+		parts = append(parts, s)
+	}
+	return parts
+}
+
+// hexBytes prints b as Open vSwitch's ds_put_hex: 0x and the hex digits
+// without leading zeros, "0" for zero.
+func hexBytes(b []byte) string {
+	for len(b) > 0 && b[0] == 0 {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return "0"
+	}
+	s := strconv.FormatUint(uint64(b[0]), 16)
+	for _, c := range b[1:] {
+		s += fmt.Sprintf("%02x", c)
+	}
+	return "0x" + s
 }

@@ -12,10 +12,16 @@ import (
 // subfield parses a field's bits as ovs-ofctl does (mf_parse_subfield):
 // NAME (the whole field), NAME[] (the same), NAME[bit] or
 // NAME[start..end], NAME an NXM or OXM name (NXM_OF_ETH_DST) or a field
-// name (eth_dst).
-func (p *flowParser) subfield(s string, col int) (rules.Subfield, error) {
+// name (eth_dst). NXM_NX_TUN_METADATAn (tun_metadatan) is read through
+// ParseOptions.TunMetadata, with *tun set to n+1: bits in one option
+// space word (rules.TunMetadataSubfield), as the switch's subfields hold
+// them.
+func (p *flowParser) subfield(s string, col int, tun *uint8) (rules.Subfield, error) {
 	s = strings.TrimSpace(s)
 	name, rng, hasRange := strings.Cut(s, "[")
+	if n, ok := regNumber(strings.ToLower(strings.TrimPrefix(name, "NXM_NX_")), "tun_metadata", 64); ok {
+		return p.tunSubfield(s, name, rng, hasRange, n, col, tun)
+	}
 	r := rules.SubfieldByName(name)
 	if r < 0 {
 		if connTrackField(name) {
@@ -52,6 +58,41 @@ func (p *flowParser) subfield(s string, col int) (rules.Subfield, error) {
 	return rules.SubfieldOf(r, uint8(a), uint8(b-a+1)), nil
 }
 
+// tunSubfield is subfield for tun_metadata<n>.
+func (p *flowParser) tunSubfield(s, name, rng string, hasRange bool, n, col int, tun *uint8) (rules.Subfield, error) {
+	var buf [rules.TunOptsBytes]uint8
+	var place []uint8
+	ok := false
+	if p.opt != nil && p.opt.TunMetadata != nil {
+		place, ok = p.opt.TunMetadata.TunMetadataPlace(buf[:0], n)
+	}
+	if !ok {
+		return rules.Subfield{}, p.errAt(col, "%s is not mapped (no TLV table maps it: add-tlv-map)", name)
+	}
+	a, b := 0, 8*len(place)-1
+	if rng, _ = strings.CutSuffix(rng, "]"); hasRange && rng != "" {
+		lo, hi, isRange := strings.Cut(rng, "..")
+		var err1, err2 error
+		a, err1 = strconv.Atoi(lo)
+		b = a
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a {
+			return rules.Subfield{}, p.errAt(col, "%s: bad bit range %q", s, rng)
+		}
+	}
+	if b >= 8*len(place) {
+		return rules.Subfield{}, p.errAt(col, "%s: ending bit %d is not valid because field is only %d bits wide", s, b, 8*len(place))
+	}
+	sf, ok := rules.TunMetadataSubfield(place, a, b-a+1)
+	if !ok {
+		return rules.Subfield{}, p.errAt(col, "%s: bits across two words of the option space, which ofswitch does not take", s)
+	}
+	*tun = uint8(n) + 1
+	return sf, nil
+}
+
 // load parses load:VALUE->DST, which ovs-ofctl sends as NXAST_REG_LOAD,
 // in a flow whose match is m: a field of one protocol (tcp_dst) needs
 // that protocol in m, which the rules field (shared by TCP, UDP and
@@ -61,7 +102,8 @@ func (p *flowParser) load(arg string, col int, m *rules.Match) (rules.Action, er
 	if !ok {
 		return rules.Action{}, p.errAt(col, "expected load:value->field[bits], found %q", arg)
 	}
-	d, err := p.subfield(ds, col+len(vs)+2)
+	var tun uint8
+	d, err := p.subfield(ds, col+len(vs)+2, &tun)
 	if err != nil {
 		return rules.Action{}, err
 	}
@@ -82,7 +124,13 @@ func (p *flowParser) load(arg string, col int, m *rules.Match) (rules.Action, er
 	if isXReg(&rules.SubfieldFields[d.Row]) {
 		reason = rules.LoadXReg
 	}
-	return rules.LoadOf(d, vhi, v, reason), nil
+	a := rules.LoadOf(d, vhi, v, reason)
+	if tun != 0 {
+		// Bits of one word: the one load of the set_field ovs-ofctl
+		// makes of it.
+		a.Ext = &rules.ActionExt{TunMetadata: tun, TunFirst: true}
+	}
+	return a, nil
 }
 
 // num128 reads a number of up to 128 bits, decimal or 0x hex, as
@@ -111,11 +159,12 @@ func (p *flowParser) move(arg string, col int) (rules.Action, error) {
 	if !ok {
 		return rules.Action{}, p.errAt(col, "expected move:field[bits]->field[bits], found %q", arg)
 	}
-	src, err := p.subfield(ss, col)
+	ext := &rules.ActionExt{}
+	src, err := p.subfield(ss, col, &ext.SrcTun)
 	if err != nil {
 		return rules.Action{}, err
 	}
-	dst, err := p.subfield(ds, col+len(ss)+2)
+	dst, err := p.subfield(ds, col+len(ss)+2, &ext.DstTun)
 	if err != nil {
 		return rules.Action{}, err
 	}
@@ -125,7 +174,8 @@ func (p *flowParser) move(arg string, col int) (rules.Action, error) {
 	if err := rules.CheckSubfield(dst, true); err != nil {
 		return rules.Action{}, p.errAt(col+len(ss)+2, "%v", err)
 	}
-	return rules.Action{Kind: rules.ActionMove, Ext: &rules.ActionExt{Src: src, Dst: dst}}, nil
+	ext.Src, ext.Dst = src, dst
+	return rules.Action{Kind: rules.ActionMove, Ext: ext}, nil
 }
 
 // setFieldMasked parses the VALUE/MASK of set_field:VALUE/MASK->FIELD, FIELD

@@ -776,8 +776,8 @@ func TestConnTrackRefused(t *testing.T) {
 }
 
 // TestUnsupportedFieldsRefused: the Open vSwitch match fields ofswitch
-// knows by name but does not match on (tun_metadataN, xxregN) are named
-// as not supported, with
+// knows by name but does not match on (xxregN) are named as not
+// supported, tun_metadataN without a TLV table as not mapped, with
 // file:line:column; register numbers out of range are unknown fields, and
 // register values wider than the register are refused.
 func TestUnsupportedFieldsRefused(t *testing.T) {
@@ -787,8 +787,8 @@ func TestUnsupportedFieldsRefused(t *testing.T) {
 		"tun_metadata64=1,actions=drop\nreg1=0x100000000,actions=drop\nxreg0=0x10000000000000000,actions=drop\ntun_src=10.0.0.1/33,actions=drop\n")
 	_, errs := ofctl.ParseFlows("f.flows", data, nil)
 	want := []string{
-		"f.flows:2:1: match field tun_metadata0 is not supported",
-		"f.flows:3:12: match field tun_metadata63 is not supported",
+		"f.flows:2:1: match field tun_metadata0 is not mapped (no TLV table maps it: add-tlv-map)",
+		"f.flows:3:12: match field tun_metadata63 is not mapped (no TLV table maps it: add-tlv-map)",
 		"f.flows:6:12: tun_gbp_id 0x10000 does not fit in 16 bits",
 		"f.flows:7:17: tun_gbp_flags mask 0x100 does not fit in 8 bits",
 		"f.flows:8:1: match field xxreg0 is not supported",

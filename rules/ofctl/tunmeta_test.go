@@ -1,0 +1,64 @@
+package ofctl
+
+import (
+	"strings"
+	"testing"
+)
+
+// splitLayout maps tun_metadata0 to 4 bytes at 28-32 and tun_metadata5
+// to 8 bytes split over 0-4 and 12-16, as a TLV table may place them.
+type splitLayout struct{}
+
+func (splitLayout) TunMetadataPlace(dst []uint8, idx int) ([]uint8, bool) {
+	switch idx {
+	case 0:
+		return append(dst, 28, 29, 30, 31), true
+	case 5:
+		return append(dst, 0, 1, 2, 3, 12, 13, 14, 15), true
+	}
+	return dst, false
+}
+
+// TestTunMetadataText parses tun_metadata fields through a layout and
+// prints them back; the bytes land where the layout says.
+func TestTunMetadataText(t *testing.T) {
+	opt := &ParseOptions{TunMetadata: splitLayout{}}
+	for _, c := range []struct{ in, out string }{
+		{"tun_metadata0=0x1234", "tun_metadata0=0x1234"},
+		{"tun_metadata0=4660", "tun_metadata0=0x1234"},
+		{"tun_metadata5=0x1122334455667788", "tun_metadata5=0x1122334455667788"},
+		{"tun_metadata5=0x100000000/0xff00000000", "tun_metadata5=0x100000000/0xff00000000"},
+		{"tun_metadata0=0x1/0xff", "tun_metadata0=0x1"},        // as ovs-ofctl's text reaches Open vSwitch
+		{"tun_metadata0=0x10/0xf0", "tun_metadata0=0x10/0xf0"}, // not all ones
+		{"tun_metadata0=0", "tun_metadata0=0"},
+	} {
+		ups, errs := ParseFlows("f", []byte(c.in+",actions=drop"), opt)
+		if len(errs) != 0 {
+			t.Fatalf("%s: %v", c.in, errs)
+		}
+		if got := FormatMatchTLV(&ups[0].Match, ups[0].Priority, splitLayout{}); got != c.out {
+			t.Errorf("%s prints %q, want %q", c.in, got, c.out)
+		}
+		if got := FormatMatch(&ups[0].Match, ups[0].Priority); got != "" {
+			t.Errorf("%s without a layout prints %q", c.in, got)
+		}
+	}
+	ups, _ := ParseFlows("f", []byte("tun_metadata5=0x1122334455667788,actions=drop"), opt)
+	m := &ups[0].Match
+	if b := m.Key.TunOptByte(0); b != 0x11 {
+		t.Errorf("byte 0 = %#x", b)
+	}
+	if b := m.Key.TunOptByte(12); b != 0x55 {
+		t.Errorf("byte 12 = %#x", b)
+	}
+	if b := m.Mask.TunOptByte(4); b != 0 {
+		t.Errorf("mask byte 4 = %#x", b)
+	}
+	for _, bad := range []string{"tun_metadata0=0x112233445", "tun_metadata0=0x3/0x1", "tun_metadata0=0xzz", "tun_metadata1=1", "tun_metadata0"} {
+		if _, errs := ParseFlows("f", []byte(bad+",actions=drop"), opt); len(errs) == 0 {
+			t.Errorf("%s: parsed", bad)
+		} else if !strings.Contains(errs[0].Error(), "tun_metadata") {
+			t.Errorf("%s: %v", bad, errs[0])
+		}
+	}
+}
