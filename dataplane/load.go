@@ -45,8 +45,10 @@ func (w *Worker) loadWide(j int, f rules.Field, mk, v [2]uint64) {
 }
 
 // runLoad runs ActionLoad a on frame j.
+// A load of at most 64 bits of one field keeps its mask and value in
+// a.Value even when it has an Ext (a tunnel metadata load's marks).
 func (w *Worker) runLoad(j int, a *rules.Action) {
-	if a.Ext == nil {
+	if a.Ext == nil || a.Ext.LoadRow == 0 && a.Field.Bits() <= 64 {
 		w.loadBits(j, a.Field, a.Value[0], a.Value[1])
 		return
 	}
