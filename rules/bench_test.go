@@ -54,8 +54,11 @@ func benchKeys(b testing.TB, rs []classbench.Rule, trace string) []rules.Key {
 }
 
 // replayKeys is how many keys a ClassBench benchmark replays: a trace's
-// keys and reshuffled copies of them (9 MB of keys, beyond the second
-// level cache and streamed in order, so the prefetcher hides it).
+// keys and reshuffled copies of them (19 MB of 288-byte keys, beyond the
+// second level cache and streamed in order: the prefetcher hides most of
+// it, but a lookup of tens of ns pays for the key's width; acl1_1k's
+// first 100 rules in BenchmarkLookupPaths take 94 ns with 288-byte keys,
+// 43 with 216).
 const replayKeys = 1 << 16
 
 // replayBlocks returns keys, if they are fewer than replayKeys, followed by
