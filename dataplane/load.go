@@ -45,8 +45,11 @@ func (w *Worker) loadWide(j int, f rules.Field, mk, v [2]uint64) {
 }
 
 // runLoad runs ActionLoad a on frame j.
+// A load whose Ext carries only its tunnel metadata naming (a word of the
+// option space, rules.ActionExt.TunMetadata) is a 64-bit load as one
+// without Ext, as Load128 reads it.
 func (w *Worker) runLoad(j int, a *rules.Action) {
-	if a.Ext == nil {
+	if a.Ext == nil || (a.Field.Bits() <= 64 && a.Ext.LoadRow == 0) {
 		w.loadBits(j, a.Field, a.Value[0], a.Value[1])
 		return
 	}
