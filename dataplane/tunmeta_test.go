@@ -1,13 +1,16 @@
 package dataplane
 
 import (
+	"encoding/hex"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
@@ -61,6 +64,17 @@ table=1,priority=1,actions=drop
 var tunMetadataGroups = []string{
 	"group_id=1,type=all,bucket=set_field:0x1234->tun_metadata0,resubmit(,1),bucket=output:3",
 	"group_id=2,type=indirect,bucket=load:0x3->tun_metadata1[32..39],resubmit(,1)",
+}
+
+// tunMetadataPacketOuts are PACKET_OUTs of tunMetadataCases' first frame
+// whose actions set or load tun_metadata fields and resubmit to table 1
+// of tunMetadataFlows, which matches them: the port the frame leaves on.
+var tunMetadataPacketOuts = []struct {
+	actions string
+	port    uint32
+}{
+	{"set_field:0x1234->tun_metadata0,resubmit(,1)", 2},
+	{"load:0x3->tun_metadata1[32..39],resubmit(,1)", 3},
 }
 
 // tunMetadataCases are frames for tunMetadataFlows and the ports they
@@ -118,6 +132,20 @@ func TestTunMetadataSet(t *testing.T) {
 		devs[n] = q
 	}
 	sw := NewSwitch(p, &Config{Ports: []uint32{1, 2, 3}, Devices: devs, Groups: tbl})
+	for _, c := range tunMetadataPacketOuts {
+		up, errs := ofctl.ParseFlows("po", []byte("actions="+c.actions), &ofctl.ParseOptions{TunMetadata: tunLayout{}})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		before := len(ports[c.port].frames)
+		if err := sw.PacketOut(openflow.PortController, up[0].Instructions[0].Actions, tunMetadataCases(t)[0].frame); err != nil {
+			t.Fatalf("packet-out %s: %v", c.actions, err)
+		}
+		if n := len(ports[c.port].frames) - before; n != 1 {
+			t.Errorf("packet-out %s: %d frames on port %d, want 1", c.actions, n, c.port)
+		}
+		ports[c.port].frames = ports[c.port].frames[:before]
+	}
 	cases := tunMetadataCases(t)
 	want := map[uint32]int{}
 	run := func(cs []frameCase) {
@@ -166,8 +194,9 @@ func TestTunMetadataSet(t *testing.T) {
 
 // TestTunMetadataSetAgainstOVS traces tunMetadataCases through
 // tunMetadataFlows in Open vSwitch 3.1 after the same mapping (add-tlv-map,
-// ovs-appctl ofproto/trace): each frame leaves on the ports
-// TestTunMetadataSet expects of ofswitch.
+// ovs-appctl ofproto/trace), with tunMetadataGroups, and
+// tunMetadataPacketOuts (ofproto/trace-packet-out): each frame leaves on
+// the ports TestTunMetadataSet expects of ofswitch.
 func TestTunMetadataSetAgainstOVS(t *testing.T) {
 	if testing.Short() && !testutil.InCI() {
 		t.Skip("starts Open vSwitch")
@@ -183,6 +212,24 @@ func TestTunMetadataSetAgainstOVS(t *testing.T) {
 	}
 	ovsReplaceFlows(t, ovs, tunMetadataFlows)
 	ofPort := ovs.DatapathPorts(t, 3)
+	frame := hex.EncodeToString(tunMetadataCases(t)[0].frame)
+	for _, c := range tunMetadataPacketOuts {
+		out, err := ovs.Exec("ovs-appctl", "ofproto/trace-packet-out", "br0", "in_port=controller", frame, c.actions).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ofproto/trace-packet-out %s: %v\n%s", c.actions, err, out)
+		}
+		_, acts, _ := strings.Cut(string(out), "Datapath actions: ")
+		acts, _, _ = strings.Cut(acts, "\n")
+		var ports []uint32
+		for _, a := range splitTopLevel(acts) {
+			if p, ok := ofPort[a]; ok {
+				ports = append(ports, p)
+			}
+		}
+		if !slices.Equal(ports, []uint32{c.port}) {
+			t.Errorf("packet-out %s: Open vSwitch sends on %v, ofswitch's test expects [%d]:\n%s", c.actions, ports, c.port, out)
+		}
+	}
 	for _, c := range tunMetadataCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			ports, out := ovsTraceDatapath(t, ovs, ofPort, c.frame)
