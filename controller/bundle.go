@@ -322,7 +322,7 @@ func (c *conn) addBundleMod(b *bundle, inner []byte) error {
 			return err
 		}
 		bm.Group = new(groups.Mod)
-		if err := ofrules.GroupMod(bm.Group, &gm); err != nil {
+		if err := ofrules.GroupModTLV(bm.Group, &gm, c.a.tlv.Load()); err != nil {
 			return err
 		}
 	} else {

@@ -125,10 +125,15 @@
 // vSwitch's (NXTTMFC_BAD_COMMAND, _BAD_OPT_LEN, _BAD_FIELD_IDX,
 // _ALREADY_MAPPED, _DUP_ENTRY, _TABLE_FULL, _INVALID_TLV_DEL; a slave's
 // mod OFPBRC_IS_SLAVE), a mod applies whole or not at all, and a delete
-// of an unmapped field is ignored. One difference: the option space is
-// ofrules.OptionSpace (32) bytes where Open vSwitch has 256, so the reply
-// announces max_option_space 32 and a table needing more is
-// NXTTMFC_TABLE_FULL.
+// of an unmapped field is ignored. FLOW_MODs, GROUP_MODs' buckets and
+// PACKET_OUTs' actions name tun_metadata fields through the table.
+// Differences: the option space is ofrules.OptionSpace (32) bytes where
+// Open vSwitch has 256, so the reply announces max_option_space 32 and a
+// table needing more is NXTTMFC_TABLE_FULL; a mapping that a group's
+// bucket uses cannot be deleted (NXTTMFC_INVALID_TLV_DEL, as for a
+// flow's), and a bucket or PACKET_OUT naming an unmapped field is
+// NXFMFC_INVALID_TLV_FIELD, where Open vSwitch, which reads those actions
+// without the table, takes both.
 //
 // # Groups
 //

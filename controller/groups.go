@@ -21,7 +21,7 @@ func (c *conn) onGroupMod(msg []byte) error {
 		return err
 	}
 	var m groups.Mod
-	if err := ofrules.GroupMod(&m, &gm); err != nil {
+	if err := ofrules.GroupModTLV(&m, &gm, c.a.tlv.Load()); err != nil {
 		return err
 	}
 	res := &c.res

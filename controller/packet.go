@@ -14,8 +14,8 @@ import (
 // accepted as Open vSwitch accepts them; anything else is OFPBRC_BAD_PORT.
 // When Config.Ports is set, in_port and every output port must name a
 // port it describes (OFPBRC_BAD_PORT, OFPBAC_BAD_OUT_PORT). The actions
-// are checked as a flow entry's are (ofrules.Actions) and get the same
-// OFPET_BAD_ACTION codes.
+// are checked as a flow entry's are (ofrules.ActionsTLV, through the
+// switch's TLV table) and get the same OFPET_BAD_ACTION codes.
 //
 // Without Config.PacketOut the switch is one without ports, which is what
 // Open vSwitch's checks make of a datapath with no ports (max_ports 0):
@@ -51,7 +51,7 @@ func (c *conn) onPacketOut(msg []byte) error {
 	case !ports.has(in):
 		return badRequest(openflow.BadRequestBadPort)
 	}
-	acts, err := ofrules.Actions(po.Actions)
+	acts, err := ofrules.ActionsTLV(po.Actions, a.tlv.Load())
 	if err != nil {
 		return err
 	}

@@ -46,11 +46,21 @@ func (c *conn) onTLVTableRequest(msg []byte) error {
 	return out(c.send(&rep))
 }
 
-// tlvInUse reports whether a flow of the switch uses one of the fields
-// tun_metadata<removed> as old maps them: its match tests a byte of one,
-// or an action sets one (Open vSwitch counts the flows that name the
-// field, vl_mff_map's ref_cnt). It reads every flow table once; TLV table mods are rare.
+// tlvInUse reports whether a flow or group of the switch uses one of the
+// fields tun_metadata<removed> as old maps them: a flow's match tests a
+// byte of one, or a flow's or bucket's action sets, moves or outputs one.
+// Open vSwitch counts the flows that name the field (vl_mff_map's
+// ref_cnt) but not the groups, whose buckets it translates without the
+// table and resolves when a packet runs them; a group here keeps the
+// places the table gave when it went in (ofrules.GroupModTLV), which a
+// deleted mapping's next owner could take. It reads every flow table and
+// the group table once; TLV table mods are rare.
 func (a *Agent) tlvInUse(old *ofrules.TLVTable, removed []int) bool {
+	for _, g := range a.tables.Groups().Load().Groups() {
+		if ofrules.UsesTLVBuckets(g.Buckets, removed) {
+			return true
+		}
+	}
 	used := false
 	a.tables.Read(func(p *rules.Pipeline) {
 		for id := range a.pipe.NumTables() {

@@ -335,6 +335,48 @@ func checkTunMetadataText(t *testing.T, dumped []string) {
 	}
 }
 
+// checkTunMetadataActionsText parses flows with ofswitch's flow text
+// parser, under a TLV table mapping as TestTunMetadataSetFieldAsOVS's,
+// and requires that ofctl.FormatFlowTLV prints each as Open vSwitch's
+// dump-flows did (dumped, one line a flow, in any order): the set_field,
+// load, move and output:field of tun_metadata fields by the field's name.
+func checkTunMetadataActionsText(t *testing.T, flows, dumped []string) {
+	t.Helper()
+	var ts ofrules.TLVTables
+	err := ts.Mod(&openflow.TLVTableMod{Command: openflow.TLVAdd, Maps: []openflow.TLVMap{
+		{OptionClass: 0xffff, OptionType: 0, OptionLen: 4, Index: 0}, {OptionClass: 0xffff, OptionType: 1, OptionLen: 8, Index: 1},
+		{OptionClass: 0xffff, OptionType: 2, OptionLen: 12, Index: 2}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counters := regexp.MustCompile(`duration=[0-9.]+s, |n_packets=\d+, |n_bytes=\d+, `)
+	want := map[string]bool{}
+	for _, l := range dumped {
+		want[strings.TrimSpace(counters.ReplaceAllString(l, ""))] = true
+	}
+	checked := 0
+	for _, flow := range flows {
+		ups, errs := ofctl.ParseFlows("f", []byte(flow), &ofctl.ParseOptions{TunMetadata: ts.Load()})
+		if len(errs) != 0 || len(ups) != 1 {
+			// A value longer than its field, a bit beyond it: errors
+			// in ofswitch's text, where Open vSwitch's wire decoding
+			// keeps the first bytes.
+			t.Logf("%s: %v", flow, errs)
+			continue
+		}
+		checked++
+		u := &ups[0]
+		got := ofctl.FormatFlowTLV(u.Table, &u.Match, u.Priority, 0, 0, 0, 0, u.Instructions, ofctl.FlowStats{}, ts.Load())
+		got = strings.TrimSpace(counters.ReplaceAllString(got, ""))
+		if !want[got] {
+			t.Errorf("%s: ofswitch prints %q, not a line of Open vSwitch's dump-flows:\n%s", flow, got, strings.Join(dumped, "\n"))
+		}
+	}
+	if checked != len(flows)-2 {
+		t.Errorf("%d flows of %d parsed, want all but 2", checked, len(flows))
+	}
+}
+
 // TestTunMetadataSetFieldAsOVS adds flows that write tunnel metadata
 // fields, as set_field and as load (which ovs-ofctl sends as
 // NXAST_REG_LOAD2 of the bytes the value needs), to ofswitch and Open
@@ -359,7 +401,7 @@ func TestTunMetadataSetFieldAsOVS(t *testing.T) {
 		if got != "" || want != "" {
 			t.Fatalf("add-tlv-map: %q, %q", got, want)
 		}
-		addFlowsBoth(t, ofctl, ovs, ours, ver, []string{
+		flows := []string{
 			"priority=1,actions=set_field:0x1234->tun_metadata0,resubmit(,1)",
 			"priority=2,actions=load:0x12->tun_metadata0[0..7],output:1",
 			"priority=3,actions=load:0x12->tun_metadata1[8..15],output:1",
@@ -373,7 +415,11 @@ func TestTunMetadataSetFieldAsOVS(t *testing.T) {
 			"table=1,priority=11,actions=move:NXM_NX_REG0[0..15]->NXM_NX_TUN_METADATA0[8..23],output:1",
 			"table=1,priority=12,actions=output:NXM_NX_TUN_METADATA0[0..15]",
 			"table=1,priority=13,actions=move:NXM_NX_TUN_METADATA2[64..95]->NXM_NX_TUN_METADATA1[32..63],move:NXM_NX_TUN_METADATA2[0..63]->OXM_OF_PKT_REG1[]",
-		})
+		}
+		lines := addFlowsBoth(t, ofctl, ovs, ours, ver, flows)
+		if ver == "OpenFlow13" {
+			checkTunMetadataActionsText(t, flows, lines)
+		}
 		for _, c := range []struct {
 			what string
 			cmd  string

@@ -1,12 +1,16 @@
 package dataplane
 
 import (
+	"encoding/hex"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/internal/testutil"
+	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
@@ -43,6 +47,8 @@ table=0,priority=10,udp,tp_dst=54,actions=set_field:0x1122334455->tun_metadata1,
 table=0,priority=10,udp,tp_dst=55,actions=set_field:0x3->tun_metadata1,move:NXM_NX_TUN_METADATA1[0..15]->NXM_NX_REG0[0..15],output:NXM_NX_REG0[0..15]
 table=0,priority=10,udp,tp_dst=56,actions=set_field:0x2->tun_metadata0,output:NXM_NX_TUN_METADATA0[0..15]
 table=0,priority=10,udp,tp_dst=57,actions=load:0x3->NXM_NX_REG2[],move:NXM_NX_REG2[0..7]->NXM_NX_TUN_METADATA1[32..39],resubmit(,1)
+table=0,priority=10,udp,tp_dst=58,actions=group:1
+table=0,priority=10,udp,tp_dst=59,actions=group:2
 table=0,priority=1,actions=goto_table:1
 table=1,priority=10,tun_metadata1=0x300000000,actions=output:3
 table=1,priority=10,tun_metadata0=0x1234,actions=output:2
@@ -50,6 +56,26 @@ table=1,priority=10,tun_metadata1=0x1122334455,actions=output:3
 table=1,priority=9,tun_metadata1=0x22334455/0xffffffff,actions=output:2
 table=1,priority=1,actions=drop
 `
+
+// tunMetadataGroups are the groups of tunMetadataFlows: group 1's first
+// bucket sets tun_metadata0 and resubmits to table 1 (port 2), its second
+// outputs to port 3 without it; group 2's bucket loads tun_metadata1's
+// bits 32-39 and resubmits to table 1 (port 3).
+var tunMetadataGroups = []string{
+	"group_id=1,type=all,bucket=set_field:0x1234->tun_metadata0,resubmit(,1),bucket=output:3",
+	"group_id=2,type=indirect,bucket=load:0x3->tun_metadata1[32..39],resubmit(,1)",
+}
+
+// tunMetadataPacketOuts are PACKET_OUTs of tunMetadataCases' first frame
+// whose actions set or load tun_metadata fields and resubmit to table 1
+// of tunMetadataFlows, which matches them: the port the frame leaves on.
+var tunMetadataPacketOuts = []struct {
+	actions string
+	port    uint32
+}{
+	{"set_field:0x1234->tun_metadata0,resubmit(,1)", 2},
+	{"load:0x3->tun_metadata1[32..39],resubmit(,1)", 3},
+}
 
 // tunMetadataCases are frames for tunMetadataFlows and the ports they
 // leave on.
@@ -67,6 +93,8 @@ func tunMetadataCases(t *testing.T) []frameCase {
 		{"tun_metadata1 moved into reg0, output to reg0", udpFrame(55), []uint32{3}, nil},
 		{"output to tun_metadata0's bits", udpFrame(56), []uint32{2}, nil},
 		{"reg2 moved into tun_metadata1's bits 32-39, matched after resubmit", udpFrame(57), []uint32{3}, nil},
+		{"group bucket sets tun_metadata0 and resubmits, another outputs", udpFrame(58), []uint32{2, 3}, nil},
+		{"group bucket loads tun_metadata1's bits 32-39 and resubmits", udpFrame(59), []uint32{3}, nil},
 	}
 }
 
@@ -88,12 +116,36 @@ func TestTunMetadataSet(t *testing.T) {
 			t.Fatalf("flow %d: %v", i, err)
 		}
 	}
+	tbl := groups.New(nil)
+	for _, g := range tunMetadataGroups {
+		m, err := ofctl.ParseGroupTLV(g, groups.Add, tunLayout{})
+		if err != nil {
+			t.Fatalf("%s: %v", g, err)
+		}
+		if _, err := tbl.Apply(&m); err != nil {
+			t.Fatalf("%s: %v", g, err)
+		}
+	}
 	ports := map[uint32]*recPort{1: {}, 2: {}, 3: {}}
 	devs := map[uint32]Port{}
 	for n, q := range ports {
 		devs[n] = q
 	}
-	sw := NewSwitch(p, &Config{Ports: []uint32{1, 2, 3}, Devices: devs})
+	sw := NewSwitch(p, &Config{Ports: []uint32{1, 2, 3}, Devices: devs, Groups: tbl})
+	for _, c := range tunMetadataPacketOuts {
+		up, errs := ofctl.ParseFlows("po", []byte("actions="+c.actions), &ofctl.ParseOptions{TunMetadata: tunLayout{}})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		before := len(ports[c.port].frames)
+		if err := sw.PacketOut(openflow.PortController, up[0].Instructions[0].Actions, tunMetadataCases(t)[0].frame); err != nil {
+			t.Fatalf("packet-out %s: %v", c.actions, err)
+		}
+		if n := len(ports[c.port].frames) - before; n != 1 {
+			t.Errorf("packet-out %s: %d frames on port %d, want 1", c.actions, n, c.port)
+		}
+		ports[c.port].frames = ports[c.port].frames[:before]
+	}
 	cases := tunMetadataCases(t)
 	want := map[uint32]int{}
 	run := func(cs []frameCase) {
@@ -134,7 +186,7 @@ func TestTunMetadataSet(t *testing.T) {
 		frames[i] = c.frame
 	}
 	// Without devices, which keep what they send.
-	bare := NewSwitch(p, &Config{Ports: []uint32{1, 2, 3}})
+	bare := NewSwitch(p, &Config{Ports: []uint32{1, 2, 3}, Groups: tbl})
 	if n := vectorAllocs(bare.Worker(0), frames); n != 0 {
 		t.Errorf("%v allocs per vector, want 0", n)
 	}
@@ -142,8 +194,9 @@ func TestTunMetadataSet(t *testing.T) {
 
 // TestTunMetadataSetAgainstOVS traces tunMetadataCases through
 // tunMetadataFlows in Open vSwitch 3.1 after the same mapping (add-tlv-map,
-// ovs-appctl ofproto/trace): each frame leaves on the ports
-// TestTunMetadataSet expects of ofswitch.
+// ovs-appctl ofproto/trace), with tunMetadataGroups, and
+// tunMetadataPacketOuts (ofproto/trace-packet-out): each frame leaves on
+// the ports TestTunMetadataSet expects of ofswitch.
 func TestTunMetadataSetAgainstOVS(t *testing.T) {
 	if testing.Short() && !testutil.InCI() {
 		t.Skip("starts Open vSwitch")
@@ -152,8 +205,31 @@ func TestTunMetadataSetAgainstOVS(t *testing.T) {
 	if out, err := ovs.Ofctl("", "add-tlv-map", tunMetadataMaps); err != nil {
 		t.Fatalf("add-tlv-map: %v\n%s", err, out)
 	}
+	for _, g := range tunMetadataGroups {
+		if out, err := ovs.Ofctl("", "add-group", g); err != nil {
+			t.Fatalf("add-group %s: %v\n%s", g, err, out)
+		}
+	}
 	ovsReplaceFlows(t, ovs, tunMetadataFlows)
 	ofPort := ovs.DatapathPorts(t, 3)
+	frame := hex.EncodeToString(tunMetadataCases(t)[0].frame)
+	for _, c := range tunMetadataPacketOuts {
+		out, err := ovs.Exec("ovs-appctl", "ofproto/trace-packet-out", "br0", "in_port=controller", frame, c.actions).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ofproto/trace-packet-out %s: %v\n%s", c.actions, err, out)
+		}
+		_, acts, _ := strings.Cut(string(out), "Datapath actions: ")
+		acts, _, _ = strings.Cut(acts, "\n")
+		var ports []uint32
+		for _, a := range splitTopLevel(acts) {
+			if p, ok := ofPort[a]; ok {
+				ports = append(ports, p)
+			}
+		}
+		if !slices.Equal(ports, []uint32{c.port}) {
+			t.Errorf("packet-out %s: Open vSwitch sends on %v, ofswitch's test expects [%d]:\n%s", c.actions, ports, c.port, out)
+		}
+	}
 	for _, c := range tunMetadataCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			ports, out := ovsTraceDatapath(t, ovs, ofPort, c.frame)

@@ -119,14 +119,20 @@
 // in the mapping (rules.TunMetadataSubfield; ActionExt.SrcTun, DstTun),
 // and name them back through the table; bits beyond the mapped length
 // are OFPBAC_BAD_SET_LEN, an unmapped field NXFMFC_INVALID_TLV_FIELD.
-// Not taken (Open vSwitch takes them): bits across two option space
-// words or two runs of the space (OFPBAC_BAD_SET_ARGUMENT), set_field of
-// one in a group's
-// bucket or a PACKET_OUT, which Actions translates without the table
-// (NXFMFC_INVALID_TLV_FIELD), and a write of no byte (a zero mask, a
-// mapping of length 0: OFPBAC_BAD_SET_ARGUMENT). A FLOW_MOD whose actions
-// write one is translated anew each time (Decoder keeps no copy: the table
-// may move the field).
+// A group's buckets (GroupModTLV) and a PACKET_OUT's actions
+// (ActionsTLV) take them as a flow's do, through the same table; Actions
+// and GroupMod, without it, refuse them (NXFMFC_INVALID_TLV_FIELD). A
+// group keeps the places the table gave, so a mapping a group uses cannot
+// be deleted (UsesTLVBuckets; NXTTMFC_INVALID_TLV_DEL), where Open
+// vSwitch, which resolves the field each time a packet runs the bucket,
+// deletes it. Not taken (Open vSwitch takes them): bits across two option
+// space words or two runs of the space (OFPBAC_BAD_SET_ARGUMENT), a
+// group's bucket or a PACKET_OUT naming an unmapped field
+// (NXFMFC_INVALID_TLV_FIELD; Open vSwitch translates those without the
+// table; a set_field of one writes nothing), and a write of no byte (a zero
+// mask, a mapping of length 0: OFPBAC_BAD_SET_ARGUMENT). A FLOW_MOD whose
+// actions write one is translated anew each time (Decoder keeps no copy:
+// the table may move the field).
 //
 // A set_field of one of those shared fields must name the OXM field that
 // the match makes it (udp_src under ip_proto 17, ipv6_nd_sll under an

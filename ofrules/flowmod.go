@@ -48,9 +48,14 @@ func (o *Options) tlv() *TLVTable {
 // a port no packet can go to, a reserved group number, an unknown
 // action or a set_field of a field the flow tables do not hold.
 //
-// A set_field of tun_metadata0-63 is NXFMFC_INVALID_TLV_FIELD here: only
-// a flow's actions, translated with the switch's TLV table, take one.
+// A set_field, load, move or output:field of tun_metadata0-63 is
+// NXFMFC_INVALID_TLV_FIELD here: ActionsTLV translates them.
 func Actions(as []openflow.Action) ([]rules.Action, error) { return actions(as, nil) }
+
+// ActionsTLV is Actions with the switch's TLV table t, which maps the
+// fields tun_metadata0-63 that a set_field, load, move or output:field
+// names (the actions of a PACKET_OUT, translated once and run at once).
+func ActionsTLV(as []openflow.Action, t *TLVTable) ([]rules.Action, error) { return actions(as, t) }
 
 // actions is Actions with the switch's TLV table t, which maps the
 // fields tun_metadata0-63 that a set_field may write.

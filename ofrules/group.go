@@ -12,8 +12,18 @@ import (
 // §7.3.4.2): the command, type and id as they are (the group table
 // checks them, groups.Table.Apply) and each bucket's actions as Actions
 // translates them. m.Desc keeps gm's buckets for GroupDesc. A failure is
-// the OFPT_ERROR to answer gm with.
-func GroupMod(m *groups.Mod, gm *openflow.GroupMod) error {
+// the OFPT_ERROR to answer gm with. A bucket's set_field, load, move or
+// output:field of tun_metadata0-63 is NXFMFC_INVALID_TLV_FIELD here:
+// GroupModTLV translates them.
+func GroupMod(m *groups.Mod, gm *openflow.GroupMod) error { return GroupModTLV(m, gm, nil) }
+
+// GroupModTLV is GroupMod with the switch's TLV table t, which maps the
+// fields tun_metadata0-63 that the buckets' actions name. The buckets
+// keep the option space places t gives those fields (rules.Action does
+// not name a field through the table), so the switch refuses to delete a
+// mapping while a group uses it (UsesTLVBuckets), where Open vSwitch,
+// which resolves the field when a packet runs the bucket, deletes it.
+func GroupModTLV(m *groups.Mod, gm *openflow.GroupMod, t *TLVTable) error {
 	*m = groups.Mod{Command: groups.Command(gm.Command), Type: groups.Type(gm.Type), ID: gm.GroupID}
 	if gm.Command > openflow.GroupDelete {
 		return openflow.ErrorMsg{Type: openflow.ErrTypeGroupModFailed, Code: uint16(openflow.GroupModFailedBadCommand)}
@@ -28,7 +38,7 @@ func GroupMod(m *groups.Mod, gm *openflow.GroupMod) error {
 	desc := make([]openflow.Bucket, len(gm.Buckets))
 	for i := range gm.Buckets {
 		b := &gm.Buckets[i]
-		as, err := Actions(b.Actions)
+		as, err := actions(b.Actions, t)
 		if err != nil {
 			return err
 		}

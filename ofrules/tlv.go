@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -497,15 +498,33 @@ func usesTunMetadata(ins []rules.Instruction) bool {
 // one of the fields tun_metadata<idx> for idx in removed.
 func UsesTLVAction(ins []rules.Instruction, removed []int) bool {
 	for i := range ins {
-		for _, a := range ins[i].Actions {
-			if a.Ext == nil {
-				continue
-			}
-			for _, idx := range removed {
-				n := uint8(idx) + 1
-				if a.Ext.TunMetadata == n || a.Ext.SrcTun == n || a.Ext.DstTun == n {
-					return true
-				}
+		if usesTLVActions(ins[i].Actions, removed) {
+			return true
+		}
+	}
+	return false
+}
+
+// UsesTLVBuckets reports whether an action of a bucket of bs sets, moves
+// or outputs one of the fields tun_metadata<idx> for idx in removed.
+func UsesTLVBuckets(bs []groups.Bucket, removed []int) bool {
+	for i := range bs {
+		if usesTLVActions(bs[i].Actions, removed) {
+			return true
+		}
+	}
+	return false
+}
+
+func usesTLVActions(as []rules.Action, removed []int) bool {
+	for _, a := range as {
+		if a.Ext == nil {
+			continue
+		}
+		for _, idx := range removed {
+			n := uint8(idx) + 1
+			if a.Ext.TunMetadata == n || a.Ext.SrcTun == n || a.Ext.DstTun == n {
+				return true
 			}
 		}
 	}

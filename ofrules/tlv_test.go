@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/ofswitch/ofswitch/groups"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -231,5 +232,55 @@ func TestTLVTablesConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestGroupModTLV translates a GROUP_MOD whose buckets set and move
+// tun_metadata0 through a TLV table: GroupMod, without the table, refuses
+// it; GroupModTLV makes the set_field the load of the mapped option
+// space bytes, and UsesTLVBuckets finds the field in the buckets.
+func TestGroupModTLV(t *testing.T) {
+	var ts TLVTables
+	// tun_metadata1 takes bytes 0-3 of the option space, tun_metadata0 4-7.
+	if err := ts.Mod(&openflow.TLVTableMod{Command: openflow.TLVAdd, Maps: []openflow.TLVMap{{OptionLen: 4, Index: 1}, {OptionType: 1, OptionLen: 4, Index: 0}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	set := openflow.SetField(openflow.NXM(openflow.OXMClassNXM1, nxmTunMetadata0, []byte{0x12, 0x34}, nil))
+	mv := openflow.NXAction{Subtype: openflow.NXRegMove, NBits: 8, SrcOfs: 0, DstOfs: 0,
+		Src: openflow.OXMHeader(1<<16 | (nxmTunMetadata0+1)<<9 | 4), Dst: openflow.OXMHeader(1<<16 | 0<<9 | 4)}
+	gm := openflow.GroupMod{Command: openflow.GroupAdd, Type: openflow.GroupTypeAll, GroupID: 1,
+		Buckets: []openflow.Bucket{{WatchPort: openflow.PortAny, WatchGroup: openflow.GroupAny, Actions: []openflow.Action{openflow.Output(1, 0)}},
+			{WatchPort: openflow.PortAny, WatchGroup: openflow.GroupAny, Actions: []openflow.Action{set, mv.Action(), openflow.Output(2, 0)}}}}
+	var m groups.Mod
+	if err := GroupMod(&m, &gm); tlvCode(err) != 37 {
+		t.Fatalf("GroupMod without a table: %v, want NXFMFC_INVALID_TLV_FIELD", err)
+	}
+	if err := GroupModTLV(&m, &gm, ts.Load()); err != nil {
+		t.Fatal(err)
+	}
+	as := m.Buckets[1].Actions
+	if len(as) != 3 || as[0].Kind != rules.ActionLoad || as[0].Field != rules.FieldTunOpts0 ||
+		as[0].Value != [2]uint64{0xffffffff, 0x1234} || as[0].Ext == nil || as[0].Ext.TunMetadata != 1 {
+		t.Fatalf("bucket actions %+v", as)
+	}
+	if as[1].Ext == nil || as[1].Ext.SrcTun != 2 {
+		t.Fatalf("move %+v", as[1])
+	}
+	for _, c := range []struct {
+		removed []int
+		want    bool
+	}{{[]int{0}, true}, {[]int{1}, true}, {[]int{2, 3}, false}, {nil, false}} {
+		if got := UsesTLVBuckets(m.Buckets, c.removed); got != c.want {
+			t.Errorf("UsesTLVBuckets(%v) = %v, want %v", c.removed, got, c.want)
+		}
+	}
+	if UsesTLVBuckets(m.Buckets[:1], []int{0, 1}) {
+		t.Error("UsesTLVBuckets finds a field in a bucket that only outputs")
+	}
+	if _, err := Actions([]openflow.Action{set}); tlvCode(err) != 37 {
+		t.Errorf("Actions without a table: %v", err)
+	}
+	if as, err := ActionsTLV([]openflow.Action{set}, ts.Load()); err != nil || len(as) != 1 || as[0].Value[1] != 0x1234 {
+		t.Errorf("ActionsTLV: %+v, %v", as, err)
 	}
 }

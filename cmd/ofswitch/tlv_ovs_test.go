@@ -16,8 +16,10 @@ import (
 )
 
 // TestOvsOfctlTLVMapRun drives ofswitch run and Open vSwitch with the
-// same ovs-ofctl add-tlv-map, add-flow, dump-tlv-map, dump-flows and
-// del-tlv-map commands, over OpenFlow 1.3 and 1.4, and requires the same
+// same ovs-ofctl add-tlv-map, add-flow, dump-tlv-map, dump-flows,
+// del-tlv-map, add-group and dump-groups (buckets that set and load
+// tun_metadata7) and packet-out (the same) commands, over OpenFlow 1.3 and
+// 1.4, and requires the same
 // output from both but for the option space dump-tlv-map announces (32
 // bytes against 256).
 func TestOvsOfctlTLVMapRun(t *testing.T) {
@@ -53,6 +55,10 @@ func TestOvsOfctlTLVMapRun(t *testing.T) {
 			{"dump-flows"},
 			{"del-tlv-map", "{class=0x102,type=0x80,len=4}->tun_metadata0"},
 			{"dump-tlv-map"},
+			{"add-group", "group_id=1,type=all,bucket=set_field:0x1234->tun_metadata7,output:1,bucket=load:0x5->tun_metadata7[8..15],output:2"},
+			{"dump-groups"},
+			{"packet-out", "in_port=controller,packet=ffffffffffff000000000001080045000014000000004011000000000000000000000000,actions=set_field:0x12->tun_metadata7,load:0x1->tun_metadata7[63],output:LOCAL"},
+			{"del-groups"},
 		} {
 			args := func(target string) []string {
 				return append([]string{"-O", ver, step[0], target}, step[1:]...)

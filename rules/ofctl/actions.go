@@ -453,12 +453,14 @@ func (p *flowParser) setField(arg string, col int) (rules.Action, error) {
 // share (the transport ports, ICMP type and code, arp_sha and arp_tha) are
 // named as in a flow without a match: tcp_src, icmp_type, arp_sha;
 // FormatFlow names them after the flow's match.
-func FormatActions(ins []rules.Instruction) string { return formatActions(ins, nil) }
+func FormatActions(ins []rules.Instruction) string { return formatActions(ins, nil, nil) }
 
 // formatActions is FormatActions for the instructions of a flow whose
-// match is m (nil: none).
-func formatActions(ins []rules.Instruction, m *rules.Match) string {
-	var nm fieldNamer
+// match is m (nil: none); layout, if not nil, names the actions that set,
+// load, move or output tun_metadata0-63 by the field (else they print as
+// loads and subfields of the option space words).
+func formatActions(ins []rules.Instruction, m *rules.Match, layout rules.TunMetadataLayout) string {
+	nm := fieldNamer{tun: layout}
 	if m != nil {
 		nm.proto, _ = m.Get(rules.FieldIPProto)
 		nm.eth, _ = m.Get(rules.FieldEthType)
@@ -474,16 +476,11 @@ func formatActions(ins []rules.Instruction, m *rules.Match) string {
 			case rules.InstMeter:
 				parts = append(parts, fmt.Sprintf("meter:%d", in.Meter))
 			case rules.InstApplyActions:
-				for _, a := range in.Actions {
-					parts = append(parts, nm.formatAction(&a))
-				}
+				parts = nm.appendActions(parts, in.Actions)
 			case rules.InstClearActions:
 				parts = append(parts, "clear_actions")
 			case rules.InstWriteActions:
-				var sub []string
-				for _, a := range in.Actions {
-					sub = append(sub, nm.formatAction(&a))
-				}
+				sub := nm.appendActions(nil, in.Actions)
 				parts = append(parts, "write_actions("+strings.Join(sub, ",")+")")
 			case rules.InstWriteMetadata:
 				parts = append(parts, "write_metadata:"+hexMasked(in.Metadata, in.MetadataMask, ^uint64(0)))
@@ -516,7 +513,102 @@ var setFieldPrint = map[rules.Field]string{
 
 // fieldNamer names set_field's fields after the match of their flow: the
 // ip_proto and eth_type it tests (0 for none).
-type fieldNamer struct{ proto, eth uint64 }
+type fieldNamer struct {
+	proto, eth uint64
+	tun        rules.TunMetadataLayout // names tun_metadata0-63 (nil: none)
+}
+
+// appendActions appends each action of as formatted to parts; the loads
+// of one set_field of a tun_metadata field that nm.tun maps
+// (rules.TunMetadataLoads) print as that set_field.
+func (nm fieldNamer) appendActions(parts []string, as []rules.Action) []string {
+	for i := 0; i < len(as); i++ {
+		if s, n := nm.formatTunLoads(as[i:]); n > 0 {
+			parts = append(parts, s)
+			i += n - 1
+			continue
+		}
+		parts = append(parts, nm.formatAction(&as[i]))
+	}
+	return parts
+}
+
+// formatTunLoads formats the loads at the start of as that make one
+// set_field of tun_metadataN (the first with TunFirst, the others of the
+// same field following it) as Open vSwitch prints it,
+// set_field:V[/M]->tun_metadataN of the mapped length, the mask left out
+// when every byte is written; n is how many loads it took, 0 when as does
+// not start so or nm.tun does not map the field.
+func (nm fieldNamer) formatTunLoads(as []rules.Action) (s string, n int) {
+	a := &as[0]
+	if nm.tun == nil || a.Kind != rules.ActionLoad || a.Ext == nil || a.Ext.TunMetadata == 0 || !a.Ext.TunFirst {
+		return "", 0
+	}
+	idx := int(a.Ext.TunMetadata) - 1
+	var pb [rules.TunOptsBytes]uint8
+	place, ok := nm.tun.TunMetadataPlace(pb[:0], idx)
+	if !ok || len(place) == 0 {
+		return "", 0
+	}
+	var wv, wm [rules.TunOptsBytes / 8]uint64
+	for n = 0; n < len(as); n++ {
+		b := &as[n]
+		if b.Kind != rules.ActionLoad || b.Ext == nil || b.Ext.TunMetadata != a.Ext.TunMetadata || (n > 0 && b.Ext.TunFirst) {
+			break
+		}
+		w := int(b.Field - rules.FieldTunOpts0)
+		if w < 0 || w >= len(wm) {
+			return "", 0
+		}
+		wm[w] |= b.Value[0]
+		wv[w] = wv[w]&^b.Value[0] | b.Value[1]&b.Value[0]
+	}
+	val, mask := make([]byte, len(place)), make([]byte, len(place))
+	full := true
+	for i, p := range place {
+		sh := 56 - 8*uint(p%8)
+		val[i], mask[i] = byte(wv[p/8]>>sh), byte(wm[p/8]>>sh)
+		full = full && mask[i] == 0xff
+	}
+	s = "set_field:" + hexBytes(val)
+	if !full {
+		s += "/" + hexBytes(mask)
+	}
+	return s + fmt.Sprintf("->tun_metadata%d", idx), n
+}
+
+// tunSubfieldString names the bits sf of an option space word as bits of
+// tun_metadata<tun-1> (NXM_NX_TUN_METADATAn[a..b]) when tun is not 0 and
+// nm.tun maps the field over them, else as subfieldString does.
+func (nm fieldNamer) tunSubfieldString(sf rules.Subfield, tun uint8) string {
+	if tun == 0 || nm.tun == nil {
+		return subfieldString(sf)
+	}
+	var pb [rules.TunOptsBytes]uint8
+	place, ok := nm.tun.TunMetadataPlace(pb[:0], int(tun)-1)
+	w := int(sf.Field - rules.FieldTunOpts0)
+	if !ok || w < 0 || w >= rules.TunOptsBytes/8 {
+		return subfieldString(sf)
+	}
+	ofs := int(sf.RowOfs())
+	p := uint8(8*w + 7 - ofs/8) // the option space byte of the lowest bit
+	l := len(place)
+	for i, q := range place {
+		if q != p {
+			continue
+		}
+		lo := 8*(l-1-i) + ofs%8
+		name := fmt.Sprintf("NXM_NX_TUN_METADATA%d", tun-1)
+		switch {
+		case lo == 0 && int(sf.Bits) == 8*l:
+			return name + "[]"
+		case sf.Bits == 1:
+			return fmt.Sprintf("%s[%d]", name, lo)
+		}
+		return fmt.Sprintf("%s[%d..%d]", name, lo, lo+int(sf.Bits)-1)
+	}
+	return subfieldString(sf)
+}
 
 // name returns the ovs-ofctl name of field f in a set_field.
 func (nm fieldNamer) name(f rules.Field) string {
@@ -632,9 +724,9 @@ func (nm fieldNamer) formatAction(a *rules.Action) string {
 	case rules.ActionLoad:
 		return nm.formatLoad(a)
 	case rules.ActionMove:
-		return "move:" + subfieldString(a.Ext.Src) + "->" + subfieldString(a.Ext.Dst)
+		return "move:" + nm.tunSubfieldString(a.Ext.Src, a.Ext.SrcTun) + "->" + nm.tunSubfieldString(a.Ext.Dst, a.Ext.DstTun)
 	case rules.ActionOutputReg:
-		return "output:" + subfieldString(a.Ext.Src)
+		return "output:" + nm.tunSubfieldString(a.Ext.Src, a.Ext.SrcTun)
 	case rules.ActionSetField:
 		var v string
 		switch a.Field {

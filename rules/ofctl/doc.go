@@ -60,9 +60,12 @@
 // set_field:V[/M]->tun_metadataN reads V and M the same way and becomes
 // the loads of rules.TunMetadataLoads; load, move and output:field take
 // NXM_NX_TUN_METADATAn[a..b] (or tun_metadatan) bits in one option space
-// word (rules.TunMetadataSubfield). Printing those actions back by the
-// field's name is not done (they print as loads of the option space
-// words). xxreg0-3 are refused by name ("match field xxreg0 is not
+// word (rules.TunMetadataSubfield). FormatFlowTLV prints those actions
+// back by the field's name, as Open vSwitch's dump-flows does
+// (set_field:V[/M]->tun_metadataN of the mapped length,
+// NXM_NX_TUN_METADATAn[a..b]); FormatFlow and FormatActions, without a
+// layout, print them as loads and subfields of the option space words.
+// ParseGroupTLV and ParseMods read them in a group's buckets. xxreg0-3 are refused by name ("match field xxreg0 is not
 // supported").
 // set_field writes nw_ttl, pkt_mark (printed in hex), tun_flags (oam,
 // 0 or 1; printed oam or 0) and the tunnel fields tun_src, tun_dst,

@@ -377,6 +377,15 @@ type FlowStats struct {
 //
 //	cookie=0x0, duration=1.234s, table=0, n_packets=0, n_bytes=0, priority=5,ip actions=drop
 func FormatFlow(table uint8, m *rules.Match, priority uint16, cookie uint64, idle, hard uint16, flags rules.FlowFlags, ins []rules.Instruction, st FlowStats) string {
+	return FormatFlowTLV(table, m, priority, cookie, idle, hard, flags, ins, st, nil)
+}
+
+// FormatFlowTLV is FormatFlow with the switch's TLV table layout: the
+// match's tun_metadata fields (FormatMatchTLV) and the actions that set,
+// load, move or output them print by the field's name, as Open vSwitch's
+// dump-flows prints them (a set_field of the mapped length, mask left out
+// when every byte is written; NXM_NX_TUN_METADATAn[a..b]).
+func FormatFlowTLV(table uint8, m *rules.Match, priority uint16, cookie uint64, idle, hard uint16, flags rules.FlowFlags, ins []rules.Instruction, st FlowStats, layout rules.TunMetadataLayout) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, " cookie=%#x, duration=%.3fs, table=%d, n_packets=%d, n_bytes=%d, ", cookie, st.Duration.Seconds(), table, st.Packets, st.Bytes)
 	if cookie == 0 {
@@ -397,10 +406,10 @@ func FormatFlow(table uint8, m *rules.Match, priority uint16, cookie uint64, idl
 			b.WriteString(f.name + " ")
 		}
 	}
-	if ms := FormatMatch(m, priority); ms != "" {
+	if ms := FormatMatchTLV(m, priority, layout); ms != "" {
 		b.WriteString(ms + " ")
 	}
-	b.WriteString("actions=" + formatActions(ins, m))
+	b.WriteString("actions=" + formatActions(ins, m, layout))
 	return b.String()
 }
 
@@ -444,7 +453,7 @@ func FormatUpdate(u *rules.Update) string {
 	if ms := FormatMatch(&u.Match, u.Priority); ms != "" {
 		parts = append(parts, ms)
 	}
-	parts = append(parts, "actions="+formatActions(u.Instructions, &u.Match))
+	parts = append(parts, "actions="+formatActions(u.Instructions, &u.Match, nil))
 	return strings.Join(parts, ",")
 }
 

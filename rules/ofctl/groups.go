@@ -37,8 +37,16 @@ var groupTypeNames = [...]string{"all", "select", "indirect", "ff"}
 // hashes the flow's addresses and ports). With cmd groups.Delete only
 // group_id is read (group_id=all or none: every group).
 func ParseGroup(s string, cmd groups.Command) (groups.Mod, error) {
-	m, err := parseGroupLine("group", 1, s, cmd)
+	m, err := parseGroupLine("group", 1, s, cmd, nil)
 	return m, err
+}
+
+// ParseGroupTLV is ParseGroup with the switch's TLV table layout, which
+// places the fields tun_metadata0-63 that the buckets' actions set, load,
+// move or output (as ParseOptions.TunMetadata does for a flow's); without
+// it, or for a field it does not map, tun_metadataN is an error.
+func ParseGroupTLV(s string, cmd groups.Command, layout rules.TunMetadataLayout) (groups.Mod, error) {
+	return parseGroupLine("group", 1, s, cmd, layout)
 }
 
 // ParseGroups parses a file of groups in ParseGroup's syntax, one a line,
@@ -53,7 +61,7 @@ func ParseGroups(name string, data []byte, cmd groups.Command) ([]groups.Mod, []
 		if trim == "" || trim[0] == '#' {
 			continue
 		}
-		m, err := parseGroupLine(name, i+1, line, cmd)
+		m, err := parseGroupLine(name, i+1, line, cmd, nil)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -63,8 +71,10 @@ func ParseGroups(name string, data []byte, cmd groups.Command) ([]groups.Mod, []
 	return out, errs
 }
 
-func parseGroupLine(name string, line int, s string, cmd groups.Command) (groups.Mod, error) {
-	p := &flowParser{file: name, line: line, opt: &ParseOptions{}}
+// parseGroupLine parses a group; tun places the fields tun_metadata0-63
+// (nil: none).
+func parseGroupLine(name string, line int, s string, cmd groups.Command, tun rules.TunMetadataLayout) (groups.Mod, error) {
+	p := &flowParser{file: name, line: line, opt: &ParseOptions{TunMetadata: tun}}
 	m := groups.Mod{Command: cmd, ID: groups.All}
 	parts, offs := splitTop(s)
 	hasType, hasID := false, false

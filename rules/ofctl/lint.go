@@ -170,7 +170,7 @@ func addsGroupsOrMeters(name string, data []byte) (anyGroups, anyMeters bool) {
 			if f.cmd == "modify" {
 				cmd = groups.Modify
 			}
-			_, err := parseGroupLine(name, n, l[f.body:], cmd)
+			_, err := parseGroupLine(name, n, l[f.body:], cmd, nil)
 			anyGroups = err == nil
 		case f.kind == formMeter && !anyMeters && (f.cmd == "" || f.cmd == "add" || f.cmd == "modify"):
 			_, err := parseMeterLine(name, n, l[f.body:], true)

@@ -367,7 +367,11 @@ func parseModsUnchecked(name string, data []byte, opt *ParseOptions) (*Mods, []e
 				perr(f.cmdAt, "%s is no group command: expected add, modify or delete", f.cmd)
 				continue
 			}
-			g, err := parseGroupLine(name, line, l[f.body:], cmd)
+			var tun rules.TunMetadataLayout
+			if opt != nil {
+				tun = opt.TunMetadata
+			}
+			g, err := parseGroupLine(name, line, l[f.body:], cmd, tun)
 			if err != nil {
 				errs = append(errs, shift(err, f.body))
 				continue

@@ -62,3 +62,38 @@ func TestTunMetadataText(t *testing.T) {
 		}
 	}
 }
+
+// TestTunMetadataActionsText parses actions on tun_metadata fields
+// through splitLayout and prints them back by the field's name with
+// FormatFlowTLV (FormatFlow, without the layout, names the option space
+// words), a set_field over the split field's two runs included.
+func TestTunMetadataActionsText(t *testing.T) {
+	opt := &ParseOptions{TunMetadata: splitLayout{}}
+	for _, c := range []struct{ in, out string }{
+		{"set_field:0x1234->tun_metadata0", "set_field:0x1234->tun_metadata0"},
+		{"load:0x12->tun_metadata0[0..7]", "set_field:0x12/0xff->tun_metadata0"},
+		{"set_field:0x1122334455667788->tun_metadata5,output:1", "set_field:0x1122334455667788->tun_metadata5,output:1"},
+		{"set_field:0x100000000/0xff00000000->tun_metadata5", "set_field:0x100000000/0xff00000000->tun_metadata5"},
+		{"set_field:0x1->tun_metadata0,set_field:0x2->tun_metadata0", "set_field:0x1->tun_metadata0,set_field:0x2->tun_metadata0"},
+		{"move:NXM_NX_TUN_METADATA0[8..23]->NXM_NX_REG0[0..15]", "move:NXM_NX_TUN_METADATA0[8..23]->NXM_NX_REG0[0..15]"},
+		{"move:NXM_NX_REG0[0..31]->NXM_NX_TUN_METADATA5[32..63]", "move:NXM_NX_REG0[]->NXM_NX_TUN_METADATA5[32..63]"},
+		{"move:NXM_NX_REG0[0..31]->NXM_NX_TUN_METADATA0[]", "move:NXM_NX_REG0[]->NXM_NX_TUN_METADATA0[]"},
+		{"output:NXM_NX_TUN_METADATA5[3]", "output:NXM_NX_TUN_METADATA5[3]"},
+		{"write_actions(set_field:0xab->tun_metadata5)", "write_actions(set_field:0xab->tun_metadata5)"},
+	} {
+		ups, errs := ParseFlows("f", []byte("actions="+c.in), opt)
+		if len(errs) != 0 {
+			t.Fatalf("%s: %v", c.in, errs)
+		}
+		u := &ups[0]
+		got := FormatFlowTLV(u.Table, &u.Match, u.Priority, 0, 0, 0, 0, u.Instructions, FlowStats{}, splitLayout{})
+		_, got, _ = strings.Cut(got, "actions=")
+		if got != c.out {
+			t.Errorf("%s prints %q, want %q", c.in, got, c.out)
+		}
+		plain := FormatFlow(u.Table, &u.Match, u.Priority, 0, 0, 0, 0, u.Instructions, FlowStats{})
+		if strings.Contains(plain, "tun_metadata") || strings.Contains(plain, "TUN_METADATA") {
+			t.Errorf("%s: FormatFlow without a layout names the field: %s", c.in, plain)
+		}
+	}
+}
