@@ -62,3 +62,28 @@ func TestTunMetadataText(t *testing.T) {
 		}
 	}
 }
+
+// TestSetTunMetadataMask: a set_field's mask writes the bytes it covers
+// alone, all ones there or not, as Open vSwitch takes ovs-ofctl's
+// set_field (a mask all ones over the whole field writes it all).
+func TestSetTunMetadataMask(t *testing.T) {
+	opt := &ParseOptions{TunMetadata: splitLayout{}}
+	for _, c := range []struct {
+		in   string
+		mask uint64 // of option space word 3 (bytes 24-32: tun_metadata0 at 28-32)
+	}{
+		{"set_field:0x1/0xff->tun_metadata0", 0xff},
+		{"set_field:0x1->tun_metadata0", 0xffffffff},
+		{"set_field:0x1/0xffffffff->tun_metadata0", 0xffffffff},
+		{"set_field:0x100/0xffff->tun_metadata0", 0xffff},
+	} {
+		ups, errs := ParseFlows("f", []byte("actions="+c.in), opt)
+		if len(errs) != 0 {
+			t.Fatalf("%s: %v", c.in, errs)
+		}
+		as := ups[0].Instructions[0].Actions
+		if len(as) != 1 || as[0].Value[0] != c.mask {
+			t.Errorf("%s: loads %+v, want one of mask %#x", c.in, as, c.mask)
+		}
+	}
+}
