@@ -788,7 +788,9 @@ func (p *flowParser) tunMetadataValue(dst []uint8, n int, key, val string, col, 
 		place, ok = p.opt.TunMetadata.TunMetadataPlace(dst, n)
 	}
 	if !ok {
-		return nil, nil, nil, p.errAt(col, "match field %s is not mapped (no TLV table maps it: add-tlv-map)", key)
+		e := p.errAt(col, "match field %s is not mapped (no TLV table maps it: add-tlv-map)", key)
+		e.Err = ErrNotMapped
+		return nil, nil, nil, e
 	}
 	size := len(place)
 	vs, ms, masked := strings.Cut(val, "/")
