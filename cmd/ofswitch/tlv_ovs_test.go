@@ -79,16 +79,6 @@ func TestOvsOfctlTLVMapRun(t *testing.T) {
 	}
 }
 
-// tlvPushFlows match and set tunnel metadata fields (tunPushMap maps
-// them), and one flow names none.
-const tlvPushFlows = `priority=1,actions=output:4
-priority=5,tun_metadata0=0xabcd,actions=set_field:0x1234->tun_metadata1,output:1
-priority=6,ip,tun_metadata1=0x10/0xf0,actions=load:0x5->tun_metadata0[0..7],output:2
-priority=7,tun_metadata0=0x1,tun_metadata1=0x1122334455667788,actions=set_field:0x1/0xff->tun_metadata1,set_field:0xffffffff->tun_metadata0,output:3
-`
-
-const tunPushMap = "{class=0xffff,type=0,len=4}->tun_metadata0,{class=0xffff,type=1,len=8}->tun_metadata1"
-
 // TestPushTLVMap pushes a file that matches and sets tun_metadata fields
 // with ofswitch push into ofswitch run and into Open vSwitch after
 // ovs-ofctl add-tlv-map: push learns each switch's TLV table, and
