@@ -64,7 +64,7 @@ func BenchmarkFlowModEncode(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		encodeUpdate(&ups[i%len(ups)], &fm, &cache)
+		encodeUpdate(&ups[i%len(ups)], &fm, &cache, nil)
 		var err error
 		if buf, err = fm.AppendBinary(buf[:0]); err != nil {
 			b.Fatal(err)

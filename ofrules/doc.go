@@ -279,6 +279,11 @@
 // compared with are the Encoder's own copy of the first flow's, not that
 // flow's memory, which the caller may have reused for other flows since
 // (ofswitch push parses its file a chunk at a time into the same memory).
+// Encoder.TLV, a switch's TLV table (a client makes one of the switch's
+// NXT_TLV_TABLE_REPLY with NewTLVTable), writes the option space a match
+// tests and the set_fields of tun_metadataN as WireMatchTLV and
+// FlowStatsTLV do; a flow that tests option bytes is encoded in full,
+// the template holding the match plan's fields alone.
 //
 // An ofp_header's length is 16 bits: no message exceeds 65535 bytes
 // (openflow.MaxMessageLen), and a flow of thousands of actions, a group

@@ -18,6 +18,16 @@ import (
 // The zero Encoder is ready to use. An Encoder is not safe for concurrent
 // use.
 type Encoder struct {
+	// TLV, if set before the first Encode, is the switch's TLV table:
+	// the option space bytes a match tests and the loads of a set_field
+	// of tun_metadataN go out as the NXM_NX_TUN_METADATA<N> fields it
+	// maps there, of the mapped length, as WireMatchTLV and FlowStatsTLV
+	// write them (and as ovs-ofctl sends them with the same table). Nil
+	// leaves the option space out, as WireFlowMod does. A flow that tests
+	// option bytes is encoded in full: the template holds the fields of
+	// the match plan alone.
+	TLV *TLVTable
+
 	fm   openflow.FlowMod // the full encoding's, reused
 	ins  wireInsCache
 	tmpl flowModTemplate
@@ -32,7 +42,7 @@ func (e *Encoder) Encode(dst []byte, u *rules.Update, version uint8, xid uint32)
 		t.write(dst[len(dst):len(dst)+n], u, xid)
 		return dst[:len(dst)+n], nil
 	}
-	encodeUpdate(u, &e.fm, &e.ins)
+	encodeUpdate(u, &e.fm, &e.ins, e.TLV)
 	e.fm.Version, e.fm.XID = version, xid
 	start := len(dst)
 	dst, err := e.fm.AppendBinary(dst)
@@ -46,7 +56,7 @@ func (e *Encoder) Encode(dst []byte, u *rules.Update, version uint8, xid uint32)
 // WireFlowMod fills fm with the FLOW_MOD of u, header left zero. It
 // reuses fm's match slice, so that a caller that encodes many allocates
 // little per flow.
-func WireFlowMod(fm *openflow.FlowMod, u *rules.Update) { encodeUpdate(u, fm, nil) }
+func WireFlowMod(fm *openflow.FlowMod, u *rules.Update) { encodeUpdate(u, fm, nil, nil) }
 
 // wireInsCache is the last instruction list an Encoder translated, with
 // the ip_proto and eth_type its set_field actions were translated for.
@@ -91,13 +101,17 @@ func (k *keptInstructions) keep(ins []rules.Instruction) []rules.Instruction {
 
 // encodeUpdate is WireFlowMod; with a cache, flows whose instructions
 // equal the previous flow's share their translation (it is only read).
-func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
+// With a TLV table t the option space goes out as the tun_metadata
+// fields t maps there, after the other fields (WireMatchTLV), and
+// set_fields of them as FlowStatsTLV writes them.
+func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache, t *TLVTable) {
 	var fields []openflow.OXM
 	if c != nil {
 		fields = appendMatchPlanned(fm.Match.Fields[:0], &u.Match, &c.plan)
 	} else {
 		fields = appendMatch(fm.Match.Fields[:0], &u.Match)
 	}
+	fields = appendTunMetadata(fields, &u.Match, t)
 	var ins []openflow.Instruction
 	if c != nil {
 		proto, _ := u.Match.Get(rules.FieldIPProto)
@@ -105,12 +119,12 @@ func encodeUpdate(u *rules.Update, fm *openflow.FlowMod, c *wireInsCache) {
 		if c.initialized && c.proto == proto && c.eth == eth && sameInstructions(c.ins.ins, u.Instructions) {
 			ins = c.out
 		} else {
-			ins = instructionsToWire(u.Instructions, &u.Match, nil)
+			ins = instructionsToWire(u.Instructions, &u.Match, t)
 			c.ins.keep(u.Instructions)
 			c.proto, c.eth, c.out, c.initialized = proto, eth, ins, true
 		}
 	} else {
-		ins = instructionsToWire(u.Instructions, &u.Match, nil)
+		ins = instructionsToWire(u.Instructions, &u.Match, t)
 	}
 	*fm = openflow.FlowMod{
 		Cookie: u.Cookie, CookieMask: u.CookieMask, TableID: u.Table,

@@ -93,7 +93,7 @@ priority=7,tcp,tcp_flags=rst,actions=drop
 	for i := range ups {
 		var plain, cached openflow.FlowMod
 		WireFlowMod(&plain, &ups[i])
-		encodeUpdate(&ups[i], &cached, &cache)
+		encodeUpdate(&ups[i], &cached, &cache, nil)
 		a, err := plain.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)

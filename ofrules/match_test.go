@@ -59,7 +59,7 @@ priority=18,udp6,actions=set_field:53->udp_src,set_field:54->udp_dst
 		if i%3 == 2 {
 			WireFlowMod(&fm, u)
 		} else {
-			encodeUpdate(u, &fm, &cache)
+			encodeUpdate(u, &fm, &cache, nil)
 		}
 		fm.Version = openflow.Version13
 		wire, err := fm.MarshalBinary()

@@ -36,7 +36,7 @@ priority=6,dl_type=0x88e7,pbb_uca=1,actions=set_field:0->pbb_uca,output:1
 			if pass == 0 {
 				WireFlowMod(&fm, u)
 			} else {
-				encodeUpdate(u, &fm, &cache)
+				encodeUpdate(u, &fm, &cache, nil)
 			}
 			fm.Version = openflow.Version13
 			wire, err := fm.MarshalBinary()

@@ -2,6 +2,7 @@ package ofrules
 
 import (
 	"encoding/binary"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -49,6 +50,33 @@ type TLVMapping struct {
 type TLVTable struct {
 	Fields [openflow.TLVMaxFields]TLVMapping
 	used   [optionUnits]bool // 4-byte units of the option space allocated
+}
+
+// NewTLVTable returns the table of maps, a switch's TLV table as its
+// NXT_TLV_TABLE_REPLY lists them, for a client that encodes flows for
+// that switch (Encoder.TLV) and parses their text
+// (rules.TunMetadataLayout): each field of the mapped length, placed in
+// the option space as this switch would place it. The places are the
+// client's own (only the lengths go on the wire), so that a switch with
+// more option space, such as Open vSwitch's 256 bytes, may map fields
+// that do not all fit in OptionSpace: those that do not, and invalid
+// maps, are left out (unmapped), in index order. It returns the table
+// and the indexes left out.
+func NewTLVTable(maps []openflow.TLVMap) (*TLVTable, []int) {
+	t := new(TLVTable)
+	ms := slices.Clone(maps)
+	slices.SortStableFunc(ms, func(a, b openflow.TLVMap) int { return int(a.Index) - int(b.Index) })
+	var left []int
+	for _, mp := range ms {
+		if mp.Check() != nil {
+			left = append(left, int(mp.Index))
+			continue
+		}
+		if t.add(int(mp.Index), mp.OptionClass, mp.OptionType, mp.OptionLen) != nil {
+			left = append(left, int(mp.Index))
+		}
+	}
+	return t, left
 }
 
 // Mapping returns the mapping of tun_metadata<idx> and whether there is

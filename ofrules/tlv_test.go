@@ -284,3 +284,65 @@ func TestGroupModTLV(t *testing.T) {
 		t.Errorf("ActionsTLV: %+v, %v", as, err)
 	}
 }
+
+func TestEncoderTLV(t *testing.T) {
+	maps := []openflow.TLVMap{
+		{OptionClass: 0xffff, OptionType: 5, OptionLen: 8, Index: 5},
+		{OptionClass: 0xffff, OptionType: 0, OptionLen: 4, Index: 0},
+		{OptionClass: 0xffff, OptionType: 9, OptionLen: 124, Index: 9}, // beyond OptionSpace
+	}
+	client, left := NewTLVTable(maps)
+	if len(left) != 1 || left[0] != 9 {
+		t.Fatalf("left out %v, want [9]", left)
+	}
+	var sw TLVTables // adds 5 before 0: other places than client's
+	if err := sw.Mod(&openflow.TLVTableMod{Maps: maps[:2]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var p0, p5 []uint8
+	p0, _ = client.TunMetadataPlace(nil, 0)
+	p5, _ = client.TunMetadataPlace(nil, 5)
+	if s0, _ := sw.Load().TunMetadataPlace(nil, 0); string(s0) == string(p0) {
+		t.Fatalf("client and switch place tun_metadata0 alike (%v): the test needs them apart", p0)
+	}
+	mk := func(v byte) rules.Update {
+		u := rules.Update{Command: rules.CmdAdd, Priority: 10}
+		u.Match.SetTunMetadata(p0, []byte{0, 0, 0x12, v}, []byte{0xff, 0xff, 0xff, 0xff})
+		acts := rules.TunMetadataLoads(nil, 5, p5, []byte{0, 0, 0, 0, 0, 0, 0xab, v}, []byte{0, 0, 0, 0, 0, 0, 0xff, 0xff})
+		acts = append(acts, rules.Action{Kind: rules.ActionOutput, Port: 2})
+		u.Instructions = []rules.Instruction{{Kind: rules.InstApplyActions, Actions: acts}}
+		return u
+	}
+	enc := &Encoder{TLV: client}
+	for _, v := range []byte{1, 2} { // the second as a run's next flow
+		u := mk(v)
+		msg, err := enc.Encode(nil, &u, openflow.Version13, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fm openflow.FlowMod
+		if err := fm.UnmarshalBinary(msg); err != nil {
+			t.Fatal(err)
+		}
+		if len(fm.Match.Fields) != 1 || fm.Match.Fields[0].Field != 40 || fm.Match.Fields[0].HasMask ||
+			string(fm.Match.Fields[0].Data) != string([]byte{0, 0, 0x12, v}) {
+			t.Fatalf("match %+v, want tun_metadata0=0x12%02x of 4 bytes", fm.Match.Fields, v)
+		}
+		var got rules.Update
+		if err := FlowMod(&got, &fm, &Options{TLV: &sw}); err != nil {
+			t.Fatalf("switch refuses %x: %v", msg, err)
+		}
+		back, err := (&Encoder{TLV: sw.Load()}).Encode(nil, &got, openflow.Version13, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(back) != string(msg) {
+			t.Fatalf("switch's flow encodes to\n%x, client sent\n%x", back, msg)
+		}
+		var plain openflow.FlowMod
+		WireFlowMod(&plain, &u)
+		if len(plain.Match.Fields) != 0 {
+			t.Fatalf("without a table the match writes %+v", plain.Match.Fields)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/controller/push"
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
@@ -79,6 +80,15 @@ parsed and encoded before, while the switch applies the one ahead of it); every 
 switch sends is printed with the line of the file that caused it, and the exit
 status is non-zero.
 
+A file that names tun_metadataN is checked again after push has asked
+the switch for its TLV table (NXT_TLV_TABLE_REQUEST, on a connection of
+its own; ovs-ofctl add-tlv-map fills it): the fields are read and sent at
+the lengths it maps, as ovs-ofctl sends them. A field the switch does not
+map, or a switch that answers the request with an error, leaves the line
+an error ("match field tun_metadata0 is not mapped"), and nothing is
+sent. push holds 32 bytes of option space: a mapping beyond them (Open
+vSwitch has 256) is warned of, and its field is refused.
+
 An add line may set importance=N, OpenFlow 1.4's eviction precedence: push
 then offers OpenFlow 1.4 as well as 1.3, and says so when the switch speaks
 only 1.3, which has no field for it (ovs-ofctl -O OpenFlow13 drops it
@@ -108,6 +118,24 @@ Works against ofswitch and Open vSwitch alike.`,
 			}
 			sum, err := checkInputInto(in, opt, checkParts(in.size, runtime.GOMAXPROCS(0)), src, encode)
 			defer func() { releaseAll(parts) }()
+			if errors.Is(err, ofctl.ErrNotMapped) {
+				// A line names tun_metadataN, which means what the
+				// switch's TLV table maps it to: learn the table and
+				// check again with it. A file that names none pays
+				// nothing; one that does is checked twice.
+				t, left, terr := push.TLVTable(cmd.Context(), target, nil, 0)
+				if terr != nil {
+					early.abandon()
+					return terr
+				}
+				for _, idx := range left {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: the switch maps tun_metadata%d, which does not fit in push's %d bytes of option space: lines that name it are refused\n", idx, ofrules.OptionSpace)
+				}
+				if t != nil {
+					opt.TunMetadata, cfg.TLV = t, t
+					sum, err = checkInputInto(in, opt, checkParts(in.size, runtime.GOMAXPROCS(0)), src, encode)
+				}
+			}
 			if err != nil {
 				early.abandon()
 				return err
@@ -241,6 +269,9 @@ func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSou
 		eps = make([]*push.Encoded, len(cuts)-1)
 		for k := range eps {
 			eps[k] = push.NewEncoded(cuts[k+1] - cuts[k])
+			if t, ok := opt.TunMetadata.(*ofrules.TLVTable); ok {
+				eps[k].SetTLV(t) // the switch's table, as push.TLVTable gave it
+			}
 		}
 	}
 	type result struct {

@@ -28,6 +28,7 @@ func newRulesLintCmd() *cobra.Command {
 	var (
 		fix, noActions, strictPorts bool
 		tables                      int
+		tlvMap                      string
 	)
 	cmd := &cobra.Command{
 		Use:   "lint FILE...",
@@ -50,6 +51,10 @@ group (for groups) or one meter (for meters): a file of flows alone may name
 the groups and meters pushed to the switch apart, so lint groups.txt
 meters.txt flows.txt checks the names and lint flows.txt does not.
 
+Fields tun_metadata0-63 are read as --tlv-map maps them (ovs-ofctl
+add-tlv-map's syntax: "{class=0xffff,type=0,len=4}->tun_metadata0,...");
+without it a line that names one is an error ("not mapped").
+
 Prints each error as file:line:column: message and a summary of the flows,
 groups and meters; exits non-zero if any line fails.`,
 		Args: cobra.MinimumNArgs(1),
@@ -62,7 +67,15 @@ groups and meters; exits non-zero if any line fails.`,
 				}
 				files[i] = ofctl.LintFile{Name: name, Data: data}
 			}
-			return lint(cmd.OutOrStdout(), files, &ofctl.ParseOptions{FixPrereqs: fix, NoActions: noActions, Check: fitsOneMessage(false)},
+			opt := &ofctl.ParseOptions{FixPrereqs: fix, NoActions: noActions, Check: fitsOneMessage(false)}
+			if tlvMap != "" {
+				t, err := tlvTableOf(tlvMap)
+				if err != nil {
+					return err
+				}
+				opt.TunMetadata = t
+			}
+			return lint(cmd.OutOrStdout(), files, opt,
 				&rules.Config{Tables: tables, StrictPorts: strictPorts, Filter: rules.FilterNone})
 		},
 	}
@@ -71,6 +84,7 @@ groups and meters; exits non-zero if any line fails.`,
 	f.BoolVar(&noActions, "no-actions", false, "accept lines without actions= (ClassBench-ng OpenFlow sets)")
 	f.BoolVar(&strictPorts, "strict-ports", false, "reject masked TCP/UDP/SCTP ports (OFPBMC_BAD_MASK) as strict OpenFlow 1.3 does")
 	f.IntVar(&tables, "tables", 254, "number of flow tables of the switch the flows are meant for")
+	f.StringVar(&tlvMap, "tlv-map", "", "the switch's TLV table, as ovs-ofctl add-tlv-map takes it, for tun_metadata0-63")
 	return cmd
 }
 

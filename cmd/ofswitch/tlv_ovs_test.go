@@ -4,7 +4,9 @@ package main
 
 import (
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -80,5 +82,95 @@ func TestOvsOfctlTLVMapRun(t *testing.T) {
 				t.Errorf("%s: dump-flows:\n%s", ver, got)
 			}
 		}
+	}
+}
+
+// TestPushTLVMap pushes a file that matches and sets tun_metadata fields
+// with ofswitch push into ofswitch run and into Open vSwitch after
+// ovs-ofctl add-tlv-map: push learns each switch's TLV table, and
+// dump-flows prints what ovs-ofctl add-flows of the file gives. A bad
+// line among them sends nothing; without the mapping, push refuses the
+// lines as not mapped and sends nothing, not even the line that names no
+// field.
+func TestPushTLVMap(t *testing.T) {
+	ofctl := ovstest.Tool(t, "ovs-ofctl")
+	ovs := ovstest.Start(t)
+	sw := startRun(t, io.Discard)
+	defer sw.stop(t)
+	bin := ofswitchBinary(t)
+	file := filepath.Join(t.TempDir(), "tlv.flows")
+	if err := os.WriteFile(file, []byte(tlvPushFlows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.flows")
+	if err := os.WriteFile(bad, []byte(tlvPushFlows+"ip,nw_src=1.2.3.400,actions=drop\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var pushed [2][]string
+	for i, target := range []string{ovs.Target(), "tcp:" + sw.addr} {
+		run := ovs.Exec
+		if i == 1 {
+			run = plainCommand
+		}
+		must := func(c *exec.Cmd) string {
+			t.Helper()
+			out, err := c.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", strings.Join(c.Args, " "), err, out)
+			}
+			return string(out)
+		}
+		dump := func() []string {
+			t.Helper()
+			return ovstest.FlowLines(must(run(ofctl, "-O", "OpenFlow13", "dump-flows", target, "--no-stats")))
+		}
+		must(run(ofctl, "-O", "OpenFlow13", "del-flows", target))
+		must(run(ofctl, "-O", "OpenFlow13", "del-tlv-map", target))
+		must(run(ofctl, "-O", "OpenFlow13", "add-tlv-map", target, tunPushMap))
+		must(run(ofctl, "-O", "OpenFlow13", "add-flows", target, file))
+		want := dump()
+		if len(want) != 4 {
+			t.Fatalf("%s: add-flows gives %d flows:\n%s", target, len(want), strings.Join(want, "\n"))
+		}
+		must(run(ofctl, "-O", "OpenFlow13", "del-flows", target))
+		must(run(bin, "push", "--switch", target, file))
+		pushed[i] = dump()
+		if diff := cmp.Diff(want, pushed[i]); diff != "" {
+			t.Errorf("%s: dump-flows after push (-add-flows +push):\n%s", target, diff)
+		}
+
+		// A bad line among mapped ones: nothing goes out.
+		must(run(ofctl, "-O", "OpenFlow13", "del-flows", target))
+		if out, err := run(bin, "push", "--switch", target, bad).CombinedOutput(); err == nil || !strings.Contains(string(out), "bad.flows:5:") {
+			t.Errorf("%s: push of a bad line: %v\n%s", target, err, out)
+		}
+		if got := dump(); len(got) != 0 {
+			t.Errorf("%s: push of a bad line added:\n%s", target, strings.Join(got, "\n"))
+		}
+
+		// No mapping: nothing goes out.
+		for try := 0; ; try++ {
+			out, err := run(ofctl, "-O", "OpenFlow13", "del-tlv-map", target).CombinedOutput()
+			if err == nil {
+				break
+			}
+			// Open vSwitch frees a deleted flow's mappings after an RCU
+			// grace period.
+			if try == 40 || !strings.Contains(string(out), "NXTTMFC_INVALID_TLV_DEL") {
+				t.Fatalf("del-tlv-map %s: %v\n%s", target, err, out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		out, err := run(bin, "push", "--switch", target, file).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "tlv.flows:2:") ||
+			!strings.Contains(string(out), "match field tun_metadata0 is not mapped") {
+			t.Errorf("%s: push without the mapping: %v\n%s", target, err, out)
+		}
+		if got := dump(); len(got) != 0 {
+			t.Errorf("%s: push without the mapping added:\n%s", target, strings.Join(got, "\n"))
+		}
+	}
+	if diff := cmp.Diff(pushed[0], pushed[1]); diff != "" {
+		t.Errorf("dump-flows after push (-Open vSwitch +ofswitch):\n%s", diff)
 	}
 }

@@ -37,6 +37,13 @@
 // A Msg may also be a message encoded before (Msg.Wire), which the
 // pusher copies and gives its xid: ofswitch push encodes a file of up to
 // 16 MiB as it checks it, and sends it without parsing it again.
+// TLVTable asks a switch for its TLV table (NXT_TLV_TABLE_REQUEST, on a
+// connection of its own) and makes the client's table of it
+// (ofrules.NewTLVTable); a client that parses flows naming tun_metadataN
+// with it (rules/ofctl.ParseOptions.TunMetadata) encodes them with it too
+// (Config.TLV, Encoded.SetTLV), and the fields go out as ovs-ofctl sends
+// them, NXM_NX_TUN_METADATA<N> of the mapped length. ofswitch push asks
+// only when its check finds such a field not mapped (ofctl.ErrNotMapped).
 // FitsOneMessage gives the checks that refuse a mod whose message would
 // not fit in one (65535 bytes, less a bundle add message's header with
 // Config.Bundle): ofswitch push and rules lint refuse such a line before

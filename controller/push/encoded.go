@@ -52,6 +52,10 @@ func (e *Encoded) Release() {
 	}
 }
 
+// SetTLV makes e encode the flows after it through the switch's TLV
+// table t (ofrules.Encoder.TLV), as Config.TLV does a push's.
+func (e *Encoded) SetTLV(t *ofrules.TLVTable) { e.enc.TLV = t }
+
 // Failed reports whether a mod did not encode: the messages are then
 // incomplete and the push must translate the mods itself.
 func (e *Encoded) Failed() bool { return e.failed }

@@ -11,6 +11,7 @@ import (
 	"github.com/ofswitch/ofswitch/internal/oftarget"
 	"github.com/ofswitch/ofswitch/internal/quietconn"
 	"github.com/ofswitch/ofswitch/meters"
+	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/openflow"
 	"github.com/ofswitch/ofswitch/rules"
 )
@@ -51,6 +52,10 @@ type Config struct {
 	// importance, which only OpenFlow 1.4 carries: it then offers 1.4 as
 	// well as 1.3 (Flows finds out from its updates).
 	Importance bool
+	// TLV is the switch's TLV table (TLVTable), through which flows
+	// that match or set tun_metadataN were parsed: the FLOW_MODs carry
+	// those fields as it maps them, at the mapped length. Nil: none.
+	TLV *ofrules.TLVTable
 }
 
 // Msg is one mod of a streamed push (Stream): a flow update, a group mod

@@ -34,7 +34,7 @@ func newPusher(nc net.Conn, cfg *Config) *pusher {
 		c.Window = 4
 	}
 	return &pusher{nc: nc, r: openflow.NewReader(nc, 0), w: openflow.NewWriter(nc), ctl: openflow.NewWriter(nc),
-		cfg: &c, bundle: c.Bundle}
+		cfg: &c, bundle: c.Bundle, enc: ofrules.Encoder{TLV: c.TLV}}
 }
 
 // push runs the handshake and pushes updates with Config.Mods among

@@ -57,7 +57,9 @@
 // value longer than the field is an error (Open vSwitch's switch keeps
 // its first bytes). FormatMatchTLV prints them after tun_flags as Open
 // vSwitch does (FormatMatch, without a layout, leaves them out).
-// set_field:V[/M]->tun_metadataN reads V and M the same way and becomes
+// set_field:V[/M]->tun_metadataN reads V and M the same way (but for a
+// mask all ones over the bytes it needs, which writes those bytes alone,
+// as Open vSwitch takes ovs-ofctl's masked set_field) and becomes
 // the loads of rules.TunMetadataLoads; load, move and output:field take
 // NXM_NX_TUN_METADATAn[a..b] (or tun_metadatan) bits in one option space
 // word (rules.TunMetadataSubfield). FormatFlowTLV prints those actions

@@ -67,7 +67,9 @@ func (p *flowParser) tunSubfield(s, name, rng string, hasRange bool, n, col int,
 		place, ok = p.opt.TunMetadata.TunMetadataPlace(buf[:0], n)
 	}
 	if !ok {
-		return rules.Subfield{}, p.errAt(col, "%s is not mapped (no TLV table maps it: add-tlv-map)", name)
+		e := p.errAt(col, "%s is not mapped (no TLV table maps it: add-tlv-map)", name)
+		e.Err = ErrNotMapped
+		return rules.Subfield{}, e
 	}
 	a, b := 0, 8*len(place)-1
 	if rng, _ = strings.CutSuffix(rng, "]"); hasRange && rng != "" {

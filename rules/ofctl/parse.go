@@ -735,7 +735,7 @@ func splitLines(data []byte) []string {
 // matches the whole field exactly.
 func (p *flowParser) tunMetadata(m *rules.Match, n int, key, val string, col, vcol int) error {
 	var buf [rules.TunOptsBytes]uint8
-	place, v, mk, err := p.tunMetadataValue(buf[:0], n, key, val, col, vcol)
+	place, v, mk, err := p.tunMetadataValue(buf[:0], n, key, val, col, vcol, true)
 	if err != nil {
 		return err
 	}
@@ -750,7 +750,13 @@ func (p *flowParser) tunMetadata(m *rules.Match, n int, key, val string, col, vc
 
 // setTunMetadata parses the argument of set_field:V[/M]->tun_metadataN
 // (col its column) into the loads of the option space words the field
-// is in (rules.TunMetadataLoads), the value read as a match's is.
+// is in (rules.TunMetadataLoads), the value read as a match's is but
+// for the mask, which writes the bytes it covers and no others even when
+// all ones there: ovs-ofctl sends a set_field whose mask is not all ones
+// over the whole 124 bytes of a tun_metadata field masked, in as many
+// bytes as the longer of value and mask needs (mf_field_len), and the
+// switch then writes those bytes alone (set_field:0x1/0xff->tun_metadata1
+// writes the last byte).
 func (p *flowParser) setTunMetadata(arg string, col int) ([]rules.Action, error) {
 	vs, fname, _ := strings.Cut(arg, "->")
 	fcol := col + len(vs) + 2
@@ -759,7 +765,7 @@ func (p *flowParser) setTunMetadata(arg string, col int) ([]rules.Action, error)
 		return nil, p.errAt(fcol, "unknown set_field field %q", fname)
 	}
 	var buf [rules.TunOptsBytes]uint8
-	place, v, mk, err := p.tunMetadataValue(buf[:0], n, fname, vs, fcol, col)
+	place, v, mk, err := p.tunMetadataValue(buf[:0], n, fname, vs, fcol, col, false)
 	if err != nil {
 		return nil, err
 	}
@@ -773,14 +779,18 @@ func (p *flowParser) setTunMetadata(arg string, col int) ([]rules.Action, error)
 // tunMetadataValue reads val, "V" or "V/M", as the value and mask of
 // tun_metadata<n> as ParseOptions.TunMetadata maps it (col the field's
 // column, vcol the value's), and returns the field's place in the option
-// space (appended to dst) with them.
-func (p *flowParser) tunMetadataValue(dst []uint8, n int, key, val string, col, vcol int) (place []uint8, v, mk []byte, err error) {
+// space (appended to dst) with them. A match's (match true) mask that is
+// all ones over the bytes value and mask need is all ones (see
+// tunMetadata); a set_field's is kept.
+func (p *flowParser) tunMetadataValue(dst []uint8, n int, key, val string, col, vcol int, match bool) (place []uint8, v, mk []byte, err error) {
 	ok := false
 	if p.opt != nil && p.opt.TunMetadata != nil {
 		place, ok = p.opt.TunMetadata.TunMetadataPlace(dst, n)
 	}
 	if !ok {
-		return nil, nil, nil, p.errAt(col, "match field %s is not mapped (no TLV table maps it: add-tlv-map)", key)
+		e := p.errAt(col, "match field %s is not mapped (no TLV table maps it: add-tlv-map)", key)
+		e.Err = ErrNotMapped
+		return nil, nil, nil, e
 	}
 	size := len(place)
 	vs, ms, masked := strings.Cut(val, "/")
@@ -795,7 +805,7 @@ func (p *flowParser) tunMetadataValue(dst []uint8, n int, key, val string, col, 
 	if !okv || !okm {
 		return nil, nil, nil, p.errAt(vcol, "%s: %q is not a value of at most %d bytes", key, val, size)
 	}
-	if masked && onesTail(mk, max(sigBytes(v), sigBytes(mk))) {
+	if match && masked && onesTail(mk, max(sigBytes(v), sigBytes(mk))) {
 		// ovs-ofctl sends the value and mask in as many bytes as the
 		// longer needs, and unmasked when the mask is all ones there:
 		// the switch then takes all of the field's bytes.

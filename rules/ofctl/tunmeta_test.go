@@ -1,6 +1,7 @@
 package ofctl
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -94,6 +95,52 @@ func TestTunMetadataActionsText(t *testing.T) {
 		plain := FormatFlow(u.Table, &u.Match, u.Priority, 0, 0, 0, 0, u.Instructions, FlowStats{})
 		if strings.Contains(plain, "tun_metadata") || strings.Contains(plain, "TUN_METADATA") {
 			t.Errorf("%s: FormatFlow without a layout names the field: %s", c.in, plain)
+		}
+	}
+}
+
+func TestSetTunMetadataMask(t *testing.T) {
+	opt := &ParseOptions{TunMetadata: splitLayout{}}
+	for _, c := range []struct {
+		in   string
+		mask uint64 // of option space word 3 (bytes 24-32: tun_metadata0 at 28-32)
+	}{
+		{"set_field:0x1/0xff->tun_metadata0", 0xff},
+		{"set_field:0x1->tun_metadata0", 0xffffffff},
+		{"set_field:0x1/0xffffffff->tun_metadata0", 0xffffffff},
+		{"set_field:0x100/0xffff->tun_metadata0", 0xffff},
+	} {
+		ups, errs := ParseFlows("f", []byte("actions="+c.in), opt)
+		if len(errs) != 0 {
+			t.Fatalf("%s: %v", c.in, errs)
+		}
+		as := ups[0].Instructions[0].Actions
+		if len(as) != 1 || as[0].Value[0] != c.mask {
+			t.Errorf("%s: loads %+v, want one of mask %#x", c.in, as, c.mask)
+		}
+	}
+}
+
+func TestTunMetadataNotMapped(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		opt      *ParseOptions
+		unmapped bool
+	}{
+		{"tun_metadata0=1,actions=drop", nil, true},
+		{"actions=set_field:1->tun_metadata0", nil, true},
+		{"actions=load:1->NXM_NX_TUN_METADATA0[0..3]", nil, true},
+		{"actions=move:NXM_NX_REG0[0..3]->tun_metadata1[0..3]", &ParseOptions{TunMetadata: splitLayout{}}, true},
+		{"tun_metadata0=0x112233445,actions=drop", &ParseOptions{TunMetadata: splitLayout{}}, false},
+		{"ip,nw_src=1.2.3.400,actions=drop", nil, false},
+	} {
+		_, errs := ParseFlows("f", []byte(c.in), c.opt)
+		if len(errs) != 1 {
+			t.Errorf("%s: %v, want one error", c.in, errs)
+			continue
+		}
+		if errors.Is(errs[0], ErrNotMapped) != c.unmapped || !errors.Is(errs[0], ErrSyntax) {
+			t.Errorf("%s: %v: ErrNotMapped %v, want %v", c.in, errs[0], errors.Is(errs[0], ErrNotMapped), c.unmapped)
 		}
 	}
 }
