@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/controller/push"
-	"github.com/ofswitch/ofswitch/ofrules"
 	"github.com/ofswitch/ofswitch/rules"
 	"github.com/ofswitch/ofswitch/rules/ofctl"
 )
@@ -129,7 +128,7 @@ Works against ofswitch and Open vSwitch alike.`,
 					return terr
 				}
 				for _, idx := range left {
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: the switch maps tun_metadata%d, which does not fit in push's %d bytes of option space: lines that name it are refused\n", idx, ofrules.OptionSpace)
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: the switch maps tun_metadata%d, which does not fit in push's %d bytes of option space: lines that name it are refused\n", idx, push.OptionSpace)
 				}
 				if t != nil {
 					opt.TunMetadata, cfg.TLV = t, t
@@ -269,7 +268,7 @@ func checkInputInto(in *input, opt *ofctl.ParseOptions, parts int, keep *modsSou
 		eps = make([]*push.Encoded, len(cuts)-1)
 		for k := range eps {
 			eps[k] = push.NewEncoded(cuts[k+1] - cuts[k])
-			if t, ok := opt.TunMetadata.(*ofrules.TLVTable); ok {
+			if t, ok := opt.TunMetadata.(*push.TLVLayout); ok {
 				eps[k].SetTLV(t) // the switch's table, as push.TLVTable gave it
 			}
 		}

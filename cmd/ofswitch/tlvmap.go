@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ofswitch/ofswitch/ofrules"
+	"github.com/ofswitch/ofswitch/controller/push"
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
@@ -71,14 +71,14 @@ func parseTLVMaps(s string) ([]openflow.TLVMap, error) {
 // ofswitch's option space would make it from add-tlv-map s; an error if
 // s does not parse or a mapping does not fit (or repeats an index or an
 // option).
-func tlvTableOf(s string) (*ofrules.TLVTable, error) {
+func tlvTableOf(s string) (*push.TLVLayout, error) {
 	maps, err := parseTLVMaps(s)
 	if err != nil {
 		return nil, err
 	}
-	t, left := ofrules.NewTLVTable(maps)
+	t, left := push.NewTLVLayout(maps)
 	if len(left) > 0 {
-		return nil, fmt.Errorf("TLV map: tun_metadata%d does not fit in %d bytes of option space, or repeats an index or an option", left[0], ofrules.OptionSpace)
+		return nil, fmt.Errorf("TLV map: tun_metadata%d does not fit in %d bytes of option space, or repeats an index or an option", left[0], push.OptionSpace)
 	}
 	return t, nil
 }

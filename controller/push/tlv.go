@@ -13,6 +13,20 @@ import (
 	"github.com/ofswitch/ofswitch/openflow"
 )
 
+// TLVLayout is a switch's TLV table as a client holds it: where each
+// mapped tun_metadataN lies in the option space, for the parser
+// (rules/ofctl.ParseOptions.TunMetadata) and the encoder (Config.TLV,
+// Encoded.SetTLV).
+type TLVLayout = ofrules.TLVTable
+
+// OptionSpace is the bytes of option space a TLVLayout places fields in.
+const OptionSpace = ofrules.OptionSpace
+
+// NewTLVLayout returns the layout of maps, as a switch of OptionSpace
+// bytes allocates them from add-tlv-map, and the indexes of the maps that
+// do not fit (or repeat an index or an option).
+func NewTLVLayout(maps []openflow.TLVMap) (*TLVLayout, []int) { return ofrules.NewTLVTable(maps) }
+
 // tlvXID is the xid of the TLV table request on its connection.
 const tlvXID = 1
 
@@ -33,7 +47,7 @@ const tlvMaxMsgs = 1024
 // the parser (rules/ofctl.ParseOptions.TunMetadata) and to the encoder
 // (Config.TLV, Encoded.SetTLV), so that it sends the fields as
 // ovs-ofctl does: NXM_NX_TUN_METADATA<N> of the mapped length.
-func TLVTable(ctx context.Context, target string, d *net.Dialer, timeout time.Duration) (*ofrules.TLVTable, []int, error) {
+func TLVTable(ctx context.Context, target string, d *net.Dialer, timeout time.Duration) (*TLVLayout, []int, error) {
 	nc, err := Dial(ctx, target, d)
 	if err != nil {
 		return nil, nil, err
@@ -56,7 +70,7 @@ func TLVTable(ctx context.Context, target string, d *net.Dialer, timeout time.Du
 	if err != nil {
 		return nil, nil, fmt.Errorf("TLV table of %s: %w", target, err)
 	}
-	t, left := ofrules.NewTLVTable(maps)
+	t, left := NewTLVLayout(maps)
 	return t, left, nil
 }
 
