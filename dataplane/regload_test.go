@@ -70,32 +70,7 @@ func TestRegLoad(t *testing.T) {
 			}
 		})
 	}
-	pipe := testPipeline(t, 3, rules.FilterBloomCuckoo, regFlows)
-	ports := map[uint32]*recPort{1: {}, 2: {}, 3: {}}
-	devs := map[uint32]Port{}
-	for n, p := range ports {
-		devs[n] = p
-	}
-	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: devs})
-	want := map[uint32]int{}
-	for round := range 2 {
-		if round == 1 {
-			slices.Reverse(cases)
-		}
-		vec := &Vector{N: len(cases)}
-		for i, c := range cases {
-			vec.Frames[i], vec.Link[i], vec.InPort[i] = append([]byte(nil), c.frame...), layers.LinkTypeEthernet, 1
-			for _, p := range c.ports {
-				want[p]++
-			}
-		}
-		sw.Worker(0).Process(vec)
-	}
-	for n, p := range ports {
-		if len(p.frames) != want[n] {
-			t.Errorf("port %d sent %d frames in two vectors, want %d", n, len(p.frames), want[n])
-		}
-	}
+	vectorFrameCases(t, 3, regFlows, cases)
 }
 
 // TestRegLoadAgainstOVS traces regCases through regFlows in Open vSwitch

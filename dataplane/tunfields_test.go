@@ -55,29 +55,7 @@ func tunCases(t *testing.T) []frameCase {
 func TestTunFields(t *testing.T) {
 	cases := tunCases(t)
 	runFrameCases(t, tunFlows, cases)
-	pipe := testPipeline(t, 2, rules.FilterBloomCuckoo, tunFlows)
-	ports := map[uint32]*recPort{1: {}, 2: {}, 3: {}}
-	sw := NewSwitch(pipe, &Config{Ports: []uint32{1, 2, 3}, Devices: map[uint32]Port{1: ports[1], 2: ports[2], 3: ports[3]}})
-	want := map[uint32]int{}
-	for round := range 2 {
-		vec := &Vector{N: len(cases)}
-		for i := range cases {
-			c := &cases[i]
-			if round == 1 {
-				c = &cases[len(cases)-1-i]
-			}
-			vec.Frames[i], vec.Link[i], vec.InPort[i] = append([]byte(nil), c.frame...), layers.LinkTypeEthernet, 1
-			for _, p := range c.ports {
-				want[p]++
-			}
-		}
-		sw.Worker(0).Process(vec)
-	}
-	for n, p := range ports {
-		if len(p.frames) != want[n] {
-			t.Errorf("port %d sent %d frames in two vectors, want %d", n, len(p.frames), want[n])
-		}
-	}
+	vectorFrameCases(t, 2, tunFlows, cases)
 }
 
 // TestTunFieldsAgainstOVS traces tunCases through tunFlows in Open
