@@ -521,12 +521,9 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, has
 		}
 		set(f, v, mk)
 		return err
-	case "ipv6_src", "ipv6_dst":
+	case "ipv6_src", "ipv6_dst", "tun_ipv6_src", "tun_ipv6_dst":
 		hi, lo, mhi, mlo, err := p.ipv6(val, vcol)
-		f := rules.FieldIPv6Src
-		if key == "ipv6_dst" {
-			f = rules.FieldIPv6Dst
-		}
+		f := ipv6Field(key)
 		m.Set128(f, hi, lo, mhi, mlo)
 		p.cols[f] = int32(col) + 1
 		return err
@@ -635,15 +632,6 @@ func (p *flowParser) field(u *rules.Update, m *rules.Match, key, val string, has
 		}
 		set(f, v, mk)
 		return err
-	case "tun_ipv6_src", "tun_ipv6_dst":
-		hi, lo, mhi, mlo, err := p.ipv6(val, vcol)
-		f := rules.FieldTunIPv6Src
-		if key == "tun_ipv6_dst" {
-			f = rules.FieldTunIPv6Dst
-		}
-		m.Set128(f, hi, lo, mhi, mlo)
-		p.cols[f] = int32(col) + 1
-		return err
 	case "tun_gbp_id":
 		v, mk, err := p.numMask(val, vcol, 16, key)
 		set(rules.FieldTunGbpID, v, mk)
@@ -696,6 +684,20 @@ func regNumber(key, prefix string, n int) (int, bool) {
 		return 0, false
 	}
 	return i, true
+}
+
+// ipv6Field returns the field of the IPv6 address match key ipv6_src,
+// ipv6_dst, tun_ipv6_src or tun_ipv6_dst.
+func ipv6Field(key string) rules.Field {
+	switch key {
+	case "ipv6_src":
+		return rules.FieldIPv6Src
+	case "ipv6_dst":
+		return rules.FieldIPv6Dst
+	case "tun_ipv6_src":
+		return rules.FieldTunIPv6Src
+	}
+	return rules.FieldTunIPv6Dst
 }
 
 // unsupportedField reports whether key is one of the Open vSwitch match
