@@ -77,9 +77,7 @@ func (e *Encoded) Group(m *groups.Mod, line int) {
 	}
 	gm := ofrules.WireGroupMod(m)
 	gm.Header = openflow.Header{Version: openflow.Version13}
-	var err error
-	e.buf, err = gm.AppendBinary(e.buf)
-	e.done(line, err)
+	e.append(&gm, line)
 }
 
 // Meter encodes the METER_MOD of m, from line.
@@ -89,8 +87,13 @@ func (e *Encoded) Meter(m *meters.Mod, line int) {
 	}
 	mm := ofrules.WireMeterMod(m)
 	mm.Header = openflow.Header{Version: openflow.Version13}
+	e.append(&mm, line)
+}
+
+// append encodes msg, from line.
+func (e *Encoded) append(msg interface{ AppendBinary([]byte) ([]byte, error) }, line int) {
 	var err error
-	e.buf, err = mm.AppendBinary(e.buf)
+	e.buf, err = msg.AppendBinary(e.buf)
 	e.done(line, err)
 }
 
