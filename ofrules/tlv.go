@@ -326,16 +326,7 @@ func tunMetadataMatch(out *rules.Match, o *openflow.OXM, idx int, t *TLVTable) e
 		}
 	}
 	n := int(f.Len)
-	var v, m [openflow.TLVMaxOptLen]byte
-	cp := min(len(val), n)
-	copy(v[n-cp:n], val[:cp])
-	if mask == nil {
-		for i := range n {
-			m[i] = 0xff
-		}
-	} else {
-		copy(m[n-cp:n], mask[:cp])
-	}
+	v, m := rightAlign(val, mask, n)
 	ks, ms := optionSpace(&out.Key), optionSpace(&out.Mask)
 	var had [openflow.TLVMaxOptLen]byte
 	for _, b := range f.gather(had[:0], &ms) {
@@ -449,16 +440,7 @@ func tunMetadataSet(out []rules.Action, idx int, data []byte, masked bool, t *TL
 		}
 	}
 	n := len(place)
-	var v, m [openflow.TLVMaxOptLen]byte
-	cp := min(len(val), n)
-	copy(v[n-cp:n], val[:cp])
-	if mask == nil {
-		for i := range n {
-			m[i] = 0xff
-		}
-	} else {
-		copy(m[n-cp:n], mask[:cp])
-	}
+	v, m := rightAlign(val, mask, n)
 	k := len(out)
 	out = rules.TunMetadataLoads(out, idx, place, v[:n], m[:n])
 	if len(out) == k {
@@ -595,4 +577,21 @@ func tunRegLoad(out []rules.Action, idx, ofs, n int, v uint64, t *TLVTable) ([]r
 		}
 	}
 	return rules.TunMetadataLoads(out, idx, place, val, mask), nil
+}
+
+// rightAlign places val and mask (nil: all ones) at the end of n bytes,
+// as Open vSwitch places a tun_metadata value in its mapped length
+// (tun_metadata_set_match): a shorter one zero-extended in front, a
+// longer one cut to its first n bytes.
+func rightAlign(val, mask []byte, n int) (v, m [openflow.TLVMaxOptLen]byte) {
+	cp := min(len(val), n)
+	copy(v[n-cp:n], val[:cp])
+	if mask == nil {
+		for i := range n {
+			m[i] = 0xff
+		}
+	} else {
+		copy(m[n-cp:n], mask[:cp])
+	}
+	return v, m
 }
