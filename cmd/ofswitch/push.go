@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"sync"
 	"syscall"
@@ -28,6 +30,8 @@ func newPushCmd() *cobra.Command {
 		strict bool
 		asJSON bool
 		fix    bool
+		// --cpuprofile and --trace: where to record the push, if set.
+		cpuProfile, tracePath string
 	)
 	cmd := &cobra.Command{
 		Use:   "push [flags] FILE|-",
@@ -98,6 +102,23 @@ Works against ofswitch and Open vSwitch alike.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cfg.Batch < 0 {
 				return fmt.Errorf("--batch %d: want 0 (one batch) or more", cfg.Batch)
+			}
+			for _, rec := range []struct {
+				flag, path string
+				start      func(io.Writer) error
+				stop       func()
+			}{
+				{"--cpuprofile", cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile},
+				{"--trace", tracePath, trace.Start, trace.Stop},
+			} {
+				if rec.path == "" {
+					continue
+				}
+				stop, err := startRecording(rec.flag, rec.path, rec.start, rec.stop)
+				if err != nil {
+					return err
+				}
+				defer stop()
 			}
 			in, err := openInput(cmd.InOrStdin(), args[0])
 			if err != nil {
@@ -202,6 +223,10 @@ Works against ofswitch and Open vSwitch alike.`,
 	f.BoolVar(&strict, "strict", false, "modify and delete lines are strict (MODIFY_STRICT, DELETE_STRICT)")
 	f.BoolVar(&fix, "fix-prereqs", false, "add missing match prerequisites instead of refusing the flow")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	// A push lasts a fraction of a second, some ten samples of a CPU
+	// profile: go tool pprof takes the profiles of many pushes at once.
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the push, from the reading of the file to the last reply, to this file (for go tool pprof, which merges the profiles of several pushes)")
+	f.StringVar(&tracePath, "trace", "", "write a Go execution trace of the push to this file (for go tool trace: when the file was checked, each batch written and each reply read)")
 	return cmd
 }
 

@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -134,5 +138,45 @@ func TestPushImportanceWarns(t *testing.T) {
 		if got := strings.Contains(errb.String(), "warning: the switch speaks OpenFlow 1.3"); got != c.warn {
 			t.Errorf("switch offering %v: warning %v, want %v\n%s", c.versions, got, c.warn, errb.String())
 		}
+	}
+}
+
+// TestPushRecords checks push's --cpuprofile and --trace: after a push,
+// a gzipped profile, and a trace with events beyond its header.
+func TestPushRecords(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mods.flows")
+	var flows strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&flows, "priority=100,tcp,nw_src=10.0.%d.%d,tp_dst=80,actions=output:2\n", i>>8, i&0xff)
+	}
+	os.WriteFile(file, []byte(flows.String()), 0o644)
+	profile, tracePath := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "push.trace")
+	addr, got := recordFlowMods(t)
+	if out, err := run(t, "push", "--switch", "tcp:"+addr, "--cpuprofile", profile, "--trace", tracePath, file); err != nil {
+		t.Fatalf("push: %v\n%s", err, out)
+	}
+	if n := len(got()); n != 2000 {
+		t.Errorf("the switch received %d FLOW_MODs, want 2000", n)
+	}
+	if f, err := os.Open(profile); err != nil {
+		t.Errorf("--cpuprofile: %v", err)
+	} else {
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Errorf("--cpuprofile %s: %v", profile, err)
+		} else if n, err := io.Copy(io.Discard, zr); err != nil || n == 0 {
+			t.Errorf("--cpuprofile %s: %d bytes, %v", profile, n, err)
+		}
+	}
+	if b, err := os.ReadFile(tracePath); err != nil {
+		t.Errorf("--trace: %v", err)
+	} else if !regexp.MustCompile(`^go 1\.[0-9]+ trace\x00`).Match(b) || len(b) < 1024 {
+		t.Errorf("--trace %s: %d bytes, starting %q", tracePath, len(b), b[:min(len(b), 16)])
+	}
+	// A file that cannot be written is an error before anything is sent.
+	if _, err := run(t, "push", "--switch", "tcp:"+addr, "--cpuprofile", filepath.Join(dir, "no", "such"), file); err == nil || !strings.Contains(err.Error(), "--cpuprofile") {
+		t.Errorf("push --cpuprofile into a missing directory: %v", err)
 	}
 }
