@@ -10,13 +10,24 @@
 #
 #   sh bench/tuplemerge.sh [ROUNDS]        # default 3 rounds
 #
-# Per round and set: TupleMerge classifies the set's trace tiled to 1M
-# headers (one pass, its own timer), and in the first round runs its
-# update driver (1M requests, half inserts and half deletes, keeping
-# 20-80% of the rules live, averaged over 10 passes); then
-# BenchmarkClassBench and BenchmarkClassBenchChurn of ./rules run on the
-# same set. The summary gives medians over the rounds
-# and the ratio ofswitch / TupleMerge of the medians.
+# Both classify the same header sequence: the set's trace in file order,
+# tiled to 1M headers, runs of repeated headers included (ClassBench's
+# generator repeats a header a Pareto number of times: about half of a
+# trace's headers repeat the one before). acl1_10k has no trace: ofswitch
+# bench trace writes one (ClassBench's generator, 10 headers a rule, seed
+# 1) into $OUT, and both classify it. Per round and set: TupleMerge
+# classifies the tiled trace (one pass, its own timer), and in the first
+# round runs its update driver (1M requests, half inserts and half
+# deletes, keeping 20-80% of the rules live, averaged over 10 passes);
+# then BenchmarkClassBench and BenchmarkClassBenchChurn of ./rules run on
+# the same set: BenchmarkClassBench cycles through the trace in file
+# order, which is the tiled sequence, and its "-shuffled" variants look
+# up the same headers shuffled into blocks of 65,536 (the runs broken up:
+# the harder, cache-cold case). The summary gives medians over the
+# rounds and the ratio ofswitch / TupleMerge of the medians, lookups and
+# updates in two tables; the "-shuffled" columns' ratios set ofswitch on
+# the shuffled headers against TupleMerge on the trace in order (it runs
+# no shuffled case).
 set -eu
 
 ROUNDS=${1:-3}
@@ -34,8 +45,8 @@ if [ ! -x "$TM_DIR/main" ]; then
 	make -C "$TM_DIR" main >"$OUT/tm-build.log" 2>&1
 fi
 
-# name, rules, trace (relative to $DATA; "-" generates headers: TupleMerge
-# its own 1M, ofswitch the rules' corners).
+# name, rules, trace (relative to $DATA; "-": the trace ofswitch bench
+# trace writes, which BenchmarkClassBench generates alike).
 SETS="acl1_1k lyxocs-ruleSet/acl1_1k lyxocs-ruleSet/acl1_1k_trace
 fw1_1k lyxocs-ruleSet/fw1_1k lyxocs-ruleSet/fw1_1k_trace
 ipc1_1k lyxocs-ruleSet/ipc1_1k lyxocs-ruleSet/ipc1_1k_trace
@@ -45,26 +56,31 @@ ipc1_10k lyxocs-ruleSet/ipc1_10k lyxocs-ruleSet/ipc1_10k_trace
 acl1_8k vpp-acl-partitionsort/acl1_seed_1_8k.rules vpp-acl-partitionsort/acl1_seed_1_8k.rules_trace
 fw1_1k_ps vpp-acl-partitionsort/fw1_seed_1_1k.rules vpp-acl-partitionsort/fw1_seed_1_1k.rules_trace"
 
-echo "$SETS" | while read -r name rules trace; do
-	[ "$trace" = - ] && continue
-	awk -v n=1000000 '{l[NR]=$0} END {for (i = 0; i < n; i++) print l[i % NR + 1]}' \
-		"$DATA/$trace" >"$OUT/$name.trace"
-done
+(cd "$REPO" && go test -c -o "$OUT/rules.test" ./rules && go build -o "$OUT/ofswitch" ./cmd/ofswitch)
 
-(cd "$REPO" && go test -c -o "$OUT/rules.test" ./rules)
+echo "$SETS" | while read -r name rules trace; do
+	src="$DATA/$trace"
+	if [ "$trace" = - ]; then
+		# The seed and count BenchmarkClassBench uses (traceSeed,
+		# classbench.TraceScale): the same headers.
+		src="$OUT/$name.generated_trace"
+		"$OUT/ofswitch" bench trace --classbench "$DATA/$rules" --seed 1 >"$src"
+	fi
+	awk -v n=1000000 '{l[NR]=$0} END {for (i = 0; i < n; i++) print l[i % NR + 1]}' \
+		"$src" >"$OUT/$name.trace"
+done
 
 : >"$OUT/results.tsv"
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
 	echo "$SETS" | while read -r name rules trace; do
-		p=Auto
-		[ "$trace" = - ] || p="$OUT/$name.trace"
+		p="$OUT/$name.trace"
 		"$TM_DIR/main" f="$DATA/$rules" c=TMOnline m=Classification p="$p" \
 			>"$OUT/tm-$name-$round.log" 2>&1
 		# Its update driver averages 10 passes of its own: once a run.
 		[ "$round" -gt 1 ] || "$TM_DIR/main" f="$DATA/$rules" c=TMOnline m=Update p="$p" \
 			>"$OUT/tmu-$name-$round.log" 2>&1
-		# 1M headers either way (tiled, or Auto's).
+		# The trace tiled to 1M headers, one pass.
 		awk -v s="$name" '
 			/Classification time:/ {t = $3}
 			/Average tables queried:/ {q = $4}
@@ -74,7 +90,7 @@ while [ "$round" -le "$ROUNDS" ]; do
 		[ "$round" -gt 1 ] || awk -v s="$name" '/UpdateTime time:/ {printf "%s\ttm\tupdate\t%.3f\n", s, 1/$3}' \
 			"$OUT/tmu-$name-$round.log" >>"$OUT/results.tsv"
 		(cd "$REPO/rules" && "$OUT/rules.test" -test.run '^$' -test.benchtime 300ms \
-			-test.bench "^BenchmarkClassBench(Churn)?\$/^$name\$/^(merged-(nofilter|bcf)(-batch)?|bcf|none)\$" \
+			-test.bench "^BenchmarkClassBench(Churn)?\$/^$name\$/^(merged-(nofilter|bcf)(-shuffled)?(-batch)?|bcf|none)\$" \
 			) >"$OUT/of-$name-$round.log" 2>&1
 		# ClassBench/SET/VARIANT lookups; ClassBenchChurn/SET/FILTER/per=N
 		# updates (rules, not entries, as TupleMerge counts them).
@@ -105,17 +121,32 @@ for line in open(sys.argv[1]):
         sets.append(s)
     vals[s, who, what].append(float(v))
 med = {k: statistics.median(v) for k, v in vals.items()}
-kinds = sorted({who for (_, who, _) in vals if who != "tm"})
-print("median of %d rounds; ratio = ofswitch / TupleMerge" % max(len(v) for v in vals.values()))
-print("set\tTM Mlookups/s\ttables (queried)\tTM Mupdates/s\t" + "\t".join(kinds))
+rounds = max(len(v) for v in vals.values())
+# Lookups: the in-order variants, each beside its -shuffled one.
+looks = sorted({who for (_, who, what) in vals if what == "lookup" and who != "tm"})
+ups = sorted({who for (_, who, what) in vals if what == "update" and who != "tm"})
+print("median of %d rounds; ratio = ofswitch / TupleMerge of the medians" % rounds)
+print()
+print("lookups, M/s (ratio, subtables visited a lookup); both classify the trace in file order,")
+print("-shuffled: ofswitch on the same headers shuffled, the runs broken up (TupleMerge runs no such case)")
+print("set\tTM Mlookups/s\ttables (queried)\t" + "\t".join(looks))
 for s in sets:
-    tm = med.get((s, "tm", "lookup"))
-    row = [s, "%.2f" % tm, "%d (%.1f)" % (med[s, "tm", "tables"], med[s, "tm", "queried"]), "%.2f" % med.get((s, "tm", "update"), 0)]
-    for k in kinds:
+    tm = med[s, "tm", "lookup"]
+    row = [s, "%.2f" % tm, "%d (%.1f)" % (med[s, "tm", "tables"], med[s, "tm", "queried"])]
+    for k in looks:
         if (s, k, "lookup") in med:
-            row.append("%.2f (%.2fx, %.1f visited)" % (med[s, k, "lookup"], med[s, k, "lookup"] / tm, med.get((s, k, "visited"), 0)))
-        elif (s, k, "update") in med:
-            tu = med[s, "tm", "update"]
+            row.append("%.2f (%.2fx, %.1f)" % (med[s, k, "lookup"], med[s, k, "lookup"] / tm, med.get((s, k, "visited"), 0)))
+        else:
+            row.append("-")
+    print("\t".join(row))
+print()
+print("updates, M rules/s (ratio)")
+print("set\tTM Mupdates/s\t" + "\t".join(ups))
+for s in sets:
+    tu = med.get((s, "tm", "update"))
+    row = [s, "%.2f" % tu if tu else "-"]
+    for k in ups:
+        if (s, k, "update") in med and tu:
             row.append("%.2f (%.2fx)" % (med[s, k, "update"], med[s, k, "update"] / tu))
         else:
             row.append("-")

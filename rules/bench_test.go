@@ -27,49 +27,87 @@ var benchSets = []benchSet{
 	{"fw1_1k_ps", "vpp-acl-partitionsort/fw1_seed_1_1k.rules", "vpp-acl-partitionsort/fw1_seed_1_1k.rules_trace"},
 }
 
-// benchKeys returns a power-of-two number of keys from the set's trace (or
-// rule corners), shuffled, followed by reshuffled copies of themselves up
-// to replayKeys (replayBlocks).
-func benchKeys(b testing.TB, rs []classbench.Rule, trace string) []rules.Key {
-	var hs []classbench.Header
-	if trace != "" {
-		var err error
-		if hs, err = classbench.ParseTrace(trace, readCB(b, trace)); err != nil {
-			b.Fatal(err)
-		}
-	} else {
-		hs = cornerHeaders(rs)
+// traceSeed is the seed of the trace generated for a set without one
+// (acl1_10k): the default of ofswitch bench trace, which
+// bench/tuplemerge.sh uses to write the same trace for TupleMerge.
+const traceSeed = 1
+
+// setHeaders returns the set's trace in file order, or for a set without
+// one the trace ClassBench's generator would draw (classbench.GenerateTrace,
+// 10 headers a rule, traceSeed).
+func setHeaders(b testing.TB, rs []classbench.Rule, trace string) []classbench.Header {
+	if trace == "" {
+		return classbench.GenerateTrace(rs, classbench.TraceScale*len(rs), traceSeed)
 	}
+	hs, err := classbench.ParseTrace(trace, readCB(b, trace))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return hs
+}
+
+// traceKeys returns the keys of hs in their order: replayed in a cycle
+// (benchLookups, benchBatch), they are the sequence TupleMerge's driver
+// classifies when given the trace tiled to 1M headers, runs of repeated
+// headers included (about half of a ClassBench trace's headers repeat
+// the one before them).
+func traceKeys(hs []classbench.Header) []rules.Key {
+	keys := make([]rules.Key, len(hs))
+	for i := range hs {
+		keys[i] = hs[i].Key()
+	}
+	return keys
+}
+
+// shuffledKeys returns a power-of-two number of keys of hs (the largest
+// not above len(hs)), shuffled, followed by reshuffled copies of
+// themselves up to replayKeys (replayBlocks): the trace's runs broken up
+// (a header that makes a share of the trace still follows itself about
+// that often: acl1_10k's generated trace is 29% one header), in another
+// order in every block. hs is left as it was.
+func shuffledKeys(hs []classbench.Header) []rules.Key {
+	hs = slices.Clone(hs)
 	n := 1
 	for n*2 <= len(hs) {
 		n *= 2
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	rng.Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
-	keys := make([]rules.Key, n)
-	for i := range keys {
-		keys[i] = hs[i].Key()
-	}
-	return replayBlocks(keys)
+	return replayBlocks(traceKeys(hs[:n]))
 }
 
-// replayKeys is how many keys a ClassBench benchmark replays: a trace's
-// keys and reshuffled copies of them (19 MB of 288-byte keys, beyond the
-// second level cache and streamed in order: the prefetcher hides most of
-// it, but a lookup of tens of ns pays for the key's width; acl1_1k's
-// first 100 rules in BenchmarkLookupPaths take 94 ns with 288-byte keys,
-// 43 with 216).
+// benchKeys returns shuffledKeys of the set's trace, or for a set without
+// one (acl1_10k) of its rules' corners (cornerHeaders), as the benchmarks
+// other than BenchmarkClassBench replay them.
+func benchKeys(b testing.TB, rs []classbench.Rule, trace string) []rules.Key {
+	if trace == "" {
+		return shuffledKeys(cornerHeaders(rs))
+	}
+	return shuffledKeys(setHeaders(b, rs, trace))
+}
+
+// replayKeys is how many keys a shuffled replay (shuffledKeys,
+// replayBlocks) holds at least: 19 MB of 288-byte keys, beyond the second
+// level cache and streamed in order (the prefetcher hides most of it, but
+// a lookup of tens of ns pays for the key's width; acl1_1k's first 100
+// rules in BenchmarkLookupPaths take 94 ns with 288-byte keys, 43 with
+// 216). BenchmarkClassBench's in-order replays hold the whole trace
+// instead (acl1_1k 8,780 keys, fw1_10k 94,182: 27 MB).
 const replayKeys = 1 << 16
 
-// replayBlocks returns keys, if they are fewer than replayKeys, followed by
-// shuffled copies of themselves up to that; a power of two stays one. A
-// trace (fw1_1k_ps has 512 keys, the largest 8,192) replayed in a short
-// cycle lets the branch predictor learn the lookups' branches, the
-// probes' more than the filter checks': in BenchmarkLookupPaths, single
-// lookups without the filter took 107 ns on fw1_1k_ps's 512 keys in the
-// same order, and 133 ns with the keys reshuffled, those with the filter
-// 117 and 129 ns. A cycle of 4,096 keys is still partly learned; one of
-// 65,536 lowered every set's rate further.
+// replayBlocks returns keys followed by shuffled copies of themselves, each
+// in another order, until there are at least replayKeys; keys of a power
+// of two up to replayKeys (what shuffledKeys gives it: fw1_1k_ps's 812
+// headers become 512 keys, the 1k sets' 8,192, the 10k sets' 65,536 and
+// no copy) give exactly replayKeys. A block replayed in a short cycle in
+// the same order lets the branch predictor learn the lookups' branches,
+// the probes' more than the filter checks': in BenchmarkLookupPaths,
+// single lookups without the filter took 107 ns on fw1_1k_ps's 512 keys in
+// the same order, and 133 ns with the keys reshuffled, those with the
+// filter 117 and 129 ns. A cycle of 4,096 keys is still partly learned;
+// one of 65,536 lowered every set's rate further. (The in-order replays of
+// BenchmarkClassBench cycle through the trace as TupleMerge's driver
+// does, and are learned alike.)
 func replayBlocks(keys []rules.Key) []rules.Key {
 	rng := rand.New(rand.NewPCG(7, 8))
 	base := keys
@@ -116,13 +154,23 @@ var sinkInt int
 // merged tuple space behind the plain cuckoo and Bloom-Cuckoo filters, with
 // the rules' port ranges checked after the hash match, and merged tuple
 // space with the ranges expanded into prefixes ("-prefixes").
+//
+// Each looks up the set's trace in file order, all of it, in a cycle
+// (traceKeys; acl1_10k, which has none, the trace setHeaders generates):
+// the sequence TupleMerge's driver classifies in bench/tuplemerge.sh, the
+// trace tiled to 1M headers, runs of repeated headers and all. The
+// "-shuffled" variants of merged-nofilter and merged-bcf look up the
+// trace shuffled and cut to a power of two (8,192 of acl1_1k's 8,780
+// headers, 65,536 of fw1_10k's 94,182), in reshuffled blocks up to 65,536
+// keys (shuffledKeys): the runs broken up, the harder, cache-cold case.
 func BenchmarkClassBench(b *testing.B) {
 	for _, set := range benchSets {
 		rs, err := classbench.Parse(set.rules, readCB(b, set.rules))
 		if err != nil {
 			b.Fatal(err)
 		}
-		keys := benchKeys(b, rs, set.trace)
+		hs := setHeaders(b, rs, set.trace)
+		keys, shuffled := traceKeys(hs), shuffledKeys(hs)
 		b.Run(set.name+"/linear", func(b *testing.B) {
 			ups, _ := classbench.TupleUpdates(rs, 0, nil)
 			l := &linear{}
@@ -130,10 +178,13 @@ func BenchmarkClassBench(b *testing.B) {
 				l.add(&ups[i])
 			}
 			b.ReportAllocs()
-			i := 0
+			i, j := 0, 0
 			for b.Loop() {
-				sinkInt = l.lookup(&keys[i&(len(keys)-1)])
+				sinkInt = l.lookup(&keys[j])
 				i++
+				if j++; j == len(keys) {
+					j = 0
+				}
 			}
 			b.ReportMetric(float64(i)/b.Elapsed().Seconds()/1e6, "Mlookups/s")
 		})
@@ -158,18 +209,32 @@ func BenchmarkClassBench(b *testing.B) {
 			b.Run(set.name+"/"+v.name+"-batch", func(b *testing.B) {
 				benchBatch(b, loadCBPorts(b, rs, v.cfg, v.ports), keys)
 			})
+			if v.name == "merged-nofilter" || v.name == "merged-bcf" {
+				b.Run(set.name+"/"+v.name+"-shuffled", func(b *testing.B) {
+					benchLookups(b, loadCBPorts(b, rs, v.cfg, v.ports), shuffled)
+				})
+				b.Run(set.name+"/"+v.name+"-shuffled-batch", func(b *testing.B) {
+					benchBatch(b, loadCBPorts(b, rs, v.cfg, v.ports), shuffled)
+				})
+			}
 		}
 	}
 }
 
+// benchLookups looks up keys in a cycle, one at a time. The index wraps
+// by a compare, which the branch predictor gets right but once a cycle,
+// so that keys may be of any length.
 func benchLookups(b *testing.B, tbl *rules.Table, keys []rules.Key) {
 	var c rules.Counters
 	b.ReportAllocs()
-	i := 0
+	i, j := 0, 0
 	cpu := startThreadCPU()
 	for b.Loop() {
-		sinkRule, _ = tbl.LookupVersion(&keys[i&(len(keys)-1)], &c)
+		sinkRule, _ = tbl.LookupVersion(&keys[j], &c)
 		i++
+		if j++; j == len(keys) {
+			j = 0
+		}
 	}
 	reportCPU(b, cpu, i)
 	reportLookups(b, i, &c)
@@ -186,18 +251,27 @@ func reportCPU(b *testing.B, cpu threadCPU, n int) {
 	}
 }
 
+// benchBatch looks up keys in a cycle, in batches of 32 (keys holds at
+// least 32). Where the cycle's length is not a multiple of 32, the batch
+// that reaches its end is looked up in two, its end and its beginning, so
+// that the sequence is the cycle's.
 func benchBatch(b *testing.B, tbl *rules.Table, keys []rules.Key) {
 	var c rules.Counters
 	out := make([]*rules.Rule, 32)
 	b.ReportAllocs()
-	i := 0
+	i, j := 0, 0
 	cpu := startThreadCPU()
 	for b.Loop() {
-		j := (i * 32) & (len(keys) - 1)
-		if j+32 > len(keys) {
-			j = 0
+		if r := len(keys) - j; r >= 32 {
+			tbl.LookupBatch(keys[j:j+32], out, &c)
+			if j += 32; j == len(keys) {
+				j = 0
+			}
+		} else {
+			tbl.LookupBatch(keys[j:], out[:r], &c)
+			tbl.LookupBatch(keys[:32-r], out[r:], &c)
+			j = 32 - r
 		}
-		tbl.LookupBatch(keys[j:j+32], out, &c)
 		i++
 	}
 	reportCPU(b, cpu, i*32)

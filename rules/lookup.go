@@ -106,11 +106,12 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 //
 // Whether a lookup consults the filter does not depend on size: it does
 // at every size, for every subtable but the one directHint names; the
-// measurements behind that rule are in "Subtables" in doc.go. Benchmarks
-// replay traces in reshuffled copies (replayBlocks, in bench_test.go):
-// one block replayed in the same order lets the branch predictor learn
-// the probes' branches more than the checks', which traffic that does
-// not repeat in a fixed cycle does not let it.
+// measurements behind that rule are in "Subtables" in doc.go. The
+// benchmarks behind these rules replay traces in reshuffled copies
+// (replayBlocks, in bench_test.go; BenchmarkClassBench's "-shuffled"
+// variants): one block replayed in the same order lets the branch
+// predictor learn the probes' branches more than the checks', which
+// traffic that does not repeat in a fixed cycle does not let it.
 //
 //   - overlapSlots and overlapVisits: LookupBatch classifies chunks
 //     subtable by subtable (lookupChunk) only in a table whose index has

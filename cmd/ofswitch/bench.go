@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ofswitch/ofswitch/filter/paper"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 )
 
 func newBenchCmd() *cobra.Command {
@@ -18,8 +19,78 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Run the project's measurements",
 	}
-	cmd.AddCommand(newBenchPaperCmd())
+	cmd.AddCommand(newBenchPaperCmd(), newBenchTraceCmd())
 	return cmd
+}
+
+func newBenchTraceCmd() *cobra.Command {
+	var (
+		rulesPath string
+		n         int
+		seed      uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "trace --classbench RULES [-n HEADERS] [--seed S]",
+		Short: "Write a ClassBench trace of a filter set's headers",
+		Long: `Draws headers from a ClassBench filter file as ClassBench's trace
+generator does (Taylor and Turner): a rule at random, a random corner of it
+(the low or the high end of each field's range), repeated a Pareto number of
+times in a row (a = 1, b = 0.1: nine runs in ten are one header, and the
+tail is long), until there are HEADERS; the last run is cut there. Writes
+them to stdout in ClassBench's trace format (source, destination, ports,
+protocol, flags 0 and the label, the index of the rule drawn), which
+ofswitch rules check --trace, BenchmarkClassBench and TupleMerge's driver
+(p=FILE) read. The same file, -n and --seed write the same trace; the
+default -n is 10 headers a rule, the scale of ClassBench's own traces.
+The count of headers and the share that repeat the header before them go
+to stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rd, err := os.ReadFile(rulesPath)
+			if err != nil {
+				return err
+			}
+			return writeTrace(cmd.OutOrStdout(), cmd.ErrOrStderr(), rulesPath, rd, n, seed)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rulesPath, "classbench", "", "ClassBench filter file (required)")
+	f.IntVarP(&n, "headers", "n", 0, "headers to write (0: 10 a rule, as ClassBench's traces)")
+	f.Uint64Var(&seed, "seed", 1, "seed of every random choice")
+	_ = cmd.MarkFlagRequired("classbench")
+	return cmd
+}
+
+// writeTrace writes n headers drawn from the set rd (named name) with
+// seed to w, and a summary to ew.
+func writeTrace(w, ew io.Writer, name string, rd []byte, n int, seed uint64) error {
+	rs, err := classbench.Parse(name, rd)
+	if err != nil {
+		return err
+	}
+	if len(rs) == 0 {
+		return fmt.Errorf("%s: no rules", name)
+	}
+	if n < 0 {
+		return fmt.Errorf("-n %d: want 0 or more headers", n)
+	}
+	if n == 0 {
+		n = classbench.TraceScale * len(rs)
+	}
+	hs := classbench.GenerateTrace(rs, n, seed)
+	if err := classbench.WriteTrace(w, hs); err != nil {
+		return err
+	}
+	repeats := 0
+	for i := 1; i < len(hs); i++ {
+		a, b := &hs[i-1], &hs[i]
+		if a.Src == b.Src && a.Dst == b.Dst && a.Sport == b.Sport && a.Dport == b.Dport && a.Proto == b.Proto {
+			repeats++
+		}
+	}
+	fmt.Fprintf(ew, "%s: %d headers from %d rules (seed %d), %.1f%% repeat the header before them\n",
+		name, len(hs), len(rs), seed, 100*float64(repeats)/float64(len(hs)))
+	return nil
 }
 
 func newBenchPaperCmd() *cobra.Command {

@@ -11,6 +11,9 @@
 // dport, proto, flags, label), the label naming the rule that generated the
 // header; the flags are dropped too. A malformed line stops the parse with
 // a *ParseError that says file:line:column and what was expected.
+// GenerateTrace draws a trace from a set as ClassBench's trace generator
+// does (random corners of random rules, repeated in Pareto-long runs) and
+// WriteTrace writes one in that format (ofswitch bench trace).
 // ClassBench-ng's OpenFlow sets (of1) are flows in ovs-ofctl syntax, read
 // by package ofctl.
 //

@@ -2,6 +2,7 @@ package classbench_test
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/ofswitch/ofswitch/rules/classbench"
 )
@@ -64,4 +65,28 @@ func ExampleRule_Flows() {
 	//   protocol 1 (icmp): no ports in OpenFlow, so none of its packets meets source port 21 : 21: no flow for it; the rule matches no packet
 	// rule 1: 1 five-field entries, 3 flows
 	//   any protocol with destination port 80 : 80: one copy per tcp, udp and sctp; packets of other protocols have no ports in OpenFlow and match none
+}
+
+// Draw a trace from a set as ClassBench's trace generator does, and write
+// it in the trace format: corners of random rules, some repeated in runs.
+func ExampleGenerateTrace() {
+	rs, err := classbench.Parse("acl", []byte("@10.0.0.0/8\t0.0.0.0/0\t0 : 65535\t1024 : 65535\t0x06/0xFF\t0x0000/0x0000\n"+
+		"@0.0.0.0/0\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x00/0x00\t0x0000/0x0000\n"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	hs := classbench.GenerateTrace(rs, 8, 1)
+	if err := classbench.WriteTrace(os.Stdout, hs); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// 4294967295	4294967295	65535	65535	0	0	1
+	// 167772160	0	65535	65535	6	0	0
+	// 0	4294967295	65535	0	255	0	1
+	// 0	4294967295	65535	0	255	0	1
+	// 0	4294967295	0	65535	255	0	1
+	// 184549375	4294967295	65535	1024	6	0	0
+	// 167772160	4294967295	0	65535	6	0	0
+	// 4294967295	0	65535	0	0	0	1
 }
