@@ -48,7 +48,10 @@ func TestFlowMonitorPauseAsOVS(t *testing.T) {
 		}
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(ovstest.Port+1)
-	run := ovs.Exec(ofswitchBinary(t), "run", "--listen", "ptcp:"+strconv.Itoa(ovstest.Port+1))
+	// The monitor answers no echo request while it does not read: a long
+	// inactivity probe keeps a slow machine's add-flows (tens of seconds
+	// under -race and load) from closing its connection before it reads.
+	run := ovs.Exec(ofswitchBinary(t), "run", "--listen", "ptcp:"+strconv.Itoa(ovstest.Port+1), "--inactivity-probe", "2m")
 	var runLog testutil.LockedBuffer
 	run.Stdout, run.Stderr = &runLog, &runLog
 	if err := run.Start(); err != nil {
