@@ -71,6 +71,12 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 		// What prefetch found for this update, while the one before
 		// was applied, is pre[0]; the next update's goes to pre[1].
 		p.pre[0], p.pre[1] = p.pre[1], prepared{}
+		if i+2 < len(ups) {
+			// The update after next, 11 cache lines (its Match is 576
+			// bytes): prefetch below reads its mask, and an add then
+			// reads all of its match, while the next one is applied.
+			prefetchAll(unsafe.Pointer(&ups[i+2]), unsafe.Sizeof(ups[i+2]))
+		}
 		if i+1 < len(ups) {
 			p.prefetch(&ups[i+1])
 		}
