@@ -71,6 +71,12 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 		// What prefetch found for this update, while the one before
 		// was applied, is pre[0]; the next update's goes to pre[1].
 		p.pre[0], p.pre[1] = p.pre[1], prepared{}
+		if i+2 < len(ups) {
+			// The update after next, 11 cache lines (its Match is 576
+			// bytes): prefetch below reads its mask, and an add then
+			// reads all of its match, while the next one is applied.
+			prefetchAll(unsafe.Pointer(&ups[i+2]), unsafe.Sizeof(ups[i+2]))
+		}
 		if i+1 < len(ups) {
 			p.prefetch(&ups[i+1])
 		}
@@ -277,8 +283,10 @@ func (p *Pipeline) add(u *Update, now *clock) error {
 	ns := now.stamp()
 	x.s.created, x.s.lastActive = ns, ns
 	r.stats = &x.s
-	var hint nodeHint
-	if old := t.identical(&u.Match, u.Ranges, u.Priority, p, &hint, p.prepared(u, t)); old != nil {
+	// The hint is the pipeline's: one on the stack would be zeroed, 300
+	// bytes, at every add.
+	hint := &p.hint
+	if old := t.identical(&u.Match, u.Ranges, u.Priority, p, hint, p.prepared(u, t)); old != nil {
 		r.seq = old.seq
 		if u.Flags&FlagResetCounts == 0 {
 			pk, by := old.Packets(), old.Bytes()
@@ -287,7 +295,7 @@ func (p *Pipeline) add(u *Update, now *clock) error {
 			r.stats.lastPackets = pk
 		}
 		p.remove(old, RemovedDelete, now, nil)
-		if err := p.insert(t, r, &hint); err != nil {
+		if err := p.insert(t, r, hint); err != nil {
 			return err
 		}
 		p.record(ChangeAdded, r, 0, true, nil)
@@ -295,7 +303,7 @@ func (p *Pipeline) add(u *Update, now *clock) error {
 	}
 	r.seq = p.seq
 	p.seq++
-	if err := p.insert(t, r, &hint); err != nil {
+	if err := p.insert(t, r, hint); err != nil {
 		return err
 	}
 	p.record(ChangeAdded, r, 0, false, nil)

@@ -54,11 +54,24 @@ func (n *inode) wide(i int) uint64 {
 
 // packed returns n's whole packed key, st.pack of its rules' keys.
 func (n *inode) packed() (pk [KeyWords]uint64) {
-	copy(pk[:], n.key[:])
-	for i := packedWords; i < n.st.nw; i++ {
+	n.packInto(&pk)
+	return pk
+}
+
+// packInto writes n's packed key into the first st.nw words of pk.
+func (n *inode) packInto(pk *[KeyWords]uint64) {
+	nw := n.st.nw
+	copy(pk[:min(nw, packedWords)], n.key[:])
+	for i := packedWords; i < nw; i++ {
 		pk[i] = n.wide(i)
 	}
-	return pk
+}
+
+// setKey sets the key of n, a zeroed node of n.st, to the first st.nw
+// words of pk (st.pack of its rules' keys): the key words past them stay
+// zero, whatever pk holds there.
+func (n *inode) setKey(pk *[KeyWords]uint64) {
+	copy(n.key[:], pk[:min(n.st.nw, packedWords)])
 }
 
 // relaxedWords are the Key words on which a merged subtable's mask may
@@ -192,7 +205,8 @@ var tomb = &inode{}
 func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *inode, from []int32) *inode {
 	t.copies++
 	n := t.nodeSlab.next()
-	n.st, n.key = st, [packedWords]uint64(pk[:packedWords])
+	n.st = st
+	n.setKey(pk)
 	if len(rs) == 1 {
 		n.ents = n.one[:]
 	} else if x := t.entPool.get(len(rs)); x != nil {
@@ -250,13 +264,17 @@ func (s *tableState) findPacked(h uint64, st *subtable, pk *[KeyWords]uint64) (*
 	}
 }
 
-// nodeOf returns the hash, packed key, slot and node of (st, key), key
-// masked by st's mask; slot and node are nil when there is none.
-func (t *Table) nodeOf(st *subtable, key *Key) (uint64, [KeyWords]uint64, *slot, *inode) {
-	h := st.hash(key)
-	pk := st.pack(key)
-	sl, n := t.state.Load().findPacked(h, st, &pk)
-	return h, pk, sl, n
+// probe finds the node of (st, key), key masked by st's mask, and fills
+// in hint with st, the hash, the packed key (its first st.nw words: the
+// rest are left as they were, and nothing reads them) and the slot and
+// node (nil and nil when there is none). hint.mi is left alone. The
+// packed key is written in place: a [KeyWords]uint64 returned by value
+// costs a zeroing and a copy of 288 bytes per probe.
+func (t *Table) probe(st *subtable, key *Key, hint *nodeHint) {
+	hint.st = st
+	hint.h = st.hash(key)
+	st.packInto(key, &hint.pk)
+	hint.sl, hint.n = t.state.Load().findPacked(hint.h, st, &hint.pk)
 }
 
 // identical returns the live rule with exactly this match, ranges and
@@ -273,7 +291,7 @@ func (t *Table) identical(m *Match, rg Ranges, pri uint16, p *Pipeline, hint *no
 		mi = t.maskOf(&m.Mask)
 	}
 	if hint != nil {
-		*hint = nodeHint{mi: mi}
+		hint.mi, hint.st = mi, nil
 	}
 	if mi == nil {
 		return nil // no subtable holds a rule of the mask
@@ -296,10 +314,12 @@ func (t *Table) identical(m *Match, rg Ranges, pri uint16, p *Pipeline, hint *no
 	return t.identicalIn(own, m, rg, pri, p, hint, pre)
 }
 
-// nodeHint is the node of a match's key in a subtable as identical found it
-// (nil if there was none), so that link, which looks for the same node when
-// the rule goes to that subtable, need not hash and probe again. It stays
-// true until the index changes, and identical and link run back to back.
+// nodeHint is the node of a match's key in a subtable as identical (or
+// hasRoom) found it (nil if there was none), so that link, which looks for
+// the same node when the rule goes to that subtable, need not hash and
+// probe again. It stays true until the index changes, and identical,
+// hasRoom and link run back to back. pk holds the packed key's first
+// st.nw words only.
 type nodeHint struct {
 	mi *maskInfo // the match's mask's, if it had one
 	st *subtable // nil: no hint
@@ -313,21 +333,17 @@ func (t *Table) identicalIn(st *subtable, m *Match, rg Ranges, pri uint16, p *Pi
 	if st == nil {
 		return nil
 	}
-	var (
-		h  uint64
-		pk [KeyWords]uint64
-		sl *slot
-		n  *inode
-	)
+	if hint == nil {
+		hint = &t.scratch
+	}
 	if pre != nil && pre.st == st {
-		h, pk = pre.h, st.pack(&m.Key)
-		sl, n = t.state.Load().findPacked(h, st, &pk)
+		hint.st, hint.h = st, pre.h
+		st.packInto(&m.Key, &hint.pk)
+		hint.sl, hint.n = t.state.Load().findPacked(hint.h, st, &hint.pk)
 	} else {
-		h, pk, sl, n = t.nodeOf(st, &m.Key)
+		t.probe(st, &m.Key, hint)
 	}
-	if hint != nil {
-		*hint = nodeHint{mi: hint.mi, st: st, h: h, pk: pk, sl: sl, n: n}
-	}
+	n := hint.n
 	if n == nil {
 		return nil
 	}
@@ -455,20 +471,22 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	}
 	own := mi.own
 	var st *subtable
-	key := r.Match.Key
+	// hasRoom probes the merged subtables it tries into t.room, for r's
+	// key: the one it found room in is probed already.
+	t.room.st = nil
 	ranged := !r.Ranges.IsZero()
 	host := mi.host && !ranged // a host rule: its mask's home decides
 	if host {
 		t.countHost(mi, 1)
 	}
 	if !t.p.cfg.NoMerge && !mi.stay[b2i(ranged)] && (!host || mi.merged) {
-		st, key = t.mergeTarget(r, mi)
+		st = t.mergeTarget(r, mi)
 	}
 	if st == nil {
 		if own == nil {
 			own = t.subtableFor(mi)
 		}
-		st, key = own, r.Match.Key
+		st = own
 	}
 	r.st = st
 	r.exact = st.mask == r.Match.Mask && r.Ranges.IsZero()
@@ -479,17 +497,16 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		st.maxRank = rank
 		t.touch(st)
 	}
-	var (
-		h   uint64
-		pk  [KeyWords]uint64
-		sl  *slot
-		old *inode
-	)
-	if hint != nil && hint.st == st {
-		h, pk, sl, old = hint.h, hint.pk, hint.sl, hint.n
-	} else {
-		h, pk, sl, old = t.nodeOf(st, &key)
+	// The probe of r's key in st: identical's, hasRoom's, or one made
+	// now. (hash, pack and find mask the key by st's mask themselves.)
+	pr := hint
+	if pr == nil || pr.st != st {
+		pr = &t.room
+		if pr.st != st {
+			t.probe(st, &r.Match.Key, pr)
+		}
 	}
+	h, sl, old := pr.h, pr.sl, pr.n
 	if old != nil && old == t.pend.old {
 		t.extendPending(r, rank)
 		return nil
@@ -498,7 +515,8 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	t.p.flushPending()
 	if old == nil {
 		n := t.nodeSlab.next()
-		n.st, n.key = st, [packedWords]uint64(pk[:packedWords])
+		n.st = st
+		n.setKey(&pr.pk)
 		n.ents = n.one[:]
 		n.one[0].set(r)
 		n.setChecks(t, nil, nil)
@@ -548,7 +566,9 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		t.p.unlinked.Store(seen)
 	}
 	// The copy waits for the adds of more rules into old (pendingCopy).
-	t.pend = pendingCopy{old: old, sl: sl, st: st, pk: pk, rs: rs, from: from}
+	pd := &t.pend
+	pd.old, pd.sl, pd.st, pd.rs, pd.from = old, sl, st, rs, from
+	copy(pd.pk[:st.nw], pr.pk[:st.nw])
 	t.p.pendTable = t
 	return nil
 }
@@ -735,9 +755,10 @@ func (t *Table) unlink(ds []deadRule) {
 				rs, from = append(rs, x), append(from, int32(j))
 			}
 		}
-		pk := old.packed()
+		pk := &t.scratch.pk
+		old.packInto(pk)
 		t.retireNode(old)
-		t.replaceNode(sl, old, t.newNode(old.st, &pk, rs, old, from))
+		t.replaceNode(sl, old, t.newNode(old.st, pk, rs, old, from))
 		clear(rs)
 		t.rs, t.from = rs, from
 	}

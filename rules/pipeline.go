@@ -154,6 +154,9 @@ type Pipeline struct {
 	// pre is what prefetch worked out for the update being applied
 	// (pre[0]) and for the one after it (pre[1]).
 	pre [2]prepared
+	// hint is add's nodeHint (see identical and link), kept here so that
+	// no add zeroes one on its stack.
+	hint nodeHint
 
 	// Test hooks: only export_test.go reads or sets them.
 	//

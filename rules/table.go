@@ -49,7 +49,11 @@ type Table struct {
 	rs      []*Rule // link's buffer
 	from    []int32 // link's buffer: where rs[i] was in the node copied
 	pend    pendingCopy
-	copies  int // node copies made (newNode): tests count them
+	// room is hasRoom's last probe, which link takes for the subtable
+	// mergeTarget chose; scratch is identicalIn's probe when it keeps
+	// no hint, and unlink's packed key.
+	room, scratch nodeHint
+	copies        int // node copies made (newNode): tests count them
 	// spareNodes is the emptied nodes list of the last subtable dropped,
 	// for the next subtable made: a table emptied and refilled (a
 	// controller's delete of all flows, then its adds) then does not grow
@@ -274,10 +278,15 @@ func fmix(h uint64) uint64 {
 
 // pack returns the masked words of k that st tests, packed.
 func (st *subtable) pack(k *Key) (pk [KeyWords]uint64) {
+	st.packInto(k, &pk)
+	return pk
+}
+
+// packInto is pack into the first st.nw words of pk, leaving the rest.
+func (st *subtable) packInto(k *Key, pk *[KeyWords]uint64) {
 	for i, w := range st.words[:st.nw] {
 		pk[i] = k[w] & st.mask[w]
 	}
-	return pk
 }
 
 // subtableFor returns mi's subtable, made if it has none.
@@ -458,7 +467,7 @@ func (t *Table) relaxedTarget(r *Rule, l *maskInfo, ranged bool) (target *subtab
 		} else if l.has(st) {
 			continue // tried: full
 		}
-		if _, ok := t.hasRoom(st, r); ok {
+		if t.hasRoom(st, r) {
 			return st, false
 		}
 	}
@@ -478,11 +487,11 @@ func (t *Table) relaxedTarget(r *Rule, l *maskInfo, ranged bool) (target *subtab
 // identical need look only in its own subtable; a ranged rule of such a
 // mask may (relaxMask), and identical looks in the mask's list for every
 // ranged rule, which holds only ranged rules' subtables then.
-func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
+func (t *Table) mergeTarget(r *Rule, l *maskInfo) *subtable {
 	m := &r.Match.Mask
 	ranged := !r.Ranges.IsZero()
 	if l.stay[b2i(ranged)] {
-		return nil, Key{}
+		return nil
 	}
 	{
 		live := l.subs[:0]
@@ -494,8 +503,8 @@ func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
 		clear(l.subs[len(live):])
 		l.subs = live
 		for _, st := range l.subs {
-			if k, ok := t.hasRoom(st, r); ok {
-				return st, k
+			if t.hasRoom(st, r) {
+				return st
 			}
 		}
 	}
@@ -507,7 +516,7 @@ func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
 	if relaxedFirst {
 		var stop bool
 		if target, stop = t.relaxedTarget(r, l, ranged); stop {
-			return nil, Key{}
+			return nil
 		}
 	}
 	live := t.targets[:0]
@@ -517,7 +526,7 @@ func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
 		}
 		live = append(live, st)
 		if target == nil && st.mask != *m && compatible(&st.mask, m) && !l.has(st) {
-			if _, ok := t.hasRoom(st, r); ok {
+			if t.hasRoom(st, r) {
 				target = st
 			}
 		}
@@ -527,14 +536,14 @@ func (t *Table) mergeTarget(r *Rule, l *maskInfo) (*subtable, Key) {
 	if !relaxedFirst && target == nil {
 		var stop bool
 		if target, stop = t.relaxedTarget(r, l, ranged); stop {
-			return nil, Key{}
+			return nil
 		}
 	}
 	if target == nil {
-		return nil, Key{}
+		return nil
 	}
 	l.subs = append(l.subs, target)
-	return target, r.Match.Key.And(&target.mask)
+	return target
 }
 
 func (l *maskInfo) has(st *subtable) bool {
@@ -550,14 +559,14 @@ func (l *maskInfo) has(st *subtable) bool {
 }
 
 // hasRoom reports whether st's node for r holds fewer than t.mergeLimit
-// entries, and returns r's key masked by st's mask.
-func (t *Table) hasRoom(st *subtable, r *Rule) (Key, bool) {
-	k := r.Match.Key.And(&st.mask)
-	_, _, _, n := t.nodeOf(st, &k)
+// entries. Its probe of r's key in st stays in t.room, for link.
+func (t *Table) hasRoom(st *subtable, r *Rule) bool {
+	t.probe(st, &r.Match.Key, &t.room)
+	n := t.room.n
 	if n != nil && n == t.pend.old {
-		return k, len(t.pend.rs) < t.mergeLimit
+		return len(t.pend.rs) < t.mergeLimit
 	}
-	return k, n == nil || len(n.ents) < t.mergeLimit
+	return n == nil || len(n.ents) < t.mergeLimit
 }
 
 // compatible reports whether a rule of mask m may live in a subtable of
