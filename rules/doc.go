@@ -92,10 +92,9 @@
 // 1.27, fw1_10k 1.36, ipc1_10k 1.24, acl1_8k 1.13; before: 0.96-1.31,
 // acl1_1k 0.97, fw1_1k 0.96); again at load 1.5-2.5, 5 rounds: acl1_1k
 // 1.01 (0.96), fw1_1k 0.96 (0.95), ipc1_1k 1.04 (1.05), fw1_1k_ps 1.01
-// (1.00), the 10k sets 1.05-1.22 (1.06-1.23): fw1_1k stays below, as it
-// does with no subtable behind the filter (its table built with the
-// filter, looked up without it, runs at 1.01x the other table; with the
-// filter's use read and sampled, not consulted, at about 0.97x).
+// (1.00), the 10k sets 1.05-1.22 (1.06-1.23): fw1_1k stays below,
+// though its table built with the filter, looked up without it, runs at
+// 1.01x the other table.
 // BenchmarkLookupPaths (one table, the
 // rule's path over single lookups without the filter): ClassBench sets
 // 1.03-1.20 (0.998-1.13 before; paired, 0.99-1.14x the old rule's rate),
