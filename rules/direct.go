@@ -2,50 +2,151 @@ package rules
 
 import "sync/atomic"
 
-// directHint names the subtable, if any, that holds more than three
-// quarters of its table's index nodes (distinct masked keys): lookups that
-// consult the filter probe that one subtable without it.
+// How a lookup treats a subtable it visits (subtable.use, copied in its
+// orderEntry), decided per
+// subtable from what the filter saves there (tableState.note), as
+// "Subtables" in doc.go describes:
 //
-// The filter can save a probe only of a subtable that lacks the key. A
-// subtable that holds most of the table's keys is the one a key is most
-// likely to be found in (a table of exact flows and a few wildcards: the
-// exact subtable decides every lookup that hits), and where it finds the
-// key the filter check is pure cost. The other subtables, where a key is
-// more likely absent, stay behind the filter. The share is high, not a
-// bare majority: a subtable of half the keys (ClassBench's acl1_8k has one)
-// still sees many lookups that miss it. Only one subtable can hold more
-// than half, so the hint is one pointer: no per-subtable state, nothing
-// on the order.
+//   - useFilter: check the filter first; a negative skips the probe.
+//   - useFilterAhead: as useFilter, and start loading the key's home slot
+//     before the check, so that a key the subtable holds waits for one
+//     cache miss, not two in a row (large indexes only).
+//   - useProbe: probe without the filter.
 //
-// The writer updates the hint as nodes come and go (noteNodes), so it is
-// O(1) per index change; lookups load it once, with an atomic read of a
-// line written only when the hint changes (lookupChunk skips the filter
-// for the named subtable's pass), and only where a subtable is named do
-// single lookups take lookupFrom's second loop, which compares each
-// visited subtable with it: where none is, a lookup pays one load for the
-// rule. It affects only which subtables a lookup checks against the
-// filter, never an answer.
-type directHint struct {
-	st atomic.Pointer[subtable]
-	_  [56]byte // a line of its own: no other write invalidates it
+// A new subtable starts at useFilter.
+const (
+	useFilter uint32 = iota
+	useFilterAhead
+	useProbe
+	useNone // no subtable's use: what lookups compare with under filterAll
+)
+
+// filterEvidence is what lookups tell a subtable about the keys that
+// visit it: of sampled visits, how many found the key absent. It lives in
+// a line of its own, away from what every lookup reads, and lookups write
+// it for about one lookup in sampleEvery only.
+//
+// A visit knows whether the subtable holds the key whether or not it
+// checked the filter: a filter negative is a certain miss, and otherwise
+// the probe tells. So the evidence costs no extra probe, and it is the
+// same whichever use the subtable has.
+type filterEvidence struct {
+	_      [64]byte
+	visits atomic.Uint32
+	misses atomic.Uint32
+	_      [56]byte
 }
 
-// noteNodes brings t's directHint up to date after st gained or lost an
-// index node (t.nodes already counts it).
-func (t *Table) noteNodes(st *subtable) {
-	cur := t.directSub
+// Sampling: a reader's lookup is sampled when sampleBits low bits of the
+// sum of its count of lookups (Counters, kept per reader) and the key's
+// IPv4 addresses word are zero; every visit of a sampled lookup is noted.
+// A reader that keeps its Counters (the dataplane's workers, Walk,
+// LookupBatch within a batch, benchmarks) samples one lookup in
+// sampleEvery whatever the keys; one that starts from zero Counters every
+// lookup (Lookup) samples the keys of one address in sampleEvery, or none
+// where the word is zero. Deciding once a lookup keeps the visits of the
+// others free of it: a register test where a visit's outcome is known. A
+// LookupBatch chunk samples a pass over a subtable by the first key's
+// hash there and the reader's visits (sampled), and notes all its keys.
+// After sampleWindow noted visits of a subtable, the lookup that noted
+// the last one decides the subtable's use and starts a new window: a
+// subtable visited a million times a second is re-decided about every
+// 8 ms.
+const (
+	sampleBits   = 5
+	sampleEvery  = 1 << sampleBits
+	sampleWindow = 256
+)
+
+// sampledLookup reports whether the reader's n-th lookup, of k, is
+// sampled.
+func sampledLookup(n uint32, k *Key) bool {
+	return (n+uint32(k[4]))&(sampleEvery-1) == 0
+}
+
+// sampled reports whether a chunk's pass over a subtable, whose first key
+// hashes to h there, after the reader's visited visits, is sampled.
+func sampled(h, visited uint64) bool {
+	return (h>>32+visited)&(sampleEvery-1) == 0
+}
+
+// The thresholds of the rule, in sampled misses of sampleWindow. The
+// filter pays where the share s of visits that find the key absent is
+// above the ratio of a filter check's cost C to a missing probe's P (a
+// negative saves the probe and pays the check; a hit pays the check on
+// top of the probe): s*(P-C) > (1-s)*C, that is s > C/P. C is about two
+// bucket loads of a filter that is smaller than the index (a few bytes a
+// key against 32-128 bytes of slots a key), P a slot load and the tests
+// of what it finds; both grow with the index as their lines fall out of
+// the caches, P sooner:
+//
+//   - probeMissesSmall, an index of fewer than prefetchSlots slots (1 MB:
+//     the second-level cache holds it): 50%.
+//   - probeMissesLarge, from prefetchSlots on, where a probe's first slot
+//     is likely a miss of the second-level cache and the filter's bucket
+//     less likely: 25%.
+//
+// The shares are measured ("Subtables" in doc.go). aheadMisses: below it
+// a subtable of a large index behind the filter loads the slot ahead of
+// the check (useFilterAhead); where most checks are negatives the line
+// would go unused. hysteresis: the share must cross a threshold by this
+// much to change the use, so that a subtable near it does not flip every
+// window (one window's share has a standard deviation of at most 3%).
+var (
+	probeMissesSmall = sampleWindow * 50 / 100
+	probeMissesLarge = sampleWindow * 25 / 100
+	aheadMisses      = sampleWindow * 75 / 100
+	hysteresis       = sampleWindow * 5 / 100
+)
+
+// note records n sampled visits of oe's subtable st, of which miss found
+// their key absent, in a lookup of s, and at the end of a window decides
+// st's use: the caller whose visits complete the window does. It writes
+// st.use and oe's copy, which lookups read, only when the use changes; an
+// order published meanwhile copied the old use, and the next window puts
+// it right. Concurrent readers may lose a few counts at a
+// window's end; the evidence is a sample anyway.
+//
+//go:noinline
+func (s *tableState) note(oe *orderEntry, n, miss uint32) {
+	st := oe.st
+	ev := &st.evidence
+	if miss > 0 {
+		ev.misses.Add(miss)
+	}
+	v := ev.visits.Add(n)
+	if v < sampleWindow || v-n >= sampleWindow {
+		return
+	}
+	m := ev.misses.Swap(0)
+	ev.visits.Store(0)
+	old := st.use.Load()
+	if u := decideUse(old, int(uint64(m)*sampleWindow/uint64(v)), len(s.slots)); u != old {
+		st.use.Store(u)
+		atomic.StoreUint32(&oe.use, u)
+	}
+}
+
+// decideUse returns the use of a subtable whose use is old, of whose
+// last sampleWindow sampled visits m missed, in an index of slots slots.
+func decideUse(old uint32, m, slots int) uint32 {
+	large := slots >= prefetchSlots
+	th := probeMissesSmall
+	if large {
+		th = probeMissesLarge
+	}
+	filtered := old != useProbe
 	switch {
-	case directShare(len(st.nodes), t.nodes):
-		cur = st
-	case cur != nil && !directShare(len(cur.nodes), t.nodes):
-		cur = nil
+	case m > th+hysteresis:
+		filtered = true
+	case m < th-hysteresis:
+		filtered = false
 	}
-	if cur != t.directSub {
-		t.directSub = cur
-		t.direct.st.Store(cur)
+	switch {
+	case !filtered:
+		return useProbe
+	case large && m < aheadMisses:
+		return useFilterAhead
 	}
+	return useFilter
 }
-
-// directShare reports whether a subtable of n of a table's total index
-// nodes is probed without the filter: n > 3/4 of total.
-func directShare(n, total int) bool { return 4*n > 3*total }

@@ -6,14 +6,14 @@ import (
 	"github.com/ofswitch/ofswitch/rules"
 )
 
-// TestDirectSubtable checks the rule that probes, without the filter, a
-// subtable holding more than three quarters of the table's keys: the exact subtable
-// of an exact-flow table is probed directly (a hit costs one probe, a miss
-// there no filter negative), the wildcards' subtable stays behind the
-// filter, answers stay those of the entries, and once deletions leave the
-// exact subtable a third of the keys it goes behind the filter again.
-func TestDirectSubtable(t *testing.T) {
-	cfg := rules.Config{Filter: rules.FilterBloomCuckoo, UnlinkAfter: -1} // deletions leave the index at once
+// TestFilterUse checks that a subtable's use follows the traffic that
+// visits it: the exact subtable of a table of exact flows, looked up with
+// keys it holds, is soon probed without the filter (a hit costs one probe
+// and no check), and looked up with keys it lacks, goes behind the filter
+// again (a miss costs a filter check); answers stay those of the entries
+// throughout, and a table without a filter samples nothing.
+func TestFilterUse(t *testing.T) {
+	cfg := rules.Config{Filter: rules.FilterBloomCuckoo}
 	p, err := rules.New(&cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -26,58 +26,92 @@ func TestDirectSubtable(t *testing.T) {
 		}
 	}
 	tbl := p.Table(0)
-	if s := rules.DirectShare(tbl); s <= 0.75 {
-		t.Fatalf("exact subtable's share %.2f, want > 0.75 and it probed directly", s)
+	if probe, _, _ := rules.SubtableUses(tbl); probe != 0 {
+		t.Fatalf("%d subtables probed without the filter before any lookup, want 0", probe)
 	}
 	missing := halfMissing(keys)
-	check := func(live int, direct bool) {
+	var c rules.Counters // one reader, as a dataplane worker
+	const rounds = 200   // 20,000 visits of the exact subtable a phase: two windows and more
+	hits := func() {
 		t.Helper()
-		for i := 1; i < len(missing); i += 2 {
-			var c rules.Counters
-			if r, _ := tbl.LookupVersion(&missing[i], &c); r != nil {
-				t.Fatalf("absent key %d matched rule %d", i, r.ID)
-			}
-			// The exact subtable visited, the wildcards' passed over
-			// by its guard (the key's destination is not theirs).
-			if c.Visited != 1 || c.Guarded != 1 {
-				t.Fatalf("absent key %d: %+v, want 1 subtable visited and 1 guarded", i, c)
-			}
-			if direct && (c.Probes != 1 || c.FilterNegatives != 0) {
-				t.Fatalf("absent key %d: %+v, want the exact subtable probed without the filter", i, c)
-			}
-			if !direct && c.FilterNegatives+c.FalsePositives != 1 {
-				t.Fatalf("absent key %d: %+v, want the exact subtable checked against the filter", i, c)
-			}
-		}
-		for i := range live {
-			var c rules.Counters
-			r, _ := tbl.LookupVersion(&keys[i], &c)
-			if r == nil || r.ID != i {
-				t.Fatalf("key %d: got %v, want rule %d", i, r, i)
-			}
-			if c.Probes != 1 || c.FilterNegatives != 0 || c.FalsePositives != 0 {
-				t.Fatalf("key %d: %+v, want one probe", i, c)
-			}
-		}
-		for i := live; i < n; i++ {
-			if r := tbl.Lookup(&keys[i]); r != nil {
-				t.Fatalf("deleted key %d matched rule %d", i, r.ID)
+		for range rounds {
+			for i := 0; i < n; i += 2 {
+				r, _ := tbl.LookupVersion(&keys[i], &c)
+				if r == nil || r.ID != i {
+					t.Fatalf("key %d: got %v, want rule %d", i, r, i)
+				}
 			}
 		}
 	}
-	check(n, true)
-	// Leave 5 exact flows beside the 10 wildcards.
-	var dels []rules.Update
-	for i := 5; i < n; i++ {
-		dels = append(dels, rules.Update{Command: rules.CmdDeleteStrict, Match: ups[i].Match, Priority: ups[i].Priority})
-	}
-	for _, err := range p.ApplyBurst(dels, true).Errs {
-		if err != nil {
-			t.Fatal(err)
+	absent := func() {
+		t.Helper()
+		for range rounds {
+			for i := 1; i < n; i += 2 {
+				if r, _ := tbl.LookupVersion(&missing[i], &c); r != nil {
+					t.Fatalf("absent key %d matched rule %d", i, r.ID)
+				}
+			}
 		}
 	}
-	if s := rules.DirectShare(tbl); s != 0 {
-		t.Fatalf("a subtable of share %.2f probed directly, want none", s)
+	hits()
+	if probe, _, _ := rules.SubtableUses(tbl); probe != 1 {
+		t.Fatalf("after hits only, %d subtables probed without the filter, want the exact one", probe)
 	}
-	check(5, false)
+	for i := 0; i < n; i += 2 {
+		var c rules.Counters
+		if r, _ := tbl.LookupVersion(&keys[i], &c); r == nil || r.ID != i {
+			t.Fatalf("key %d: got %v, want rule %d", i, r, i)
+		}
+		if c.Probes != 1 || c.FilterNegatives != 0 || c.FalsePositives != 0 {
+			t.Fatalf("key %d: %+v, want one probe and no filter check", i, c)
+		}
+	}
+	absent()
+	if probe, _, _ := rules.SubtableUses(tbl); probe != 0 {
+		t.Fatalf("after misses only, %d subtables probed without the filter, want 0", probe)
+	}
+	for i := 1; i < n; i += 2 {
+		var c rules.Counters
+		if r, _ := tbl.LookupVersion(&missing[i], &c); r != nil {
+			t.Fatalf("absent key %d matched rule %d", i, r.ID)
+		}
+		// The exact subtable visited, the wildcards' passed over by
+		// its guard (the key's destination is not theirs).
+		if c.Visited != 1 || c.Guarded != 1 || c.FilterNegatives+c.FalsePositives != 1 {
+			t.Fatalf("absent key %d: %+v, want the exact subtable checked against the filter", i, c)
+		}
+	}
+	// Batches sample too: hits in chunks put the exact subtable back in
+	// front of the filter.
+	out := make([]*rules.Rule, 32)
+	ks := make([]rules.Key, 32)
+	for range rounds {
+		for start := range n / 2 {
+			for j := range ks {
+				ks[j] = keys[2*((start+j)%(n/2))]
+			}
+			rules.LookupChunkForTest(tbl, ks, out, &c)
+			for j, r := range out {
+				if want := 2 * ((start + j) % (n / 2)); r == nil || r.ID != want {
+					t.Fatalf("chunk key %d: got %v, want rule %d", want, r, want)
+				}
+			}
+		}
+	}
+	if probe, _, _ := rules.SubtableUses(tbl); probe != 1 {
+		t.Fatalf("after hits in chunks, %d subtables probed without the filter, want the exact one", probe)
+	}
+
+	// Without a filter there is nothing to decide.
+	np, err := rules.New(&rules.Config{Filter: rules.FilterNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	np.ApplyBurst(ups, true)
+	for i := range 20_000 {
+		np.Table(0).LookupVersion(&keys[i%n], &c)
+	}
+	if probe, _, _ := rules.SubtableUses(np.Table(0)); probe != 0 {
+		t.Fatalf("a table without a filter decided %d subtables", probe)
+	}
 }

@@ -37,62 +37,83 @@
 // however many rules share it. A filter negative skips the subtable's hash
 // probe; a false positive costs one probe and is counted.
 //
-// The filter is consulted where it pays. A filter negative saves the
-// probe of a subtable that lacks the key; where the subtable holds it, the
-// check is pure cost. The rule is per subtable, not per table size:
+// The filter is consulted where it pays, per subtable, from evidence. A
+// filter negative saves the probe of a subtable that lacks the key; where
+// the subtable holds it, the check is pure cost. With s the share of a
+// subtable's visits that find the key absent, C the cost of a check (one
+// load of the filter's store count, two bucket loads and one test) and P
+// that of a probe that finds nothing (a slot load and its tests), the
+// filter pays where s > C/P. s is a property of the traffic that the
+// writer does not see (fw1_1k's most visited subtables find the key in
+// 15-76% of visits; the exact subtable of a table of exact flows in all
+// of them, or in half when half the keys are unknown), C/P one of where
+// the index and the filter sit in the caches. The rule (direct.go):
 //
-//   - At every size: a filter check (Contains: one load of the filter's
-//     store count, two bucket loads and one test, and the store count
-//     again after a no) costs about what the probe of a subtable that
-//     lacks the key costs where slots, nodes and filter all sit in the
-//     first cache levels, and less as soon as they do not. Consulting it
-//     makes single lookups 1.03-1.21x faster than probing every subtable
-//     on all eight ClassBench sets of BenchmarkLookupPaths (same table,
-//     index sizes of 2^10 to 2^15 slots; fw1_1k 1.03, acl1_1k 1.06,
-//     acl1_10k 1.10, acl1_8k 1.10, fw1_1k_ps 1.10, ipc1_1k 1.18, ipc1_10k
-//     1.19, fw1_10k 1.21), and leaves tables of 1,000 to 100,000 exact
-//     flows unchanged (0.99-1.00). Against a table built without a filter
-//     (BenchmarkFilterTables, the tables of BenchmarkClassBench) the
-//     1k sets, 2^10 slots each, come out at 0.98-1.11x (fw1_1k 0.98,
-//     fw1_1k_ps 1.00, acl1_1k 1.02, ipc1_1k 1.11) and the larger ones at
-//     1.25-1.37x. Where the index is small, what decides is the share of
-//     visits that find the subtable lacking the key, a property of the
-//     traffic that the writer does not see, not the size: fw1_1k's most
-//     visited subtables find the key in 15-76% of visits (2.4 negatives
-//     in 4 checks a lookup), ipc1_1k's 7.5 checks a lookup are 72%
-//     negatives, and fw1_10k's first 500 rules, 2^10 slots, looked up
-//     with fw1_10k's trace, run 1.32x faster with the filter than
-//     without. Skipping the filter below some index size would give those
-//     gains up to win back 2% on fw1_1k, and so the filter stays
-//     in front at every size. Checking the key's home slot before the
-//     filter, and skipping the subtable where it is empty (60-75% of the
-//     filter's negatives on those sets), costs more than the checks it
-//     saves: 0.84-0.89x on ipc1_1k, ipc1_10k, acl1_8k.
-//   - By share: a subtable that holds more than three quarters of its
-//     table's distinct masked keys is probed without the filter. A key is
-//     most likely found there (a table of exact flows and a few wildcards
-//     decides every lookup that hits in its exact subtable), so the check
-//     would mostly confirm what the probe finds anyway; the other
-//     subtables, where keys are more likely absent, stay behind the filter.
-//     The writer names that subtable as nodes come and go (directHint, in
-//     direct.go); a lookup, or a LookupBatch chunk, loads the name once
-//     and compares. A miss in that subtable then costs a probe, not a
-//     filter check: where much of the traffic misses the big subtable and
-//     its slots are out of cache, the filter's negatives would save more
-//     than its checks cost on hits (BenchmarkExact100K/interleaved,
-//     half misses), and this rule gives that up; so does a small table
-//     whose traffic mostly misses the named subtable (acl1_1k's first 100
-//     rules with acl1_1k's trace: 0.97x of no filter, where the filter in
-//     front of every subtable would give 1.05x).
+//   - Evidence: about one lookup in 32 of each reader (chosen by the
+//     reader's own count of lookups and the key's address word) notes, for
+//     every subtable it visits, whether the key was there, in counters of
+//     the subtable's own line: a filter negative is a certain miss,
+//     otherwise the probe tells, so the evidence costs no probe and no
+//     write in the other lookups. After 256 noted visits, the lookup that
+//     noted the last decides the subtable's use and starts a new window.
+//     The use is copied in the subtable's order entry, which a visit
+//     reads anyway: read from the subtable itself, a line a filter
+//     negative does not otherwise touch, it cost fw1_10k 8% of its
+//     lookup rate.
+//   - Threshold: behind the filter if more than half of the window's
+//     visits missed, in an index of less than 2^16 slots (1 MB, what the
+//     second-level cache holds; the ClassBench sets have 2^10 to 2^15),
+//     and more than a quarter from 2^16 slots on, where a probe's slot is
+//     likely a cache miss and the filter's bucket, a few bytes a key
+//     against 16 bytes a slot and 2 to 8 slots a key, less likely; probed
+//     directly if fewer; within 5% of the threshold the use stays.
+//   - From 2^16 slots on, a subtable behind the filter whose visits find
+//     the key in more than a quarter of them loads the key's slot ahead
+//     of the check, so that a hit waits for one cache miss, not two in a
+//     row; where the checks are mostly negatives the line would go unused
+//     (without the prefetch in front of the subtables holding few keys,
+//     acl1_10k's rules in front of 100,000 exact flows look up 1.14x
+//     faster).
 //
-// From 2^16 slots on, where a probe's first slot is likely a cache miss as
-// the filter's bucket is, a lookup in a table without a named subtable
-// starts loading that slot before it checks the filter, so that a key the
-// subtable holds waits for one miss, not two in a row. Where a subtable
-// is named, the others hold few keys, the checks there are mostly
-// negatives, and the line loaded ahead would go unused; lookups there
-// load nothing ahead. The rules are measured with BenchmarkLookupPaths (same
-// table with and without the filter, paths interleaved).
+// A new subtable starts behind the filter. The exact subtable of a table
+// of exact flows that traffic hits is probed directly; the same subtable
+// with half the keys unknown goes behind the filter. A reader that starts
+// from zero Counters every lookup (Lookup) samples by the key's address
+// only; LookupBatch samples a chunk's pass over a subtable and notes all
+// its keys. The rule decides which subtables a lookup checks against the
+// filter, never an answer.
+//
+// Measured on 2 vCPUs shared with other work (load 3-10), against the
+// rule it replaced (the filter in front of every subtable but one that
+// held more than three quarters of the table's keys), builds alternated
+// 5 rounds, medians: BenchmarkFilterTables (a table built with the filter
+// against one without), bcf/none 1.01-1.36 on all eight ClassBench sets
+// (acl1_1k 1.03, fw1_1k 1.01, ipc1_1k 1.12, fw1_1k_ps 1.14, acl1_10k
+// 1.27, fw1_10k 1.36, ipc1_10k 1.24, acl1_8k 1.13; before: 0.96-1.31,
+// acl1_1k 0.97, fw1_1k 0.96); again at load 1.5-2.5, 5 rounds: acl1_1k
+// 1.01 (0.96), fw1_1k 0.96 (0.95), ipc1_1k 1.04 (1.05), fw1_1k_ps 1.01
+// (1.00), the 10k sets 1.05-1.22 (1.06-1.23): fw1_1k stays below,
+// though its table built with the filter, looked up without it, runs at
+// 1.01x the other table.
+// BenchmarkLookupPaths (one table, the
+// rule's path over single lookups without the filter): ClassBench sets
+// 1.03-1.20 (0.998-1.13 before; paired, 0.99-1.14x the old rule's rate),
+// acl1_1k's first 100 rules 0.99 (0.92), batches 1.02-1.22x the old
+// rule's rate; on tables of 1,000 to 100,000 exact flows single lookups
+// 0.97-0.99x the old rule's rate (the per-lookup sampling test and the
+// read of the entry's use, on lookups of one visit). Thresholds, with the
+// same benchmarks: at 10%, 25% and 50% below 2^16 slots, the 1k sets and
+// fw1_10k ran fastest at 50% (fw1_1k 0.97, 0.97, 0.98; ipc1_1k 1.09,
+// 1.09, 1.11 in LookupPaths), at 70% and 90% no faster on fw1_1k and
+// slower on ipc1_1k (1.04, 0.94 in FilterTables) and the 10k sets. In
+// BenchmarkExact100K with half the keys unknown (2^18 slots), the exact
+// subtable behind the filter (25%) looked up in 0.90x the CPU time of the
+// same subtable probed directly.
+//
+// Checking the key's home slot before the filter, and skipping the
+// subtable where it is empty (60-75% of the filter's negatives on the
+// ClassBench sets), costs more than the checks it saves: 0.84-0.89x on
+// ipc1_1k, ipc1_10k, acl1_8k.
 //
 // # Priority order
 //

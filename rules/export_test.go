@@ -105,7 +105,7 @@ func CheckOrder(p *Pipeline) error {
 			return fmt.Errorf("table %d: %d subtables in the published order, %d in the table", t.id, len(got), len(want))
 		}
 		for i := range got {
-			if got[i] != want[i] {
+			if !got[i].same(&want[i]) {
 				return fmt.Errorf("table %d: order entry %d is subtable %d (best rank %#x), want %d (%#x)",
 					t.id, i, got[i].st.id, got[i].maxRank, want[i].st.id, want[i].maxRank)
 			}
@@ -257,8 +257,9 @@ func SetLookupPaths(c *Config, overlapSlots int) {
 // choose their strategy as lookupPaths says; "single-none",
 // "single-filter", "chunk-none" and "chunk-filter" force one, whatever
 // the index size: with or without the filter, one by one or in chunks
-// subtable by subtable. "single-nohint" is "single-filter" without the
-// direct hint: every subtable behind the filter. The forced single paths
+// subtable by subtable. "single-filter" follows each subtable's use (as
+// "single" does), "single-allfilter" puts every subtable behind the
+// filter. The forced single paths
 // load the version, the state and the unlinked version per key as
 // LookupVersion does, so that they differ from "single" only in the path.
 func LookupPathsTime(t *Table, keys []Key, out []*Rule, path string) time.Duration {
@@ -266,8 +267,8 @@ func LookupPathsTime(t *Table, keys []Key, out []*Rule, path string) time.Durati
 	switch path {
 	case "single-none", "chunk-none":
 		s.filter = nil
-	case "single-nohint":
-		s.direct = &directHint{}
+	case "single-allfilter":
+		s.filterAll = true
 	}
 	p := t.p
 	v := p.version.Load()
@@ -312,14 +313,22 @@ func lookupLike(t *Table, s *tableState, k *Key, c *Counters) *Rule {
 	}
 }
 
-// DirectShare returns the share of t's index nodes in the subtable its
-// lookups probe without the filter (0 if none).
-func DirectShare(t *Table) float64 {
-	st := t.state.Load().direct.st.Load()
-	if st == nil || t.nodes == 0 {
-		return 0
+// SubtableUses returns how many of t's subtables in its published order
+// lookups probe without the filter, check against it, and check against
+// it with the slot loaded ahead.
+func SubtableUses(t *Table) (probe, filter, ahead int) {
+	order := t.state.Load().order
+	for i := range order {
+		switch order[i].st.use.Load() {
+		case useProbe:
+			probe++
+		case useFilter:
+			filter++
+		case useFilterAhead:
+			ahead++
+		}
 	}
-	return float64(len(st.nodes)) / float64(t.nodes)
+	return probe, filter, ahead
 }
 
 // Slots returns the number of slots of t's published index.
@@ -352,4 +361,11 @@ func HostHome(p *Pipeline, mask *Key) (host, merged bool) {
 		return false, false
 	}
 	return mi.host, mi.merged
+}
+
+// LookupChunkForTest classifies up to 32 keys of t in one chunk,
+// subtable by subtable (lookupChunk, without hitFirst), at the published
+// version, adding what it did to c.
+func LookupChunkForTest(t *Table, keys []Key, out []*Rule, c *Counters) {
+	lookupChunk(keys, out[:len(keys)], t.p.version.Load(), t.state.Load(), c, false)
 }

@@ -597,7 +597,6 @@ func (t *Table) addNode(n *inode, h uint64) {
 	n.pos = int32(len(st.nodes))
 	st.nodes = append(st.nodes, n)
 	t.nodes++
-	t.noteNodes(st)
 	if t.next != nil {
 		t.stepGrow()
 	}
@@ -685,7 +684,6 @@ func (t *Table) removeNode(sl *slot, old *inode) {
 	st.nodes[len(st.nodes)-1] = nil
 	st.nodes = st.nodes[:len(st.nodes)-1]
 	t.nodes--
-	t.noteNodes(st)
 }
 
 // maxDeadEntries is how many entries of removed rules a node copy keeps

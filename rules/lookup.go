@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ofswitch/ofswitch/internal/prefetch"
@@ -16,6 +17,11 @@ type Counters struct {
 	FalsePositives  uint64 // filter said present, the subtable had no such key
 	Probes          uint64 // hash-table probes of a subtable
 	Retries         uint64 // lookups redone because a rule they could see was unlinked meanwhile
+
+	// sample counts the reader's lookups in tables with a filter, to
+	// choose the ones whose visits tell their subtables what they found
+	// (sampledLookup); Add leaves it alone.
+	sample uint32
 }
 
 // Add adds o to c.
@@ -104,14 +110,15 @@ func (t *Table) LookupBatch(keys []Key, out []*Rule, c *Counters) uint64 {
 // with what it costs in instructions, and misses are what a small index
 // does not have.
 //
-// Whether a lookup consults the filter does not depend on size: it does
-// at every size, for every subtable but the one directHint names; the
-// measurements behind that rule are in "Subtables" in doc.go. The
-// benchmarks behind these rules replay traces in reshuffled copies
-// (replayBlocks, in bench_test.go; BenchmarkClassBench's "-shuffled"
-// variants): one block replayed in the same order lets the branch
-// predictor learn the probes' branches more than the checks', which
-// traffic that does not repeat in a fixed cycle does not let it.
+// Whether a lookup consults the filter is decided per subtable, from the
+// share of sampled visits that find the key absent there, against a
+// threshold that depends on the index size (direct.go); the measurements
+// behind that rule are in "Subtables" in doc.go. The benchmarks behind
+// these rules replay traces in reshuffled copies (replayBlocks, in
+// bench_test.go; BenchmarkClassBench's "-shuffled" variants): one block
+// replayed in the same order lets the branch predictor learn the probes'
+// branches more than the checks', which traffic that does not repeat in a
+// fixed cycle does not let it.
 //
 //   - overlapSlots and overlapVisits: LookupBatch classifies chunks
 //     subtable by subtable (lookupChunk) only in a table whose index has
@@ -159,15 +166,15 @@ const (
 	defaultChunkPasses   = 2
 )
 
-// prefetchSlots is the index size from which a lookup in a table without
-// a directHint loads a subtable's first slot ahead of the filter check:
-// 1 MB of slots, well beyond the second-level cache. Below it the
-// prefetch cost up to 5% on the 10k ClassBench sets (16,384 slots) and
-// saved little. In a table with a directHint the subtables behind the
-// filter hold less than a quarter of the keys, most checks there are
-// negatives, and the line loaded ahead goes unused: without the
-// prefetch, acl1_10k's rules in front of 100,000 exact flows look up
-// 1.14x faster, the exact tables 1.01x.
+// prefetchSlots is the index size from which a probe is taken to miss the
+// second-level cache (1 MB of slots): the filter's threshold is lower
+// there (probeMissesLarge), and a subtable behind the filter that finds
+// the key in more than a quarter of its visits loads the key's first
+// slot ahead of the filter check (useFilterAhead). Below it the prefetch cost up to 5% on the 10k
+// ClassBench sets (16,384 slots) and saved little. Where most checks are
+// negatives the line loaded ahead goes unused: without the prefetch in
+// front of the subtables that hold few keys, acl1_10k's rules in front
+// of 100,000 exact flows look up 1.14x faster, the exact tables 1.01x.
 const prefetchSlots = 1 << 16
 
 // orDefaults returns lp with the defaults where it has zeros.
@@ -190,66 +197,22 @@ func lookup(k *Key, v uint64, s *tableState, c *Counters) *Rule {
 
 // lookupFrom is lookup from s.order[from] on, for a key whose best match
 // in the subtables before it is best (nil if none), of rank bestRank.
+//
+// Each visited subtable is checked against the filter or probed without
+// it as its use says (direct.go); in about one lookup in sampleEvery
+// every visit tells its subtable whether the key was there (note).
 func lookupFrom(k *Key, v uint64, s *tableState, c *Counters, from int, best *Rule, bestRank uint64) *Rule {
 	f := s.filter
+	smp := false
 	if f != nil {
-		if d := s.direct.st.Load(); d != nil {
-			// The loop of a table whose directHint names d: d is probed
-			// without the filter, every other subtable behind it, with
-			// no slot loaded ahead (prefetchSlots). It is here rather
-			// than in a function of its own so that a lookup makes one
-			// call, not two, and the loop below has no comparison with
-			// d per subtable (3% on fw1_1k_ps, 19 subtables visited a
-			// lookup). Keep the two loops alike.
-			for i := from; i < len(s.order); i++ {
-				oe := &s.order[i]
-				if best != nil && oe.maxRank < bestRank {
-					break
-				}
-				if oe.guarded(k) {
-					c.Guarded++
-					continue
-				}
-				c.Visited++
-				h := oe.hash(k)
-				checked := oe.st != d
-				if checked {
-					if !f.Contains(h) {
-						c.FilterNegatives++
-						continue
-					}
-				}
-				c.Probes++
-				n := s.find(h, oe.st, k)
-				if n == nil {
-					if checked {
-						c.FalsePositives++
-					}
-					continue
-				}
-				if n.chk != nil {
-					best, bestRank = n.scanChecks(k, v, best, bestRank)
-					continue
-				}
-				for i := range n.ents {
-					e := &n.ents[i]
-					if best != nil && e.rank <= bestRank {
-						break
-					}
-					if e.added <= v && v < e.removed.Load() {
-						best, bestRank = e.r, e.rank
-						break
-					}
-				}
-			}
-			return best
-		}
+		c.sample++
+		smp = sampledLookup(c.sample, k)
 	}
-	// In a large index, the slot a probe reads first is likely a cache
-	// miss, and so is the filter's bucket: start loading the slot before
-	// the filter check, so that a key the subtable holds waits for one
-	// miss, not two in a row. A filter negative leaves the line unused.
-	pf := f != nil && len(s.slots) >= prefetchSlots
+	// probe is the use that skips the filter; none does with filterAll.
+	probe := useProbe
+	if s.filterAll {
+		probe = useNone
+	}
 	for i := from; i < len(s.order); i++ {
 		oe := &s.order[i]
 		if best != nil && oe.maxRank < bestRank {
@@ -261,17 +224,33 @@ func lookupFrom(k *Key, v uint64, s *tableState, c *Counters, from int, best *Ru
 		}
 		c.Visited++
 		h := oe.hash(k)
-		if pf {
-			prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
-		}
-		if f != nil && !f.Contains(h) {
-			c.FilterNegatives++
-			continue
+		checked := false
+		if f != nil {
+			if u := atomic.LoadUint32(&oe.use); u != probe {
+				if u == useFilterAhead {
+					prefetch.Line(unsafe.Pointer(&s.slots[h&s.smask]))
+				}
+				if !f.Contains(h) {
+					c.FilterNegatives++
+					if smp {
+						s.note(oe, 1, 1)
+					}
+					continue
+				}
+				checked = true
+			}
 		}
 		c.Probes++
 		n := s.find(h, oe.st, k)
+		if smp {
+			var miss uint32
+			if n == nil {
+				miss = 1
+			}
+			s.note(oe, 1, miss)
+		}
 		if n == nil {
-			if f != nil {
+			if checked {
 				c.FalsePositives++
 			}
 			continue
@@ -301,7 +280,10 @@ const batchChunk = 32
 // together (ContainsBatch overlaps their cache misses).
 //
 // With hitFirst, the first subtable any of the keys visits is probed for
-// all of them without the filter, and so is the subtable directHint names.
+// all of them without the filter; the others are checked against it or
+// not as their use says (direct.go). A pass is sampled as a lookup's
+// visit is (sampled, on its first key), and then tells the subtable how
+// many of the pass's keys it lacked.
 func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, hitFirst bool) {
 	var (
 		active [batchChunk]uint8
@@ -321,16 +303,12 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 		out[i] = nil
 	}
 	lf := s.filter
-	var direct *subtable
-	if lf != nil {
-		direct = s.direct.st.Load()
+	probe := useProbe // as in lookupFrom
+	if s.filterAll {
+		probe = useNone
 	}
 	passes := 0
 	for oi := range s.order {
-		f := lf
-		if hitFirst && passes == 0 || s.order[oi].st == direct {
-			f = nil
-		}
 		if na == 0 {
 			break
 		}
@@ -377,6 +355,12 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 		if g == 0 {
 			continue
 		}
+		f := lf
+		if f != nil && (hitFirst && passes == 0 || atomic.LoadUint32(&oe.use) == probe) {
+			f = nil
+		}
+		smp := lf != nil && sampled(hs[0], c.Visited)
+		misses := 0
 		passes++
 		c.Visited += uint64(g)
 		if f != nil {
@@ -414,6 +398,7 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 		for j := range g {
 			if !hit[j] {
 				c.FilterNegatives++
+				misses++
 				continue
 			}
 			a := idx[j]
@@ -427,6 +412,7 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 				n = s.find(hs[j], st, &keys[a])
 			}
 			if n == nil {
+				misses++
 				if f != nil {
 					c.FalsePositives++
 				}
@@ -446,6 +432,9 @@ func lookupChunk(keys []Key, out []*Rule, v uint64, s *tableState, c *Counters, 
 					break
 				}
 			}
+		}
+		if smp {
+			s.note(oe, uint32(g), uint32(misses))
 		}
 	}
 }

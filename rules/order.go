@@ -14,9 +14,35 @@ type orderEntry struct {
 	seed    uint64
 	nw      uint8 // masked words, or wideMask when there are more than orderWords
 	words   [orderWords]uint8
-	mask    [orderWords]uint64 // mask words, packed
-	gmask   [len(guardWords)]uint64
-	gval    [len(guardWords)]uint64
+	// use is st.use as lookups read it: copied from st when the order is
+	// published, and written with st.use by the lookup that decides it
+	// (note), so that a visit reads the line it reads anyway, not the
+	// subtable's. Atomic in a published order; zero in the writer's.
+	use   uint32
+	mask  [orderWords]uint64 // mask words, packed
+	gmask [len(guardWords)]uint64
+	gval  [len(guardWords)]uint64
+}
+
+// same reports whether a and b are the same entry but for use, which
+// lookups may be writing in a published one.
+func (a *orderEntry) same(b *orderEntry) bool {
+	return a.maxRank == b.maxRank && a.st == b.st && a.seed == b.seed && a.nw == b.nw &&
+		a.words == b.words && a.mask == b.mask && a.gmask == b.gmask && a.gval == b.gval
+}
+
+// sameOrder reports whether a and b hold the same entries, but for use;
+// it copies no entry of a, which may be published.
+func sameOrder(a, b []orderEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].same(&b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // guarded reports whether k fails oe's guard: then no rule of the
@@ -173,6 +199,9 @@ func (t *Table) storeOrder() {
 	} else {
 		ns.order = slices.Clone(t.ord)
 	}
+	for i := range ns.order {
+		ns.order[i].use = ns.order[i].st.use.Load()
+	}
 	t.state.Store(&ns)
 	if t.p.cfg.Recycle && old.order != nil {
 		t.ordLimbo = append(t.ordLimbo, retired[[]orderEntry]{old.order, t.p.epoch.Load()})
@@ -210,7 +239,7 @@ func (t *Table) sortOrder() {
 	for i := range t.ord {
 		t.ord[i].st.ordered, t.ord[i].st.ordRank = true, t.ord[i].maxRank
 	}
-	if slices.Equal(t.state.Load().order, t.ord) {
+	if sameOrder(t.state.Load().order, t.ord) {
 		return
 	}
 	t.storeOrder()

@@ -18,8 +18,8 @@ import (
 // ("x" > 1 is faster), and of LookupBatch's over Lookup's (each choosing
 // its path as the table's size and traffic say); "-ns" are the medians of
 // the two single paths' ns per lookup, to compare builds. Same table, same keys,
-// same memory: only the path differs ("single-nohint": the filter in
-// front of every subtable, none probed directly). The sets are those of
+// same memory: only the path differs ("single-allfilter": the filter in
+// front of every subtable, none probed directly whatever its evidence). The sets are those of
 // BenchmarkClassBench; acl1_1k's first 100 rules with acl1_1k's trace (a
 // small table whose biggest subtable most keys miss); acl1_10k's rules in
 // front of 100,000 exact flows; and exact 5-tuple
@@ -65,8 +65,8 @@ func BenchmarkLookupPaths(b *testing.B) {
 	}})
 	// An ACL in front of microflows: acl1_10k's rules (priorities above
 	// the flows') and 100,000 exact flows, keys alternately a flow's and
-	// one of acl1_10k's: the exact subtable holds most keys (directHint)
-	// and a lookup visits the ACL's subtables first.
+	// one of acl1_10k's: the exact subtable holds most of the table's
+	// keys, and a lookup visits the ACL's subtables first.
 	tables = append(tables, table{"acl1_10k+exact100000", func() (*rules.Table, []rules.Key) {
 		set := benchSets[3]
 		rs, err := classbench.Parse(set.rules, readCB(b, set.rules))
@@ -127,7 +127,7 @@ func BenchmarkLookupPaths(b *testing.B) {
 			return p.Table(0), keys
 		}})
 	}
-	paths := []string{"single-none", "single-filter", "chunk-none", "chunk-filter", "single", "batch", "single-nohint"}
+	paths := []string{"single-none", "single-filter", "chunk-none", "chunk-filter", "single", "batch", "single-allfilter"}
 	for _, tb := range tables {
 		b.Run(tb.name, func(b *testing.B) {
 			tbl, keys := tb.load()

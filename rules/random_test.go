@@ -308,7 +308,7 @@ func runRandom(t testing.TB, r source, steps int, kind rules.FilterKind, recycle
 			growing++
 		}
 		for tb := range uint8(tables) {
-			if rules.DirectShare(p.Table(tb)) > 0 {
+			if probe, _, _ := rules.SubtableUses(p.Table(tb)); probe > 0 {
 				direct++
 				break
 			}

@@ -20,7 +20,7 @@ package rules
 // most half the table's flows and its rules would share a subtable with
 // other masks' (a merged subtable of its own rules only is still a visit,
 // and adds a scan to its hits), and back to own when they are more than
-// three quarters (directHint's "decides most lookups") or share none:
+// three quarters (its subtable then decides most lookups) or share none:
 // the gap keeps a mask from flipping back and forth on a few updates. A mask is
 // re-decided when its n doubled or halved since its last decision
 // (countHost puts it on the dirty list), and every host mask is when the

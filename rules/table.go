@@ -113,11 +113,6 @@ type Table struct {
 	// minSlots is the smallest index, a power of two: 64, or less in
 	// tests, so that small tables grow.
 	minSlots int
-	// direct is the subtable lookups probe without the filter (see
-	// directHint), shared with every tableState; directSub is the
-	// writer's copy of what it holds.
-	direct    *directHint
-	directSub *subtable
 }
 
 // tableState is what lookups load with one atomic pointer read.
@@ -130,8 +125,10 @@ type tableState struct {
 	// batches overlap their keys; set once in newTable and copied into
 	// every later state.
 	paths lookupPaths
-	// direct is the table's directHint, the same in every state.
-	direct *directHint
+	// filterAll puts every subtable behind the filter, whatever its
+	// use says: for benchmarks that compare the rule with it
+	// (LookupPathsTime); false in every state the table publishes.
+	filterAll bool
 }
 
 func newTable(p *Pipeline, id uint8) (*Table, error) {
@@ -139,8 +136,7 @@ func newTable(p *Pipeline, id uint8) (*Table, error) {
 	t.nodeSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
 	t.entSlab.keepSpare(p.cfg.PrefaultRules, &p.prefaultLow)
 	nb := t.minSlots
-	t.direct = &directHint{}
-	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1), paths: p.cfg.paths.orDefaults(), direct: t.direct}
+	s := &tableState{slots: make([]slot, nb), smask: uint64(nb - 1), paths: p.cfg.paths.orDefaults()}
 	if t.kind != FilterNone {
 		t.fcfg = filter.Config{
 			Buckets:         p.cfg.FilterBuckets,
@@ -174,8 +170,12 @@ func (t *Table) ID() uint8 { return t.id }
 // words and the mask words, so nw and words come before mask, in the
 // first cache line with seed; mask's words up to 16 take the next two.
 type subtable struct {
-	id    uint64
-	seed  uint64
+	id   uint64
+	seed uint64
+	// use is how lookups treat the subtable (useFilter, useFilterAhead,
+	// useProbe; see direct.go), written by the lookups that decide it
+	// from evidence; visits read its copy in the orderEntry.
+	use   atomic.Uint32
 	nw    int
 	words [KeyWords]uint8 // indices of the non-zero mask words
 	mask  Key
@@ -193,6 +193,9 @@ type subtable struct {
 	touched     bool   // in its table's touched list
 	ordered     bool   // in its table's ord, at best rank ordRank
 	ordRank     uint64 // see ordered
+
+	// evidence is what sampled lookups found here (see direct.go).
+	evidence filterEvidence
 }
 
 // guardWords are the key words a subtable guard covers: in_port, eth_type
