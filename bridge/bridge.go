@@ -201,7 +201,7 @@ func New(cfg *Config) (*Bridge, error) {
 		return nil, err
 	}
 	if b.reg != nil {
-		b.reg.MustRegister(&tableCollector{agent: b.agent, tables: b.tables})
+		b.reg.MustRegister(&tableCollector{agent: b.agent, tables: b.tables, d: newTableDescs()})
 		if b.dp != nil {
 			b.reg.MustRegister(b.dp.collector())
 		}

@@ -197,61 +197,83 @@ func (ls *liveSwitch) datapathID(def uint64) uint64 { return datapathID(ls.infos
 
 // collector exports the ports' counters (those PORT_STATS replies carry)
 // and the frames the workers took in.
-func (ls *liveSwitch) collector() prometheus.Collector { return &portCollector{ls: ls} }
+func (ls *liveSwitch) collector() prometheus.Collector {
+	return &portCollector{ls: ls, d: newPortDescs()}
+}
 
 // portCollector reads the port table at scrape time.
-type portCollector struct{ ls *liveSwitch }
+type portCollector struct {
+	ls *liveSwitch
+	d  *portDescs
+}
 
-var (
-	portLabels    = []string{"port", "name"}
-	descRxPackets = prometheus.NewDesc("ofswitch_port_rx_packets_total", "Frames received on a port.", portLabels, nil)
-	descTxPackets = prometheus.NewDesc("ofswitch_port_tx_packets_total", "Frames transmitted on a port.", portLabels, nil)
-	descRxBytes   = prometheus.NewDesc("ofswitch_port_rx_bytes_total", "Bytes received on a port.", portLabels, nil)
-	descTxBytes   = prometheus.NewDesc("ofswitch_port_tx_bytes_total", "Bytes transmitted on a port.", portLabels, nil)
-	descRxDropped = prometheus.NewDesc("ofswitch_port_rx_dropped_total", "Frames dropped on receive: by the interface, or because the switch's rings were full.", portLabels, nil)
-	descTxDropped = prometheus.NewDesc("ofswitch_port_tx_dropped_total", "Frames dropped on transmit: by the interface, or output while the port's interface was away or down.", portLabels, nil)
-	descRxErrors  = prometheus.NewDesc("ofswitch_port_rx_errors_total", "Receive errors of a port's interface.", portLabels, nil)
-	descTxErrors  = prometheus.NewDesc("ofswitch_port_tx_errors_total", "Transmit errors: of the interface, and sends of the switch that failed.", portLabels, nil)
-	descProcessed = prometheus.NewDesc("ofswitch_frames_processed_total", "Frames the data plane's workers took in.", nil, nil)
-	descDropped   = prometheus.NewDesc("ofswitch_frames_dropped_total", "Classified frames that left the pipeline without an output (misses in secure mode included).", nil, nil)
-	descMisses    = prometheus.NewDesc("ofswitch_table_misses_total", "Lookups that found no flow entry.", nil, nil)
-	descNoPort    = prometheus.NewDesc("ofswitch_output_no_port_total", "Outputs to a port the switch does not have.", nil, nil)
-	descTTL       = prometheus.NewDesc("ofswitch_ttl_expired_total", "Frames whose dec_ttl or dec_mpls_ttl found TTL 1 or 0 (sent to the controller as OFPR_INVALID_TTL).", nil, nil)
-	descXlate     = prometheus.NewDesc("ofswitch_xlate_errors_total", "Frames dropped at a resubmit limit (depth 64, 4096 resubmits), as Open vSwitch drops them.", nil, nil)
-	descRxErr     = prometheus.NewDesc("ofswitch_rx_errors_total", "Socket errors of live ports and frames too large to take.", nil, nil)
-	descPanics    = prometheus.NewDesc("ofswitch_panics_total", "Frames whose actions panicked (a bug; skipped).", nil, nil)
-	descMalformed = prometheus.NewDesc("ofswitch_malformed_frames_total", "Frames the parser skipped, by reason.", []string{"reason"}, nil)
-	descLookups   = prometheus.NewDesc("ofswitch_table_lookups_total", "Frames looked up in a flow table (OFPMP_TABLE lookup_count).", []string{"table"}, nil)
-	descMatched   = prometheus.NewDesc("ofswitch_table_matched_total", "Lookups in a flow table that found an entry, table-miss entries included (OFPMP_TABLE matched_count).", []string{"table"}, nil)
-)
+// portLabels are the labels of the per-port metrics.
+var portLabels = []string{"port", "name"}
+
+// portDescs are the descriptors of portCollector's metrics. A collector
+// makes them when it is made, not at init: every command of the binary
+// links bridge, only run serves metrics.
+type portDescs struct {
+	// per port (portLabels)
+	rxPackets, txPackets, rxBytes, txBytes, rxDropped, txDropped, rxErrors, txErrors *prometheus.Desc
+	// of the switch
+	processed, dropped, misses, noPort, ttl, xlate, rxErr, panics *prometheus.Desc
+	malformed                                                     *prometheus.Desc // by reason
+	lookups, matched                                              *prometheus.Desc // by table
+}
+
+// newPortDescs makes the descriptors.
+func newPortDescs() *portDescs {
+	return &portDescs{
+		rxPackets: prometheus.NewDesc("ofswitch_port_rx_packets_total", "Frames received on a port.", portLabels, nil),
+		txPackets: prometheus.NewDesc("ofswitch_port_tx_packets_total", "Frames transmitted on a port.", portLabels, nil),
+		rxBytes:   prometheus.NewDesc("ofswitch_port_rx_bytes_total", "Bytes received on a port.", portLabels, nil),
+		txBytes:   prometheus.NewDesc("ofswitch_port_tx_bytes_total", "Bytes transmitted on a port.", portLabels, nil),
+		rxDropped: prometheus.NewDesc("ofswitch_port_rx_dropped_total", "Frames dropped on receive: by the interface, or because the switch's rings were full.", portLabels, nil),
+		txDropped: prometheus.NewDesc("ofswitch_port_tx_dropped_total", "Frames dropped on transmit: by the interface, or output while the port's interface was away or down.", portLabels, nil),
+		rxErrors:  prometheus.NewDesc("ofswitch_port_rx_errors_total", "Receive errors of a port's interface.", portLabels, nil),
+		txErrors:  prometheus.NewDesc("ofswitch_port_tx_errors_total", "Transmit errors: of the interface, and sends of the switch that failed.", portLabels, nil),
+		processed: prometheus.NewDesc("ofswitch_frames_processed_total", "Frames the data plane's workers took in.", nil, nil),
+		dropped:   prometheus.NewDesc("ofswitch_frames_dropped_total", "Classified frames that left the pipeline without an output (misses in secure mode included).", nil, nil),
+		misses:    prometheus.NewDesc("ofswitch_table_misses_total", "Lookups that found no flow entry.", nil, nil),
+		noPort:    prometheus.NewDesc("ofswitch_output_no_port_total", "Outputs to a port the switch does not have.", nil, nil),
+		ttl:       prometheus.NewDesc("ofswitch_ttl_expired_total", "Frames whose dec_ttl or dec_mpls_ttl found TTL 1 or 0 (sent to the controller as OFPR_INVALID_TTL).", nil, nil),
+		xlate:     prometheus.NewDesc("ofswitch_xlate_errors_total", "Frames dropped at a resubmit limit (depth 64, 4096 resubmits), as Open vSwitch drops them.", nil, nil),
+		rxErr:     prometheus.NewDesc("ofswitch_rx_errors_total", "Socket errors of live ports and frames too large to take.", nil, nil),
+		panics:    prometheus.NewDesc("ofswitch_panics_total", "Frames whose actions panicked (a bug; skipped).", nil, nil),
+		malformed: prometheus.NewDesc("ofswitch_malformed_frames_total", "Frames the parser skipped, by reason.", []string{"reason"}, nil),
+		lookups:   prometheus.NewDesc("ofswitch_table_lookups_total", "Frames looked up in a flow table (OFPMP_TABLE lookup_count).", []string{"table"}, nil),
+		matched:   prometheus.NewDesc("ofswitch_table_matched_total", "Lookups in a flow table that found an entry, table-miss entries included (OFPMP_TABLE matched_count).", []string{"table"}, nil),
+	}
+}
 
 // Describe sends the descriptors of the port metrics.
 func (c *portCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descRxPackets, descTxPackets, descRxBytes, descTxBytes,
-		descRxDropped, descTxDropped, descRxErrors, descTxErrors, descProcessed,
-		descDropped, descMisses, descNoPort, descTTL, descXlate, descRxErr, descPanics, descMalformed, descLookups, descMatched} {
+	for _, d := range []*prometheus.Desc{c.d.rxPackets, c.d.txPackets, c.d.rxBytes, c.d.txBytes,
+		c.d.rxDropped, c.d.txDropped, c.d.rxErrors, c.d.txErrors, c.d.processed,
+		c.d.dropped, c.d.misses, c.d.noPort, c.d.ttl, c.d.xlate, c.d.rxErr, c.d.panics, c.d.malformed, c.d.lookups, c.d.matched} {
 		ch <- d
 	}
 }
 
 // Collect sends the current counters of every present port.
 func (c *portCollector) Collect(ch chan<- prometheus.Metric) {
-	ch <- prometheus.MustNewConstMetric(descProcessed, prometheus.CounterValue, float64(c.ls.sw.Processed()))
+	ch <- prometheus.MustNewConstMetric(c.d.processed, prometheus.CounterValue, float64(c.ls.sw.Processed()))
 	lc := c.ls.sw.LiveStats()
 	for _, m := range []struct {
 		d *prometheus.Desc
 		v uint64
-	}{{descDropped, lc.Drops}, {descMisses, lc.Misses}, {descNoPort, lc.NoPort}, {descTTL, lc.TTLExpired},
-		{descXlate, lc.XlateErrors}, {descRxErr, lc.RxErrors}, {descPanics, lc.Panics}} {
+	}{{c.d.dropped, lc.Drops}, {c.d.misses, lc.Misses}, {c.d.noPort, lc.NoPort}, {c.d.ttl, lc.TTLExpired},
+		{c.d.xlate, lc.XlateErrors}, {c.d.rxErr, lc.RxErrors}, {c.d.panics, lc.Panics}} {
 		ch <- prometheus.MustNewConstMetric(m.d, prometheus.CounterValue, float64(m.v))
 	}
 	for r, v := range lc.Malformed {
-		ch <- prometheus.MustNewConstMetric(descMalformed, prometheus.CounterValue, float64(v), dataplane.Reason(r).String())
+		ch <- prometheus.MustNewConstMetric(c.d.malformed, prometheus.CounterValue, float64(v), dataplane.Reason(r).String())
 	}
 	for i, tc := range c.ls.sw.TableCounts() {
 		t := strconv.Itoa(i)
-		ch <- prometheus.MustNewConstMetric(descLookups, prometheus.CounterValue, float64(tc.Lookups), t)
-		ch <- prometheus.MustNewConstMetric(descMatched, prometheus.CounterValue, float64(tc.Matched), t)
+		ch <- prometheus.MustNewConstMetric(c.d.lookups, prometheus.CounterValue, float64(tc.Lookups), t)
+		ch <- prometheus.MustNewConstMetric(c.d.matched, prometheus.CounterValue, float64(tc.Matched), t)
 	}
 	descs := c.ls.table.Descs(nil)
 	stats, _ := c.ls.table.Stats(nil, openflow.PortAny)
@@ -267,8 +289,8 @@ func (c *portCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, m := range []struct {
 			d *prometheus.Desc
 			v uint64
-		}{{descRxPackets, s.RxPackets}, {descTxPackets, s.TxPackets}, {descRxBytes, s.RxBytes}, {descTxBytes, s.TxBytes},
-			{descRxDropped, s.RxDropped}, {descTxDropped, s.TxDropped}, {descRxErrors, s.RxErrors}, {descTxErrors, s.TxErrors}} {
+		}{{c.d.rxPackets, s.RxPackets}, {c.d.txPackets, s.TxPackets}, {c.d.rxBytes, s.RxBytes}, {c.d.txBytes, s.TxBytes},
+			{c.d.rxDropped, s.RxDropped}, {c.d.txDropped, s.TxDropped}, {c.d.rxErrors, s.RxErrors}, {c.d.txErrors, s.TxErrors}} {
 			ch <- prometheus.MustNewConstMetric(m.d, prometheus.CounterValue, float64(m.v), l...)
 		}
 	}

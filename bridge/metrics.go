@@ -33,36 +33,47 @@ func (b *Bridge) listenMetrics(addr string) error {
 type tableCollector struct {
 	agent  *controller.Agent
 	tables *tables.Owner
+	d      *tableDescs
 }
 
-var (
-	descFlows     = prometheus.NewDesc("ofswitch_flows", "Flow entries in a table.", []string{"table"}, nil)
-	descSubtables = prometheus.NewDesc("ofswitch_subtables", "Subtables (masks) of a table.", []string{"table"}, nil)
-	descOccupancy = prometheus.NewDesc("ofswitch_filter_occupancy", "Occupancy of a table's filter.", []string{"table", "filter"}, nil)
-	descBloom     = prometheus.NewDesc("ofswitch_filter_bloom_elements", "Elements in the Bloom part of a table's filter.", []string{"table"}, nil)
-	descConns     = prometheus.NewDesc("ofswitch_openflow_connections", "OpenFlow connections past the handshake.", nil, nil)
-	descPrefault  = prometheus.NewDesc("ofswitch_prefaulted_chunks", "Chunks of rule memory made ahead of the bursts (--prefault) and not yet taken.", nil, nil)
-	descRecycled  = prometheus.NewDesc("ofswitch_recycled_total", "Removed rules and replaced index nodes whose memory was reclaimed for reuse.", nil, nil)
-	descOverlap   = prometheus.NewDesc("ofswitch_bursts_overlapped_total", "Bursts applied by a connection's own goroutine while the connection read the next batch (--overlap-bursts).", nil, nil)
-)
+// tableDescs are the descriptors of tableCollector's metrics. A collector
+// makes them when it is made, not at init: every command of the binary
+// links bridge, only run serves metrics.
+type tableDescs struct {
+	flows, subtables, occupancy, bloom, conns, prefault, recycled, overlap *prometheus.Desc
+}
+
+// newTableDescs makes the descriptors.
+func newTableDescs() *tableDescs {
+	return &tableDescs{
+		flows:     prometheus.NewDesc("ofswitch_flows", "Flow entries in a table.", []string{"table"}, nil),
+		subtables: prometheus.NewDesc("ofswitch_subtables", "Subtables (masks) of a table.", []string{"table"}, nil),
+		occupancy: prometheus.NewDesc("ofswitch_filter_occupancy", "Occupancy of a table's filter.", []string{"table", "filter"}, nil),
+		bloom:     prometheus.NewDesc("ofswitch_filter_bloom_elements", "Elements in the Bloom part of a table's filter.", []string{"table"}, nil),
+		conns:     prometheus.NewDesc("ofswitch_openflow_connections", "OpenFlow connections past the handshake.", nil, nil),
+		prefault:  prometheus.NewDesc("ofswitch_prefaulted_chunks", "Chunks of rule memory made ahead of the bursts (--prefault) and not yet taken.", nil, nil),
+		recycled:  prometheus.NewDesc("ofswitch_recycled_total", "Removed rules and replaced index nodes whose memory was reclaimed for reuse.", nil, nil),
+		overlap:   prometheus.NewDesc("ofswitch_bursts_overlapped_total", "Bursts applied by a connection's own goroutine while the connection read the next batch (--overlap-bursts).", nil, nil),
+	}
+}
 
 func (c *tableCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descFlows, descSubtables, descOccupancy, descBloom, descConns, descPrefault, descRecycled, descOverlap} {
+	for _, d := range []*prometheus.Desc{c.d.flows, c.d.subtables, c.d.occupancy, c.d.bloom, c.d.conns, c.d.prefault, c.d.recycled, c.d.overlap} {
 		ch <- d
 	}
 }
 
 func (c *tableCollector) Collect(ch chan<- prometheus.Metric) {
-	ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(c.agent.Conns()))
-	ch <- prometheus.MustNewConstMetric(descPrefault, prometheus.GaugeValue, float64(c.tables.Pipeline().Prefaulted()))
-	ch <- prometheus.MustNewConstMetric(descRecycled, prometheus.CounterValue, float64(c.tables.Pipeline().Recycled()))
-	ch <- prometheus.MustNewConstMetric(descOverlap, prometheus.CounterValue, float64(c.agent.Overlapped()))
+	ch <- prometheus.MustNewConstMetric(c.d.conns, prometheus.GaugeValue, float64(c.agent.Conns()))
+	ch <- prometheus.MustNewConstMetric(c.d.prefault, prometheus.GaugeValue, float64(c.tables.Pipeline().Prefaulted()))
+	ch <- prometheus.MustNewConstMetric(c.d.recycled, prometheus.CounterValue, float64(c.tables.Pipeline().Recycled()))
+	ch <- prometheus.MustNewConstMetric(c.d.overlap, prometheus.CounterValue, float64(c.agent.Overlapped()))
 	for i, ts := range c.tables.Stats() {
 		t := strconv.Itoa(i)
-		ch <- prometheus.MustNewConstMetric(descFlows, prometheus.GaugeValue, float64(ts.Flows), t)
-		ch <- prometheus.MustNewConstMetric(descSubtables, prometheus.GaugeValue, float64(ts.Subtables), t)
-		ch <- prometheus.MustNewConstMetric(descOccupancy, prometheus.GaugeValue, ts.Occupancy, t, ts.Filter)
-		ch <- prometheus.MustNewConstMetric(descBloom, prometheus.GaugeValue, float64(ts.FilterBloomLen), t)
+		ch <- prometheus.MustNewConstMetric(c.d.flows, prometheus.GaugeValue, float64(ts.Flows), t)
+		ch <- prometheus.MustNewConstMetric(c.d.subtables, prometheus.GaugeValue, float64(ts.Subtables), t)
+		ch <- prometheus.MustNewConstMetric(c.d.occupancy, prometheus.GaugeValue, ts.Occupancy, t, ts.Filter)
+		ch <- prometheus.MustNewConstMetric(c.d.bloom, prometheus.GaugeValue, float64(ts.FilterBloomLen), t)
 	}
 }
 

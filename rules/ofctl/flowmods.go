@@ -7,21 +7,27 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/ofswitch/ofswitch/rules"
 )
 
+// The regexps below are compiled at their first use, not at init: every
+// command of the binary links this package, few parse flow files.
+
 // verb matches the command word a line of an ovs-ofctl --bundle file may
 // start with.
-var verb = regexp.MustCompile(`^\s*(add|modify_strict|modify|delete_strict|delete)(\s+|$)`)
+var verb = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(add|modify_strict|modify|delete_strict|delete)(\s+|$)`)
+})
 
 // tableSet matches a table= field of a flow.
-var tableSet = regexp.MustCompile(`(^|[\s,])table=`)
+var tableSet = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s,])table=`) })
 
 // importanceSet matches an importance= field, which only adds may have
 // (ovs-ofctl: "unknown keyword importance" on the others).
-var importanceSet = regexp.MustCompile(`(^|[\s,])importance=`)
+var importanceSet = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[\s,])importance=`) })
 
 // ParseFlowMods parses a flow file whose lines may start with the command
 // words add, modify, modify_strict, delete or delete_strict, as ovs-ofctl
@@ -73,7 +79,7 @@ func parseFlowMods(name string, data []byte, opt *ParseOptions) ([]rules.Update,
 	var all []rules.Update                      // deletes with nothing after the word
 	var errs []error
 	for i, l := range lines {
-		m := verb.FindStringSubmatchIndex(l)
+		m := verb().FindStringSubmatchIndex(l)
 		if m == nil {
 			continue
 		}
@@ -94,7 +100,7 @@ func parseFlowMods(name string, data []byte, opt *ParseOptions) ([]rules.Update,
 			cmds[i+1] = rules.CmdDeleteStrict
 		}
 		if c := cmds[i+1]; c != rules.CmdAdd {
-			if at := importanceSet.FindStringIndex(l); at != nil {
+			if at := importanceSet().FindStringIndex(l); at != nil {
 				col := at[0] + strings.Index(l[at[0]:], "importance")
 				errs = append(errs, &ParseError{File: name, Line: i + 1, Col: col + 1,
 					Msg: fmt.Sprintf("importance is for add lines only (a %s keeps the flow's)", l[m[2]:m[3]])})
@@ -135,7 +141,7 @@ func parseFlowMods(name string, data []byte, opt *ParseOptions) ([]rules.Update,
 			ups[i].Command = c
 			if c == rules.CmdDelete || c == rules.CmdDeleteStrict {
 				ups[i].Instructions = nil
-				if !tableSet.MatchString(lines[ups[i].ID-1]) {
+				if !tableSet().MatchString(lines[ups[i].ID-1]) {
 					ups[i].Table = rules.TableAll
 				}
 			}

@@ -13,7 +13,7 @@ func TestHasVerb(t *testing.T) {
 		"modify ip,actions=drop", "addx", "add,priority=1", "adds ip", "actions=drop", "dl_src=00:00:00:00:00:01,actions=drop",
 		"delete_", "modify_strictly", "# add", "ip,actions=drop add", "\r\ndelete", "ADD ip", " \v\fmodify ip"}
 	for _, l := range lines {
-		if got, want := hasVerb([]byte(l)), verb.MatchString(l); got != want {
+		if got, want := hasVerb([]byte(l)), verb().MatchString(l); got != want {
 			t.Errorf("hasVerb(%q) = %v, the verb expression says %v", l, got, want)
 		}
 	}
@@ -21,7 +21,7 @@ func TestHasVerb(t *testing.T) {
 		file := "ip,actions=drop\n" + l + "\npriority=3,actions=drop\n"
 		want := false
 		for _, fl := range strings.Split(file, "\n") {
-			want = want || verb.MatchString(fl)
+			want = want || verb().MatchString(fl)
 		}
 		if got := hasVerb([]byte(file)); got != want {
 			t.Errorf("hasVerb of a file with line %q = %v, want %v", l, got, want)
