@@ -65,10 +65,15 @@ func ofswitchBinary(t testing.TB) string {
 		binDirs = append(binDirs, dir)
 		path := filepath.Join(dir, "ofswitch")
 		args := []string{"build", "-o", path}
+		cmd := exec.Command("go")
 		if raceEnabled {
 			args = append(args, "-race")
+		} else {
+			// As README builds it: static, no libc to load at start.
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		}
-		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+		cmd.Args = append(append(cmd.Args, args...), ".")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			ofswitchBin.err = fmt.Errorf("go build: %v\n%s", err, out)
 			return
