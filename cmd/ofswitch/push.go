@@ -10,8 +10,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"runtime/pprof"
-	"runtime/trace"
 	"strconv"
 	"sync"
 	"syscall"
@@ -103,23 +101,11 @@ Works against ofswitch and Open vSwitch alike.`,
 			if cfg.Batch < 0 {
 				return fmt.Errorf("--batch %d: want 0 (one batch) or more", cfg.Batch)
 			}
-			for _, rec := range []struct {
-				flag, path string
-				start      func(io.Writer) error
-				stop       func()
-			}{
-				{"--cpuprofile", cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile},
-				{"--trace", tracePath, trace.Start, trace.Stop},
-			} {
-				if rec.path == "" {
-					continue
-				}
-				stop, err := startRecording(rec.flag, rec.path, rec.start, rec.stop)
-				if err != nil {
-					return err
-				}
-				defer stop()
+			stop, err := startRecordings(cpuProfile, tracePath)
+			if err != nil {
+				return err
 			}
+			defer stop()
 			in, err := openInput(cmd.InOrStdin(), args[0])
 			if err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -100,23 +101,11 @@ are emptied and refilled.`,
 				return fmt.Errorf("--workers %d: want at least 1", cfg.Workers)
 			}
 			setRunGC(os.Getenv)
-			for _, rec := range []struct {
-				flag, path string
-				start      func(io.Writer) error
-				stop       func()
-			}{
-				{"--cpuprofile", cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile},
-				{"--trace", tracePath, trace.Start, trace.Stop},
-			} {
-				if rec.path == "" {
-					continue
-				}
-				stop, err := startRecording(rec.flag, rec.path, rec.start, rec.stop)
-				if err != nil {
-					return err
-				}
-				defer stop()
+			stop, err := startRecordings(cpuProfile, tracePath)
+			if err != nil {
+				return err
 			}
+			defer stop()
 			if dpid != "" {
 				v, err := strconv.ParseUint(strings.TrimPrefix(dpid, "0x"), 16, 64)
 				if err != nil || v == 0 {
@@ -202,6 +191,37 @@ func setRunGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(runGCPercent)
 	}
+}
+
+// startRecordings starts the CPU profile (--cpuprofile) and execution
+// trace (--trace) a command was asked for, each into its file (an empty
+// path: not asked for), and returns what stops them both.
+func startRecordings(cpuProfile, tracePath string) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, s := range slices.Backward(stops) {
+			s()
+		}
+	}
+	for _, rec := range []struct {
+		flag, path string
+		start      func(io.Writer) error
+		stop       func()
+	}{
+		{"--cpuprofile", cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile},
+		{"--trace", tracePath, trace.Start, trace.Stop},
+	} {
+		if rec.path == "" {
+			continue
+		}
+		s, err := startRecording(rec.flag, rec.path, rec.start, rec.stop)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		stops = append(stops, s)
+	}
+	return stop, nil
 }
 
 // startRecording starts a recorder of the whole run (a CPU profile, an
