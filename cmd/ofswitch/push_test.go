@@ -2,13 +2,10 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -159,22 +156,7 @@ func TestPushRecords(t *testing.T) {
 	if n := len(got()); n != 2000 {
 		t.Errorf("the switch received %d FLOW_MODs, want 2000", n)
 	}
-	if f, err := os.Open(profile); err != nil {
-		t.Errorf("--cpuprofile: %v", err)
-	} else {
-		defer f.Close()
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Errorf("--cpuprofile %s: %v", profile, err)
-		} else if n, err := io.Copy(io.Discard, zr); err != nil || n == 0 {
-			t.Errorf("--cpuprofile %s: %d bytes, %v", profile, n, err)
-		}
-	}
-	if b, err := os.ReadFile(tracePath); err != nil {
-		t.Errorf("--trace: %v", err)
-	} else if !regexp.MustCompile(`^go 1\.[0-9]+ trace\x00`).Match(b) || len(b) < 1024 {
-		t.Errorf("--trace %s: %d bytes, starting %q", tracePath, len(b), b[:min(len(b), 16)])
-	}
+	checkRecordings(t, profile, tracePath)
 	// A file that cannot be written is an error before anything is sent.
 	if _, err := run(t, "push", "--switch", "tcp:"+addr, "--cpuprofile", filepath.Join(dir, "no", "such"), file); err == nil || !strings.Contains(err.Error(), "--cpuprofile") {
 		t.Errorf("push --cpuprofile into a missing directory: %v", err)

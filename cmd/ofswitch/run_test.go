@@ -182,25 +182,7 @@ func TestRunPushMetrics(t *testing.T) {
 	}
 
 	sw.stop(t)
-	// The CPU profile, written at exit: gzipped protocol buffers.
-	if f, err := os.Open(profile); err != nil {
-		t.Errorf("--cpuprofile: %v", err)
-	} else {
-		defer f.Close()
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Errorf("--cpuprofile %s: %v", profile, err)
-		} else if n, err := io.Copy(io.Discard, zr); err != nil || n == 0 {
-			t.Errorf("--cpuprofile %s: %d bytes, %v", profile, n, err)
-		}
-	}
-	// The execution trace: its header, then events (a push's worth at
-	// least: more than the header).
-	if b, err := os.ReadFile(tracePath); err != nil {
-		t.Errorf("--trace: %v", err)
-	} else if !regexp.MustCompile(`^go 1\.[0-9]+ trace\x00`).Match(b) || len(b) < 1024 {
-		t.Errorf("--trace %s: %d bytes, starting %q", tracePath, len(b), b[:min(len(b), 16)])
-	}
+	checkRecordings(t, profile, tracePath)
 	// The report at exit, though --log-level is warn.
 	stats := regexp.MustCompile(`msg=bursts .*bursts=4 updates=5 errors=0 .*update_ns\.p50=[1-9].* iterations\.p50=[1-9].* filter\.elements=[0-9]+ `)
 	if !stats.MatchString(log.String()) {
@@ -311,5 +293,28 @@ func TestRunFlagErrors(t *testing.T) {
 	_, err := run(t, "run", "--port", "ofsw-nosuchif")
 	if !errors.Is(err, dataplane.ErrNoInterface) {
 		t.Errorf("run --port of a missing interface: err = %v, want dataplane.ErrNoInterface", err)
+	}
+}
+
+// checkRecordings checks what --cpuprofile and --trace wrote at exit: a
+// CPU profile of gzipped protocol buffers, and an execution trace of its
+// header and events (a push's worth at least: more than the header).
+func checkRecordings(t *testing.T, profile, tracePath string) {
+	t.Helper()
+	if f, err := os.Open(profile); err != nil {
+		t.Errorf("--cpuprofile: %v", err)
+	} else {
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Errorf("--cpuprofile %s: %v", profile, err)
+		} else if n, err := io.Copy(io.Discard, zr); err != nil || n == 0 {
+			t.Errorf("--cpuprofile %s: %d bytes, %v", profile, n, err)
+		}
+	}
+	if b, err := os.ReadFile(tracePath); err != nil {
+		t.Errorf("--trace: %v", err)
+	} else if !regexp.MustCompile(`^go 1\.[0-9]+ trace\x00`).Match(b) || len(b) < 1024 {
+		t.Errorf("--trace %s: %d bytes, starting %q", tracePath, len(b), b[:min(len(b), 16)])
 	}
 }
