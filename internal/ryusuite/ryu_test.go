@@ -121,7 +121,11 @@ func TestRyu(t *testing.T) {
 				return // the topology failed, and the subtest said why
 			}
 			if complete {
-				retry(t, target, bin, data, dir, cases, res)
+				for round := 1; round <= retryRounds; round++ {
+					if retry(t, round, target, bin, data, dir, cases, res) == 0 {
+						break
+					}
+				}
 			}
 			r := &run{Target: target, Cases: cases, Res: res}
 			report(t, r, dir, time.Since(start))
@@ -183,18 +187,30 @@ func report(t *testing.T, r *run, dir string, took time.Duration) {
 	}
 }
 
-// retryBudget bounds how long the tests of a directory run a second time
-// may take, counting 35 s for a rate test and 8 s for another. More
+// retryBudget bounds how long the tests of a directory run again in one
+// round may take, counting 35 s for a rate test and 8 s for another. More
 // failures of the kind retryable names are no passing slowness of the
 // machine but the switch's, and are not run again.
 const retryBudget = 4 * time.Minute
 
-// retry runs a second time, in a topology of their own, the tests of dir
-// that failed on a timeout or a rate (retryable): the tester waits 3 s for
-// a packet, and its rate tests send from Python, so a busy machine fails
-// some of them now and then. A test that passes the second time passes,
-// and is named in the log.
-func retry(t *testing.T, target, bin, data, dir string, cases []testCase, res []result) {
+// retryRounds is how many times the tests that failed on a timeout or a
+// rate are run again, each round the ones still failing so. A test fails
+// on a timeout now and then with either switch as the target (results-ovs.tsv
+// has such failures of Open vSwitch): the tester switch, a userspace Open
+// vSwitch, counts the frame the target sent but its packet-in does not
+// reach the tester within 3 s. A few percent of a directory's tests fail
+// so in a run, at random; one round again leaves one or two failing
+// again in some runs on a 2-core machine, three rounds leave them a
+// chance in thousands.
+const retryRounds = 3
+
+// retry runs again, in a topology of their own, the tests of dir that
+// failed on a timeout or a rate (retryable): the tester waits 3 s for a
+// packet, and its rate tests send from Python, so a busy machine fails
+// some of them now and then. A test that passes again passes, and is
+// named in the log. It returns how many tests it ran that failed again on
+// a timeout or a rate (0 when it ran none).
+func retry(t *testing.T, round int, target, bin, data, dir string, cases []testCase, res []result) int {
 	t.Helper()
 	var pick []testCase
 	var cost time.Duration
@@ -208,11 +224,11 @@ func retry(t *testing.T, target, bin, data, dir string, cases []testCase, res []
 		}
 	}
 	if len(pick) == 0 {
-		return
+		return 0
 	}
 	if cost > retryBudget {
 		t.Logf("%d tests of %s failed on a timeout or a rate: too many to run again (about %s)", len(pick), dir, cost)
-		return
+		return 0
 	}
 	tmp := t.TempDir()
 	kept, err := writeSubset(data, tmp, pick)
@@ -225,17 +241,22 @@ func retry(t *testing.T, target, bin, data, dir string, cases []testCase, res []
 	}
 	var res2 []result
 	complete := false
-	t.Run("retry", func(t *testing.T) {
+	name := "retry"
+	if round > 1 {
+		name = fmt.Sprintf("retry%d", round)
+	}
+	t.Run(name, func(t *testing.T) {
 		res2, complete = runDir(t, target, bin, filepath.Join(tmp, dir), sub)
 	})
 	if !complete {
-		return
+		return 0
 	}
 	at := map[string]int{}
 	for i, c := range cases {
 		at[c.key()] = i
 	}
 	var passed []string
+	again := 0
 	for j, c := range sub {
 		i, ok := at[testCase{File: c.File, Index: kept[c.File][c.Index]}.key()]
 		if !ok || cases[i].Desc != c.Desc {
@@ -243,11 +264,14 @@ func retry(t *testing.T, target, bin, data, dir string, cases []testCase, res []
 			continue
 		}
 		if res2[j].OK {
-			passed = append(passed, fmt.Sprintf("    %s | %s\n        (first: %s)", c.File, c.Desc, res[i].Reason))
+			passed = append(passed, fmt.Sprintf("    %s | %s\n        (before: %s)", c.File, c.Desc, res[i].Reason))
+		} else if retryable(res2[j].Reason) {
+			again++
 		}
 		res[i] = res2[j]
 	}
-	t.Logf("ran %d tests of %s again that failed on a timeout or a rate; %d passed:\n%s", len(sub), dir, len(passed), strings.Join(passed, "\n"))
+	t.Logf("round %d: ran %d tests of %s again that failed on a timeout or a rate; %d passed:\n%s", round, len(sub), dir, len(passed), strings.Join(passed, "\n"))
+	return again
 }
 
 // runDir runs the tests in folder testDir (their cases, in the tester's
