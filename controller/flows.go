@@ -132,7 +132,12 @@ func (c *conn) flush() error {
 // burst has taken effect all the same.
 func (c *conn) applyBurst(ups []rules.Update, reqs []pendingMod, start time.Time, lks uint64) error {
 	res := &c.res
-	c.a.tables.Apply(res, ups, false, start, lks)
+	// The burst is published whole, by one atomic store after its last
+	// update, not update by update: a lookup sees the tables as before
+	// the burst or after it, and the burst pays one publication, not one
+	// per update (OpenFlow orders nothing between barriers; the barrier
+	// reply still follows the publication).
+	c.a.tables.Apply(res, ups, true, start, lks)
 	var werr error
 	for i, err := range res.Errs {
 		if err != nil && werr == nil {

@@ -263,7 +263,5 @@ func (p *arrayPool[T]) get(n int) *T {
 // prefetchAll starts loading the cache lines of the size bytes at p: the
 // element next hands out after this one, written by the update after.
 func prefetchAll(p unsafe.Pointer, size uintptr) {
-	for off := uintptr(0); off < size; off += 64 {
-		prefetch.Line(unsafe.Add(p, off))
-	}
+	prefetch.Lines(p, size)
 }

@@ -10,3 +10,10 @@ import "unsafe"
 //
 //go:noescape
 func Line(addr unsafe.Pointer)
+
+// Lines starts loading the cache lines of the size bytes at addr, as Line
+// does for each, in one call: an object of a dozen lines costs one call,
+// not a dozen.
+//
+//go:noescape
+func Lines(addr unsafe.Pointer, size uintptr)

@@ -9,3 +9,6 @@ import "unsafe"
 
 // Line does nothing where no prefetch instruction is wired up.
 func Line(unsafe.Pointer) {}
+
+// Lines does nothing where no prefetch instruction is wired up.
+func Lines(unsafe.Pointer, uintptr) {}

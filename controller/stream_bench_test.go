@@ -1,0 +1,147 @@
+package controller
+
+import (
+	"context"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ofswitch/ofswitch/internal/flowgen"
+	"github.com/ofswitch/ofswitch/ofrules"
+	"github.com/ofswitch/ofswitch/openflow"
+	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/tables"
+)
+
+// discardConn is a net.Conn whose writes go nowhere.
+type discardConn struct{ net.Conn }
+
+func (discardConn) Write(b []byte) (int, error)      { return len(b), nil }
+func (discardConn) SetWriteDeadline(time.Time) error { return nil }
+func (discardConn) SetReadDeadline(time.Time) error  { return nil }
+func (discardConn) Close() error                     { return nil }
+
+// BenchmarkSwitchPush100K is the switch's side of BenchmarkPushProcess
+// (cmd/ofswitch) without the network, the client or the processes' start:
+// the FLOW_MODs of 100K exact flows in batches of 256, each batch ended by
+// a BARRIER_REQUEST, handed to a connection's dispatch (conn.handle) as
+// its loop reads them, into an empty table; replies go nowhere. Between
+// pushes, untimed, the flows are deleted and the owner's idle work left
+// 50 ms to unlink them. "cpu-ns/flow" is the CPU time of the pushing
+// thread alone (the connection's goroutine, locked to it), without the
+// collector's and the prefaulter's work on other threads: on a machine
+// other processes share, it moves much less than "ns/flow", the wall time.
+func BenchmarkSwitchPush100K(b *testing.B) {
+	// The flow tables as ofswitch run makes them (bridge.New): eight
+	// tables, memory recycled and made ahead of the bursts, no per-update
+	// costs; their owner's idle work and prefaulting run as in run.
+	pipe, err := rules.New(&rules.Config{Tables: 8, PrefaultRules: 1024, Recycle: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ft := tables.New(pipe, &tables.Config{NoUpdateCosts: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go ft.Run(ctx, nil)
+	a, err := New(&Config{Logger: quiet, FlowTables: ft})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := newConn(a, discardConn{})
+	c.version = openflow.Version13
+	ups := flowgen.Exact(100_000, 0)
+	var msgs [][]byte
+	xid := uint32(1)
+	barrier := func() {
+		m, err := (&openflow.Empty{Header: openflow.Header{Version: openflow.Version13, Type: openflow.TypeBarrierRequest, XID: xid}}).MarshalBinary()
+		if err != nil {
+			b.Fatal(err)
+		}
+		xid++
+		msgs = append(msgs, m)
+	}
+	for i := range ups {
+		var fm openflow.FlowMod
+		ofrules.WireFlowMod(&fm, &ups[i])
+		fm.Header = openflow.Header{Version: openflow.Version13, XID: xid}
+		xid++
+		m, err := fm.MarshalBinary()
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs = append(msgs, m)
+		if i%256 == 255 || i == len(ups)-1 {
+			barrier()
+		}
+	}
+	var del [][]byte
+	for _, u := range deleteAll {
+		var fm openflow.FlowMod
+		ofrules.WireFlowMod(&fm, &u)
+		fm.Header = openflow.Header{Version: openflow.Version13, XID: 7}
+		m, err := fm.MarshalBinary()
+		if err != nil {
+			b.Fatal(err)
+		}
+		del = append(del, m)
+	}
+	run := func(ms [][]byte) {
+		for _, m := range ms {
+			if err := c.handle(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := c.flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	settle := func() {
+		run(del)
+		time.Sleep(50 * time.Millisecond) // the owner's idle work
+	}
+	run(msgs)
+	var flows int
+	ft.Read(func(p *rules.Pipeline) { flows = p.Table(0).Stats().Flows })
+	if flows != len(ups) {
+		b.Fatalf("%d flows in table 0 after the push, want %d", flows, len(ups))
+	}
+	settle()
+	// The loop's own thread: its CPU time is the connection's, without
+	// the collector's and the prefaulter's on other threads.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var cpu, wall time.Duration
+	for b.Loop() {
+		c0, w0 := threadCPU(b), time.Now()
+		run(msgs)
+		cpu += threadCPU(b) - c0
+		wall += time.Since(w0)
+		b.StopTimer()
+		settle()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(wall.Nanoseconds())/float64(b.N*len(ups)), "ns/flow")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*len(ups)), "cpu-ns/flow")
+}
+
+// threadCPU returns the calling thread's CPU time so far
+// (/proc/thread-self/schedstat, in nanoseconds).
+func threadCPU(b *testing.B) time.Duration {
+	s, err := os.ReadFile("/proc/thread-self/schedstat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(s))
+	if len(f) == 0 {
+		b.Fatalf("schedstat: %q", s)
+	}
+	ns, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ns)
+}
