@@ -120,7 +120,7 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 	if atomic {
 		p.publish()
 	}
-	p.cleanup()
+	p.cleanup(&now)
 	for _, t := range p.tables {
 		if err := t.maybeGrow(p.cfg.MaxOccupancy); err != nil {
 			for i := range res.Errs {
@@ -504,7 +504,7 @@ func (p *Pipeline) remove(r *Rule, reason RemovedReason, now *clock, out *[]Flow
 	if n := r.node; n != nil {
 		d.node, d.si = n, n.si
 	}
-	p.dead = append(p.dead, d)
+	p.pushDead(d)
 	delete(p.timed, r)
 	if out != nil && r.Flags&FlagSendFlowRem != 0 {
 		rec := r
@@ -529,6 +529,25 @@ func recordCopy(r *Rule) *Rule {
 		seq: r.seq, added: r.added, table: r.table, exact: r.exact, Importance: r.Importance}
 	c.removed.Store(r.removed.Load())
 	return c
+}
+
+// pushDead appends d to p.dead. Cleanup takes the rules it unlinks off
+// the front of p.dead by reslicing, not by moving the rest down at every
+// burst; the array's front is reused here, once the end is reached, by
+// moving p.dead down to it (indexes into p.dead stay valid: the
+// elements keep their order and p.dead its start).
+func (p *Pipeline) pushDead(d deadRule) {
+	if len(p.dead) == cap(p.dead) {
+		if off := cap(p.deadArr) - cap(p.dead); off > 0 {
+			n := copy(p.deadArr[:len(p.dead)], p.dead)
+			clear(p.deadArr[n : n+off])
+			p.dead = p.deadArr[:n]
+		}
+	}
+	p.dead = append(p.dead, d)
+	if cap(p.dead) > cap(p.deadArr) {
+		p.deadArr = p.dead[:0]
+	}
 }
 
 func (p *Pipeline) live(r *Rule) bool { return r.removed.Load() == never }

@@ -437,3 +437,43 @@ func TestIndexGrowth(t *testing.T) {
 	}
 	t.Logf("%d flows: %d index growths, %d into an index Prefault made", n, st.IndexRebuilds, rules.PrefaultedIndexes(p))
 }
+
+// BenchmarkClassBenchChurnLookups measures lookups of a set's trace (as
+// BenchmarkClassBench's merged-bcf) in a table that went through half of
+// BenchmarkClassBenchChurn's toggles, one rule a call, with recycling:
+// its nodes hold what churn leaves in them (the entries of removed rules
+// a node keeps until its next copy), which a static table has none of.
+func BenchmarkClassBenchChurnLookups(b *testing.B) {
+	for _, set := range benchSets {
+		rs, err := classbench.Parse(set.rules, readCB(b, set.rules))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(set.name, func(b *testing.B) {
+			keys := traceKeys(setHeaders(b, rs, set.trace))
+			c := classBenchChurn(rs, 1<<14, 1, classbench.PortRanges)
+			p, err := rules.New(&rules.Config{Filter: rules.FilterBloomCuckoo, NoPrereqs: true, Recycle: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var res rules.BurstResult
+			apply := func(us []rules.Update) {
+				p.ApplyBurstTo(&res, us, true, nil)
+				for _, err := range res.Errs {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			for _, us := range c.start {
+				apply(us)
+			}
+			for _, us := range c.ops[:len(c.ops)/2] {
+				apply(us)
+			}
+			time.Sleep(time.Millisecond) // past UnlinkAfter: the last removals unlinked too
+			apply(nil)
+			benchLookups(b, p.Table(0), keys)
+		})
+	}
+}

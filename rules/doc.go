@@ -144,11 +144,15 @@
 // entries of a rule whose port ranges expand, in a subtable that does not
 // test ports) build one copy, which takes the node's place before the
 // writer does anything else, and cleanup unlinks a run of removed rules of
-// one node with one copy. Removed rules stay in the index for a short grace
-// after the version removing them is published (Config.UnlinkAfter, 50 µs by
-// default) and are then unlinked, their largest removal version announced
-// first. A lookup at version v that finds the announced version above v may
-// have missed a rule unlinked under it and starts over at the newer version;
+// one node with one copy, or with none: a node that keeps at least four
+// times as many rules as it holds unlinked keeps the unlinked entries,
+// marked for the writer, until its next copy drops them (lookups pass
+// over them as over any removed rule's). Removed rules stay in the index
+// for a short grace after the version removing them is published
+// (Config.UnlinkAfter, 50 µs by default) and are then unlinked, their
+// largest removal version announced first. A lookup at version v that
+// finds the announced version above v may have missed a rule unlinked
+// under it and starts over at the newer version;
 // any other lookup, however many bursts went by meanwhile, needs no retry.
 // So a lookup never blocks, is not starved by a stream of small bursts, and
 // never returns an answer that no single version would give.
@@ -214,9 +218,10 @@
 // of its rule, which goes back to the slab as others do. A removed rule
 // unlinked from a node that other rules still use (a MODIFY's successor, a
 // flow added back) leaves it in a copy without it, and is retired with
-// the old node. The data plane's workers
-// announce every vector of frames they process (dataplane.Worker.Process
-// and Quiesce).
+// the old node; one unlinked from a node of many rules stays in the node
+// (see Versions) and is retired with it when a copy replaces it. The data
+// plane's workers announce every vector of frames they process
+// (dataplane.Worker.Process and Quiesce).
 //
 // # Merged subtables
 //

@@ -44,7 +44,7 @@ func (p *Pipeline) ExpireChanges(changes []Change) ([]FlowRemoved, []Change) {
 	if len(p.dead) > ndead {
 		p.publish()
 	}
-	p.cleanup()
+	p.cleanup(nil)
 	if p.recording {
 		p.recording = false
 		changes = append(changes, p.changes...)
@@ -59,7 +59,7 @@ func (p *Pipeline) ExpireChanges(changes []Change) ([]FlowRemoved, []Change) {
 // Config.UnlinkAfter has passed; call it when the writer is idle. It returns
 // the number of filter elements moved.
 func (p *Pipeline) Rebalance(budget int) int {
-	p.cleanup()
+	p.cleanup(nil)
 	n := 0
 	for _, t := range p.tables {
 		if f := t.state.Load().filter; f != nil {
@@ -72,29 +72,45 @@ func (p *Pipeline) Rebalance(budget int) int {
 // cleanup unlinks the rules removed at published versions at least
 // Config.UnlinkAfter ago, then recycles what no reader can hold any more
 // (see recycle). It raises p.unlinked before it unlinks, so that a lookup
-// at an older version that overlaps it starts over.
-func (p *Pipeline) cleanup() {
-	p.unlinkDead()
+// at an older version that overlaps it starts over. c, if not nil, is
+// the clock of the burst that just ended (see unlinkDead).
+func (p *Pipeline) cleanup(c *clock) {
+	p.unlinkDead(c)
 	p.recycle()
 }
 
 // unlinkDead is cleanup's unlinking.
-func (p *Pipeline) unlinkDead() {
+//
+// A rule's grace counts from a reading of the real clock taken after the
+// version removing it was published (deadRule.at), and a rule is
+// unlinked only once a reading at least UnlinkAfter later is taken: an
+// earlier reading than the true time of either only delays its unlink.
+// So when the burst just ended removed nothing (every dead rule has its
+// time) and read the real clock for its adds (c, on the default clock),
+// that reading, taken after the publications of the rules stamped
+// before it, serves: a burst of adds reads the clock once, not twice
+// (time.Since was a twentieth of an update one rule a call).
+func (p *Pipeline) unlinkDead(c *clock) {
 	if len(p.dead) == 0 {
 		return
 	}
-	// dead[p.stamped:] were removed by versions published just now.
-	now := time.Since(clockEpoch) // the real clock: the grace is for lookups running now
-	for i := p.stamped; i < len(p.dead); i++ {
-		p.dead[i].at = now
-	}
-	p.stamped = len(p.dead)
 	grace := p.cfg.UnlinkAfter
 	if grace == 0 {
 		grace = defaultUnlinkAfter
 	}
 	k := len(p.dead)
 	if grace > 0 {
+		var now time.Duration
+		if p.stamped == len(p.dead) && c != nil && c.ok && p.realClock {
+			now = time.Duration(c.ns)
+		} else {
+			// dead[p.stamped:] were removed by versions published just now.
+			now = time.Since(clockEpoch) // the real clock: the grace is for lookups running now
+			for i := p.stamped; i < len(p.dead); i++ {
+				p.dead[i].at = now
+			}
+			p.stamped = len(p.dead)
+		}
 		k = 0
 		for k < len(p.dead) && now-p.dead[k].at >= grace {
 			k++
@@ -135,10 +151,9 @@ func (p *Pipeline) unlinkDead() {
 		p.tables[d.table].unlink(p.dead[i:j])
 		i = j
 	}
-	n := copy(p.dead, p.dead[k:])
-	clear(p.dead[n:])
-	p.dead = p.dead[:n]
-	p.stamped = n
+	clear(p.dead[:k])
+	p.dead = p.dead[k:] // see pushDead
+	p.stamped -= k
 	for _, t := range p.tables {
 		t.refreshMaxRanks()
 		t.publishOrder()

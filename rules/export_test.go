@@ -159,11 +159,27 @@ func CheckIndex(p *Pipeline) error {
 		}
 		nodes := 0
 		for _, st := range t.subs {
+			linked := 0
 			for j, n := range st.nodes {
 				if !found[n] || n.pos != int32(j) || n.st != st {
 					return fmt.Errorf("table %d: node %d of subtable %d not in the index", t.id, j, st.id)
 				}
 				nodes++
+				live, gone := 0, 0
+				for i := range n.ents {
+					if n.ents[i].unlinked {
+						gone++
+					} else {
+						live++
+					}
+				}
+				if live == 0 || gone*unlinkedShare > live {
+					return fmt.Errorf("table %d: node %d of subtable %d keeps %d unlinked entries beside %d linked", t.id, j, st.id, gone, live)
+				}
+				linked += live
+			}
+			if linked != st.n {
+				return fmt.Errorf("table %d: subtable %d counts %d rules, its nodes link %d", t.id, st.id, st.n, linked)
 			}
 		}
 		if nodes != len(found) || nodes != t.nodes {
@@ -342,6 +358,13 @@ func checkNodeEntries(n *inode) error {
 	for i := range n.ents {
 		e := &n.ents[i]
 		r := e.r
+		if e.unlinked {
+			// Unlinked, kept until the node's next copy (see unlink).
+			if r.node != nil || e.removed.Load() == never || e.removed.Load() != r.removed.Load() {
+				return fmt.Errorf("entry %d: unlinked, its rule's node %p, removed %d (entry %d)", i, r.node, r.removed.Load(), e.removed.Load())
+			}
+			continue
+		}
 		if r.node != n {
 			return fmt.Errorf("entry %d: its rule's node is another", i)
 		}

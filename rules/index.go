@@ -185,10 +185,15 @@ type entry struct {
 	removed atomic.Uint64
 	r       *Rule
 	exact   bool // no full-match check needed
+	// unlinked marks the entry of a rule cleanup unlinked while the
+	// node stayed in the index with it (see Table.unlink): the rule is
+	// out of its subtable's counts, its node is nil, and it goes to
+	// recycling with the node. Written and read by the writer only.
+	unlinked bool
 }
 
 func (e *entry) set(r *Rule) {
-	e.rank, e.added, e.r, e.exact = r.rankOf(), r.added, r, r.exact
+	e.rank, e.added, e.r, e.exact, e.unlinked = r.rankOf(), r.added, r, r.exact, false
 	e.removed.Store(r.removed.Load())
 }
 
@@ -218,7 +223,7 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *ino
 		e := &n.ents[i]
 		if f := from[i]; f >= 0 {
 			o := &old.ents[f]
-			e.rank, e.added, e.r, e.exact = o.rank, o.added, r, o.exact
+			e.rank, e.added, e.r, e.exact, e.unlinked = o.rank, o.added, r, o.exact, false
 			e.removed.Store(o.removed.Load())
 		} else {
 			e.set(r)
@@ -403,10 +408,10 @@ func (t *Table) flushPending() {
 		return
 	}
 	pd.old = nil
-	// old goes without its rules: link kept the rules of old that it
-	// did not leave out, and forgot those it left out early, which
-	// unlink retires in their turn (see retireNode).
-	t.retireBare(old)
+	// old goes with the rules of its entries unlink left in it (which
+	// link's copy drops), not with those link kept or left out early
+	// (unlink retires them in their turn): see retireNode.
+	t.retireNode(old)
 	t.replaceNode(pd.sl, old, t.newNode(pd.st, &pd.pk, pd.rs, old, pd.from))
 	clear(pd.rs)
 	pd.rs, pd.from = pd.rs[:0], pd.from[:0]
@@ -542,6 +547,9 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		if !placed && e.rank <= rank {
 			rs, from = append(rs, r), append(from, -1)
 			placed = true
+		}
+		if e.unlinked {
+			continue // unlinked already: old is retired with it (flushPending)
 		}
 		x := e.r
 		if rv := e.removed.Load(); rv != never && (rv == e.added || prune && rv <= published) {
@@ -701,7 +709,9 @@ const maxDeadEntries = 4
 func (t *Table) prunable(n *inode) bool {
 	dead := 0
 	for i := range n.ents {
-		if n.ents[i].removed.Load() != never { // its rule's removal (see link)
+		// Its rule's removal (see link); an unlinked entry goes from
+		// every copy anyway.
+		if e := &n.ents[i]; e.removed.Load() != never && !e.unlinked {
 			dead++
 		}
 	}
@@ -726,31 +736,59 @@ func (t *Table) unlink(ds []deadRule) {
 	for _, d := range ds {
 		d.r.node = nil
 	}
-	_, sl := t.slotOf(old)
-	h := sl.h.Load()
-	linked := false
+	// Mark ds' entries unlinked (their removal versions are set: remove
+	// refreshed them) and count the entries still linked, from the
+	// entries alone: loading their rules costs a cache miss each.
+	live, gone := 0, 0
 	for j := range old.ents {
-		linked = linked || old.ents[j].r.node == old
+		e := &old.ents[j]
+		if !e.unlinked && e.removed.Load() != never {
+			for _, d := range ds {
+				if d.r == e.r {
+					e.unlinked = true
+					break
+				}
+			}
+		}
+		if e.unlinked {
+			gone++
+		} else {
+			live++
+		}
 	}
-	if !linked {
+	switch {
+	case live == 0:
+		_, sl := t.slotOf(old)
+		h := sl.h.Load()
 		t.removeNode(sl, old)
 		t.retireNode(old) // with ds' rules and the rules unlinked before them
 		if f := t.state.Load().filter; f != nil {
 			f.Delete(h)
 		}
-	} else {
+	case gone*unlinkedShare <= live:
+		// A node that keeps many rules keeps ds' entries too, marked
+		// unlinked, until it is next copied (an add into it, or an
+		// unlink past the share), which drops them, or removed: a
+		// copy of a merged node per unlinked rule was most of what
+		// unlinking cost under churn. Lookups see the entries as
+		// before, removed at a published version, and pass over them
+		// (a check each, in a scan of the node's checks); their rules
+		// go to recycling with the node, so the memory held back is
+		// at most 1/unlinkedShare of the node's live rules.
+	default:
 		// Other rules still use the node (a MODIFY's successor, a rule
-		// added back): a copy without ds' rules takes its place, so
-		// that they go back to the slab now (retireNode). Left in the
-		// node until the flow next changed, a rule would hold a rule
-		// and an entry pair for each flow modified once and then left
-		// alone, a table's worth of memory under churn. The copy of a
-		// node of one rule left takes no entry (inode.one); the old
-		// node is retired with ds' rules.
+		// added back): a copy without the unlinked rules takes its
+		// place, so that they go back to the slab now (retireNode).
+		// Left in the node until the flow next changed, a rule would
+		// hold a rule and an entry pair for each flow modified once and
+		// then left alone, a table's worth of memory under churn. The
+		// copy of a node of one rule left takes no entry (inode.one);
+		// the old node is retired with the unlinked rules.
+		_, sl := t.slotOf(old)
 		rs, from := t.rs[:0], t.from[:0]
 		for j := range old.ents {
-			if x := old.ents[j].r; x.node == old {
-				rs, from = append(rs, x), append(from, int32(j))
+			if e := &old.ents[j]; !e.unlinked {
+				rs, from = append(rs, e.r), append(from, int32(j))
 			}
 		}
 		pk := &t.scratch.pk
@@ -764,6 +802,23 @@ func (t *Table) unlink(ds []deadRule) {
 		t.forget(d.r)
 	}
 }
+
+// unlinkedEntries returns how many entries of n are marked unlinked (see
+// unlink): the next copy of n leaves them out. Writer only.
+func (n *inode) unlinkedEntries() int {
+	k := 0
+	for i := range n.ents {
+		if n.ents[i].unlinked {
+			k++
+		}
+	}
+	return k
+}
+
+// unlinkedShare bounds the entries of unlinked rules a node keeps (see
+// unlink): at most its live entries over unlinkedShare, so a node of
+// fewer live entries than unlinkedShare is copied at every unlink.
+const unlinkedShare = 4
 
 // forget takes r, which has left the index, out of its subtable's and
 // table's counts.
@@ -809,7 +864,14 @@ func (t *Table) refreshMaxRanks() {
 		}
 		st.maxRank = 0
 		for _, n := range st.nodes {
-			st.maxRank = max(st.maxRank, n.ents[0].rank)
+			// The first entry still linked: the rule of an unlinked
+			// one has left (see unlink), and every node keeps one.
+			for i := range n.ents {
+				if e := &n.ents[i]; !e.unlinked {
+					st.maxRank = max(st.maxRank, e.rank)
+					break
+				}
+			}
 		}
 		st.staleMax = 0
 		t.touch(st)

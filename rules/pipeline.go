@@ -126,6 +126,7 @@ type Pipeline struct {
 	timed     map[*Rule]struct{}
 	pendTable *Table               // the table whose link has a node copy pending (see pendingCopy), or nil
 	dead      []deadRule           // removed, still in the index; removal versions ascending
+	deadArr   []deadRule           // the array dead is a suffix of, from its start (see pushDead)
 	stamped   int                  // dead[:stamped] have their publication time
 	sel       []*Rule              // selected's buffer
 	meterOK   func(id uint32) bool // SetMeterCheck

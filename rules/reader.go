@@ -165,27 +165,19 @@ func (t *Table) keepArrays(n *inode) {
 	n.ents, n.chk = nil, nil
 }
 
-// retireBare hands n, which no slot reaches any more, to recycling,
-// without its rules: each is in a node that replaced n, or link left it
-// out early. Writer only.
-func (t *Table) retireBare(n *inode) {
-	if t.p.cfg.Recycle {
-		t.nodeSlab.retire(n, t.p.epoch.Load())
-	}
-}
-
 // retireNode hands n, which no slot reaches any more, to recycling, with
-// the rules of its entries that were unlinked while n stayed in the index
-// (not those a copy left out early: unlink retires them in their turn).
-// Writer only.
+// the rules of its entries marked unlinked (unlinked while n stayed in
+// the index), not those of the others: a node that replaced n holds
+// them, or a copy left them out early and unlink retires them in their
+// turn. It reads n's entries, not their rules. Writer only.
 func (t *Table) retireNode(n *inode) {
 	p := t.p
 	if !p.cfg.Recycle {
 		return
 	}
 	for i := range n.ents {
-		if r := n.ents[i].r; r.node != n && !r.early {
-			p.retireRule(r)
+		if e := &n.ents[i]; e.unlinked {
+			p.retireRule(e.r)
 		}
 	}
 	t.nodeSlab.retire(n, p.epoch.Load())

@@ -63,7 +63,8 @@ func (p *Pipeline) rehome(now *clock) (int, error) {
 func (t *Table) rehome(now *clock) (int, error) {
 	n := t.flows
 	cands := t.dirty
-	if n >= 2*t.evalFlows || 2*n <= t.evalFlows {
+	all := n >= 2*t.evalFlows || 2*n <= t.evalFlows
+	if all {
 		t.evalFlows = n
 		// A copy: a move may drop a host mask (one whose subtable took
 		// the moved rules only), and dropMask edits hostMasks.
@@ -172,7 +173,13 @@ func (t *Table) rehome(now *clock) (int, error) {
 	}
 	clear(t.dirty)
 	t.dirty = t.dirty[:0]
-	clear(t.evalBuf)
+	if all {
+		// Only a call that evaluated every host mask filled evalBuf:
+		// clearing it in the others cost a pass over a table's worth
+		// of host masks per burst.
+		clear(t.evalBuf)
+		t.evalBuf = t.evalBuf[:0]
+	}
 	return moved, err
 }
 

@@ -569,7 +569,7 @@ func (t *Table) hasRoom(st *subtable, r *Rule) bool {
 	if n != nil && n == t.pend.old {
 		return len(t.pend.rs) < t.mergeLimit
 	}
-	return n == nil || len(n.ents) < t.mergeLimit
+	return n == nil || len(n.ents) < t.mergeLimit || len(n.ents)-n.unlinkedEntries() < t.mergeLimit
 }
 
 // compatible reports whether a rule of mask m may live in a subtable of
@@ -730,7 +730,7 @@ func (t *Table) each(fn func(*Rule) bool) {
 	for _, st := range t.subs {
 		for _, n := range st.nodes {
 			for i := range n.ents {
-				if !fn(n.ents[i].r) {
+				if e := &n.ents[i]; !e.unlinked && !fn(e.r) {
 					return
 				}
 			}
