@@ -52,7 +52,7 @@ func oracleHits(t *testing.T, c *Capture, tables int, ups []rules.Update) (map[[
 						}
 					}
 				case rules.InstWriteMetadata:
-					k[0] = k[0]&^in.MetadataMask | in.Metadata&in.MetadataMask
+					k[4] = k[4]&^in.MetadataMask | in.Metadata&in.MetadataMask
 				case rules.InstGotoTable:
 					next = in.Table
 				}

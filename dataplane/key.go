@@ -7,7 +7,7 @@ import (
 )
 
 // Key fills k with the match fields of h in the word layout of rules.Key,
-// leaving metadata (word 0), tunnel_id (word 13), pkt_mark and tun_flags
+// leaving metadata (word 4), tunnel_id (word 13), pkt_mark and tun_flags
 // (word 17's low bits: no tunnel delivers frames here, and the mark is
 // metadata a frame starts without), the registers (words 18-25: every
 // frame starts with them 0) and the tunnel fields (words 26-35) zero.
@@ -23,28 +23,30 @@ func (h *Headers) Key(k *rules.Key) {
 	}
 	k[0] = 0
 	k[1] = uint64(h.InPort)<<32 | uint64(h.EthType)<<16 | vid
-	k[2] = mac48(&h.EthSrc)<<16 | pcp<<8
+	k[2] = 0
 	k[3] = mac48(&h.EthDst) << 16
-	k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12] = 0, 0, 0, 0, 0, 0, 0, 0, 0
+	k[4], k[5], k[6], k[7], k[8] = 0, 0, 0, 0, 0
+	k[9] = mac48(&h.EthSrc)<<16 | pcp<<8
+	k[10], k[11], k[12] = 0, 0, 0
 	k[13], k[14], k[15], k[16], k[17] = 0, 0, 0, 0, 0
 	k[18], k[19], k[20], k[21], k[22], k[23], k[24], k[25], k[26] = 0, 0, 0, 0, 0, 0, 0, 0, 0
 	k[27], k[28], k[29], k[30], k[31], k[32], k[33], k[34], k[35] = 0, 0, 0, 0, 0, 0, 0, 0, 0
 	switch h.EthType {
 	case EtherTypeIPv4:
-		k[2] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)
+		k[9] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)
 		k[3] |= uint64(h.IPProto)
-		k[4] = uint64(binary.BigEndian.Uint32(h.IPv4Src[:]))<<32 | uint64(binary.BigEndian.Uint32(h.IPv4Dst[:]))
-		k[9] = h.l4Word()
+		k[0] = uint64(binary.BigEndian.Uint32(h.IPv4Src[:]))<<32 | uint64(binary.BigEndian.Uint32(h.IPv4Dst[:]))
+		k[2] = h.l4Word()
 		k[11] = h.tcpFlagsWord()
 		k[17] = uint64(h.IPTTL)<<ttlShift | uint64(h.Frag&3)<<fragShift
 	case EtherTypeIPv6:
-		k[2] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)
+		k[9] |= uint64(h.IPDSCP&0x3f)<<2 | uint64(h.IPECN&3)
 		k[3] |= uint64(h.IPProto)
 		k[5] = binary.BigEndian.Uint64(h.IPv6Src[:8])
 		k[6] = binary.BigEndian.Uint64(h.IPv6Src[8:])
 		k[7] = binary.BigEndian.Uint64(h.IPv6Dst[:8])
 		k[8] = binary.BigEndian.Uint64(h.IPv6Dst[8:])
-		k[9] = h.l4Word()
+		k[2] = h.l4Word()
 		k[11] = h.tcpFlagsWord()
 		k[12] = uint64(h.IPv6Exthdr&0x1ff) << 48
 		k[17] = uint64(h.IPv6Label&0xfffff)<<44 | uint64(h.IPTTL)<<ttlShift | uint64(h.Frag&3)<<fragShift
@@ -61,7 +63,7 @@ func (h *Headers) Key(k *rules.Key) {
 	case EtherTypePBB:
 		k[16] = uint64(h.PBBUCA&1)<<32 | uint64(h.PBBISID&0xffffff)
 	case EtherTypeARP:
-		k[9] = uint64(h.ARPOp)
+		k[2] = uint64(h.ARPOp)
 		k[10] = uint64(binary.BigEndian.Uint32(h.ARPSpa[:]))<<32 | uint64(binary.BigEndian.Uint32(h.ARPTpa[:]))
 		k[11] = mac48(&h.ARPSha)
 		k[12] = mac48(&h.ARPTha)
@@ -78,7 +80,7 @@ const (
 	keepMask = 1<<33 - 1
 )
 
-// l4Word returns word 9 of the key: ports or ICMP type and code, for a
+// l4Word returns word 2 of the key: ports or ICMP type and code, for a
 // frame whose transport header was decoded.
 func (h *Headers) l4Word() uint64 {
 	if h.L4Off == 0 {

@@ -283,7 +283,7 @@ func (w *Worker) instructions(j int, r *rules.Rule, t uint8, inline bool) {
 		switch in := &ins[i]; in.Kind {
 		case rules.InstWriteMetadata:
 			k := &w.keys[j]
-			k[0] = k[0]&^in.MetadataMask | in.Metadata&in.MetadataMask
+			k[4] = k[4]&^in.MetadataMask | in.Metadata&in.MetadataMask // metadata's word
 		case rules.InstGotoTable:
 			if inline {
 				w.tableAction(j, rules.PortInPort, in.Table, t)
@@ -444,7 +444,7 @@ func (w *Worker) output(j int, a *rules.Action, r *rules.Rule, t uint8) {
 func (w *Worker) packetIn(j int, reason uint8, maxLen uint16, r *rules.Rule, t uint8) {
 	fs := &w.pkt[j]
 	k := &w.keys[j]
-	d := deferred{r: r, meta: k[0], tun: k.Get(rules.FieldTunnelID), j: uint8(j), pin: true, reason: reason, t: t, maxLen: maxLen}
+	d := deferred{r: r, meta: k.Get(rules.FieldMetadata), tun: k.Get(rules.FieldTunnelID), j: uint8(j), pin: true, reason: reason, t: t, maxLen: maxLen}
 	if w.dfr {
 		d.data = w.snapshot(j)
 		w.dq = append(w.dq, d)

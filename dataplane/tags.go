@@ -100,7 +100,7 @@ func (w *Worker) grow(j, n int) []byte {
 func (w *Worker) setData(j int, d []byte) { w.bufs[j], w.pkt[j].data = d, d }
 
 // reparse parses frame j again after a push or pop and rebuilds its key
-// and offsets, keeping the metadata (word 0), tunnel_id (word 13),
+// and offsets, keeping the metadata (word 4), tunnel_id (word 13),
 // pkt_mark and tun_flags (word 17's low bits), the registers and the
 // tunnel fields (words 18-35): what no header of the frame holds.
 func (w *Worker) reparse(j int) {
@@ -110,10 +110,10 @@ func (w *Worker) reparse(j int) {
 	fs.l3, fs.l4, fs.vlans = int(h.L3Off), int(h.L4Off), int(h.VLANs)
 	fs.ethType, fs.proto = h.EthType, h.IPProto
 	k := &w.keys[j]
-	meta, tun, keep := k[0], k[13], k[17]&keepMask
+	meta, tun, keep := k[4], k[13], k[17]&keepMask
 	regs := [rules.KeyWords - 18]uint64(k[18:])
 	h.Key(k)
-	k[0], k[13] = meta, tun
+	k[4], k[13] = meta, tun
 	k[17] |= keep
 	copy(k[18:], regs[:])
 }

@@ -318,14 +318,14 @@ func FlowHash(k *rules.Key) uint64 {
 		return h ^ h>>32
 	}
 	h = mix(h, k[1])
-	h = mix(h, k[2]&^0xffff) // eth_src, not vlan_pcp, dscp, ecn
+	h = mix(h, k[9]&^0xffff) // eth_src, not vlan_pcp, dscp, ecn
 	h = mix(h, k[3])
-	h = mix(h, k[4])
+	h = mix(h, k[0])
 	h = mix(h, k[5])
 	h = mix(h, k[6])
 	h = mix(h, k[7])
 	h = mix(h, k[8])
-	h = mix(h, k[9])
+	h = mix(h, k[2])
 	h = mix(h, k[10])
 	h ^= h >> 33
 	h *= 0xc4ceb9fe1a85ec53

@@ -349,7 +349,7 @@ func TestPickAllocatesNothing(t *testing.T) {
 	var k rules.Key
 	p := ports{1: true}
 	if n := testing.AllocsPerRun(100, func() {
-		k[4]++
+		k.Set(rules.FieldIPv4Dst, k.Get(rules.FieldIPv4Dst)+1)
 		s.Pick(g, FlowHash(&k), p)
 		g.Count(64)
 		g.CountBucket(0, 64)
@@ -373,7 +373,7 @@ func BenchmarkSelectSpread(b *testing.B) {
 	var count [8]int
 	b.ReportAllocs()
 	for b.Loop() {
-		k[4]++
+		k.Set(rules.FieldIPv4Dst, k.Get(rules.FieldIPv4Dst)+1)
 		count[s.Pick(g, FlowHash(&k), nil)]++
 	}
 	// Report the worst bucket's share against its weight's (36 in all).

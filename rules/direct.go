@@ -61,7 +61,7 @@ const (
 // sampledLookup reports whether the reader's n-th lookup, of k, is
 // sampled.
 func sampledLookup(n uint32, k *Key) bool {
-	return (n+uint32(k[4]))&(sampleEvery-1) == 0
+	return (n+uint32(k[0]))&(sampleEvery-1) == 0
 }
 
 // sampled reports whether a chunk's pass over a subtable, whose first key

@@ -80,7 +80,7 @@ func (n *inode) setKey(pk *[KeyWords]uint64) {
 // addresses. On every other word a rule's mask equals its subtable's, so a
 // node whose key matches has checked them already. A check is then four
 // value/mask pairs, one cache line.
-var relaxedWords = [4]uint8{3, 4, 9, 10}
+var relaxedWords = [4]uint8{3, 0, 2, 10}
 
 // check is what a lookup must still test of a rule whose mask is not its
 // subtable's: the rule's value and mask on the relaxed words. Kept in the
@@ -94,7 +94,7 @@ func (c *check) set(r *Rule) {
 		c.k[i], c.m[i] = r.Match.Key[w], r.Match.Mask[w]
 	}
 	if !r.Ranges.IsZero() {
-		// Word 9 of a ranged rule's check: the low 32 bits (ICMP and
+		// Word 2 of a ranged rule's check: the low 32 bits (ICMP and
 		// arp_op) as a value and mask, the ports as ranges: the high
 		// halves of k and m hold each port's low end and span (see
 		// matchesRanges). A port without a range is a prefix or
@@ -119,20 +119,25 @@ func (c *check) set(r *Rule) {
 const rangedMark = 1 << 63
 
 // matches reports whether k meets c's values and masks: the four pairs
-// folded into one word, one branch.
+// folded into one word, one branch. (Word 10 is on another line of the
+// key than the other three; reading it only for checks that test ARP
+// addresses, behind a branch, measured 0.91x on the fw sets.)
 func (c *check) matches(k *Key) bool {
-	return (k[3]&c.m[0]^c.k[0])|(k[4]&c.m[1]^c.k[1])|(k[9]&c.m[2]^c.k[2])|(k[10]&c.m[3]^c.k[3]) == 0
+	return (k[3]&c.m[0]^c.k[0])|(k[0]&c.m[1]^c.k[1])|(k[2]&c.m[2]^c.k[2])|(k[10]&c.m[3]^c.k[3]) == 0
 }
 
 // matchesRanges is matches for the check of a ranged rule: the low half
-// of word 9 by value and mask, and each port p in range when p - lo, in 16
+// of word 2 by value and mask, and each port p in range when p - lo, in 16
 // bits, is at most the span. The two ports are subtracted as one 32-bit
 // word: a borrow out of the destination port's half means that port is
 // below its range, and the test fails on that half whatever the source
 // port's half says.
+//
+// A ranged rule tests no ARP address (checkRanges): c's mask on word 10
+// is 0, and the word is not read.
 func (c *check) matchesRanges(k *Key) bool {
-	w := k[9]
-	if (k[3]&c.m[0]^c.k[0])|(k[4]&c.m[1]^c.k[1])|(k[10]&c.m[3]^c.k[3]&^rangedMark)|uint64(uint32((w^c.k[2])&c.m[2])) != 0 {
+	w := k[2]
+	if (k[3]&c.m[0]^c.k[0])|(k[0]&c.m[1]^c.k[1])|uint64(uint32((w^c.k[2])&c.m[2])) != 0 {
 		return false
 	}
 	d, sp := uint32(w>>32)-uint32(c.k[2]>>32), uint32(c.m[2]>>32)

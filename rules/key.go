@@ -16,14 +16,14 @@ const KeyWords = 36
 //
 // Layout (word: fields, high bits first):
 //
-//	0: metadata
+//	0: ipv4_src(32) ipv4_dst(32)
 //	1: in_port(32) eth_type(16) vlan_vid(16, OFPVID_PRESENT included)
-//	2: eth_src(48) vlan_pcp(8) ip_dscp(6) ip_ecn(2)
+//	2: l4_src(16) l4_dst(16) icmp_type(8) icmp_code(8) arp_op(16)
 //	3: eth_dst(48) unused(8) ip_proto(8)
-//	4: ipv4_src(32) ipv4_dst(32)
+//	4: metadata
 //	5-6: ipv6_src
 //	7-8: ipv6_dst
-//	9: l4_src(16) l4_dst(16) icmp_type(8) icmp_code(8) arp_op(16)
+//	9: eth_src(48) vlan_pcp(8) ip_dscp(6) ip_ecn(2)
 //	10: arp_spa(32) arp_tpa(32)
 //	11: unused(4) tcp_flags(12) arp_sha or ipv6_nd_sll(48)
 //	12: unused(7) ipv6_exthdr(9) arp_tha or ipv6_nd_tll(48)
@@ -37,6 +37,14 @@ const KeyWords = 36
 //	29-30: tun_ipv6_dst
 //	31: unused(40) tun_gbp_flags(8) tun_gbp_id(16)
 //	32-35: tunnel metadata option space (tun_metadata0-63 as an NXT_TLV_TABLE_MOD maps them)
+//
+// The fields of an IPv4 5-tuple (eth_type, ip_proto, the addresses, the
+// ports) are in words 0-3, the first 32 bytes: a Key is 4.5 cache lines,
+// so in an array of Keys every other one starts in the middle of a line,
+// and only the first four words are on one line in either case. The
+// guard, hash and compare of an IPv4 5-tuple subtable then read one line
+// of the key, where words 1, 3, 4 and 9 were on two; the check of a
+// merged rule reads word 10 (the ARP addresses) too, on the next line.
 //
 // Words 18-35 are packet metadata that no header carries: registers, which
 // start at 0 for every packet, and the fields of a tunnel, which no packet
@@ -133,24 +141,24 @@ type fieldInfo struct {
 
 var fields = [numFields]fieldInfo{
 	FieldInPort:   {"in_port", 1, 32, 32, false},
-	FieldMetadata: {"metadata", 0, 0, 64, true},
+	FieldMetadata: {"metadata", 4, 0, 64, true},
 	FieldEthDst:   {"eth_dst", 3, 16, 48, true},
-	FieldEthSrc:   {"eth_src", 2, 16, 48, true},
+	FieldEthSrc:   {"eth_src", 9, 16, 48, true},
 	FieldEthType:  {"eth_type", 1, 16, 16, false},
 	FieldVLANVID:  {"vlan_vid", 1, 0, 13, true},
-	FieldVLANPCP:  {"vlan_pcp", 2, 8, 3, false},
-	FieldIPDSCP:   {"ip_dscp", 2, 2, 6, false},
-	FieldIPECN:    {"ip_ecn", 2, 0, 2, false},
+	FieldVLANPCP:  {"vlan_pcp", 9, 8, 3, false},
+	FieldIPDSCP:   {"ip_dscp", 9, 2, 6, false},
+	FieldIPECN:    {"ip_ecn", 9, 0, 2, false},
 	FieldIPProto:  {"ip_proto", 3, 0, 8, false},
-	FieldIPv4Src:  {"ipv4_src", 4, 32, 32, true},
-	FieldIPv4Dst:  {"ipv4_dst", 4, 0, 32, true},
+	FieldIPv4Src:  {"ipv4_src", 0, 32, 32, true},
+	FieldIPv4Dst:  {"ipv4_dst", 0, 0, 32, true},
 	FieldIPv6Src:  {"ipv6_src", 5, 0, 128, true},
 	FieldIPv6Dst:  {"ipv6_dst", 7, 0, 128, true},
-	FieldL4Src:    {"l4_src", 9, 48, 16, true},
-	FieldL4Dst:    {"l4_dst", 9, 32, 16, true},
-	FieldICMPType: {"icmp_type", 9, 24, 8, false},
-	FieldICMPCode: {"icmp_code", 9, 16, 8, false},
-	FieldARPOp:    {"arp_op", 9, 0, 16, false},
+	FieldL4Src:    {"l4_src", 2, 48, 16, true},
+	FieldL4Dst:    {"l4_dst", 2, 32, 16, true},
+	FieldICMPType: {"icmp_type", 2, 24, 8, false},
+	FieldICMPCode: {"icmp_code", 2, 16, 8, false},
+	FieldARPOp:    {"arp_op", 2, 0, 16, false},
 	FieldARPSPA:   {"arp_spa", 10, 32, 32, true},
 	FieldARPTPA:   {"arp_tpa", 10, 0, 32, true},
 	FieldARPSHA:   {"arp_sha", 11, 0, 48, true},

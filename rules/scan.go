@@ -72,7 +72,7 @@ func (n *inode) scanChecks(k *Key, v uint64, best *Rule, bestRank uint64) (*Rule
 		return best, bestRank
 	}
 	chk := unsafe.Slice(n.chk, len(n.ents))
-	k4 := k[4]
+	k4 := k[0]
 	for i, a := range n.addrs() {
 		if k4&a.m != a.k {
 			continue
