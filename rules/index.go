@@ -118,6 +118,12 @@ func (c *check) set(r *Rule) {
 // no ARP address (checkRanges), so no key meets the value and mask.
 const rangedMark = 1 << 63
 
+// ranged reports whether c is a ranged rule's check: its value has a bit
+// outside its mask on word 10, which no rule's masked value has. The mark
+// bit alone does not tell: an ARP rule's address from 128.0.0.0 up has it
+// in its value, and is no ranged rule.
+func (c *check) ranged() bool { return c.k[3]&^c.m[3] != 0 }
+
 // matches reports whether k meets c's values and masks: the four pairs
 // folded into one word, one branch. (Word 10 is on another line of the
 // key than the other three; reading it only for checks that test ARP
@@ -133,8 +139,8 @@ func (c *check) matches(k *Key) bool {
 // below its range, and the test fails on that half whatever the source
 // port's half says.
 //
-// A ranged rule tests no ARP address (checkRanges): c's mask on word 10
-// is 0, and the word is not read.
+// Only for a ranged check (c.ranged): a ranged rule tests no ARP address
+// (checkRanges), its mask on word 10 is 0, and the word is not read.
 func (c *check) matchesRanges(k *Key) bool {
 	w := k[2]
 	if (k[3]&c.m[0]^c.k[0])|(k[0]&c.m[1]^c.k[1])|uint64(uint32((w^c.k[2])&c.m[2])) != 0 {

@@ -66,7 +66,7 @@ func (n *inode) scanChecks(k *Key, v uint64, best *Rule, bestRank uint64) (*Rule
 	}
 	if len(n.ents) == 1 {
 		c, e := &n.own, &n.ents[0]
-		if (c.matches(k) || c.k[3]&rangedMark != 0 && c.matchesRanges(k)) && e.added <= v && v < e.removed.Load() {
+		if (c.matches(k) || c.ranged() && c.matchesRanges(k)) && e.added <= v && v < e.removed.Load() {
 			return e.r, e.rank
 		}
 		return best, bestRank
@@ -77,7 +77,7 @@ func (n *inode) scanChecks(k *Key, v uint64, best *Rule, bestRank uint64) (*Rule
 		if k4&a.m != a.k {
 			continue
 		}
-		if c := &chk[i]; !c.matches(k) && (c.k[3]&rangedMark == 0 || !c.matchesRanges(k)) {
+		if c := &chk[i]; !c.matches(k) && (!c.ranged() || !c.matchesRanges(k)) {
 			continue
 		}
 		e := &n.ents[i]
