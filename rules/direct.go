@@ -44,14 +44,16 @@ type filterEvidence struct {
 // LookupBatch within a batch, benchmarks) samples one lookup in
 // sampleEvery whatever the keys; one that starts from zero Counters every
 // lookup (Lookup) samples the keys of one address in sampleEvery, or none
-// where the word is zero. Deciding once a lookup keeps the visits of the
-// others free of it: a register test where a visit's outcome is known. A
-// LookupBatch chunk samples a pass over a subtable by the first key's
-// hash there and the reader's visits (sampled), and notes all its keys.
-// After sampleWindow noted visits of a subtable, the lookup that noted
-// the last one decides the subtable's use and starts a new window: a
-// subtable visited a million times a second is re-decided about every
-// 8 ms.
+// where the word is zero. The decision is made once a lookup, before its
+// first visit, and a sampled lookup runs a copy of the lookup loop of its
+// own (lookupSampled, out of line), so that the visits of the others carry
+// no sampling at all: no flag kept across the calls a visit makes and
+// tested after every probe. A LookupBatch chunk samples a pass over a
+// subtable by the first key's hash there and the reader's visits
+// (sampled), and notes all its keys. After sampleWindow noted visits of a
+// subtable, the lookup that noted the last one decides the subtable's use
+// and starts a new window: a subtable visited a million times a second is
+// re-decided about every 8 ms.
 const (
 	sampleBits   = 5
 	sampleEvery  = 1 << sampleBits

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ofswitch/ofswitch/rules"
+	"github.com/ofswitch/ofswitch/rules/classbench"
 )
 
 // TestFilterUse checks that a subtable's use follows the traffic that
@@ -113,5 +114,54 @@ func TestFilterUse(t *testing.T) {
 	}
 	if probe, _, _ := rules.SubtableUses(np.Table(0)); probe != 0 {
 		t.Fatalf("a table without a filter decided %d subtables", probe)
+	}
+}
+
+// TestSampledLookup checks that a sampled lookup (its own copy of the
+// lookup loop, which notes every visit) answers as a lookup that is not
+// sampled, and visits and passes over the same subtables, on every set of
+// BenchmarkClassBench with its trace and on exact flows half of whose
+// keys are missing.
+func TestSampledLookup(t *testing.T) {
+	type table struct {
+		name string
+		tbl  *rules.Table
+		keys []rules.Key
+	}
+	var tables []table
+	for _, set := range benchSets {
+		rs, err := classbench.Parse(set.rules, readCB(t, set.rules))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, p, _ := loadCB(t, set.rules, &rules.Config{Filter: rules.FilterBloomCuckoo})
+		tables = append(tables, table{set.name, p.Table(0), benchKeys(t, rs, set.trace)})
+	}
+	p, err := rules.New(&rules.Config{Filter: rules.FilterBloomCuckoo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ups, keys := exactSet(2000)
+	p.ApplyBurst(ups, true)
+	tables = append(tables, table{"exact2000-halfmiss", p.Table(0), halfMissing(keys)})
+	for _, tb := range tables {
+		var cf, cs rules.Counters
+		for i := range tb.keys {
+			k := &tb.keys[i]
+			visited, guarded := cf.Visited, cf.Guarded
+			r, _ := tb.tbl.LookupVersion(k, &cf)
+			vs, gs := cs.Visited, cs.Guarded
+			rs := rules.LookupSampledForTest(tb.tbl, k, &cs)
+			if r != rs {
+				t.Fatalf("%s key %d: sampled lookup found %v, lookup %v", tb.name, i, rs, r)
+			}
+			if cf.Visited-visited != cs.Visited-vs || cf.Guarded-guarded != cs.Guarded-gs {
+				t.Fatalf("%s key %d: sampled lookup visited %d and passed over %d subtables, lookup %d and %d",
+					tb.name, i, cs.Visited-vs, cs.Guarded-gs, cf.Visited-visited, cf.Guarded-guarded)
+			}
+		}
+		if cs.Visited == 0 || cs.Probes+cs.FilterNegatives != cs.Visited {
+			t.Fatalf("%s: sampled lookups %+v: want visits, each probed or a filter negative", tb.name, cs)
+		}
 	}
 }

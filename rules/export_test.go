@@ -392,3 +392,10 @@ func HostHome(p *Pipeline, mask *Key) (host, merged bool) {
 func LookupChunkForTest(t *Table, keys []Key, out []*Rule, c *Counters) {
 	lookupChunk(keys, out[:len(keys)], t.p.version.Load(), t.state.Load(), c, false)
 }
+
+// LookupSampledForTest looks k up in t at the published version as a
+// sampled lookup does (lookupSampled: every visit noted), adding what it
+// did to c. t must have a filter.
+func LookupSampledForTest(t *Table, k *Key, c *Counters) *Rule {
+	return lookupSampled(k, t.p.version.Load(), t.state.Load(), c, 0, nil, 0)
+}
