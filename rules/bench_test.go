@@ -283,6 +283,7 @@ func reportLookups(b *testing.B, n int, c *rules.Counters) {
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(n), "ns/lookup")
 	if c.Lookups > 0 {
 		b.ReportMetric(float64(c.Visited)/float64(c.Lookups), "subtables/lookup")
+		b.ReportMetric(float64(c.Guarded)/float64(c.Lookups), "guarded/lookup")
 		b.ReportMetric(float64(c.Probes)/float64(c.Lookups), "probes/lookup")
 		b.ReportMetric(float64(c.FalsePositives)/float64(c.Lookups), "fp/lookup")
 	}
