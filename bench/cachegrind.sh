@@ -8,9 +8,12 @@
 #
 #   go test -c -o /tmp/old.test ./rules      # in a worktree of the base
 #   go test -c -o /tmp/new.test ./rules
-#   sh bench/cachegrind.sh 'BenchmarkClassBench/fw1_10k/merged-bcf$' 20000 220000 /tmp/old.test /tmp/new.test
+#   cd rules && sh ../bench/cachegrind.sh '^BenchmarkClassBench$/fw1_10k/^merged-bcf$' 20000 120000 /tmp/old.test /tmp/new.test
 #
-# PATTERN is a -test.bench pattern that must select exactly one benchmark.
+# PATTERN is a -test.bench pattern that must run exactly one benchmark
+# (each level is a regular expression of its own: 'BenchmarkClassBench'
+# also runs BenchmarkClassBenchChurnLookups; the script stops when more
+# than one runs).
 # Each binary runs it twice under valgrind's cachegrind, at -benchtime N1x
 # and N2x; whatever the process does besides the timed loop (loading the
 # rules, building the tables, the probe run the testing package makes)
@@ -38,7 +41,10 @@
 #
 # TOP=N also prints, for each binary, the N functions that cost the most
 # in one iteration (cg_diff of the two runs, then cg_annotate); the
-# per-iteration profiles stay in $OUT/K.cg for cg_annotate.
+# per-iteration profiles stay in $OUT/K.cg for cg_annotate. LINES=N
+# prints the N source lines of this module that cost the most
+# instructions in one iteration (cg_diff keeps functions, not lines: the
+# script takes the difference line by line itself).
 set -eu
 
 if [ $# -lt 4 ]; then
@@ -60,8 +66,10 @@ command -v valgrind >/dev/null || {
 CACHE=${CACHE:---I1=32768,8,64 --D1=49152,12,64 --LL=1048576,16,64}
 DIR=${DIR:-.}
 TOP=${TOP:-0}
+LINES=${LINES:-0}
 FOCUS=${FOCUS:-github.com/ofswitch/ofswitch}
 OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
 
 # focused FILE: the events of FILE's functions that match FOCUS, summed.
 focused() {
@@ -76,13 +84,17 @@ focused() {
 run() {
 	(cd "$DIR" && GOGC=off GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes $CACHE \
 		--cachegrind-out-file="$OUT/$3.cg" "$1" -test.run '^$' -test.bench "$PATTERN" \
-		-test.benchtime "${2}x" -test.count 1 >"$OUT/$3.log" 2>"$OUT/$3.err") || {
+		-test.benchtime "${2}x" -test.count 1 -test.v >"$OUT/$3.log" 2>"$OUT/$3.err") || {
 		echo "$0: $1 failed at ${2}x: see $OUT/$3.log and $OUT/$3.err" >&2
 		exit 1
 	}
-	got=$(grep -c '^Benchmark' "$OUT/$3.log" || true)
+	# -test.v prints the name of each benchmark it enters on a line of
+	# its own; those no other name extends are the ones that ran a loop.
+	leaves=$(awk '/^Benchmark[^ \t]*$/ { name[++n] = $0 }
+		END { for (i = 1; i <= n; i++) { leaf = 1; for (j = 1; j <= n; j++) if (index(name[j], name[i] "/") == 1) leaf = 0; if (leaf) print name[i] } }' "$OUT/$3.log")
+	got=$(printf '%s\n' "$leaves" | grep -c . || true)
 	if [ "$got" -ne 1 ]; then
-		echo "$0: '$PATTERN' selects $got benchmarks in $1 (want 1): $OUT/$3.log" >&2
+		echo "$0: '$PATTERN' runs $got benchmarks in $1 (want 1; anchor the top level, ^BenchmarkX\$/...):" $leaves >&2
 		exit 1
 	fi
 }
@@ -121,6 +133,31 @@ if [ "$TOP" -gt 0 ]; then
 		echo "== $(basename "$bin"): events of $((N2 - N1)) iterations by function"
 		cg_annotate --show=Ir,D1mr,DLmr,Bcm --auto=no "$OUT/$i.cg" 2>/dev/null |
 			awk '/file:function/ { on = 1; next } on && NF > 1 && n < '"$TOP"' { print; n++ }'
+	done
+fi
+if [ "$LINES" -gt 0 ]; then
+	i=0
+	for bin in "$@"; do
+		i=$((i + 1))
+		echo "== $(basename "$bin"): instructions an iteration by source line (Ir, D1 misses, mispredictions)"
+		awk -v d=$((N2 - N1)) -v focus="$FOCUS" '
+			FNR == 1 { run++ }
+			/^fl=/ { fl = substr($0, 4); next }
+			/^fn=/ { fn = substr($0, 4); next }
+			/^[0-9]/ {
+				if (fn !~ focus) next
+				k = fl ":" $1
+				sign = run == 1 ? -1 : 1
+				ir[k] += sign * $2; d1[k] += sign * ($6 + $9); mp[k] += sign * ($12 + $14)
+			}
+			END { for (k in ir) if (ir[k] != 0) printf "%.1f %.3f %.3f %s\n", ir[k] / d, d1[k] / d, mp[k] / d, k }' \
+			"$OUT/$i-a.cg" "$OUT/$i-b.cg" | sort -rn | head -n "$LINES" |
+			while read -r n m b loc; do
+				f=${loc%:*}
+				l=${loc##*:}
+				src=$(sed -n "${l}p" "$f" 2>/dev/null | sed 's/^[[:space:]]*//' | cut -c1-80)
+				printf '%8s %7s %7s  %s  %s\n' "$n" "$m" "$b" "$(echo "$f" | sed 's|.*/\([^/]*/[^/]*\)$|\1|'):$l" "$src"
+			done
 	done
 fi
 echo "raw: $OUT ('vs first': instructions over the first binary's)"
