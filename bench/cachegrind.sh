@@ -32,12 +32,12 @@
 # thread (GOMAXPROCS=1), the collector off (GOGC=off: its work would
 # fall in either run). Instructions an iteration repeat to within 0.02%
 # for a binary, where timed runs on a shared machine move by a third;
-# misses follow where the heap lands in the simulated caches' sets and
-# move by up to a third between runs of one binary (mispredictions, of
-# cachegrind's simple predictor, by a fifth): compare those over several
-# runs. Counts cannot tell what a miss costs on a given machine, nor
-# how the processor overlaps them: confirm a change that counts as better
-# with a timed A/B. Each run takes 30-100x its native time.
+# misses follow where the heap lands in the simulated caches' sets
+# (fw1_10k: within 1% over three runs; a third apart between runs of a
+# pattern that ran two benchmarks): compare them over several runs.
+# Counts cannot tell what a miss costs on a given machine, nor how the
+# processor overlaps them: confirm a change that counts as better with a
+# timed A/B. Each run takes 30-100x its native time.
 #
 # TOP=N also prints, for each binary, the N functions that cost the most
 # in one iteration (cg_diff of the two runs, then cg_annotate); the
