@@ -126,38 +126,39 @@ for bin in "$@"; do
 	fi
 	printf '%-28s %12s %10s %10s %10s %10s %8s\n' "$(basename "$bin")" "$ir" "$d1" "$ll" "$br" "$mp" "$rel"
 done
-if [ "$TOP" -gt 0 ]; then
-	i=0
-	for bin in "$@"; do
-		i=$((i + 1))
+# byline K: binary K's instructions, D1 misses and mispredictions an
+# iteration by source line of FOCUS's functions, costliest first.
+byline() {
+	awk -v d=$((N2 - N1)) -v focus="$FOCUS" '
+		FNR == 1 { run++ }
+		/^fl=/ { fl = substr($0, 4); next }
+		/^fn=/ { fn = substr($0, 4); next }
+		/^[0-9]/ {
+			if (fn !~ focus) next
+			k = fl ":" $1
+			sign = run == 1 ? -1 : 1
+			ir[k] += sign * $2; d1[k] += sign * ($6 + $9); mp[k] += sign * ($12 + $14)
+		}
+		END { for (k in ir) if (ir[k] != 0) printf "%.1f %.3f %.3f %s\n", ir[k] / d, d1[k] / d, mp[k] / d, k }' \
+		"$OUT/$1-a.cg" "$OUT/$1-b.cg" | sort -rn
+}
+
+i=0
+for bin in "$@"; do
+	i=$((i + 1))
+	if [ "$TOP" -gt 0 ]; then
 		echo "== $(basename "$bin"): events of $((N2 - N1)) iterations by function"
 		cg_annotate --show=Ir,D1mr,DLmr,Bcm --auto=no "$OUT/$i.cg" 2>/dev/null |
 			awk '/file:function/ { on = 1; next } on && NF > 1 && n < '"$TOP"' { print; n++ }'
-	done
-fi
-if [ "$LINES" -gt 0 ]; then
-	i=0
-	for bin in "$@"; do
-		i=$((i + 1))
+	fi
+	if [ "$LINES" -gt 0 ]; then
 		echo "== $(basename "$bin"): instructions an iteration by source line (Ir, D1 misses, mispredictions)"
-		awk -v d=$((N2 - N1)) -v focus="$FOCUS" '
-			FNR == 1 { run++ }
-			/^fl=/ { fl = substr($0, 4); next }
-			/^fn=/ { fn = substr($0, 4); next }
-			/^[0-9]/ {
-				if (fn !~ focus) next
-				k = fl ":" $1
-				sign = run == 1 ? -1 : 1
-				ir[k] += sign * $2; d1[k] += sign * ($6 + $9); mp[k] += sign * ($12 + $14)
-			}
-			END { for (k in ir) if (ir[k] != 0) printf "%.1f %.3f %.3f %s\n", ir[k] / d, d1[k] / d, mp[k] / d, k }' \
-			"$OUT/$i-a.cg" "$OUT/$i-b.cg" | sort -rn | head -n "$LINES" |
-			while read -r n m b loc; do
-				f=${loc%:*}
-				l=${loc##*:}
-				src=$(sed -n "${l}p" "$f" 2>/dev/null | sed 's/^[[:space:]]*//' | cut -c1-80)
-				printf '%8s %7s %7s  %s  %s\n' "$n" "$m" "$b" "$(echo "$f" | sed 's|.*/\([^/]*/[^/]*\)$|\1|'):$l" "$src"
-			done
-	done
-fi
+		byline "$i" | head -n "$LINES" | while read -r n m b loc; do
+			f=${loc%:*}
+			l=${loc##*:}
+			src=$(sed -n "${l}p" "$f" 2>/dev/null | sed 's/^[[:space:]]*//' | cut -c1-80)
+			printf '%8s %7s %7s  %s  %s\n' "$n" "$m" "$b" "$(echo "$f" | sed 's|.*/\([^/]*/[^/]*\)$|\1|'):$l" "$src"
+		done
+	fi
+done
 echo "raw: $OUT ('vs first': instructions over the first binary's)"
