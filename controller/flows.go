@@ -87,7 +87,14 @@ func (c *conn) onFlowMod(msg []byte) error {
 	// The update is translated in place, at the end of the queue: a
 	// FLOW_MOD of the connection's usual shape on the decoder's fast path,
 	// any other on its full path.
-	c.batch = append(c.batch, rules.Update{})
+	// Every element of c.batch past its length is zero (flush,
+	// waitApplier, releaseBufs and the error below clear what they drop):
+	// the update is decoded into the next one as it is, not zeroed again.
+	if n := len(c.batch); n < cap(c.batch) {
+		c.batch = c.batch[:n+1]
+	} else {
+		c.batch = append(c.batch, rules.Update{})
+	}
 	u := &c.batch[len(c.batch)-1]
 	if err := c.dec.Decode(u, msg); err != nil {
 		*u = rules.Update{}

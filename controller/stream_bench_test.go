@@ -145,3 +145,101 @@ func threadCPU(b *testing.B) time.Duration {
 	}
 	return time.Duration(ns)
 }
+
+// BenchmarkSwitchPushFlow is BenchmarkSwitchPush100K's work one flow at a
+// time, for counting (bench/cachegrind.sh, GOMAXPROCS=1): an iteration
+// is one exact flow's FLOW_MOD handed to the connection's dispatch, in
+// batches of 256 each ended by a BARRIER_REQUEST (and its flush), into a
+// table that holds the 100K flows pushed before the loop and the ones
+// the loop has added. The loop adds up to 100K flows; past them,
+// untimed, every flow is deleted and the first 100K pushed again.
+func BenchmarkSwitchPushFlow(b *testing.B) {
+	pipe, err := rules.New(&rules.Config{Tables: 8, PrefaultRules: 1024, Recycle: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ft := tables.New(pipe, &tables.Config{NoUpdateCosts: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go ft.Run(ctx, nil)
+	a, err := New(&Config{Logger: quiet, FlowTables: ft})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := newConn(a, discardConn{})
+	c.version = openflow.Version13
+	const base, extra, batch = 100_000, 100_000, 256
+	ups := flowgen.Exact(base+extra, 0)
+	marshal := func(u *rules.Update, xid uint32) []byte {
+		var fm openflow.FlowMod
+		ofrules.WireFlowMod(&fm, u)
+		fm.Header = openflow.Header{Version: openflow.Version13, XID: xid}
+		m, err := fm.MarshalBinary()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return m
+	}
+	msgs := make([][]byte, len(ups))
+	for i := range ups {
+		msgs[i] = marshal(&ups[i], uint32(i+1))
+	}
+	barrier, err := (&openflow.Empty{Header: openflow.Header{Version: openflow.Version13, Type: openflow.TypeBarrierRequest, XID: 1 << 30}}).MarshalBinary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var del [][]byte
+	for i := range deleteAll {
+		del = append(del, marshal(&deleteAll[i], 7))
+	}
+	handle := func(m []byte) {
+		if err := c.handle(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	flush := func() {
+		if err := c.flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fill := func() {
+		for i, m := range msgs[:base] {
+			handle(m)
+			if i%batch == batch-1 {
+				handle(barrier)
+			}
+		}
+		handle(barrier)
+		flush()
+	}
+	fill()
+	next := base
+	for b.Loop() {
+		if next == len(msgs) {
+			b.StopTimer()
+			handle(barrier)
+			for _, m := range del {
+				handle(m)
+			}
+			flush()
+			time.Sleep(50 * time.Millisecond) // the owner's idle work
+			fill()
+			next = base
+			b.StartTimer()
+		}
+		handle(msgs[next])
+		next++
+		if (next-base)%batch == 0 {
+			handle(barrier)
+			flush()
+		}
+	}
+	b.StopTimer()
+	handle(barrier)
+	flush()
+	var flows int
+	ft.Read(func(p *rules.Pipeline) { flows = p.Table(0).Stats().Flows })
+	if want := next; flows != want {
+		b.Fatalf("%d flows in table 0, want %d", flows, want)
+	}
+}

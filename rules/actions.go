@@ -43,17 +43,32 @@ func badAction(code int, field, why string) error {
 // (OFPBAC_BAD_SET_ARGUMENT). The instructions are walked in order, the
 // apply-actions before the write-actions, as Open vSwitch does.
 func CheckActions(m *Match, ins []Instruction) error {
-	var t Match // m as the actions so far change it, made on first need
-	tracked := false
+	// Most entries only output: they need no copy of m (576 bytes,
+	// zeroed on the stack before it is written), which checkActionsFrom
+	// makes at the first action that changes or tests the match.
 	for i := range ins {
 		for j := range ins[i].Actions {
+			switch ins[i].Actions[j].Kind {
+			case ActionOutput, ActionGroup, ActionSetQueue:
+				continue
+			}
+			return checkActionsFrom(m, ins, i, j)
+		}
+	}
+	return nil
+}
+
+// checkActionsFrom is CheckActions from action j of instruction i on,
+// the first that is not an output, group or set_queue: the ones before
+// it leave the match as m is.
+func checkActionsFrom(m *Match, ins []Instruction, i, j int) error {
+	t := *m // m as the actions so far change it
+	for ; i < len(ins); i, j = i+1, 0 {
+		for ; j < len(ins[i].Actions); j++ {
 			a := &ins[i].Actions[j]
 			switch a.Kind {
 			case ActionOutput, ActionGroup, ActionSetQueue:
 				continue
-			}
-			if !tracked {
-				t, tracked = *m, true
 			}
 			if err := checkAction(&t, a); err != nil {
 				return err

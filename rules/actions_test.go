@@ -88,6 +88,14 @@ func TestCheckActions(t *testing.T) {
 		{"ip,actions=set_field:0x8848->eth_type,output:2", nil},
 		{"ip,actions=set_field:0x86dd->eth_type,set_field:10.0.0.1->ip_src", errInconsistent},
 		{"arp,actions=set_field:17->ip_proto", errInconsistent},
+		// Outputs before the first action that is checked, in its
+		// instruction and in one before it.
+		{"actions=output:1,output:2,set_field:10.0.0.1->ip_src", errInconsistent},
+		{"ip,actions=output:1,set_field:10.0.0.1->ip_src,output:2", nil},
+		{"actions=output:1,write_actions(output:2,mod_nw_ttl:5)", errInconsistent},
+		{"arp,actions=output:1,write_actions(output:2,dec_ttl)", errInconsistent},
+		{"ip,actions=output:1,set_field:0x86dd->eth_type,write_actions(output:2,set_field:10.0.0.1->ip_src)", errInconsistent},
+		{"ip,actions=output:1,push_vlan:0x8100,write_actions(output:2,set_field:4101->vlan_vid)", nil},
 	} {
 		u, err := ofctl.ParseFlow(tt.flow)
 		if err != nil {

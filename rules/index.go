@@ -505,7 +505,9 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		st = own
 	}
 	r.st = st
-	r.exact = st.mask == r.Match.Mask && r.Ranges.IsZero()
+	// own is the subtable of mi, the maskInfo of r's mask: its mask is
+	// r's without the 288-byte compare.
+	r.exact = (st == own || st.mask == r.Match.Mask) && r.Ranges.IsZero()
 	st.n++
 	t.rules++
 	rank := r.rankOf()

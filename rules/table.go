@@ -190,9 +190,12 @@ type subtable struct {
 	// gmask and gval are the subtable's guard: on the bits gmask sets in
 	// guardWords, every node's key equals gval (see guardNode).
 	gmask, gval [len(guardWords)]uint64
-	touched     bool   // in its table's touched list
-	ordered     bool   // in its table's ord, at best rank ordRank
-	ordRank     uint64 // see ordered
+	// gpos[g] is 1 + the index in words of guardWords[g], 0 when the
+	// mask has no bit in it: guardNode reads a node's key there.
+	gpos    [len(guardWords)]uint8
+	touched bool   // in its table's touched list
+	ordered bool   // in its table's ord, at best rank ordRank
+	ordRank uint64 // see ordered
 
 	// evidence is what sampled lookups found here (see direct.go).
 	evidence filterEvidence
@@ -217,11 +220,9 @@ var guardWords = [...]uint8{1, 3, 0}
 // subtables.
 func (st *subtable) guardNode(n *inode) bool {
 	var v [len(guardWords)]uint64
-	for i, w := range st.words[:st.nw] {
-		for g, gw := range guardWords {
-			if w == gw {
-				v[g] = n.key[i]
-			}
+	for g, i := range st.gpos {
+		if i != 0 {
+			v[g] = n.key[i-1]
 		}
 	}
 	if len(st.nodes) == 0 {
@@ -307,6 +308,13 @@ func (t *Table) subtableFor(mi *maskInfo) *subtable {
 		if mask[w] != 0 {
 			st.words[st.nw] = uint8(w)
 			st.nw++
+		}
+	}
+	for g, gw := range guardWords {
+		for i, w := range st.words[:st.nw] {
+			if w == gw {
+				st.gpos[g] = uint8(i + 1)
+			}
 		}
 	}
 	if !t.p.cfg.NoMerge {
