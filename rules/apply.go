@@ -65,6 +65,7 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 	if len(ups) > 0 {
 		p.prefetch(&ups[0])
 	}
+	p.tails = len(ups) <= tailBurst
 	p.recording = p.watch
 	for i := range ups {
 		p.cur = i

@@ -137,9 +137,17 @@
 // it was removed; it is visible to lookups at versions in [added, removed),
 // as in Open vSwitch's classifier. The writer stamps a burst of updates with
 // the next version and publishes it with one atomic store, so publishing
-// costs the size of the burst, not of the table. Index nodes are immutable
-// and replaced by copy-on-write, so a lookup walking an old node sees a
-// consistent old list. A node takes one copy per run of updates into it,
+// costs the size of the burst, not of the table. An index node's ranked
+// entries are immutable and replaced by copy-on-write, so a lookup walking
+// an old node sees a consistent old list. A node of several entries with
+// checks has room for four entries more after them, its tail: an add into
+// it, in a burst of at most 16 updates, of a rule ranked below its first
+// goes there in place, published to lookups by the count of the tail's
+// entries, which the writer raises once the entry is written
+// (appendEntry; one such add in five copies the node, where every add
+// copied it, and the copy ranks the tail's entries). A lookup tests the
+// tail's entries after the ranked ones, where one may beat the best
+// found. A node takes one copy per run of updates into it,
 // not one per rule: the adds that follow each other into one node (the
 // entries of a rule whose port ranges expand, in a subtable that does not
 // test ports) build one copy, which takes the node's place before the
@@ -320,7 +328,7 @@
 // One update of a burst goes through these files in order: apply.go
 // (ApplyBurstTo: prefetch of the next update, the command, the rule from
 // the slab), index.go (identical finds the rule it replaces; link puts it
-// in a subtable's node, copy-on-write; grow.go moves the index into a
+// in a subtable's node, in its tail or copy-on-write; grow.go moves the index into a
 // larger array a share at a time), filter.go (a new node's hash into
 // the table's filter, rebuilt larger when full), back to apply.go (publish:
 // one atomic store), order.go (the subtable order lookups walk) and

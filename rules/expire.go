@@ -56,8 +56,11 @@ func (p *Pipeline) ExpireChanges(changes []Change) ([]FlowRemoved, []Change) {
 
 // Rebalance lets each table's filter move up to budget elements from its
 // Bloom part back to cuckoo slots, after unlinking the removed rules whose
-// Config.UnlinkAfter has passed; call it when the writer is idle. It returns
-// the number of filter elements moved.
+// Config.UnlinkAfter has passed, and then ranks the tails of up to
+// budget/compactCost index nodes (see appendEntry); call it when the
+// writer is idle. It returns the work done: the filter elements moved,
+// and compactCost for each node it ranked, so that a caller that goes on
+// while the work reaches its budget goes on while there is more.
 func (p *Pipeline) Rebalance(budget int) int {
 	p.cleanup(nil)
 	n := 0
@@ -66,8 +69,19 @@ func (p *Pipeline) Rebalance(budget int) int {
 			n += f.Rebalance(budget)
 		}
 	}
+	for _, t := range p.tables {
+		if n >= budget {
+			break
+		}
+		n += compactCost * t.compactTails((budget-n)/compactCost)
+	}
 	return n
 }
+
+// compactCost is the work Rebalance counts for a node whose tail it
+// ranks, a node copy, in filter elements moved: a move is a few cache
+// lines, a copy of a merged node some tens.
+const compactCost = 32
 
 // cleanup unlinks the rules removed at published versions at least
 // Config.UnlinkAfter ago, then recycles what no reader can hold any more

@@ -157,7 +157,7 @@ func CheckIndex(p *Pipeline) error {
 		if inUse != t.used {
 			return fmt.Errorf("table %d: %d slots in use, counted %d", t.id, inUse, t.used)
 		}
-		nodes := 0
+		nodes, tailed := 0, 0
 		for _, st := range t.subs {
 			linked := 0
 			for j, n := range st.nodes {
@@ -165,9 +165,13 @@ func CheckIndex(p *Pipeline) error {
 					return fmt.Errorf("table %d: node %d of subtable %d not in the index", t.id, j, st.id)
 				}
 				nodes++
+				if n.nt.Load() != 0 {
+					tailed++
+				}
 				live, gone := 0, 0
-				for i := range n.ents {
-					if n.ents[i].unlinked {
+				all := n.all()
+				for i := range all {
+					if all[i].unlinked {
 						gone++
 					} else {
 						live++
@@ -181,6 +185,9 @@ func CheckIndex(p *Pipeline) error {
 			if linked != st.n {
 				return fmt.Errorf("table %d: subtable %d counts %d rules, its nodes link %d", t.id, st.id, st.n, linked)
 			}
+		}
+		if tailed != t.tailed {
+			return fmt.Errorf("table %d: %d nodes with tails, counted %d", t.id, tailed, t.tailed)
 		}
 		if nodes != len(found) || nodes != t.nodes {
 			return fmt.Errorf("table %d: %d nodes in subtables, %d in the index, counted %d", t.id, nodes, len(found), t.nodes)
@@ -355,8 +362,18 @@ func Slots(t *Table) int { return len(t.state.Load().slots) }
 // does not name n as its node: link, newNode and identicalIn read a node's
 // entries instead of its rules on that ground.
 func checkNodeEntries(n *inode) error {
-	for i := range n.ents {
-		e := &n.ents[i]
+	all := n.all()
+	if nt := len(all) - len(n.ents); nt > 0 && (n.chk == nil || len(n.ents) < 2) {
+		return fmt.Errorf("node of %d entries, checks %v: a tail of %d", len(n.ents), n.chk != nil, nt)
+	}
+	for i := range all {
+		e := &all[i]
+		if i > 0 && i < len(n.ents) && e.rank > all[i-1].rank {
+			return fmt.Errorf("entry %d: rank %#x after %#x", i, e.rank, all[i-1].rank)
+		}
+		if i >= len(n.ents) && e.rank >= all[0].rank {
+			return fmt.Errorf("tail entry %d: rank %#x, the node's first %#x", i, e.rank, all[0].rank)
+		}
 		r := e.r
 		if e.unlinked {
 			// Unlinked, kept until the node's next copy (see unlink).

@@ -7,34 +7,82 @@ import (
 )
 
 // inode is one distinct (subtable, masked key) in the lookup index, with its
-// rules rank descending. The rules of a node never change: adding one
-// replaces the node in its slot. Only the removal versions change, in place
-// (atomically), so marking a rule removed allocates nothing; a lookup that
-// reads an entry at version v sees a removal version that is either final
-// or greater than v.
+// rules rank descending. The ranked rules of a node never change: adding
+// one replaces the node in its slot, or, in a node with room for it, puts
+// it after them, in the node's tail (see appendEntry), which lookups read
+// up to the count the writer published. Only the removal versions change
+// in place (atomically), so marking a rule removed allocates nothing; a
+// lookup that reads an entry at version v sees a removal version that is
+// either final or greater than v.
 //
 // Layout: the fields a lookup reads (subtable, entries, the first entry and
 // the packed key) fill the node's first two cache lines. Every link zeroes
 // a node, so the rest is kept small: 32-bit positions, the checks, which
 // only nodes of merged rules have, as a pointer (see scanChecks), and no hash
-// (its slot has it). That makes a node 192 bytes, three cache lines, so
-// all the nodes of a slab chunk sit alike on cache lines; Go's allocator
-// starts an 8 KB chunk 8 bytes into a line (after its header), and then
-// what a lookup reads, up to key[6], is in two lines for every node.
+// (its slot has it). The tail's count and bound (nt, tmax) sit beside
+// chk, which a lookup that scans checks reads anyway.
 type inode struct {
 	st   *subtable
-	ents []entry // rank descending; one[:] when there is one rule
+	ents []entry // rank descending, room for slackOf(len) more; one[:] when there is one rule
 	one  [1]entry
 	key  [packedWords]uint64 // the masked key words st.words[:st.nw], packed: the first packedWords of them
 	pos  int32               // writer only: index in st.nodes
 	si   uint32              // writer only: index of its slot
-	chk  *check              // nil, or the first of one check per entry, when some entry is not exact
+	// nt is how many entries the node holds past ents, in the room
+	// after them (its tail, see appendEntry): published by the
+	// writer after it wrote them, read by lookups before they read
+	// them. Only a node with checks (chk) and room has a tail. tmax is
+	// the best rank of its tail's entries, raised before nt: a lookup
+	// that loads it after nt has a bound on the entries nt counts.
+	nt   atomic.Int32
+	tmax atomic.Uint64
+	chk  *check // nil, or the first of one check per entry, when some entry is not exact
 	// own is the check of a node of one entry that needs one (chk then
 	// points to it): a lookup reads it at an offset of the node, not
 	// through chk, so that its line loads beside the node's own, not
 	// after them. A node of several entries keeps its checks in a block
 	// from the table's slab.
 	own check
+}
+
+// all returns n's entries, those of its tail (nt) after the ranked ones.
+// The writer's view: the tail is in the order its entries came.
+func (n *inode) all() []entry {
+	return n.ents[:len(n.ents)+int(n.nt.Load())]
+}
+
+// A node of several entries is made with room for nodeSlack entries more
+// (and their checks): an add of a rule into a node with checks that has
+// room, below the node's first rank, writes the rule's entry and check
+// into that room in place and publishes it by raising nt, where it would
+// otherwise copy the node. Under single updates into merged nodes
+// (ClassBench's 1k sets copy nodes of 18-24 entries) the copies were most
+// of an add's cost; now one add in nodeSlack+1 copies its node, and the
+// copy puts the tail's entries in rank order. A lookup that reaches a
+// node with a tail tests the tail's entries after the ranked ones, each
+// against the best found (scanTail); a node holds nodeSlack more entries'
+// memory (some 480 bytes). Nodes of fewer than slackMin entries, whose
+// copies are short, get no room.
+const (
+	nodeSlack = 4
+	slackMin  = 4
+)
+
+// tailBurst is the most updates a burst may have for its adds to go into
+// nodes' tails (appendEntry). A larger burst copies the nodes it adds to,
+// once per run of adds into one node (pendingCopy), and leaves lookups no
+// tail to scan: a table loaded in bursts has none, where one loaded rule
+// by rule would scan a tail in most of its merged nodes (ClassBench's
+// acl1_1k, loaded in one burst with tails: 12% more instructions a
+// lookup). Under single updates the tails save most of the copies.
+const tailBurst = 16
+
+// slackOf is the room after the entries of a node of n entries.
+func slackOf(n int) int {
+	if n < slackMin {
+		return 0
+	}
+	return nodeSlack
 }
 
 // packedWords is how many packed key words a node holds. A subtable whose
@@ -158,7 +206,7 @@ func (c *check) matchesRanges(k *Key) bool {
 func (n *inode) setChecks(t *Table, old *inode, from []int32) {
 	for i := range n.ents {
 		if !n.ents[i].exact {
-			nc := len(n.ents) + addrChecks(len(n.ents))
+			nc := cap(n.ents) + addrChecks(cap(n.ents))
 			var chk []check
 			if len(n.ents) == 1 {
 				chk = unsafe.Slice(&n.own, 1)
@@ -168,7 +216,7 @@ func (n *inode) setChecks(t *Table, old *inode, from []int32) {
 				chk = t.chkSlab.take(nc)
 			}
 			if old != nil && old.chk != nil {
-				och := unsafe.Slice(old.chk, len(old.ents))
+				och := unsafe.Slice(old.chk, len(old.all()))
 				for j, f := range from {
 					if f >= 0 {
 						chk[j] = och[f]
@@ -212,8 +260,8 @@ func (e *entry) set(r *Rule) {
 var tomb = &inode{}
 
 // newNode returns a copy of old, a node of st for the packed key pk,
-// holding rs (rank descending) instead: rs[i] is old's entry from[i], or a
-// rule new to the node where from[i] is -1. A kept entry is copied from
+// holding rs (rank descending) instead: rs[i] is old's entry from[i] (of
+// old.all()), or a rule new to the node where from[i] is -1. A kept entry is copied from
 // old whole, its removal version too: a kept rule's node is old (link
 // and unlink keep no other), and remove stores a rule's removal version
 // into the entry of its node (refresh), so old's entry holds the rule's.
@@ -226,14 +274,18 @@ func (t *Table) newNode(st *subtable, pk *[KeyWords]uint64, rs []*Rule, old *ino
 	if len(rs) == 1 {
 		n.ents = n.one[:]
 	} else if x := t.entPool.get(len(rs)); x != nil {
-		n.ents = unsafe.Slice(x, len(rs))
+		n.ents = unsafe.Slice(x, len(rs)+slackOf(len(rs)))[:len(rs)]
 	} else {
-		n.ents = t.entSlab.take(len(rs))
+		n.ents = t.entSlab.take(len(rs) + slackOf(len(rs)))[:len(rs)]
+	}
+	var oe []entry
+	if old != nil {
+		oe = old.all()
 	}
 	for i, r := range rs {
 		e := &n.ents[i]
 		if f := from[i]; f >= 0 {
-			o := &old.ents[f]
+			o := &oe[f]
 			e.rank, e.added, e.r, e.exact, e.unlinked = o.rank, o.added, r, o.exact, false
 			e.removed.Store(o.removed.Load())
 		} else {
@@ -373,14 +425,25 @@ func (t *Table) identicalIn(st *subtable, m *Match, rg Ranges, pri uint16, p *Pi
 	}
 	// An entry's rank holds its rule's priority (makeRank), and its
 	// removal version its rule's: only the rule of the priority sought
-	// and not removed is loaded and compared. Entries are rank
-	// descending: the scan ends at the first of a lower priority.
+	// and not removed is loaded and compared. The ranked entries are
+	// rank descending: their scan ends at the first of a lower priority;
+	// the tail's are in no order.
+	all := n.all()
 	for i := range n.ents {
-		e := &n.ents[i]
+		e := &all[i]
 		if ep := uint16(e.rank >> rankSeqBits); ep != pri || e.removed.Load() != never {
 			if ep < pri {
 				break
 			}
+			continue
+		}
+		if r := e.r; r.Match == *m && r.Ranges == rg {
+			return r
+		}
+	}
+	for i := len(n.ents); i < len(all); i++ {
+		e := &all[i]
+		if uint16(e.rank>>rankSeqBits) != pri || e.removed.Load() != never {
 			continue
 		}
 		if r := e.r; r.Match == *m && r.Ranges == rg {
@@ -457,20 +520,30 @@ func (t *Table) extendPending(r *Rule, rank uint64) {
 	}
 	clear(pd.rs[kept:])
 	pd.rs, pd.from = pd.rs[:kept], pd.from[:kept]
-	i := len(pd.rs)
+	pd.rs, pd.from = insertByRank(pd.rs, pd.from, pd.old, r, -1, rank)
+}
+
+// insertByRank inserts x, of rank rank, into rs, rank descending, with
+// its from (entry f of old.all(), or -1 for a rule new to the node), and
+// returns both: after the entries of rank above it, before the others.
+// It reads the ranks of the entries it passes from old's entries, and
+// those of new rules from the rules.
+func insertByRank(rs []*Rule, from []int32, old *inode, x *Rule, f int32, rank uint64) ([]*Rule, []int32) {
+	oe := old.all()
+	i := len(rs)
 	for i > 0 {
 		var rk uint64
-		if f := pd.from[i-1]; f >= 0 {
-			rk = pd.old.ents[f].rank
+		if g := from[i-1]; g >= 0 {
+			rk = oe[g].rank
 		} else {
-			rk = pd.rs[i-1].rankOf()
+			rk = rs[i-1].rankOf()
 		}
 		if rk > rank {
 			break
 		}
 		i--
 	}
-	pd.rs, pd.from = slices.Insert(pd.rs, i, r), slices.Insert(pd.from, i, -1)
+	return slices.Insert(rs, i, x), slices.Insert(from, i, f)
 }
 
 // link makes r physically present (not yet visible unless its added version
@@ -545,19 +618,24 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 		t.addNode(n, h)
 		return t.filterInsert(h)
 	}
+	if t.appendEntry(old, r, rank) {
+		return nil
+	}
 	// The new node leaves out the entries of removed rules no lookup
 	// needs (see prunable). It reads old's entries, not their rules:
 	// every rule of a node in the index has it as its node (unlink and
 	// link's copies leave out the rules they unlink), and its entry
-	// holds its versions (see newNode).
+	// holds its versions (see newNode). The ranked entries come in
+	// order, r placed among them; the tail's are put in place by rank.
 	prune := t.prunable(old)
 	published := t.p.next - 1
 	var seen uint64 // the latest removal version of a left-out rule some lookup may have seen
 	rs, from := t.pend.rs[:0], t.pend.from[:0]
 	placed := false
-	for i := range old.ents {
-		e := &old.ents[i]
-		if !placed && e.rank <= rank {
+	all := old.all()
+	for i := range all {
+		e := &all[i]
+		if !placed && (e.rank <= rank || i == len(old.ents)) {
 			rs, from = append(rs, r), append(from, -1)
 			placed = true
 		}
@@ -576,7 +654,11 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 			t.forget(x)
 			continue
 		}
-		rs, from = append(rs, x), append(from, int32(i))
+		if i < len(old.ents) {
+			rs, from = append(rs, x), append(from, int32(i))
+		} else {
+			rs, from = insertByRank(rs, from, old, x, int32(i), e.rank)
+		}
 	}
 	if !placed {
 		rs, from = append(rs, r), append(from, -1)
@@ -592,6 +674,94 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 	copy(pd.pk[:st.nw], pr.pk[:st.nw])
 	t.p.pendTable = t
 	return nil
+}
+
+// appendEntry adds r, of rank rank, to n in place, as the next entry of its
+// tail, if n has checks, room for it and a first rank above r's (a lookup
+// that found a rule of that rank or better passes the node over without
+// reading it, tail and all: see scanChecks), and reports whether it did.
+// The entry, its check and its packed addresses are written first, then
+// published with nt: a lookup reads no entry past the count it loaded.
+// r's added version is not yet published, so that no lookup sees r
+// before the burst's publication, as in a copy of n.
+func (t *Table) appendEntry(n *inode, r *Rule, rank uint64) bool {
+	if !t.p.tails || n.chk == nil || len(n.ents) < 2 || rank >= n.ents[0].rank {
+		return false
+	}
+	i := len(n.ents) + int(n.nt.Load())
+	if i >= cap(n.ents) {
+		return false
+	}
+	n.ents[:i+1][i].set(r)
+	c := &unsafe.Slice(n.chk, i+1)[i]
+	c.set(r)
+	n.addrsTo(i + 1)[i] = addrPair{c.k[1], c.m[1]}
+	r.node = n
+	if rank > n.tmax.Load() {
+		n.tmax.Store(rank)
+	}
+	if i == len(n.ents) {
+		t.tailed++
+	}
+	n.nt.Store(int32(i + 1 - len(n.ents)))
+	return true
+}
+
+// compactTails replaces up to max nodes that have tails by copies of
+// them with every entry ranked and no tail, and returns how many it
+// replaced: what Pipeline.Rebalance does with the writer's idle time, so
+// that lookups in a table that single updates changed and then left
+// alone scan no tails. It walks the subtables' nodes from where its last
+// call stopped.
+func (t *Table) compactTails(max int) int {
+	if t.tailed == 0 || max <= 0 {
+		return 0
+	}
+	t.p.flushPending()
+	order := t.state.Load().order
+	done := 0
+	for seen := 0; seen <= len(order) && t.tailed > 0 && done < max; seen++ {
+		if t.tailCursor.sub >= len(order) {
+			t.tailCursor.sub, t.tailCursor.node = 0, 0
+		}
+		st := order[t.tailCursor.sub].st
+		for t.tailCursor.node < len(st.nodes) && t.tailed > 0 && done < max {
+			n := st.nodes[t.tailCursor.node]
+			t.tailCursor.node++
+			if n.nt.Load() != 0 {
+				t.recopy(n)
+				done++
+			}
+		}
+		if t.tailCursor.node >= len(st.nodes) {
+			t.tailCursor.sub, t.tailCursor.node = t.tailCursor.sub+1, 0
+		}
+	}
+	return done
+}
+
+// recopy replaces n, a node in the index, by a copy of its entries that
+// are not unlinked, rank descending: the rules of the unlinked go to
+// recycling with n.
+func (t *Table) recopy(old *inode) {
+	_, sl := t.slotOf(old)
+	all := old.all()
+	rs, from := t.rs[:0], t.from[:0]
+	for j := range all {
+		if e := &all[j]; e.unlinked {
+			continue
+		} else if j < len(old.ents) {
+			rs, from = append(rs, e.r), append(from, int32(j))
+		} else {
+			rs, from = insertByRank(rs, from, old, e.r, int32(j), e.rank)
+		}
+	}
+	pk := &t.scratch.pk
+	old.packInto(pk)
+	t.retireNode(old)
+	t.replaceNode(sl, old, t.newNode(old.st, pk, rs, old, from))
+	clear(rs)
+	t.rs, t.from = rs, from
 }
 
 // addNode puts a new node, of hash h, into the first free slot of its probe
@@ -664,6 +834,9 @@ func (st *subtable) hashPacked(pk *[KeyWords]uint64) uint64 {
 
 // replaceNode puts n into the slot of old, a node of the same key.
 func (t *Table) replaceNode(sl *slot, old, n *inode) {
+	if old.nt.Load() != 0 {
+		t.tailed--
+	}
 	s := t.state.Load()
 	i := s.slotIndex(sl)
 	n.pos, n.si = old.pos, uint32(i)
@@ -681,6 +854,9 @@ func (t *Table) replaceNode(sl *slot, old, n *inode) {
 // slot is empty (no probe sequence of a present key then passes through it),
 // and then the tombstones before it. Called only inside a cleanup window.
 func (t *Table) removeNode(sl *slot, old *inode) {
+	if old.nt.Load() != 0 {
+		t.tailed--
+	}
 	s := t.state.Load()
 	i := s.slotIndex(sl)
 	if t.next != nil && int(i) < t.moved {
@@ -721,10 +897,11 @@ const maxDeadEntries = 4
 // N versions into each of N node copies: O(N^2) time and memory.
 func (t *Table) prunable(n *inode) bool {
 	dead := 0
-	for i := range n.ents {
+	all := n.all()
+	for i := range all {
 		// Its rule's removal (see link); an unlinked entry goes from
 		// every copy anyway.
-		if e := &n.ents[i]; e.removed.Load() != never && !e.unlinked {
+		if e := &all[i]; e.removed.Load() != never && !e.unlinked {
 			dead++
 		}
 	}
@@ -753,8 +930,9 @@ func (t *Table) unlink(ds []deadRule) {
 	// refreshed them) and count the entries still linked, from the
 	// entries alone: loading their rules costs a cache miss each.
 	live, gone := 0, 0
-	for j := range old.ents {
-		e := &old.ents[j]
+	all := old.all()
+	for j := range all {
+		e := &all[j]
 		if !e.unlinked && e.removed.Load() != never {
 			for _, d := range ds {
 				if d.r == e.r {
@@ -797,19 +975,7 @@ func (t *Table) unlink(ds []deadRule) {
 		// then left alone, a table's worth of memory under churn. The
 		// copy of a node of one rule left takes no entry (inode.one);
 		// the old node is retired with the unlinked rules.
-		_, sl := t.slotOf(old)
-		rs, from := t.rs[:0], t.from[:0]
-		for j := range old.ents {
-			if e := &old.ents[j]; !e.unlinked {
-				rs, from = append(rs, e.r), append(from, int32(j))
-			}
-		}
-		pk := &t.scratch.pk
-		old.packInto(pk)
-		t.retireNode(old)
-		t.replaceNode(sl, old, t.newNode(old.st, pk, rs, old, from))
-		clear(rs)
-		t.rs, t.from = rs, from
+		t.recopy(old)
 	}
 	for _, d := range ds {
 		t.forget(d.r)
@@ -820,8 +986,9 @@ func (t *Table) unlink(ds []deadRule) {
 // unlink): the next copy of n leaves them out. Writer only.
 func (n *inode) unlinkedEntries() int {
 	k := 0
-	for i := range n.ents {
-		if n.ents[i].unlinked {
+	all := n.all()
+	for i := range all {
+		if all[i].unlinked {
 			k++
 		}
 	}
@@ -877,12 +1044,16 @@ func (t *Table) refreshMaxRanks() {
 		}
 		st.maxRank = 0
 		for _, n := range st.nodes {
-			// The first entry still linked: the rule of an unlinked
-			// one has left (see unlink), and every node keeps one.
-			for i := range n.ents {
-				if e := &n.ents[i]; !e.unlinked {
+			// The first ranked entry still linked: the rule of an
+			// unlinked one has left (see unlink). A node may keep
+			// only tail entries linked, of any rank below the first.
+			all := n.all()
+			for i := range all {
+				if e := &all[i]; !e.unlinked {
 					st.maxRank = max(st.maxRank, e.rank)
-					break
+					if i < len(n.ents) {
+						break
+					}
 				}
 			}
 		}
@@ -899,9 +1070,10 @@ func (t *Table) refresh(r *Rule) {
 	if n == nil {
 		return
 	}
-	for i := range n.ents {
-		if n.ents[i].r == r {
-			n.ents[i].removed.Store(r.removed.Load())
+	all := n.all()
+	for i := range all {
+		if all[i].r == r {
+			all[i].removed.Store(r.removed.Load())
 			return
 		}
 	}

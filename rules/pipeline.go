@@ -125,6 +125,7 @@ type Pipeline struct {
 	seq       uint64
 	timed     map[*Rule]struct{}
 	pendTable *Table               // the table whose link has a node copy pending (see pendingCopy), or nil
+	tails     bool                 // the burst being applied may add into nodes' tails (tailBurst)
 	dead      []deadRule           // removed, still in the index; removal versions ascending
 	deadArr   []deadRule           // the array dead is a suffix of, from its start (see pushDead)
 	stamped   int                  // dead[:stamped] have their publication time
@@ -290,8 +291,9 @@ func (p *Pipeline) Rules(id uint8) []*Rule {
 	var out []*Rule
 	for _, st := range t.subs {
 		for _, n := range st.nodes {
-			for i := range n.ents {
-				if r := n.ents[i].r; r.Visible(v) {
+			all := n.all()
+			for i := range all {
+				if r := all[i].r; r.Visible(v) {
 					out = append(out, r)
 				}
 			}

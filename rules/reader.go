@@ -175,8 +175,9 @@ func (t *Table) retireNode(n *inode) {
 	if !p.cfg.Recycle {
 		return
 	}
-	for i := range n.ents {
-		if e := &n.ents[i]; e.unlinked {
+	all := n.all()
+	for i := range all {
+		if e := &all[i]; e.unlinked {
 			p.retireRule(e.r)
 		}
 	}

@@ -196,8 +196,9 @@ func (t *Table) move(mi *maskInfo, merged bool, now *clock) (int, error) {
 	rs := t.moveBuf[:0]
 	collect := func(st *subtable) (rangedLeft bool) {
 		for _, n := range st.nodes {
-			for i := range n.ents {
-				r := n.ents[i].r
+			all := n.all()
+			for i := range all {
+				r := all[i].r
 				if r.Match.Mask != mi.mask || !p.live(r) {
 					continue
 				}
@@ -272,8 +273,9 @@ func (t *Table) mergedAlone(mi *maskInfo) bool {
 			continue
 		}
 		for _, nd := range st.nodes {
-			for i := range nd.ents {
-				if r := nd.ents[i].r; r.Match.Mask != mi.mask && t.p.live(r) {
+			all := nd.all()
+			for i := range all {
+				if r := all[i].r; r.Match.Mask != mi.mask && t.p.live(r) {
 					return false
 				}
 			}

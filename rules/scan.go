@@ -26,11 +26,17 @@ func addrChecks(n int) int {
 	return (n + per - 1) / per
 }
 
-// addrs returns the packed addresses of n's checks; n has checks and
-// more than one entry.
+// addrs returns the packed addresses of n's ranked checks; n has checks
+// and more than one entry.
 func (n *inode) addrs() []addrPair {
-	p := unsafe.Add(unsafe.Pointer(n.chk), uintptr(len(n.ents))*unsafe.Sizeof(check{}))
-	return unsafe.Slice((*addrPair)(p), len(n.ents))
+	return n.addrsTo(len(n.ents))
+}
+
+// addrsTo returns the packed addresses of n's first k checks, k at most
+// cap(n.ents): they follow the room for cap(n.ents) checks.
+func (n *inode) addrsTo(k int) []addrPair {
+	p := unsafe.Add(unsafe.Pointer(n.chk), uintptr(cap(n.ents))*unsafe.Sizeof(check{}))
+	return unsafe.Slice((*addrPair)(p), k)
 }
 
 // setAddrs packs the address words of n's checks after them (see
@@ -59,7 +65,8 @@ func (n *inode) setAddrs() {
 // versions). The entry is read only where the check passes, and the scan
 // ends there: at the first entry the key meets, visible or not, if it is
 // not of a better rank than best's (entries are rank descending), or, if
-// it is visible, with it.
+// it is visible, with it. The entries of n's tail (see appendEntry) come
+// after that, each of them against the best so far (scanTail).
 func (n *inode) scanChecks(k *Key, v uint64, best *Rule, bestRank uint64) (*Rule, uint64) {
 	if best != nil && n.ents[0].rank <= bestRank {
 		return best, bestRank
@@ -85,7 +92,37 @@ func (n *inode) scanChecks(k *Key, v uint64, best *Rule, bestRank uint64) (*Rule
 			break
 		}
 		if e.added <= v && v < e.removed.Load() {
-			return e.r, e.rank
+			best, bestRank = e.r, e.rank
+			break
+		}
+	}
+	if nt := n.nt.Load(); nt != 0 && (best == nil || n.tmax.Load() > bestRank) {
+		return n.scanTail(k, v, best, bestRank, int(nt))
+	}
+	return best, bestRank
+}
+
+// scanTail returns the best of best (of rank bestRank) and the entries of
+// n's tail of nt entries that k meets and that are visible at version v.
+// The tail is in no order: every entry is tested.
+func (n *inode) scanTail(k *Key, v uint64, best *Rule, bestRank uint64, nt int) (*Rule, uint64) {
+	l := len(n.ents)
+	ents := n.ents[l : l+nt]
+	chk := unsafe.Slice(n.chk, l+nt)[l:]
+	k4 := k[0]
+	for i, a := range n.addrsTo(l + nt)[l:] {
+		if k4&a.m != a.k {
+			continue
+		}
+		if c := &chk[i]; !c.matches(k) && (!c.ranged() || !c.matchesRanges(k)) {
+			continue
+		}
+		e := &ents[i]
+		if best != nil && e.rank <= bestRank {
+			continue
+		}
+		if e.added <= v && v < e.removed.Load() {
+			best, bestRank = e.r, e.rank
 		}
 	}
 	return best, bestRank

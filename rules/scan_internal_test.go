@@ -26,14 +26,15 @@ func checkNodeChecks(n *inode) error {
 		// scanChecks reads a node of one entry's check from n.own.
 		return fmt.Errorf("node of one entry: its check is not the node's own")
 	}
-	chk := unsafe.Slice(n.chk, len(n.ents))
-	for i := range n.ents {
+	all := n.all()
+	chk := unsafe.Slice(n.chk, len(all))
+	for i := range all {
 		var c check
-		c.set(n.ents[i].r)
+		c.set(all[i].r)
 		if chk[i] != c {
 			return fmt.Errorf("node of %d entries: entry %d's check is not its rule's", len(n.ents), i)
 		}
-		if len(n.ents) > 1 && n.addrs()[i] != (addrPair{c.k[1], c.m[1]}) {
+		if len(n.ents) > 1 && n.addrsTo(len(all))[i] != (addrPair{c.k[1], c.m[1]}) {
 			return fmt.Errorf("node of %d entries: entry %d's packed addresses are not its check's", len(n.ents), i)
 		}
 	}

@@ -53,7 +53,9 @@ type Table struct {
 	// mergeTarget chose; scratch is identicalIn's probe when it keeps
 	// no hint, and unlink's packed key.
 	room, scratch nodeHint
-	copies        int // node copies made (newNode): tests count them
+	copies        int                     // node copies made (newNode): tests count them
+	tailed        int                     // nodes in the index with a tail (appendEntry), which compactTails ranks
+	tailCursor    struct{ sub, node int } // where compactTails goes on: subtable (in the order) and node
 	// spareNodes is the emptied nodes list of the last subtable dropped,
 	// for the next subtable made: a table emptied and refilled (a
 	// controller's delete of all flows, then its adds) then does not grow
@@ -577,7 +579,11 @@ func (t *Table) hasRoom(st *subtable, r *Rule) bool {
 	if n != nil && n == t.pend.old {
 		return len(t.pend.rs) < t.mergeLimit
 	}
-	return n == nil || len(n.ents) < t.mergeLimit || len(n.ents)-n.unlinkedEntries() < t.mergeLimit
+	if n == nil {
+		return true
+	}
+	k := len(n.all())
+	return k < t.mergeLimit || k-n.unlinkedEntries() < t.mergeLimit
 }
 
 // compatible reports whether a rule of mask m may live in a subtable of
@@ -737,8 +743,9 @@ func shorten(p int) int {
 func (t *Table) each(fn func(*Rule) bool) {
 	for _, st := range t.subs {
 		for _, n := range st.nodes {
-			for i := range n.ents {
-				if e := &n.ents[i]; !e.unlinked && !fn(e.r) {
+			all := n.all()
+			for i := range all {
+				if e := &all[i]; !e.unlinked && !fn(e.r) {
 					return
 				}
 			}
