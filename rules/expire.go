@@ -56,11 +56,12 @@ func (p *Pipeline) ExpireChanges(changes []Change) ([]FlowRemoved, []Change) {
 
 // Rebalance lets each table's filter move up to budget elements from its
 // Bloom part back to cuckoo slots, after unlinking the removed rules whose
-// Config.UnlinkAfter has passed, and then ranks the tails of up to
-// budget/compactCost index nodes (see appendEntry); call it when the
+// Config.UnlinkAfter has passed, and then ranks the tails of index nodes
+// (see appendEntry) with what is left of the budget; call it when the
 // writer is idle. It returns the work done: the filter elements moved,
-// and compactCost for each node it ranked, so that a caller that goes on
-// while the work reaches its budget goes on while there is more.
+// and for the tails compactCost for each node ranked and one for each
+// node looked at, so that a caller that goes on while the work reaches
+// its budget goes on while there is more.
 func (p *Pipeline) Rebalance(budget int) int {
 	p.cleanup(nil)
 	n := 0
@@ -73,14 +74,15 @@ func (p *Pipeline) Rebalance(budget int) int {
 		if n >= budget {
 			break
 		}
-		n += compactCost * t.compactTails((budget-n)/compactCost)
+		n += t.compactTails(budget - n)
 	}
 	return n
 }
 
 // compactCost is the work Rebalance counts for a node whose tail it
-// ranks, a node copy, in filter elements moved: a move is a few cache
-// lines, a copy of a merged node some tens.
+// ranks, a node copy, in filter elements moved (or nodes looked at, a
+// line or two each): a move is a few cache lines, a copy of a merged node
+// some tens.
 const compactCost = 32
 
 // cleanup unlinks the rules removed at published versions at least

@@ -159,7 +159,7 @@ func CheckIndex(p *Pipeline) error {
 		}
 		nodes, tailed := 0, 0
 		for _, st := range t.subs {
-			linked := 0
+			linked, stTailed := 0, 0
 			for j, n := range st.nodes {
 				if !found[n] || n.pos != int32(j) || n.st != st {
 					return fmt.Errorf("table %d: node %d of subtable %d not in the index", t.id, j, st.id)
@@ -167,6 +167,7 @@ func CheckIndex(p *Pipeline) error {
 				nodes++
 				if n.nt.Load() != 0 {
 					tailed++
+					stTailed++
 				}
 				live, gone := 0, 0
 				all := n.all()
@@ -181,6 +182,9 @@ func CheckIndex(p *Pipeline) error {
 					return fmt.Errorf("table %d: node %d of subtable %d keeps %d unlinked entries beside %d linked", t.id, j, st.id, gone, live)
 				}
 				linked += live
+			}
+			if stTailed != st.tailed {
+				return fmt.Errorf("table %d: subtable %d has %d nodes with tails, counted %d", t.id, st.id, stTailed, st.tailed)
 			}
 			if linked != st.n {
 				return fmt.Errorf("table %d: subtable %d counts %d rules, its nodes link %d", t.id, st.id, st.n, linked)

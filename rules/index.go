@@ -702,42 +702,46 @@ func (t *Table) appendEntry(n *inode, r *Rule, rank uint64) bool {
 	}
 	if i == len(n.ents) {
 		t.tailed++
+		n.st.tailed++
 	}
 	n.nt.Store(int32(i + 1 - len(n.ents)))
 	return true
 }
 
-// compactTails replaces up to max nodes that have tails by copies of
-// them with every entry ranked and no tail, and returns how many it
-// replaced: what Pipeline.Rebalance does with the writer's idle time, so
-// that lookups in a table that single updates changed and then left
-// alone scan no tails. It walks the subtables' nodes from where its last
+// compactTails replaces nodes that have tails by copies of them with
+// every entry ranked and no tail, until its work reaches budget, and
+// returns the work: compactCost a copy, one a node it looked at. It is
+// what Pipeline.Rebalance does with the writer's idle time, so that
+// lookups in a table that single updates changed and then left alone
+// scan no tails. It walks the nodes of the subtables that have tailed
+// nodes (subtable.tailed), in the published order, from where its last
 // call stopped.
-func (t *Table) compactTails(max int) int {
-	if t.tailed == 0 || max <= 0 {
+func (t *Table) compactTails(budget int) int {
+	if t.tailed == 0 || budget <= 0 {
 		return 0
 	}
 	t.p.flushPending()
 	order := t.state.Load().order
-	done := 0
-	for seen := 0; seen <= len(order) && t.tailed > 0 && done < max; seen++ {
+	work := 0
+	for seen := 0; seen <= len(order) && t.tailed > 0 && work < budget; seen++ {
 		if t.tailCursor.sub >= len(order) {
 			t.tailCursor.sub, t.tailCursor.node = 0, 0
 		}
 		st := order[t.tailCursor.sub].st
-		for t.tailCursor.node < len(st.nodes) && t.tailed > 0 && done < max {
+		for st.tailed > 0 && t.tailCursor.node < len(st.nodes) && work < budget {
 			n := st.nodes[t.tailCursor.node]
 			t.tailCursor.node++
+			work++
 			if n.nt.Load() != 0 {
 				t.recopy(n)
-				done++
+				work += compactCost
 			}
 		}
-		if t.tailCursor.node >= len(st.nodes) {
+		if st.tailed == 0 || t.tailCursor.node >= len(st.nodes) {
 			t.tailCursor.sub, t.tailCursor.node = t.tailCursor.sub+1, 0
 		}
 	}
-	return done
+	return work
 }
 
 // recopy replaces n, a node in the index, by a copy of its entries that
@@ -836,6 +840,7 @@ func (st *subtable) hashPacked(pk *[KeyWords]uint64) uint64 {
 func (t *Table) replaceNode(sl *slot, old, n *inode) {
 	if old.nt.Load() != 0 {
 		t.tailed--
+		old.st.tailed--
 	}
 	s := t.state.Load()
 	i := s.slotIndex(sl)
@@ -856,6 +861,7 @@ func (t *Table) replaceNode(sl *slot, old, n *inode) {
 func (t *Table) removeNode(sl *slot, old *inode) {
 	if old.nt.Load() != 0 {
 		t.tailed--
+		old.st.tailed--
 	}
 	s := t.state.Load()
 	i := s.slotIndex(sl)

@@ -195,6 +195,7 @@ type subtable struct {
 	// gpos[g] is 1 + the index in words of guardWords[g], 0 when the
 	// mask has no bit in it: guardNode reads a node's key there.
 	gpos    [len(guardWords)]uint8
+	tailed  int    // its nodes in the index with a tail (appendEntry)
 	touched bool   // in its table's touched list
 	ordered bool   // in its table's ord, at best rank ordRank
 	ordRank uint64 // see ordered

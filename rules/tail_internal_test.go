@@ -159,3 +159,71 @@ func TestNodeTail(t *testing.T) {
 		check("under deleted")
 	}
 }
+
+// TestCompactTailsBudget: Rebalance ranks tails a budget at a time. Ten
+// merged nodes, each with a tail, and a small budget: every call does at
+// most its budget and one copy more, ranks some tails, and the calls
+// rank them all; lookups and CheckIndex agree throughout.
+func TestCompactTailsBudget(t *testing.T) {
+	p, err := New(&Config{Filter: FilterBloomCuckoo, Recycle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := p.Table(0)
+	const nodes, per = 40, 6
+	match := func(node, port int) Match {
+		var m Match
+		m.Set(FieldEthType, 0x0800, FieldEthType.FullMask())
+		m.Set(FieldIPProto, 6, FieldIPProto.FullMask())
+		m.Set(FieldIPv4Src, uint64(0x0a000000|node<<8), 0xffffff00)
+		m.Set(FieldL4Dst, uint64(port), FieldL4Dst.FullMask())
+		return m
+	}
+	add := func(node, port int, pri uint16) Update {
+		return Update{Command: CmdAdd, Priority: pri, Match: match(node, port), ID: node<<16 | port,
+			Instructions: []Instruction{{Kind: InstApplyActions, Actions: []Action{{Kind: ActionOutput, Port: 1}}}}}
+	}
+	var ups []Update
+	for n := range nodes {
+		for i := range per {
+			ups = append(ups, add(n, 1000+i, uint16(100+2*i)))
+		}
+	}
+	mustApply(t, p, ups)
+	for n := range nodes {
+		mustApply(t, p, []Update{add(n, 2000, 101)})
+	}
+	// The /24s merge four to a node of a /22 subtable (see relaxMask).
+	if tbl.tailed != tbl.nodes || tbl.nodes < nodes/4 {
+		t.Fatalf("%d nodes with tails of %d, want all of at least %d", tbl.tailed, tbl.nodes, nodes/4)
+	}
+	check := func() {
+		t.Helper()
+		if err := CheckIndex(p); err != nil {
+			t.Fatal(err)
+		}
+		for n := range nodes {
+			for _, port := range []int{1000, 1000 + per - 1, 2000} {
+				m := match(n, port)
+				if r := tbl.Lookup(&m.Key); r == nil || r.ID != n<<16|port {
+					t.Fatalf("node %d port %d: found %v", n, port, r)
+				}
+			}
+		}
+	}
+	check()
+	const budget = 2 * compactCost
+	for calls := 1; tbl.tailed > 0; calls++ {
+		if calls > nodes {
+			t.Fatalf("%d calls left %d tails", calls, tbl.tailed)
+		}
+		before := tbl.tailed
+		if w := p.Rebalance(budget); w > budget+compactCost || w == 0 {
+			t.Fatalf("call %d: work %d, budget %d", calls, w, budget)
+		}
+		if tbl.tailed >= before || calls == 1 && tbl.tailed == 0 {
+			t.Fatalf("call %d: %d tails before, %d after", calls, before, tbl.tailed)
+		}
+		check()
+	}
+}
