@@ -118,6 +118,11 @@ func (p *Pipeline) applyBurst(res *BurstResult, ups []Update, atomic bool, costs
 	if moved > 0 && !atomic {
 		p.publish()
 	}
+	if !p.tails {
+		for _, t := range p.tables {
+			t.rankFresh()
+		}
+	}
 	if atomic {
 		p.publish()
 	}

@@ -141,13 +141,14 @@
 // entries are immutable and replaced by copy-on-write, so a lookup walking
 // an old node sees a consistent old list. A node of several entries with
 // checks has room for four entries more after them, its tail: an add into
-// it, in a burst of at most 16 updates, of a rule ranked below its first
-// goes there in place, published to lookups by the count of the tail's
-// entries, which the writer raises once the entry is written
-// (appendEntry; one such add in five copies the node, where every add
-// copied it, and the copy ranks the tail's entries). A lookup tests the
-// tail's entries after the ranked ones, where one may beat the best
-// found. A node takes one copy per run of updates into it,
+// it of a rule ranked below its first goes there in place, published to
+// lookups by the count of the tail's entries, which the writer raises
+// once the entry is written (appendEntry; one such add in five copies
+// the node, where every add copied it, and the copy ranks the tail's
+// entries). A lookup tests the tail's entries after the ranked ones,
+// where one may beat the best found. A burst of more than 16 updates
+// ranks the tails it made at its end, and the idle work (Rebalance) those
+// of smaller bursts, so that a table loaded or left alone has none. A node takes one copy per run of updates into it,
 // not one per rule: the adds that follow each other into one node (the
 // entries of a rule whose port ranges expand, in a subtable that does not
 // test ports) build one copy, which takes the node's place before the

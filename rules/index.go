@@ -26,7 +26,7 @@ type inode struct {
 	ents []entry // rank descending, room for slackOf(len) more; one[:] when there is one rule
 	one  [1]entry
 	key  [packedWords]uint64 // the masked key words st.words[:st.nw], packed: the first packedWords of them
-	pos  int32               // writer only: index in st.nodes
+	pos  int32               // writer only: index in st.nodes, -1 once replaced or removed
 	si   uint32              // writer only: index of its slot
 	// nt is how many entries the node holds past ents, in the room
 	// after them (its tail, see appendEntry): published by the
@@ -68,13 +68,13 @@ const (
 	slackMin  = 4
 )
 
-// tailBurst is the most updates a burst may have for its adds to go into
-// nodes' tails (appendEntry). A larger burst copies the nodes it adds to,
-// once per run of adds into one node (pendingCopy), and leaves lookups no
-// tail to scan: a table loaded in bursts has none, where one loaded rule
-// by rule would scan a tail in most of its merged nodes (ClassBench's
-// acl1_1k, loaded in one burst with tails: 12% more instructions a
-// lookup). Under single updates the tails save most of the copies.
+// tailBurst is the most updates a burst may have and leave the tails it
+// made for the idle work to rank (compactTails). A larger burst ranks
+// them at its end (rankFresh), one copy per node it gave a tail, so that
+// a table loaded in bursts leaves lookups no tail to scan, where one
+// loaded rule by rule would have a tail in most of its merged nodes
+// (ClassBench's acl1_1k so: 12% more instructions a lookup); its adds
+// into a node copy it once a tail's room, not once an add.
 const tailBurst = 16
 
 // slackOf is the room after the entries of a node of n entries.
@@ -685,7 +685,7 @@ func (t *Table) link(r *Rule, hint *nodeHint) error {
 // r's added version is not yet published, so that no lookup sees r
 // before the burst's publication, as in a copy of n.
 func (t *Table) appendEntry(n *inode, r *Rule, rank uint64) bool {
-	if !t.p.tails || n.chk == nil || len(n.ents) < 2 || rank >= n.ents[0].rank {
+	if n.chk == nil || len(n.ents) < 2 || rank >= n.ents[0].rank {
 		return false
 	}
 	i := len(n.ents) + int(n.nt.Load())
@@ -703,6 +703,9 @@ func (t *Table) appendEntry(n *inode, r *Rule, rank uint64) bool {
 	if i == len(n.ents) {
 		t.tailed++
 		n.st.tailed++
+		if !t.p.tails {
+			t.fresh = append(t.fresh, n)
+		}
 	}
 	n.nt.Store(int32(i + 1 - len(n.ents)))
 	return true
@@ -742,6 +745,23 @@ func (t *Table) compactTails(budget int) int {
 		}
 	}
 	return work
+}
+
+// rankFresh ranks the tails of the nodes that the burst ending now gave
+// one (t.fresh), those still in the index: a node replaced or removed
+// since has pos -1, and is not reused before the burst's end.
+func (t *Table) rankFresh() {
+	if len(t.fresh) == 0 {
+		return
+	}
+	t.p.flushPending()
+	for _, n := range t.fresh {
+		if n.pos >= 0 && n.nt.Load() != 0 {
+			t.recopy(n)
+		}
+	}
+	clear(t.fresh)
+	t.fresh = t.fresh[:0]
 }
 
 // recopy replaces n, a node in the index, by a copy of its entries that
@@ -845,6 +865,7 @@ func (t *Table) replaceNode(sl *slot, old, n *inode) {
 	s := t.state.Load()
 	i := s.slotIndex(sl)
 	n.pos, n.si = old.pos, uint32(i)
+	old.pos = -1
 	n.st.nodes[n.pos] = n
 	for i := range n.ents {
 		n.ents[i].r.node = n
@@ -883,7 +904,7 @@ func (t *Table) removeNode(sl *slot, old *inode) {
 	st := old.st
 	last := st.nodes[len(st.nodes)-1]
 	st.nodes[old.pos] = last
-	last.pos = old.pos
+	last.pos, old.pos = old.pos, -1
 	st.nodes[len(st.nodes)-1] = nil
 	st.nodes = st.nodes[:len(st.nodes)-1]
 	t.nodes--

@@ -125,7 +125,7 @@ type Pipeline struct {
 	seq       uint64
 	timed     map[*Rule]struct{}
 	pendTable *Table               // the table whose link has a node copy pending (see pendingCopy), or nil
-	tails     bool                 // the burst being applied may add into nodes' tails (tailBurst)
+	tails     bool                 // the burst being applied leaves the tails it makes (tailBurst)
 	dead      []deadRule           // removed, still in the index; removal versions ascending
 	deadArr   []deadRule           // the array dead is a suffix of, from its start (see pushDead)
 	stamped   int                  // dead[:stamped] have their publication time

@@ -56,6 +56,7 @@ type Table struct {
 	copies        int                     // node copies made (newNode): tests count them
 	tailed        int                     // nodes in the index with a tail (appendEntry), which compactTails ranks
 	tailCursor    struct{ sub, node int } // where compactTails goes on: subtable (in the order) and node
+	fresh         []*inode                // nodes a burst of more than tailBurst updates gave a tail (rankFresh)
 	// spareNodes is the emptied nodes list of the last subtable dropped,
 	// for the next subtable made: a table emptied and refilled (a
 	// controller's delete of all flows, then its adds) then does not grow
