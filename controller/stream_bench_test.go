@@ -36,23 +36,7 @@ func (discardConn) Close() error                     { return nil }
 // collector's and the prefaulter's work on other threads: on a machine
 // other processes share, it moves much less than "ns/flow", the wall time.
 func BenchmarkSwitchPush100K(b *testing.B) {
-	// The flow tables as ofswitch run makes them (bridge.New): eight
-	// tables, memory recycled and made ahead of the bursts, no per-update
-	// costs; their owner's idle work and prefaulting run as in run.
-	pipe, err := rules.New(&rules.Config{Tables: 8, PrefaultRules: 1024, Recycle: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ft := tables.New(pipe, &tables.Config{NoUpdateCosts: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go ft.Run(ctx, nil)
-	a, err := New(&Config{Logger: quiet, FlowTables: ft})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := newConn(a, discardConn{})
-	c.version = openflow.Version13
+	ft, c := benchSwitchConn(b)
 	ups := flowgen.Exact(100_000, 0)
 	var msgs [][]byte
 	xid := uint32(1)
@@ -154,20 +138,7 @@ func threadCPU(b *testing.B) time.Duration {
 // the loop has added. The loop adds up to 100K flows; past them,
 // untimed, every flow is deleted and the first 100K pushed again.
 func BenchmarkSwitchPushFlow(b *testing.B) {
-	pipe, err := rules.New(&rules.Config{Tables: 8, PrefaultRules: 1024, Recycle: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ft := tables.New(pipe, &tables.Config{NoUpdateCosts: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go ft.Run(ctx, nil)
-	a, err := New(&Config{Logger: quiet, FlowTables: ft})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := newConn(a, discardConn{})
-	c.version = openflow.Version13
+	ft, c := benchSwitchConn(b)
 	const base, extra, batch = 100_000, 100_000, 256
 	ups := flowgen.Exact(base+extra, 0)
 	marshal := func(u *rules.Update, xid uint32) []byte {
@@ -242,4 +213,27 @@ func BenchmarkSwitchPushFlow(b *testing.B) {
 	if want := next; flows != want {
 		b.Fatalf("%d flows in table 0, want %d", flows, want)
 	}
+}
+
+// benchSwitchConn returns the flow tables' owner as ofswitch run makes it
+// (bridge.New): eight tables, memory recycled and made ahead of the
+// bursts, no per-update costs, their owner's idle work and prefaulting
+// running as in run until the benchmark ends; and an OpenFlow 1.3
+// connection of an agent on them whose replies go nowhere.
+func benchSwitchConn(b *testing.B) (*tables.Owner, *conn) {
+	pipe, err := rules.New(&rules.Config{Tables: 8, PrefaultRules: 1024, Recycle: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ft := tables.New(pipe, &tables.Config{NoUpdateCosts: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	go ft.Run(ctx, nil)
+	a, err := New(&Config{Logger: quiet, FlowTables: ft})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := newConn(a, discardConn{})
+	c.version = openflow.Version13
+	return ft, c
 }
