@@ -329,7 +329,7 @@
 // One update of a burst goes through these files in order: apply.go
 // (ApplyBurstTo: prefetch of the next update, the command, the rule from
 // the slab), index.go (identical finds the rule it replaces; link puts it
-// in a subtable's node, in its tail or copy-on-write; grow.go moves the index into a
+// in a subtable's node, in its tail (tail.go) or copy-on-write; grow.go moves the index into a
 // larger array a share at a time), filter.go (a new node's hash into
 // the table's filter, rebuilt larger when full), back to apply.go (publish:
 // one atomic store), order.go (the subtable order lookups walk) and
