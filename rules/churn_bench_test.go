@@ -155,6 +155,7 @@ func benchChurn(b *testing.B, c *churnOps, kind rules.FilterKind, per int) {
 	b.ReportAllocs()
 	var nrules, nents int
 	i := 0
+	copies0 := rules.NodeCopies(p)
 	cpu0 := cpuTime()
 	for b.Loop() {
 		call := calls[i%len(calls)]
@@ -173,6 +174,7 @@ func benchChurn(b *testing.B, c *churnOps, kind rules.FilterKind, per int) {
 	b.ReportMetric(float64(nents)/b.Elapsed().Seconds()/1e6, "Mentries/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(i), "ns/call")
 	b.ReportMetric(float64(nrules)/cpu.Seconds()/1e6, "Mrules/cpu-s")
+	b.ReportMetric(float64(rules.NodeCopies(p)-copies0)/float64(nrules), "copies/rule")
 }
 
 // cpuTime returns the CPU time the process has used, user and system: on

@@ -21,6 +21,17 @@ func Poison(p *Pipeline) {
 // before.
 func PrepHits(p *Pipeline) int { return p.prepHits }
 
+// NodeCopies returns how many index nodes p's tables have copied
+// (newNode): a node's copy replaces it when an add or an unlink changes
+// its ranked entries, or when its tail is ranked.
+func NodeCopies(p *Pipeline) int {
+	n := 0
+	for _, t := range p.tables {
+		n += t.copies
+	}
+	return n
+}
+
 // LeftOut returns how many removed rules p's node copies left out before
 // their turn to be unlinked: those no lookup could see, and those whose
 // removal was published.
