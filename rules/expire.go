@@ -79,12 +79,6 @@ func (p *Pipeline) Rebalance(budget int) int {
 	return n
 }
 
-// compactCost is the work Rebalance counts for a node whose tail it
-// ranks, a node copy, in filter elements moved (or nodes looked at, a
-// line or two each): a move is a few cache lines, a copy of a merged node
-// some tens.
-const compactCost = 32
-
 // cleanup unlinks the rules removed at published versions at least
 // Config.UnlinkAfter ago, then recycles what no reader can hold any more
 // (see recycle). It raises p.unlinked before it unlinks, so that a lookup

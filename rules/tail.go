@@ -81,6 +81,12 @@ func (t *Table) appendEntry(n *inode, r *Rule, rank uint64) bool {
 	return true
 }
 
+// compactCost is the work Rebalance counts for a node whose tail it
+// ranks, a node copy, in filter elements moved (or nodes looked at, a
+// line or two each): a move is a few cache lines, a copy of a merged node
+// some tens.
+const compactCost = 32
+
 // compactTails replaces nodes that have tails by copies of them with
 // every entry ranked and no tail, until its work reaches budget, and
 // returns the work: compactCost a copy, one a node it looked at. It is
