@@ -78,13 +78,21 @@ func (n *inode) scanChecks(k *Key, v uint64, best *Rule, bestRank uint64) (*Rule
 		}
 		return best, bestRank
 	}
-	chk := unsafe.Slice(n.chk, len(n.ents))
+	// The walk goes by a pointer to the packed addresses: the node's
+	// invariants (len(ents) checks, then the room's, then the packed
+	// addresses) bound it, where slices over them would cost two overflow
+	// tests each a scan, and the check and entry of the few addresses
+	// that match are found from the address's index.
+	chk := unsafe.Pointer(n.chk)
+	a0 := unsafe.Add(chk, uintptr(cap(n.ents))*unsafe.Sizeof(check{}))
+	end := unsafe.Add(a0, uintptr(len(n.ents))*unsafe.Sizeof(addrPair{}))
 	k4 := k[0]
-	for i, a := range n.addrs() {
-		if k4&a.m != a.k {
+	for p := a0; p != end; p = unsafe.Add(p, unsafe.Sizeof(addrPair{})) {
+		if a := (*addrPair)(p); k4&a.m != a.k {
 			continue
 		}
-		if c := &chk[i]; !c.matches(k) && (!c.ranged() || !c.matchesRanges(k)) {
+		i := (uintptr(p) - uintptr(a0)) / unsafe.Sizeof(addrPair{})
+		if c := (*check)(unsafe.Add(chk, i*unsafe.Sizeof(check{}))); !c.matches(k) && (!c.ranged() || !c.matchesRanges(k)) {
 			continue
 		}
 		e := &n.ents[i]
