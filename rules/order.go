@@ -48,7 +48,7 @@ func sameOrder(a, b []orderEntry) bool {
 // guarded reports whether k fails oe's guard: then no rule of the
 // subtable can match k.
 func (oe *orderEntry) guarded(k *Key) bool {
-	return (k[guardWords[0]]&oe.gmask[0]^oe.gval[0])|(k[guardWords[1]]&oe.gmask[1]^oe.gval[1])|(k[guardWords[2]]&oe.gmask[2]^oe.gval[2]) != 0
+	return (k[guardWord0]&oe.gmask[0]^oe.gval[0])|(k[guardWord1]&oe.gmask[1]^oe.gval[1])|(k[guardWord2]&oe.gmask[2]^oe.gval[2]) != 0
 }
 
 // orderWords is the most mask words an orderEntry holds (an IPv6 5-tuple
@@ -74,8 +74,8 @@ func (oe *orderEntry) hash(k *Key) uint64 {
 		return oe.st.hash(k)
 	}
 	h := oe.seed
-	for i := range oe.nw {
-		h = hashStep(h, k[oe.words[i]]&oe.mask[i])
+	for i, w := range oe.words[:oe.nw] {
+		h = hashStep(h, keyWord(k, w)&oe.mask[i])
 	}
 	return hashFinish(h)
 }
@@ -87,10 +87,10 @@ func (oe *orderEntry) hash2(k1, k2 *Key) (uint64, uint64) {
 		return oe.st.hash(k1), oe.st.hash(k2)
 	}
 	h1, h2 := oe.seed, oe.seed
-	for i := range oe.nw {
-		w, m := oe.words[i], oe.mask[i]
-		h1 = hashStep(h1, k1[w]&m)
-		h2 = hashStep(h2, k2[w]&m)
+	for i, w := range oe.words[:oe.nw] {
+		m := oe.mask[i]
+		h1 = hashStep(h1, keyWord(k1, w)&m)
+		h2 = hashStep(h2, keyWord(k2, w)&m)
 	}
 	return hashFinish(h1), hashFinish(h2)
 }
