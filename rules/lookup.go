@@ -515,7 +515,7 @@ func keyEqual(n *inode, st *subtable, k *Key) bool {
 	ws := st.words[:min(st.nw, packedWords)]
 	key := n.key[:len(ws)]
 	for i, w := range ws {
-		if key[i] != k[w]&st.mask[w] {
+		if key[i] != keyWord(k, w)&keyWord(&st.mask, w) {
 			return false
 		}
 	}
