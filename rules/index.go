@@ -140,6 +140,13 @@ func (c *check) matches(k *Key) bool {
 	return (k[3]&c.m[0]^c.k[0])|(k[0]&c.m[1]^c.k[1])|(k[2]&c.m[2]^c.k[2])|(k[10]&c.m[3]^c.k[3]) == 0
 }
 
+// matchesPast is matches for a key whose IPv4 addresses (word 0) met c's
+// already, by the packed address pair a node's scan tests first
+// (addrPair): the other three pairs.
+func (c *check) matchesPast(k *Key) bool {
+	return (k[3]&c.m[0]^c.k[0])|(k[2]&c.m[2]^c.k[2])|(k[10]&c.m[3]^c.k[3]) == 0
+}
+
 // matchesRanges is matches for the check of a ranged rule: the low half
 // of word 2 by value and mask, and each port p in range when p - lo, in 16
 // bits, is at most the span. The two ports are subtracted as one 32-bit

@@ -92,7 +92,7 @@ func (n *inode) scanChecks(k *Key, v uint64, best *Rule, bestRank uint64) (*Rule
 			continue
 		}
 		i := (uintptr(p) - uintptr(a0)) / unsafe.Sizeof(addrPair{})
-		if c := (*check)(unsafe.Add(chk, i*unsafe.Sizeof(check{}))); !c.matches(k) && (!c.ranged() || !c.matchesRanges(k)) {
+		if c := (*check)(unsafe.Add(chk, i*unsafe.Sizeof(check{}))); !c.matchesPast(k) && (!c.ranged() || !c.matchesRanges(k)) {
 			continue
 		}
 		e := &n.ents[i]
@@ -122,7 +122,7 @@ func (n *inode) scanTail(k *Key, v uint64, best *Rule, bestRank uint64, nt int) 
 		if k4&a.m != a.k {
 			continue
 		}
-		if c := &chk[i]; !c.matches(k) && (!c.ranged() || !c.matchesRanges(k)) {
+		if c := &chk[i]; !c.matchesPast(k) && (!c.ranged() || !c.matchesRanges(k)) {
 			continue
 		}
 		e := &ents[i]
