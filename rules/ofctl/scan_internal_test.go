@@ -168,3 +168,40 @@ func FuzzScanLine(f *testing.F) {
 		}
 	})
 }
+
+// TestNextMarked: nextMarked stops at every byte that has a class, and
+// at no byte at or above ',' that has none, at each offset and length:
+// the bytes a scan of one byte at a time stops at.
+func TestNextMarked(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := "abz_09.-/+(){}<>\x00\x7f\x80\xff!\"#*,= \t\r:"
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			if r.IntN(4) == 0 {
+				b[i] = byte(r.IntN(256))
+			} else {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		s := string(b)
+		for pos := 0; pos <= len(s); pos++ {
+			got := nextMarked(s, pos)
+			want := pos
+			for want < len(s) && byteClass[s[want]] == 0 {
+				want++
+			}
+			// got may stop early at a byte below ',', never late.
+			if got > want || got < pos || got < want && (byteClass[s[got]] != 0 || s[got] > ',') {
+				t.Fatalf("nextMarked(%q, %d) = %d; want %d", s, pos, got, want)
+			}
+			if got < want {
+				for i := pos; i < got; i++ {
+					if s[i] <= ',' {
+						t.Fatalf("nextMarked(%q, %d) = %d passes byte %d (%q)", s, pos, got, i, s[i])
+					}
+				}
+			}
+		}
+	}
+}
