@@ -1,7 +1,9 @@
 package ofctl
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -203,5 +205,39 @@ func TestNextMarked(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDottedQuad: dottedQuad reads what netip.ParseAddr reads as an IPv4
+// address in its plain form, four decimal bytes without leading zeros,
+// and reports false for everything else.
+func TestDottedQuad(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := "0123456789....x/ "
+	check := func(s string) {
+		v, ok := dottedQuad(s)
+		a, err := netip.ParseAddr(s)
+		plain := err == nil && a.Is4() && a.String() == s
+		if ok != plain {
+			t.Fatalf("dottedQuad(%q) = %v; netip reads %v, %v", s, ok, a, err)
+		}
+		if ok {
+			b := a.As4()
+			if want := uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3]); v != want {
+				t.Fatalf("dottedQuad(%q) = %#x; want %#x", s, v, want)
+			}
+		}
+	}
+	for _, s := range []string{"0.0.0.0", "255.255.255.255", "256.0.0.1", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.04", "1.2.3.00", "10.0.0.1", "1..2.3", ".1.2.3", "1.2.3.", "1000.1.1.1", "0001.1.1.1"} {
+		check(s)
+	}
+	for range 200000 {
+		b := make([]byte, 5+r.IntN(13))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		check(string(b))
+		// And the form of a real address, to reach the true cases.
+		check(fmt.Sprintf("%d.%d.%d.%d", r.IntN(300), r.IntN(256), r.IntN(256), r.IntN(1100)))
 	}
 }
