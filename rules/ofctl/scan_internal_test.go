@@ -1,6 +1,7 @@
 package ofctl
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -239,5 +240,40 @@ func TestDottedQuad(t *testing.T) {
 		check(string(b))
 		// And the form of a real address, to reach the true cases.
 		check(fmt.Sprintf("%d.%d.%d.%d", r.IntN(300), r.IntN(256), r.IntN(256), r.IntN(1100)))
+	}
+}
+
+// TestFieldFastKeys: the keys field reads ahead of its switch (nw_src,
+// nw_dst, tp_src, tp_dst) give what their synonyms, which the switch
+// reads, give: values, masks, errors, ARP's addresses included.
+func TestFieldFastKeys(t *testing.T) {
+	synonyms := map[string]string{"nw_src": "ip_src", "nw_dst": "ip_dst", "tp_src": "tcp_src", "tp_dst": "tcp_dst"}
+	vals := []string{"10.0.0.1", "10.0.0.0/8", "10.0.0.0/255.0.0.0", "1.2.3", "256.1.1.1", "80", "0x50/0xfff0", "65536", "", "x", "01.2.3.4"}
+	for _, proto := range []string{"tcp", "arp", "ip"} {
+		for key, syn := range synonyms {
+			for _, v := range vals {
+				line := proto + "," + key + "=" + v + ",actions=drop"
+				other := proto + "," + syn + "=" + v + ",actions=drop"
+				p := flowParser{file: "f", line: 1, opt: &ParseOptions{}}
+				got, gerr := p.parseLine(nil, line)
+				q := flowParser{file: "f", line: 1, opt: &ParseOptions{}}
+				want, werr := q.parseLine(nil, other)
+				if (gerr == nil) != (werr == nil) {
+					t.Fatalf("%q: %v; %q: %v", line, gerr, other, werr)
+				}
+				if gerr != nil {
+					// The synonym is longer: its columns lie further
+					// right; the messages name the key read.
+					var g, w *ParseError
+					if !errors.As(gerr, &g) || !errors.As(werr, &w) || strings.ReplaceAll(w.Msg, syn, key) != g.Msg {
+						t.Fatalf("%q: %v; %q: %v", line, gerr, other, werr)
+					}
+					continue
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Fatalf("%q against %q:\n%s", line, other, d)
+				}
+			}
+		}
 	}
 }
