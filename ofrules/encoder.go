@@ -201,6 +201,10 @@ func (t *flowModTemplate) learn(msg []byte, u *rules.Update, plan *matchPlan, v 
 		if h.Field() != pf.of || h.HasMask() == pf.full || size != pf.of.Size() {
 			return
 		}
+		if pf.f == rules.FieldEthType || pf.f == rules.FieldIPProto {
+			// fits asks for u's to be the template's: its bytes stand.
+			continue
+		}
 		t.fields = append(t.fields, tmplField{f: pf.f, off: oxms[i].Offset, size: size})
 	}
 	t.version, t.mask, t.proto, t.eth = v, plan.mask, plan.proto, plan.eth
