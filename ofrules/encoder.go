@@ -149,9 +149,21 @@ func sameInstructions(a, b []rules.Instruction) bool {
 	for i := range a {
 		x, y := &a[i], &b[i]
 		if x.Kind != y.Kind || x.Table != y.Table || x.Metadata != y.Metadata ||
-			x.MetadataMask != y.MetadataMask || x.Meter != y.Meter ||
-			!slices.EqualFunc(x.Actions, y.Actions, func(p, q rules.Action) bool { return p.Equal(&q) }) {
+			x.MetadataMask != y.MetadataMask || x.Meter != y.Meter || len(x.Actions) != len(y.Actions) {
 			return false
+		}
+		for j := range x.Actions {
+			p, q := &x.Actions[j], &y.Actions[j]
+			if p.Ext == nil && q.Ext == nil {
+				// Equal, without its copies of both.
+				if *p != *q {
+					return false
+				}
+				continue
+			}
+			if !p.Equal(q) {
+				return false
+			}
 		}
 	}
 	return true
@@ -200,6 +212,10 @@ func (t *flowModTemplate) learn(msg []byte, u *rules.Update, plan *matchPlan, v 
 		}
 		if h.Field() != pf.of || h.HasMask() == pf.full || size != pf.of.Size() {
 			return
+		}
+		if pf.f == rules.FieldEthType || pf.f == rules.FieldIPProto {
+			// fits asks for u's to be the template's: its bytes stand.
+			continue
 		}
 		t.fields = append(t.fields, tmplField{f: pf.f, off: oxms[i].Offset, size: size})
 	}

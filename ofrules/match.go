@@ -434,14 +434,25 @@ func setOXM(o *openflow.OXM, of openflow.OXMField, vhi, vlo, mhi, mlo uint64, fu
 
 // putValue writes the low len(b) bytes of hi:lo to b, big-endian.
 func putValue(b []byte, hi, lo uint64) {
-	if len(b) == 16 {
+	// The usual sizes a store each: a loop of a byte a step mispredicts
+	// its end where sizes vary from field to field.
+	switch len(b) {
+	case 1:
+		b[0] = byte(lo)
+	case 2:
+		binary.BigEndian.PutUint16(b, uint16(lo))
+	case 4:
+		binary.BigEndian.PutUint32(b, uint32(lo))
+	case 8:
+		binary.BigEndian.PutUint64(b, lo)
+	case 16:
 		binary.BigEndian.PutUint64(b[:8], hi)
 		binary.BigEndian.PutUint64(b[8:], lo)
-		return
-	}
-	for i := len(b) - 1; i >= 0; i-- {
-		b[i] = byte(lo)
-		lo >>= 8
+	default:
+		for i := len(b) - 1; i >= 0; i-- {
+			b[i] = byte(lo)
+			lo >>= 8
+		}
 	}
 }
 

@@ -280,7 +280,7 @@ func (k *Key) Get(f Field) uint64 {
 	if fi.bits > 64 {
 		panic("rules: Get on 128-bit field " + fi.name)
 	}
-	return k[fi.word] >> fi.shift & f.FullMask()
+	return k[fi.word] >> fi.shift & (^uint64(0) >> (64 - fi.bits)) // FullMask, bits 1..64
 }
 
 // Set stores v into a field of at most 64 bits; bits of v beyond the field's
@@ -290,7 +290,7 @@ func (k *Key) Set(f Field, v uint64) {
 	if fi.bits > 64 {
 		panic("rules: Set on 128-bit field " + fi.name)
 	}
-	m := f.FullMask()
+	m := ^uint64(0) >> (64 - fi.bits) // FullMask, bits 1..64
 	k[fi.word] = k[fi.word]&^(m<<fi.shift) | (v&m)<<fi.shift
 }
 

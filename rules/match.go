@@ -44,9 +44,16 @@ type Match struct {
 // Set makes f match v under mask (for fields of at most 64 bits). A zero mask
 // wildcards the field.
 func (m *Match) Set(f Field, v, mask uint64) {
-	mask &= f.FullMask()
-	m.Mask.Set(f, mask)
-	m.Key.Set(f, v&mask)
+	// Key.Set of the mask and of the value, the field looked up once.
+	fi := &fields[f]
+	if fi.bits > 64 {
+		panic("rules: Set on 128-bit field " + fi.name)
+	}
+	full := ^uint64(0) >> (64 - fi.bits) // FullMask, bits 1..64
+	mask &= full
+	w, sh := fi.word, fi.shift
+	m.Mask[w] = m.Mask[w]&^(full<<sh) | mask<<sh
+	m.Key[w] = m.Key[w]&^(full<<sh) | (v&mask)<<sh
 }
 
 // SetExact makes f match exactly v.

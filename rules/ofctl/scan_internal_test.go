@@ -1,7 +1,10 @@
 package ofctl
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -27,6 +30,13 @@ var scanLines = []string{
 	"tcp,tp_dst=080,actions=out:02",
 	"udp,tp_src=1,actions=output:4294967295",
 	"udp,tp_src=1,actions=output:4294967296",
+	"udp,tp_src=1,actions=output:0",
+	"udp,tp_src=1,actions=output:01",
+	"udp,tp_src=1,actions=output:1:2",
+	"udp,tp_src=1,actions=output:12345678901",
+	"udp,tp_src=1,actions=output:7 \r",
+	"udp,tp_src=1,actions=output:",
+	"udp,tp_src=1,actions=output:-1",
 	"priority=65535,in_port=1,actions=goto_table:1",
 	"priority=65536,actions=drop",
 	"priority=1,actions=output:1,goto_table:2",
@@ -167,4 +177,110 @@ func FuzzScanLine(f *testing.F) {
 			t.Fatalf("%q: flows (-parseLineSlow +parseLine):\n%s", line, d)
 		}
 	})
+}
+
+// TestNextMarked: nextMarked stops at every byte that has a class, and
+// at no byte at or above ',' that has none, at each offset and length:
+// the bytes a scan of one byte at a time stops at.
+func TestNextMarked(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := "abz_09.-/+(){}<>\x00\x7f\x80\xff!\"#*,= \t\r:"
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			if r.IntN(4) == 0 {
+				b[i] = byte(r.IntN(256))
+			} else {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		s := string(b)
+		for pos := 0; pos <= len(s); pos++ {
+			got := nextMarked(s, pos)
+			want := pos
+			for want < len(s) && byteClass[s[want]] == 0 {
+				want++
+			}
+			// got may stop early at a byte below ',', never late.
+			if got > want || got < pos || got < want && (byteClass[s[got]] != 0 || s[got] > ',') {
+				t.Fatalf("nextMarked(%q, %d) = %d; want %d", s, pos, got, want)
+			}
+			if got < want {
+				for i := pos; i < got; i++ {
+					if s[i] <= ',' {
+						t.Fatalf("nextMarked(%q, %d) = %d passes byte %d (%q)", s, pos, got, i, s[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDottedQuad: dottedQuad reads what netip.ParseAddr reads as an IPv4
+// address in its plain form, four decimal bytes without leading zeros,
+// and reports false for everything else.
+func TestDottedQuad(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := "0123456789....x/ "
+	check := func(s string) {
+		v, ok := dottedQuad(s)
+		a, err := netip.ParseAddr(s)
+		plain := err == nil && a.Is4() && a.String() == s
+		if ok != plain {
+			t.Fatalf("dottedQuad(%q) = %v; netip reads %v, %v", s, ok, a, err)
+		}
+		if ok {
+			b := a.As4()
+			if want := uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3]); v != want {
+				t.Fatalf("dottedQuad(%q) = %#x; want %#x", s, v, want)
+			}
+		}
+	}
+	for _, s := range []string{"0.0.0.0", "255.255.255.255", "256.0.0.1", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.04", "1.2.3.00", "10.0.0.1", "1..2.3", ".1.2.3", "1.2.3.", "1000.1.1.1", "0001.1.1.1"} {
+		check(s)
+	}
+	for range 200000 {
+		b := make([]byte, 5+r.IntN(13))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		check(string(b))
+		// And the form of a real address, to reach the true cases.
+		check(fmt.Sprintf("%d.%d.%d.%d", r.IntN(300), r.IntN(256), r.IntN(256), r.IntN(1100)))
+	}
+}
+
+// TestFieldFastKeys: the keys field reads ahead of its switch (nw_src,
+// nw_dst, tp_src, tp_dst) give what their synonyms, which the switch
+// reads, give: values, masks, errors, ARP's addresses included.
+func TestFieldFastKeys(t *testing.T) {
+	synonyms := map[string]string{"nw_src": "ip_src", "nw_dst": "ip_dst", "tp_src": "tcp_src", "tp_dst": "tcp_dst"}
+	vals := []string{"10.0.0.1", "10.0.0.0/8", "10.0.0.0/255.0.0.0", "1.2.3", "256.1.1.1", "80", "0x50/0xfff0", "65536", "", "x", "01.2.3.4"}
+	for _, proto := range []string{"tcp", "arp", "ip"} {
+		for key, syn := range synonyms {
+			for _, v := range vals {
+				line := proto + "," + key + "=" + v + ",actions=drop"
+				other := proto + "," + syn + "=" + v + ",actions=drop"
+				p := flowParser{file: "f", line: 1, opt: &ParseOptions{}}
+				got, gerr := p.parseLine(nil, line)
+				q := flowParser{file: "f", line: 1, opt: &ParseOptions{}}
+				want, werr := q.parseLine(nil, other)
+				if (gerr == nil) != (werr == nil) {
+					t.Fatalf("%q: %v; %q: %v", line, gerr, other, werr)
+				}
+				if gerr != nil {
+					// The synonym is longer: its columns lie further
+					// right; the messages name the key read.
+					var g, w *ParseError
+					if !errors.As(gerr, &g) || !errors.As(werr, &w) || strings.ReplaceAll(w.Msg, syn, key) != g.Msg {
+						t.Fatalf("%q: %v; %q: %v", line, gerr, other, werr)
+					}
+					continue
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Fatalf("%q against %q:\n%s", line, other, d)
+				}
+			}
+		}
+	}
 }

@@ -211,27 +211,32 @@ func (p *flowParser) ipv4(val string, col int) (uint64, uint64, error) {
 // fraction of its cost; it reports false for anything else, which
 // netip.ParseAddr then reads or refuses.
 func dottedQuad(s string) (uint64, bool) {
-	var v uint64
-	i := 0
-	for part := 0; part < 4; part++ {
-		if part > 0 {
-			if i >= len(s) || s[i] != '.' {
-				return 0, false
+	if len(s) < len("0.0.0.0") || len(s) > len("255.255.255.255") {
+		return 0, false
+	}
+	// One pass, a byte a step: b is the part being read, n its digits.
+	var v, b uint64
+	n, dots := 0, 0
+	for i := 0; i < len(s); i++ {
+		if d := uint64(s[i] - '0'); d <= 9 {
+			if n == 1 && b == 0 {
+				return 0, false // a leading zero
 			}
-			i++
+			b = b*10 + d
+			n++
+			continue
 		}
-		start := i
-		var b uint64
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' && i-start < 3 {
-			b = b*10 + uint64(s[i]-'0')
-			i++
-		}
-		if i == start || b > 255 || i-start > 1 && s[start] == '0' {
+		if s[i] != '.' || n == 0 || b > 255 || dots == 3 {
 			return 0, false
 		}
 		v = v<<8 | b
+		b, n = 0, 0
+		dots++
 	}
-	return v, i == len(s)
+	if dots != 3 || n == 0 || b > 255 {
+		return 0, false
+	}
+	return v<<8 | b, true
 }
 
 func (p *flowParser) ipv6(val string, col int) (hi, lo, mhi, mlo uint64, err error) {
