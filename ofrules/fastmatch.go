@@ -31,15 +31,21 @@ type wireShape struct {
 	oxms [maxShapeFields]wireOXM
 }
 
-// wireOXM is one OXM of a wireShape.
+// wireOXM is one OXM of a wireShape. The shape fixes every OXM's length,
+// so it fixes where each lies in the match too: hoff, vend and mend.
 type wireOXM struct {
 	hdr      openflow.OXMHeader // class, field, hasmask, length
 	f        rules.Field        // the rules field that holds the OXM's field
 	slot     fieldSlot          // where f lies in a rules.Key, if not wide
 	size     uint8              // bytes of the value (of the mask too, if masked)
 	wide     bool               // a 128-bit field: rules.Match.Set128
+	masked   bool               // the OXM carries a mask after its value
 	tested   bool               // a prerequisite tests the payload: it must be pre
 	pre      uint32             // the payload of a tested field (at most 4 bytes)
+	hoff     uint16             // the OXM header's offset in the match
+	vend     uint16             // the end of the value, hoff+4+size
+	mend     uint16             // the end of the mask, if masked
+	vmask    uint64             // the low 8*size bits, for a field of at most 8 bytes
 	mhi, mlo uint64             // the mask of an unmasked field, as oxmValue gives it
 }
 
@@ -119,7 +125,11 @@ func (s *wireShape) set(m []byte) {
 			(!masked && k != size) || (masked && k != 2*size) || off+4+k > mlen {
 			return
 		}
-		o := wireOXM{hdr: h, f: fieldMap[of], size: uint8(size), wide: size == 16}
+		o := wireOXM{hdr: h, f: fieldMap[of], size: uint8(size), wide: size == 16, masked: masked,
+			hoff: uint16(off), vend: uint16(off + 4 + size), mend: uint16(off + 4 + k)}
+		if size <= 8 {
+			o.vmask = ^uint64(0) >> (64 - 8*uint(size))
+		}
 		// Match.Set on a zero Match and ORs into one are the same while
 		// no two fields of the shape share a bit (none can: no field
 		// twice, and the fields that share rules' L4 and ICMP bits have
@@ -156,6 +166,12 @@ func (s *wireShape) set(m []byte) {
 // be the zero Match, and reports whether the match has shape s and every
 // value lies within its mask. When it reports false, *out is partly
 // written and the full path must decide.
+//
+// The shape fixes each OXM's offset, so decode reads each header where it
+// must be and a value of at most 8 bytes as the 8 bytes that end where it
+// ends, masked to its size: one load, no switch on the size. Those 8
+// bytes start at least 8+size-8 bytes into m (the match header and the
+// OXM's own header come first), so they lie in m.
 func (s *wireShape) decode(out *rules.Match, m []byte) bool {
 	if !s.ok || len(m) < openflow.MatchHeaderLen {
 		return false
@@ -163,33 +179,34 @@ func (s *wireShape) decode(out *rules.Match, m []byte) bool {
 	if typ, mlen := openflow.MatchHeader(m); typ != openflow.MatchTypeOXM || mlen != s.mlen || openflow.MatchPaddedLen(int(mlen)) > len(m) {
 		return false
 	}
-	off := openflow.MatchHeaderLen
 	for i := range s.n {
 		o := &s.oxms[i]
-		if openflow.OXMHeader(binary.BigEndian.Uint32(m[off:])) != o.hdr {
+		if openflow.OXMHeader(binary.BigEndian.Uint32(m[o.hoff:])) != o.hdr {
 			return false
-		}
-		k := o.hdr.Len()
-		p := m[off+4 : off+4+k]
-		off += 4 + k
-		if o.tested && uint32(beUint(p)) != o.pre {
-			return false
-		}
-		n := int(o.size)
-		vhi, vlo := wireValue(p[:n])
-		mhi, mlo := o.mhi, o.mlo
-		if k != n {
-			mhi, mlo = wireValue(p[n:])
-		}
-		if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
-			return false // BAD_WILDCARDS, which the full path answers
-		}
-		if !o.wide && vlo&^o.slot.full != 0 {
-			return false // BAD_VALUE, which the full path answers
 		}
 		if o.wide {
-			out.Set128(o.f, vhi, vlo, mhi, mlo)
+			if !s.decodeWide(out, o, m) {
+				return false
+			}
 			continue
+		}
+		vlo := binary.BigEndian.Uint64(m[o.vend-8:]) & o.vmask
+		mlo := o.mlo
+		if o.masked {
+			mlo = binary.BigEndian.Uint64(m[o.mend-8:]) & o.vmask
+		}
+		if o.tested {
+			// The payload, value then mask if masked, at most 4 bytes.
+			p := vlo
+			if o.masked {
+				p = vlo<<(8*o.size) | mlo
+			}
+			if uint32(p) != o.pre {
+				return false
+			}
+		}
+		if vlo&^mlo != 0 {
+			return false // BAD_WILDCARDS, which the full path answers
 		}
 		// out.Set(o.f, vlo, mlo), on bits that are still zero.
 		sl := &o.slot
@@ -200,6 +217,21 @@ func (s *wireShape) decode(out *rules.Match, m []byte) bool {
 		out.Mask[sl.word] |= mlo << sl.shift
 		out.Key[sl.word] |= (vlo & mlo) << sl.shift
 	}
+	return true
+}
+
+// decodeWide is decode's step for o, a 128-bit field (no prerequisite
+// tests one).
+func (s *wireShape) decodeWide(out *rules.Match, o *wireOXM, m []byte) bool {
+	vhi, vlo := wireValue(m[o.vend-16 : o.vend])
+	mhi, mlo := o.mhi, o.mlo
+	if o.masked {
+		mhi, mlo = wireValue(m[o.mend-16 : o.mend])
+	}
+	if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
+		return false // BAD_WILDCARDS, which the full path answers
+	}
+	out.Set128(o.f, vhi, vlo, mhi, mlo)
 	return true
 }
 
