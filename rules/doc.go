@@ -139,7 +139,7 @@
 // the next version and publishes it with one atomic store, so publishing
 // costs the size of the burst, not of the table. An index node's ranked
 // entries are immutable and replaced by copy-on-write, so a lookup walking
-// an old node sees a consistent old list. A node of several entries with
+// an old node sees a consistent old list. A node of two entries or more with
 // checks has room for four entries more after them, its tail: an add into
 // it of a rule ranked below its first goes there in place, published to
 // lookups by the count of the tail's entries, which the writer raises

@@ -393,15 +393,27 @@ func (t *Table) identicalIn(st *subtable, m *Match, rg Ranges, pri uint16, p *Pi
 	// An entry's rank holds its rule's priority (makeRank), and its
 	// removal version its rule's: only the rule of the priority sought
 	// and not removed is loaded and compared. The ranked entries are
-	// rank descending: their scan ends at the first of a lower priority;
-	// the tail's are in no order.
+	// rank descending: a binary search finds the first of the priority
+	// or below (a merged node has tens of entries, and an add's priority
+	// is mostly new to it), and the scan ends at the first below; the
+	// tail's are in no order.
 	all := n.all()
-	for i := range n.ents {
-		e := &all[i]
-		if ep := uint16(e.rank >> rankSeqBits); ep != pri || e.removed.Load() != never {
-			if ep < pri {
-				break
-			}
+	ents := n.ents
+	bound := (uint64(pri) + 1) << rankSeqBits // the least rank above pri's
+	lo, hi := 0, len(ents)
+	for lo < hi {
+		if mid := int(uint(lo+hi) >> 1); ents[mid].rank >= bound {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	for i := lo; i < len(ents); i++ {
+		e := &ents[i]
+		if uint16(e.rank>>rankSeqBits) != pri {
+			break
+		}
+		if e.removed.Load() != never {
 			continue
 		}
 		if r := e.r; r.Match == *m && r.Ranges == rg {

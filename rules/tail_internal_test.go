@@ -227,3 +227,46 @@ func TestCompactTailsBudget(t *testing.T) {
 		check()
 	}
 }
+
+// TestSmallNodeTail: a merged node of two entries has room too (slackMin):
+// an add below its first rank goes into its tail in place, not into a copy.
+func TestSmallNodeTail(t *testing.T) {
+	p, err := New(&Config{Filter: FilterBloomCuckoo, Recycle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := p.Table(0)
+	add := func(id, port int, pri uint16) Update {
+		var m Match
+		m.Set(FieldEthType, 0x0800, FieldEthType.FullMask())
+		m.Set(FieldIPProto, 6, FieldIPProto.FullMask())
+		m.Set(FieldIPv4Src, 0x0a010200, 0xffffff00)
+		m.Set(FieldL4Dst, uint64(port), FieldL4Dst.FullMask())
+		return Update{Command: CmdAdd, Priority: pri, Match: m, ID: id,
+			Instructions: []Instruction{{Kind: InstApplyActions, Actions: []Action{{Kind: ActionOutput, Port: 1}}}}}
+	}
+	mustApply(t, p, []Update{add(0, 1000, 100), add(1, 1001, 102)})
+	var node *inode
+	for _, st := range tbl.subs {
+		if len(st.nodes) == 1 {
+			node = st.nodes[0]
+		}
+	}
+	if tbl.nodes != 1 || node == nil || len(node.ents) != 2 || cap(node.ents) != 2+nodeSlack || node.chk == nil {
+		t.Fatalf("the two rules are not one merged node of 2 entries with room for %d", nodeSlack)
+	}
+	c0 := tbl.copies
+	mustApply(t, p, []Update{add(2, 1002, 101)})
+	if tbl.copies != c0 || node.nt.Load() != 1 {
+		t.Fatalf("an add into a node of 2: %d copies, a tail of %d, want 0 and 1", tbl.copies-c0, node.nt.Load())
+	}
+	if err := CheckIndex(p); err != nil {
+		t.Fatal(err)
+	}
+	for port, id := range map[int]int{1000: 0, 1001: 1, 1002: 2} {
+		u := add(0, port, 0)
+		if r := tbl.Lookup(&u.Match.Key); r == nil || r.ID != id {
+			t.Fatalf("port %d found %v, want rule %d", port, r, id)
+		}
+	}
+}
