@@ -136,7 +136,10 @@ func threadCPU(b *testing.B) time.Duration {
 // batches of 256 each ended by a BARRIER_REQUEST (and its flush), into a
 // table that holds the 100K flows pushed before the loop and the ones
 // the loop has added. The loop adds up to 100K flows; past them,
-// untimed, every flow is deleted and the first 100K pushed again.
+// untimed, every flow is deleted and the first 100K pushed again. A count
+// takes both runs' iterations under 100K (bench/cachegrind.sh ... 10000
+// 90000): cachegrind counts the untimed deletes and refill too, 200K
+// deletes' worth in a run past them.
 func BenchmarkSwitchPushFlow(b *testing.B) {
 	ft, c := benchSwitchConn(b)
 	const base, extra, batch = 100_000, 100_000, 256
