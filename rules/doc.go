@@ -328,13 +328,14 @@
 //
 // One update of a burst goes through these files in order: apply.go
 // (ApplyBurstTo: prefetch of the next update, the command, the rule from
-// the slab), index.go (identical finds the rule it replaces; link puts it
-// in a subtable's node, in its tail (tail.go) or copy-on-write; grow.go moves the index into a
-// larger array a share at a time), filter.go (a new node's hash into
+// the slab), identical.go (the rule it replaces), index.go (link puts it
+// in a subtable's node, in its tail (tail.go) or copy-on-write, with its
+// check (check.go); grow.go moves the index into a larger array a share at
+// a time), filter.go (a new node's hash into
 // the table's filter, rebuilt larger when full), back to apply.go (publish:
 // one atomic store), order.go (the subtable order lookups walk) and
 // expire.go (cleanup unlinks what was removed, reader.go recycles it). A
-// lookup is lookup.go against what table.go and index.go build; the
+// lookup is lookup.go and scan.go against what table.go and index.go build; the
 // types a caller passes are in update.go, rule.go, match.go and key.go.
 //
 // # Text formats
