@@ -185,7 +185,7 @@ func (s *wireShape) decode(out *rules.Match, m []byte) bool {
 			return false
 		}
 		if o.wide {
-			if !s.decodeWide(out, o, m) {
+			if !decodeWide(out, o, m) {
 				return false
 			}
 			continue
@@ -221,38 +221,20 @@ func (s *wireShape) decode(out *rules.Match, m []byte) bool {
 }
 
 // decodeWide is decode's step for o, a 128-bit field (no prerequisite
-// tests one).
-func (s *wireShape) decodeWide(out *rules.Match, o *wireOXM, m []byte) bool {
-	vhi, vlo := wireValue(m[o.vend-16 : o.vend])
+// tests one): value and mask as hi and lo words, as oxmValue gives them.
+func decodeWide(out *rules.Match, o *wireOXM, m []byte) bool {
+	v := m[o.vend-16 : o.vend]
+	vhi, vlo := binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:])
 	mhi, mlo := o.mhi, o.mlo
 	if o.masked {
-		mhi, mlo = wireValue(m[o.mend-16 : o.mend])
+		mk := m[o.mend-16 : o.mend]
+		mhi, mlo = binary.BigEndian.Uint64(mk), binary.BigEndian.Uint64(mk[8:])
 	}
 	if (vhi&^mhi) != 0 || (vlo&^mlo) != 0 {
 		return false // BAD_WILDCARDS, which the full path answers
 	}
 	out.Set128(o.f, vhi, vlo, mhi, mlo)
 	return true
-}
-
-// wireValue reads a big-endian field value as oxmValue returns it: hi and
-// lo words for 16 bytes, lo alone otherwise.
-func wireValue(b []byte) (hi, lo uint64) {
-	switch len(b) {
-	case 1:
-		return 0, uint64(b[0])
-	case 2:
-		return 0, uint64(binary.BigEndian.Uint16(b))
-	case 4:
-		return 0, uint64(binary.BigEndian.Uint32(b))
-	case 6:
-		return 0, uint64(binary.BigEndian.Uint16(b))<<32 | uint64(binary.BigEndian.Uint32(b[2:]))
-	case 8:
-		return 0, binary.BigEndian.Uint64(b)
-	case 16:
-		return binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:])
-	}
-	return 0, beUint(b)
 }
 
 // fastFlowMod translates the FLOW_MOD msg into *u, which must be the zero
